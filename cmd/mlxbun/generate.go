@@ -1,0 +1,295 @@
+// The generate verb: load a model directory, build the prompt (chat template by default), sample, and stream
+// text to stdout with speed and memory on stderr.
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/mlxbun/mlxbun/internal/backend"
+	"github.com/mlxbun/mlxbun/internal/chat"
+	"github.com/mlxbun/mlxbun/internal/model"
+	"github.com/mlxbun/mlxbun/internal/sample"
+	"github.com/mlxbun/mlxbun/internal/tokenizer"
+)
+
+type generateFlags struct {
+	modelDir, prompt, system, promptIDs, device, logitBias string
+	noChatTemplate, jsonOut, ignoreEOS                     bool
+	maxTokens, topK, repContext, ctx                       int
+	temp, topP, minP, repPenalty, presence, frequency      float32
+	seed                                                   uint64
+	stops                                                  []string
+	chatKwargs                                             string
+}
+
+func newGenerate() *cobra.Command {
+	var f generateFlags
+	cmd := &cobra.Command{
+		Use:   "generate",
+		Short: "Generate text from a prompt, streaming it to stdout",
+		Long: `generate loads a model directory (config.json, safetensors, tokenizer.json) and continues a prompt.
+The prompt goes through the model's chat template unless --no-chat-template is given; without --prompt and
+--prompt-ids it is read from stdin. Sampling flags are named as mlx-lm names them; --temp 0 is greedy.
+Prompt and generation speed and peak memory go to stderr; --json prints one record instead of streaming.`,
+		Example: `  mlxbun generate --model ./pycoder-12m --prompt "def fibonacci(n):" --no-chat-template
+  mlxbun generate --model ./Qwen3-0.6B --prompt "Why is the sky blue?" --temp 0.7 --top-p 0.9 --seed 1
+  mlxbun generate --model ./tiny --prompt-ids 1,2,3 --max-tokens 8 --json`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error { return runGenerate(cmd, &f) },
+	}
+	fl := cmd.Flags()
+	fl.StringVar(&f.modelDir, "model", "", "model directory (required)")
+	fl.StringVar(&f.prompt, "prompt", "", "prompt text (default: read stdin)")
+	fl.StringVar(&f.system, "system", "", "system message for the chat template")
+	fl.StringVar(&f.promptIDs, "prompt-ids", "", "comma-separated token ids fed directly (no tokenizer needed)")
+	fl.BoolVar(&f.noChatTemplate, "no-chat-template", false, "feed the prompt as plain text")
+	fl.StringVar(&f.chatKwargs, "chat-template-args", "", `extra template variables as JSON, e.g. '{"enable_thinking":false}'`)
+	fl.IntVar(&f.maxTokens, "max-tokens", 100, "maximum new tokens")
+	fl.IntVar(&f.ctx, "max-kv-size", 0, "context length (0: prompt + max-tokens, capped by the model)")
+	fl.Float32Var(&f.temp, "temp", 0, "sampling temperature (0: greedy)")
+	fl.Float32Var(&f.topP, "top-p", 1, "nucleus sampling mass (1: off)")
+	fl.IntVar(&f.topK, "top-k", 0, "keep the k most likely tokens (0: off)")
+	fl.Float32Var(&f.minP, "min-p", 0, "keep tokens with p >= min-p * p_max (0: off)")
+	fl.Float32Var(&f.repPenalty, "repetition-penalty", 0, "penalty for tokens in the recent context (0 or 1: off)")
+	fl.IntVar(&f.repContext, "repetition-context-size", 20, "recent tokens the penalties look at")
+	fl.Float32Var(&f.presence, "presence-penalty", 0, "subtracted once from seen tokens' logits")
+	fl.Float32Var(&f.frequency, "frequency-penalty", 0, "subtracted per occurrence from seen tokens' logits")
+	fl.StringVar(&f.logitBias, "logit-bias", "", "comma-separated id=bias pairs, e.g. 13=-100,42=2.5")
+	fl.Uint64Var(&f.seed, "seed", 0, "sampling seed (same seed, same output)")
+	fl.StringArrayVar(&f.stops, "stop", nil, "stop string (repeatable)")
+	fl.BoolVar(&f.ignoreEOS, "ignore-eos", false, "keep generating past end-of-sequence tokens")
+	fl.StringVar(&f.device, "device", "auto", "auto, cpu, cuda or metal")
+	fl.BoolVar(&f.jsonOut, "json", false, "print one JSON record (text, ids, timings) instead of streaming")
+	return cmd
+}
+
+// genRecord is the --json output.
+type genRecord struct {
+	Text         string  `json:"text"`
+	PromptIDs    []int   `json:"prompt_ids"`
+	GeneratedIDs []int   `json:"generated_ids"`
+	StopReason   string  `json:"stop_reason"`
+	Device       string  `json:"device"`
+	PromptTPS    float64 `json:"prompt_tps"`
+	GenTPS       float64 `json:"generation_tps"`
+	PromptSec    float64 `json:"prompt_seconds"`
+	GenSec       float64 `json:"generation_seconds"`
+	PeakMemGB    float64 `json:"peak_memory_gb"`
+}
+
+func runGenerate(cmd *cobra.Command, f *generateFlags) error {
+	if f.modelDir == "" {
+		return errors.New("generate: --model is required")
+	}
+	if f.maxTokens < 0 {
+		return fmt.Errorf("generate: --max-tokens %d is negative", f.maxTokens)
+	}
+	params := sample.Params{Temp: f.temp, TopP: f.topP, TopK: f.topK, MinP: f.minP, RepetitionPenalty: f.repPenalty,
+		RepetitionContextSize: f.repContext, PresencePenalty: f.presence, FrequencyPenalty: f.frequency, Seed: f.seed}
+	bias, err := parseLogitBias(f.logitBias)
+	if err != nil {
+		return err
+	}
+	params.LogitBias = bias
+	sampler, err := sample.New(params)
+	if err != nil {
+		return fmt.Errorf("generate: %w", err)
+	}
+	tok, err := loadTokenizer(f.modelDir, f.promptIDs == "")
+	if err != nil {
+		return err
+	}
+	prompt, err := buildPrompt(cmd.InOrStdin(), f, tok)
+	if err != nil {
+		return err
+	}
+	b, err := backend.Open(f.device)
+	if err != nil {
+		return err
+	}
+	defer b.Close()
+	log.Info().Str("device", b.Name()).Str("model", f.modelDir).Int("prompt_tokens", len(prompt)).Msg("loading")
+	m, err := model.Load(f.modelDir, b)
+	if err != nil {
+		return err
+	}
+	defer m.Close()
+	eos := m.Config.EOS
+	if tok != nil {
+		if id, ok := tok.EOS(); ok && !containsInt(eos, id) {
+			eos = append(eos, id)
+		}
+	}
+	if f.ignoreEOS {
+		eos = nil
+	}
+	out := cmd.OutOrStdout()
+	stopper := sample.NewStopper(eos, f.stops)
+	var stream *tokenizer.StreamDecoder
+	if tok != nil {
+		stream = tok.NewStreamDecoder(true)
+	}
+	var text strings.Builder
+	emit := func(s string) {
+		text.WriteString(s)
+		if !f.jsonOut {
+			io.WriteString(out, s)
+		}
+	}
+	res, err := m.Generate(prompt, model.GenOptions{
+		MaxTokens: f.maxTokens, Context: f.ctx, EOS: eos,
+		Picker: pickerFunc(func(l []float32, h []int) (int, error) { return sampler.Sample(l, h, nil) }),
+		OnToken: func(id int) (bool, error) {
+			piece := ""
+			if stream != nil {
+				piece = stream.Add(id)
+			}
+			s, stop := stopper.Push(id, piece)
+			emit(s)
+			return stop && !isIn(id, eos), nil
+		},
+	})
+	if err != nil {
+		return err
+	}
+	if stream != nil && !stopper.Stopped() {
+		s, _ := stopper.Push(-1, stream.Flush())
+		emit(s + stopper.Flush())
+	}
+	rec := genRecord{Text: text.String(), PromptIDs: res.Prompt, GeneratedIDs: res.Generated, StopReason: res.StopReason,
+		Device: b.Name(), PromptSec: res.PromptTime.Seconds(), GenSec: res.GenTime.Seconds(), PeakMemGB: peakMemoryGB()}
+	rec.PromptTPS = rate(len(res.Prompt), res.PromptTime.Seconds())
+	rec.GenTPS = rate(len(res.Generated)-1, res.GenTime.Seconds())
+	if f.jsonOut {
+		enc := json.NewEncoder(out)
+		return enc.Encode(rec)
+	}
+	fmt.Fprintln(out)
+	fmt.Fprintf(cmd.ErrOrStderr(), "==========\nPrompt: %d tokens, %.3f tokens-per-sec\nGeneration: %d tokens, %.3f tokens-per-sec\nPeak memory: %.3f GB\n",
+		len(res.Prompt), rec.PromptTPS, len(res.Generated), rec.GenTPS, rec.PeakMemGB)
+	return nil
+}
+
+type pickerFunc func([]float32, []int) (int, error)
+
+func (p pickerFunc) Pick(l []float32, h []int) (int, error) { return p(l, h) }
+
+func rate(n int, sec float64) float64 {
+	if n <= 0 || sec <= 0 {
+		return 0
+	}
+	return float64(n) / sec
+}
+
+func containsInt(xs []int, x int) bool { return isIn(x, xs) }
+
+func isIn(x int, xs []int) bool {
+	for _, v := range xs {
+		if v == x {
+			return true
+		}
+	}
+	return false
+}
+
+// loadTokenizer loads dir's tokenizer.json; without one it is an error only when the prompt is text.
+func loadTokenizer(dir string, needed bool) (*tokenizer.Tokenizer, error) {
+	if _, err := os.Stat(filepath.Join(dir, "tokenizer.json")); err != nil {
+		if needed {
+			return nil, fmt.Errorf("%s: no tokenizer.json (give --prompt-ids to run without a tokenizer)", dir)
+		}
+		return nil, nil
+	}
+	return tokenizer.LoadDir(dir)
+}
+
+// buildPrompt returns the prompt ids: --prompt-ids as given, else the text (flag or stdin) through the chat
+// template (when the model has one and it is not disabled) and the tokenizer.
+func buildPrompt(stdin io.Reader, f *generateFlags, tok *tokenizer.Tokenizer) ([]int, error) {
+	if f.promptIDs != "" {
+		return parseIDs(f.promptIDs)
+	}
+	text := f.prompt
+	if text == "" {
+		b, err := io.ReadAll(stdin)
+		if err != nil {
+			return nil, fmt.Errorf("reading the prompt from stdin: %w", err)
+		}
+		text = string(b)
+	}
+	if text == "" {
+		return nil, errors.New("generate: empty prompt (give --prompt, --prompt-ids or text on stdin)")
+	}
+	if f.noChatTemplate {
+		return tok.Encode(text, true), nil
+	}
+	tmpl, err := chat.LoadDir(f.modelDir)
+	if err != nil {
+		if errors.Is(err, chat.ErrNoTemplate) {
+			log.Info().Msg("model has no chat template; using the prompt as plain text")
+			return tok.Encode(text, true), nil
+		}
+		return nil, err
+	}
+	var msgs []chat.Message
+	if f.system != "" {
+		msgs = append(msgs, chat.Message{Role: "system", Content: f.system})
+	}
+	msgs = append(msgs, chat.Message{Role: "user", Content: text})
+	kwargs := map[string]any{}
+	if f.chatKwargs != "" {
+		if err := json.Unmarshal([]byte(f.chatKwargs), &kwargs); err != nil {
+			return nil, fmt.Errorf("--chat-template-args: %w", err)
+		}
+	}
+	rendered, err := tmpl.Render(msgs, true, kwargs)
+	if err != nil {
+		return nil, err
+	}
+	return tok.Encode(rendered, false), nil
+}
+
+func parseIDs(s string) ([]int, error) {
+	var ids []int
+	for _, part := range strings.Split(s, ",") {
+		part = strings.TrimSpace(part)
+		if part == "" {
+			continue
+		}
+		id, err := strconv.Atoi(part)
+		if err != nil || id < 0 {
+			return nil, fmt.Errorf("--prompt-ids: %q is not a token id", part)
+		}
+		ids = append(ids, id)
+	}
+	if len(ids) == 0 {
+		return nil, errors.New("--prompt-ids: no ids given")
+	}
+	return ids, nil
+}
+
+func parseLogitBias(s string) (map[int]float32, error) {
+	if s == "" {
+		return nil, nil
+	}
+	out := map[int]float32{}
+	for _, part := range strings.Split(s, ",") {
+		k, v, ok := strings.Cut(strings.TrimSpace(part), "=")
+		id, err1 := strconv.Atoi(k)
+		bias, err2 := strconv.ParseFloat(v, 32)
+		if !ok || err1 != nil || err2 != nil || id < 0 {
+			return nil, fmt.Errorf("--logit-bias: %q is not id=bias", part)
+		}
+		out[id] = float32(bias)
+	}
+	return out, nil
+}

@@ -1,0 +1,95 @@
+// Command mlxbun runs trellis-quantized (and plain bf16) language models on the CPU, CUDA and Metal from one
+// static binary. Each verb lives in its own file; this one wires the root command, logging and exit codes.
+package main
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"time"
+
+	"github.com/rs/zerolog"
+	"github.com/spf13/cobra"
+
+	_ "github.com/mlxbun/mlxbun/internal/cpu" // registers the cpu device
+)
+
+// version is set by the Makefile through -ldflags.
+var version = "dev"
+
+// errNotBuilt marks a verb that exists in the interface but not yet in the engine; it exits with code 2.
+var errNotBuilt = errors.New("not built yet")
+
+// exitError carries a specific exit code.
+type exitError struct {
+	code int
+	err  error
+}
+
+func (e *exitError) Error() string { return e.err.Error() }
+func (e *exitError) Unwrap() error { return e.err }
+
+var log zerolog.Logger
+
+func newRoot() *cobra.Command {
+	var level, format string
+	root := &cobra.Command{
+		Use:   "mlxbun",
+		Short: "Run trellis-quantized language models on CPU, CUDA and Metal",
+		Long: `mlxbun runs decoder-only language models (Llama, Qwen2/3, Phi-3, SmolLM3, ...) from Hugging Face or MLX
+model directories, with linear layers in bf16 or QTIP trellis codes (2-4 bits per weight).
+
+Examples:
+  mlxbun generate --model ./Qwen3-0.6B --prompt "Why is the sky blue?"
+  mlxbun tokenize --model ./Qwen3-0.6B --text "Hello world"`,
+		SilenceUsage:  true,
+		SilenceErrors: true,
+		PersistentPreRunE: func(cmd *cobra.Command, args []string) error {
+			return setupLogging(level, format)
+		},
+	}
+	root.PersistentFlags().StringVar(&level, "log-level", "warn", "log level: debug, info, warn, error")
+	root.PersistentFlags().StringVar(&format, "log-format", "console", "log format: console or json")
+	root.AddCommand(newGenerate(), newTokenize(), newVersion())
+	root.AddCommand(notBuilt()...)
+	return root
+}
+
+func setupLogging(level, format string) error {
+	lv, err := zerolog.ParseLevel(level)
+	if err != nil || level == "" {
+		return fmt.Errorf("--log-level %q: want debug, info, warn or error", level)
+	}
+	switch format {
+	case "json":
+		log = zerolog.New(os.Stderr).With().Timestamp().Logger().Level(lv)
+	case "console":
+		log = zerolog.New(zerolog.ConsoleWriter{Out: os.Stderr, TimeFormat: time.TimeOnly}).With().Timestamp().Logger().Level(lv)
+	default:
+		return fmt.Errorf("--log-format %q: want console or json", format)
+	}
+	return nil
+}
+
+func main() {
+	os.Exit(run(os.Args[1:]))
+}
+
+// run executes the command line and maps errors to one line on stderr and an exit code.
+func run(args []string) int {
+	root := newRoot()
+	root.SetArgs(args)
+	err := root.Execute()
+	if err == nil {
+		return 0
+	}
+	fmt.Fprintf(os.Stderr, "mlxbun: %v\n", err)
+	var ee *exitError
+	switch {
+	case errors.As(err, &ee):
+		return ee.code
+	case errors.Is(err, errNotBuilt):
+		return 2
+	}
+	return 1
+}

@@ -1,0 +1,31 @@
+// Verbs whose engine is not built yet: each says so in one line and exits 2, never pretending to work.
+package main
+
+import (
+	"fmt"
+
+	"github.com/spf13/cobra"
+)
+
+var pending = []struct{ use, short, example string }{
+	{"quantize", "Trellis-code a Hugging Face model's linear layers (2-4 bits per weight)", "  mlxbun quantize --model ./Qwen3-0.6B --bits 3 --out ./Qwen3-0.6B-3bit"},
+	{"bench", "Measure prompt and decode speed (llama-bench style rows pp512, tg128)", "  mlxbun bench --model ./Qwen3-0.6B"},
+	{"verify-kernels", "Check every GPU kernel form against the CPU reference", "  mlxbun verify-kernels --device cuda"},
+	{"compile-ane", "Compile Neural Engine programs for a model (macOS only)", "  mlxbun compile-ane --model ./Qwen3-0.6B"},
+}
+
+func notBuilt() []*cobra.Command {
+	var cmds []*cobra.Command
+	for _, p := range pending {
+		cmds = append(cmds, &cobra.Command{
+			Use:                p.use,
+			Short:              p.short + " (not built yet)",
+			Example:            p.example,
+			DisableFlagParsing: true,
+			RunE: func(cmd *cobra.Command, _ []string) error {
+				return fmt.Errorf("%s: %w", cmd.Name(), errNotBuilt)
+			},
+		})
+	}
+	return cmds
+}

@@ -1,0 +1,110 @@
+package model_test
+
+import (
+	"encoding/binary"
+	"encoding/json"
+	"math"
+	"os"
+	"path/filepath"
+	"slices"
+	"testing"
+
+	"github.com/mlxbun/mlxbun/internal/cpu"
+	"github.com/mlxbun/mlxbun/internal/model"
+	"github.com/mlxbun/mlxbun/internal/testutil"
+)
+
+type golden struct {
+	PromptIDs    []int  `json:"prompt_ids"`
+	LogitsFile   string `json:"logits_file"`
+	LogitsShape  []int  `json:"logits_shape"`
+	GreedyNewIDs []int  `json:"greedy_new_ids"`
+}
+
+func readGolden(t *testing.T, dir string) (golden, []float32) {
+	t.Helper()
+	var g golden
+	b, err := os.ReadFile(filepath.Join(dir, "golden.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(b, &g); err != nil {
+		t.Fatal(err)
+	}
+	raw, err := os.ReadFile(filepath.Join(dir, g.LogitsFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ref := make([]float32, len(raw)/4)
+	for i := range ref {
+		ref[i] = math.Float32frombits(binary.LittleEndian.Uint32(raw[4*i:]))
+	}
+	if len(ref) != g.LogitsShape[0]*g.LogitsShape[1] {
+		t.Fatalf("%s: %d logits for shape %v", dir, len(ref), g.LogitsShape)
+	}
+	return g, ref
+}
+
+// argmax is the plain greedy choice HF's generate makes on float32 logits (first index wins ties).
+type argmax struct{}
+
+func (argmax) Pick(l []float32, _ []int) (int, error) {
+	best := 0
+	for i, v := range l {
+		if v > l[best] {
+			best = i
+		}
+	}
+	return best, nil
+}
+
+var goldenModels = []string{"models/tiny-llama3", "models/tiny-qwen3", "models/tiny-qwen2-yarn", "trained/pycoder-12m"}
+
+// TestGoldens holds the CPU backend to the HF transformers float32 reference: prompt logits within
+// 1e-4·max|ref| and the greedy continuation token for token.
+func TestGoldens(t *testing.T) {
+	b := cpu.New()
+	defer b.Close()
+	for _, name := range goldenModels {
+		t.Run(filepath.Base(name), func(t *testing.T) {
+			dir := testutil.Fixture(t, name)
+			g, ref := readGolden(t, dir)
+			m, err := model.Load(dir, b)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer m.Close()
+			n, vocab := g.LogitsShape[0], g.LogitsShape[1]
+			cache, err := m.NewCache(1, n)
+			if err != nil {
+				t.Fatal(err)
+			}
+			s := model.Step{}
+			for p, id := range g.PromptIDs {
+				s.IDs = append(s.IDs, int32(id))
+				s.Seq = append(s.Seq, 0)
+				s.Pos = append(s.Pos, int32(p))
+			}
+			got, err := m.Forward(s, cache, n)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var maxRef, maxErr float64
+			for i := range ref {
+				maxRef = max(maxRef, math.Abs(float64(ref[i])))
+				maxErr = max(maxErr, math.Abs(float64(got[i]-ref[i])))
+			}
+			t.Logf("%d×%d logits: max|err| %.3g, max|ref| %.3g, ratio %.3g", n, vocab, maxErr, maxRef, maxErr/maxRef)
+			if maxErr > 1e-4*maxRef {
+				t.Errorf("max|err| %.4g > 1e-4·max|ref| = %.4g", maxErr, 1e-4*maxRef)
+			}
+			res, err := m.Generate(g.PromptIDs, model.GenOptions{MaxTokens: len(g.GreedyNewIDs), Picker: argmax{}, EOS: m.Config.EOS})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !slices.Equal(res.Generated, g.GreedyNewIDs) {
+				t.Errorf("greedy continuation\n got %v\nwant %v", res.Generated, g.GreedyNewIDs)
+			}
+		})
+	}
+}
