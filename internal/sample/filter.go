@@ -49,6 +49,21 @@ const (
 // ranks, by inverse CDF from one Float64 of the seeded PCG generator. When some logit is +Inf the row is the
 // limit of that softmax: the +Inf tokens, equally likely.
 func (s *Sampler) sampleFiltered(logits []float32) (int, error) {
+	kept, mf, all, err := s.keep(logits)
+	if err != nil {
+		return 0, err
+	}
+	invT := 1 / float64(s.p.Temp)
+	if all {
+		return s.drawAll(logits, mf, invT), nil
+	}
+	return s.drawRanked(kept, mf, invT), nil
+}
+
+// keep applies the filters. It returns the kept candidates sorted by rank and the top logit, or all = true when
+// no filter is active and every token stays (then nothing was gathered or sorted). It rewrites NaN logits to -Inf
+// and, when some logit is +Inf, the row to 0 (the +Inf tokens) and -Inf (the rest).
+func (s *Sampler) keep(logits []float32) (kept []cand, mf float64, all bool, err error) {
 	ninf := float32(math.Inf(-1))
 	m := ninf
 	for i, l := range logits {
@@ -59,7 +74,7 @@ func (s *Sampler) sampleFiltered(logits []float32) (int, error) {
 		m = max(m, l)
 	}
 	if m == ninf {
-		return 0, fmt.Errorf("%w (%d tokens, all -Inf or NaN after processing)", ErrNoCandidate, len(logits))
+		return nil, 0, false, fmt.Errorf("%w (%d tokens, all -Inf or NaN after processing)", ErrNoCandidate, len(logits))
 	}
 	if math.IsInf(float64(m), 1) {
 		for i, l := range logits {
@@ -71,14 +86,13 @@ func (s *Sampler) sampleFiltered(logits []float32) (int, error) {
 		}
 		m = 0
 	}
-	mf := float64(m)
-	invT := 1 / float64(s.p.Temp)
+	mf = float64(m)
 	v := len(logits)
 	useK := s.p.TopK > 0 && s.p.TopK < v
 	useP := s.p.TopP > 0 && s.p.TopP < 1
 	useMin := s.p.MinP > 0
 	if !useK && !useP && !useMin {
-		return s.drawAll(logits, mf, invT), nil
+		return nil, mf, true, nil
 	}
 
 	// z1: the temperature-1 partition function, which top-p's mass is measured against.
@@ -100,8 +114,8 @@ func (s *Sampler) sampleFiltered(logits []float32) (int, error) {
 	c := s.cands[:0]
 	for gap := firstGap; ; gap *= gapGrowth {
 		cut := -gap
-		all := gap > lastGap
-		if all {
+		every := gap > lastGap
+		if every {
 			cut = math.Inf(-1)
 		}
 		byMinP := logMinP >= cut
@@ -119,7 +133,7 @@ func (s *Sampler) sampleFiltered(logits []float32) (int, error) {
 				}
 			}
 		}
-		if all || byMinP || (useK && len(c) >= s.p.TopK) || (useP && mass >= pz) {
+		if every || byMinP || (useK && len(c) >= s.p.TopK) || (useP && mass >= pz) {
 			break
 		}
 	}
@@ -143,7 +157,7 @@ func (s *Sampler) sampleFiltered(logits []float32) (int, error) {
 			cum += math.Exp(float64(x.l) - mf)
 		}
 	}
-	return s.drawRanked(c[:n], mf, invT), nil
+	return c[:n], mf, false, nil
 }
 
 // drawRanked draws one of the kept candidates with weight exp((l − l_max)·invT).

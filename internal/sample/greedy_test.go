@@ -1,0 +1,281 @@
+// Tests of dtype rounding and GreedyNormalizedArgmax against references built another way: rounding by bit
+// tricks and by nearest-value search over every f16 value, and a literal emulation of the seed's kernel loop.
+package sample
+
+import (
+	"math"
+	"math/rand/v2"
+	"slices"
+	"testing"
+)
+
+// bf16Round is the classic bit-level float32 → bfloat16 round-to-nearest-even.
+func bf16Round(f float32) float32 {
+	if f != f {
+		return f
+	}
+	u := math.Float32bits(f)
+	u += 0x7fff + (u>>16)&1
+	return math.Float32frombits(u & 0xffff0000)
+}
+
+// f16Decode turns IEEE half bits into their value.
+func f16Decode(h uint16) float64 {
+	sign := 1.0
+	if h&0x8000 != 0 {
+		sign = -1
+	}
+	e := int(h>>10) & 0x1f
+	m := float64(h & 0x3ff)
+	switch e {
+	case 0:
+		return sign * m * math.Pow(2, -24)
+	case 0x1f:
+		if m == 0 {
+			return sign * math.Inf(1)
+		}
+		return math.NaN()
+	}
+	return sign * (1 + m/1024) * math.Pow(2, float64(e-15))
+}
+
+// f16Table is every finite non-negative half value in increasing order, with its bits.
+var f16Table = func() (t []struct {
+	v    float64
+	bits uint16
+}) {
+	for h := uint16(0); h < 0x7c00; h++ {
+		t = append(t, struct {
+			v    float64
+			bits uint16
+		}{f16Decode(h), h})
+	}
+	return t
+}()
+
+// f16Nearest rounds x to half by searching the table for its neighbours: nearest wins, a tie goes to the even
+// bit pattern, and anything at or past max + half an ulp (65520) overflows.
+func f16Nearest(x float64) float64 {
+	if x != x || math.IsInf(x, 0) {
+		return x
+	}
+	a := math.Abs(x)
+	if a >= 65520 {
+		return math.Copysign(math.Inf(1), x)
+	}
+	i, _ := slices.BinarySearchFunc(f16Table, a, func(e struct {
+		v    float64
+		bits uint16
+	}, t float64) int {
+		switch {
+		case e.v < t:
+			return -1
+		case e.v > t:
+			return 1
+		}
+		return 0
+	})
+	var r float64
+	switch {
+	case i < len(f16Table) && f16Table[i].v == a:
+		r = a
+	case i == len(f16Table):
+		r = f16Table[i-1].v
+	default:
+		lo, hi := f16Table[i-1], f16Table[i]
+		switch {
+		case a-lo.v < hi.v-a:
+			r = lo.v
+		case a-lo.v > hi.v-a:
+			r = hi.v
+		case lo.bits&1 == 0:
+			r = lo.v
+		default:
+			r = hi.v
+		}
+	}
+	return math.Copysign(r, x)
+}
+
+func TestRoundBF16MatchesBitTrick(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	check := func(f float32) {
+		got := roundTo(float64(f), BF16)
+		want := float64(bf16Round(f))
+		if got != want && !(math.IsNaN(got) && math.IsNaN(want)) {
+			t.Fatalf("roundTo(%g (%#08x), BF16) = %g, want %g", f, math.Float32bits(f), got, want)
+		}
+	}
+	for range 1 << 20 {
+		check(math.Float32frombits(rng.Uint32()))
+	}
+	// Midpoints, both parities, subnormals, the overflow edge.
+	for _, u := range []uint32{0x3f808000, 0x3f818000, 0x3f80c000, 0x00008000, 0x00018000, 0x7f7f7fff, 0x7f7f8000,
+		0x7f7fffff, 0x80008000, 0xbf808000, 0x00000001, 0x7f800000, 0xff800000} {
+		check(math.Float32frombits(u))
+	}
+}
+
+func TestRoundF16MatchesNearestSearch(t *testing.T) {
+	// Every half value, every midpoint between neighbours (ties to even) and points just off each midpoint.
+	for i := 1; i < len(f16Table); i++ {
+		lo, hi := f16Table[i-1].v, f16Table[i].v
+		mid := (lo + hi) / 2
+		for _, x := range []float64{lo, mid, math.Nextafter(mid, 0), math.Nextafter(mid, 1e9), -mid, hi} {
+			if got, want := roundTo(x, F16), f16Nearest(x); got != want {
+				t.Fatalf("roundTo(%g, F16) = %g, want %g", x, got, want)
+			}
+		}
+	}
+	for _, x := range []float64{65504, 65519.99, 65520, 65536, -65520, 1e-9, 2.9802322387695312e-08, 5.960464477539063e-08} {
+		if got, want := roundTo(x, F16), f16Nearest(x); got != want {
+			t.Fatalf("roundTo(%g, F16) = %g, want %g", x, got, want)
+		}
+	}
+	rng := rand.New(rand.NewPCG(3, 4))
+	for range 200000 {
+		x := (rng.Float64()*2 - 1) * math.Pow(2, float64(rng.IntN(40)-26))
+		if got, want := roundTo(x, F16), f16Nearest(x); got != want {
+			t.Fatalf("roundTo(%g, F16) = %g, want %g", x, got, want)
+		}
+	}
+}
+
+// refRound rounds a float32 logit to r with the reference rounders.
+func refRound(x float64, r Rounding) float64 {
+	switch r {
+	case BF16:
+		return float64(bf16Round(float32(x)))
+	case F16:
+		return f16Nearest(x)
+	}
+	return float64(float32(x))
+}
+
+// refGreedy emulates the seed's normalized-argmax literally: logsumexp (summed here smallest term first), rounded
+// to the dtype, one subtraction per token in the dtype's arithmetic, NaN → -Inf, and the better() reduction from
+// best = -Inf, id = 2^32−1. Degenerate rows fall out of IEEE arithmetic instead of being special-cased.
+func refGreedy(logits []float32, r Rounding) int {
+	xs := make([]float64, len(logits))
+	m := math.Inf(-1)
+	nan := false
+	for i, l := range logits {
+		xs[i] = refRound(float64(l), r)
+		nan = nan || math.IsNaN(xs[i])
+		m = max(m, xs[i])
+	}
+	var lse float64
+	switch {
+	case nan:
+		lse = math.NaN()
+	case math.IsInf(m, 0):
+		lse = m
+	default:
+		terms := make([]float64, len(xs))
+		for i, x := range xs {
+			terms[i] = math.Exp(x - m)
+		}
+		slices.Sort(terms)
+		s := 0.0
+		for _, e := range terms {
+			s += e
+		}
+		lse = refRound(m+math.Log(s), r)
+	}
+	best, bestID := math.Inf(-1), uint32(math.MaxUint32)
+	for i, x := range xs {
+		var v float64
+		switch r {
+		case BF16:
+			v = float64(bf16Round(float32(x) - float32(lse)))
+		case F16:
+			v = f16Nearest(x - lse)
+		default:
+			v = float64(float32(x) - float32(lse))
+		}
+		if math.IsNaN(v) {
+			v = math.Inf(-1)
+		}
+		if v > best || (v == best && uint32(i) < bestID) {
+			best, bestID = v, uint32(i)
+		}
+	}
+	return int(bestID)
+}
+
+func TestGreedyHandCases(t *testing.T) {
+	inf, nan := float32(math.Inf(1)), float32(math.NaN())
+	// A tie that only bf16 creates: 150000 zero logits put the logsumexp near 11.918. In bf16 it is 11.9375 and
+	// 0.9921875 − 11.9375 = −10.9453125 rounds to −10.9375 = 1 − 11.9375: tokens 0 and 1 tie, the lower id wins.
+	// In f16 the logsumexp is 11.921875 and the scores −10.9296875 and −10.921875 stay apart; f32 keeps them apart.
+	wide := make([]float32, 150002)
+	wide[0], wide[1] = 0.9921875, 1
+	cases := []struct {
+		name   string
+		logits []float32
+		r      Rounding
+		want   int
+	}{
+		{"bf16 tie", wide, BF16, 0},
+		{"f16 no tie", wide, F16, 1},
+		{"f32 no tie", wide, F32, 1},
+		{"plain max", []float32{0.1, 2, -3, 1.5}, F32, 1},
+		{"equal logits lowest id", []float32{-1, 5, 5, 5}, F32, 1},
+		{"NaN row picks 0", []float32{1, 2, nan, 9}, F32, 0},
+		{"+Inf row picks 0", []float32{1, 2, inf, 9}, BF16, 0},
+		{"all -Inf picks 0", []float32{-inf, -inf, -inf}, F16, 0},
+		{"-Inf entries lose", []float32{-inf, -inf, -7, -inf}, F32, 2},
+		{"a logit past f16's range is +Inf in f16", []float32{1, 70000, 2}, F16, 0},
+		{"the same row in f32", []float32{1, 70000, 2}, F32, 1},
+		{"f16 fits", []float32{60000, 65504}, F16, 1},
+		{"empty", nil, F32, 0},
+	}
+	for _, c := range cases {
+		if got := GreedyNormalizedArgmax(c.logits, c.r); got != c.want {
+			t.Errorf("%s: got %d, want %d", c.name, got, c.want)
+		}
+		if c.logits != nil {
+			if ref := refGreedy(c.logits, c.r); ref != c.want {
+				t.Errorf("%s: the reference says %d, the hand value %d", c.name, ref, c.want)
+			}
+		}
+	}
+}
+
+func TestGreedyMatchesKernelEmulation(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	differ := 0 // rows where rounding changed the winner: proves the sweep reaches rounding ties
+	for trial := range 1500 {
+		v := 1 + rng.IntN(2000)
+		logits := make([]float32, v)
+		scale := []float64{0.01, 1, 3, 30, 300}[rng.IntN(5)]
+		shift := rng.NormFloat64() * 20
+		for i := range logits {
+			logits[i] = float32(shift + scale*rng.NormFloat64())
+		}
+		if trial%3 == 0 {
+			// Crowd the top: several logits a few bf16 ulps apart at random ids.
+			top := float32(shift + 4*scale)
+			for range 1 + rng.IntN(6) {
+				logits[rng.IntN(v)] = top - float32(rng.IntN(4))*top/128
+			}
+		}
+		if trial%17 == 0 {
+			logits[rng.IntN(v)] = float32([]float64{math.Inf(-1), math.Inf(1), math.NaN()}[rng.IntN(3)])
+		}
+		for _, r := range []Rounding{F32, BF16, F16} {
+			got, want := GreedyNormalizedArgmax(logits, r), refGreedy(logits, r)
+			if got != want {
+				t.Fatalf("trial %d (%v, vocab %d, scale %g): got %d (logit %g), want %d (logit %g)",
+					trial, r, v, scale, got, logits[got], want, logits[want])
+			}
+		}
+		if GreedyNormalizedArgmax(logits, BF16) != GreedyNormalizedArgmax(logits, F32) {
+			differ++
+		}
+	}
+	if differ == 0 {
+		t.Fatal("no row had a bf16 winner different from the f32 one; the sweep does not reach rounding ties")
+	}
+	t.Logf("%d rows where bf16 rounding changed the winner", differ)
+}
