@@ -373,3 +373,13 @@ func writeFile(t *testing.T, path, text string) {
 		t.Fatal(err)
 	}
 }
+
+// TestLoadDirLlama2NoTemplate: the llama2 fixture's tokenizer_config.json has
+// "chat_template": null, which must be reported against that file.
+func TestLoadDirLlama2NoTemplate(t *testing.T) {
+	cfg := testutil.Fixture(t, "tokenizers/llama2/tokenizer_config.json")
+	_, err := LoadDir(filepath.Dir(cfg))
+	if err == nil || !strings.Contains(err.Error(), cfg+" has no chat_template") {
+		t.Fatalf("err = %v, want one saying %s has no chat_template", err, cfg)
+	}
+}
