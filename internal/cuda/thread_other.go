@@ -1,0 +1,6 @@
+//go:build !linux
+
+// No device ever opens off linux, so no thread needs recognising.
+package cuda
+
+func threadID() int { return -1 }
