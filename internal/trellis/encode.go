@@ -1,0 +1,410 @@
+// This file is the encoder: a tail-biting Viterbi search over the bitshift trellis (QTIP's two-pass scheme) that
+// picks each block's state path, the per-row scale, the packing of paths into the stored bitstream, and Quantize,
+// which takes a dense linear weight in either orientation to stored codes.
+package trellis
+
+import (
+	"fmt"
+	"math"
+	"runtime"
+	"sync"
+	"sync/atomic"
+	"unsafe"
+)
+
+// scaleFactor is the first-pass row scale as a multiple of the row's RMS, per k (index k). The code's values have
+// unit variance, but at low rates the best path reproduces a Gaussian row with a little less energy than it has,
+// so the first Viterbi pass runs on a slightly enlarged row; the least-squares refit after the search then sets
+// the stored scale. Measured on unit-Gaussian rows at L 12 and 16 (TestScaleFactorSweep, docs/trellis-format.md).
+var scaleFactor = [MaxK + 1]float32{0, 1, 1, 1, 1, 1, 1, 1, 1}
+
+// bigCost marks a state the tail-biting constraint forbids. It is finite so that sums stay ordered as integers
+// (see viterbi.step) and far above any real path cost (T·(max distortion) ≪ 1e30).
+const bigCost float32 = 1e30
+
+// viterbi is one worker's scratch for encoding blocks of one spec: every buffer is allocated once and reused for
+// each block, so the search allocates nothing per block or per step.
+type viterbi struct {
+	K, L, T int
+	cb      []float32 // 2^L code values Value1MAD(s)
+	cost    []float32 // 2^L path costs
+	next    []float32
+	bp      []uint8 // T × 2^(L−K): for step t and successor group g, the winning predecessor's top K bits
+	rolled  []float32
+	path    []uint32
+	mins    []uint32 // 2^(L−K) best predecessor cost per successor group
+}
+
+func newViterbi(spec Spec) *viterbi {
+	n, G := 1<<spec.L, 1<<(spec.L-spec.K)
+	return &viterbi{
+		K: spec.K, L: spec.L, T: spec.T,
+		cb:   tablesFor(spec.L).value,
+		cost: make([]float32, n), next: make([]float32, n),
+		bp:     make([]uint8, spec.T*G),
+		rolled: make([]float32, spec.T),
+		path:   make([]uint32, spec.T),
+		mins:   make([]uint32, G),
+	}
+}
+
+// search finds the state path s_0..s_{T−1} minimising Σ_t (x_t − c(s_t))² over the bitshift trellis
+// (s_{t+1} = (s_t << K | any K bits) mod 2^L) and writes it to states (len T). overlap < 0 leaves both ends free;
+// otherwise the path must start in a state whose top L−K bits are overlap and end in one whose low L−K bits are
+// overlap, which makes it tail-biting. O(2^L·T) time.
+//
+// Costs are f32. To pick a successor group's best predecessor (states h·2^(L−K) + g, h = 0..2^K−1) branch-free,
+// minGroups compares them as uint32 (for non-negative floats the bit patterns order like the values) with each
+// cost's K lowest mantissa bits replaced by its h: one integer min yields both the best cost and which h won. The
+// tag perturbs a cost by under 2^(K−23) relative, far below any distortion difference that matters.
+func (v *viterbi) search(x []float32, overlap int, states []uint32) {
+	K, L, T := v.K, v.L, v.T
+	n, G, H := 1<<L, 1<<(L-K), 1<<K
+	shift := uint(L - K)
+	cb := v.cb[:n]
+	cost, next := v.cost[:n], v.next[:n]
+
+	for s := range cost {
+		d := x[0] - cb[s]
+		cost[s] = d * d
+		if overlap >= 0 && s>>K != overlap {
+			cost[s] = bigCost
+		}
+	}
+	mins := v.mins[:G]
+	for t := 1; t < T; t++ {
+		minGroups(mins, cost, H)
+		extend(next, cb, mins, v.bp[t*G:(t+1)*G], x[t], K)
+		cost, next = next, cost
+	}
+
+	best, bestCost := 0, float32(math.Inf(1))
+	low := 1<<shift - 1
+	for s, c := range cost {
+		if overlap >= 0 && s&low != overlap {
+			continue
+		}
+		if c < bestCost {
+			best, bestCost = s, c
+		}
+	}
+	states[T-1] = uint32(best)
+	for t := T - 1; t > 0; t-- {
+		g := states[t] >> uint(K)
+		states[t-1] = uint32(v.bp[t*G+int(g)])<<shift | g
+	}
+}
+
+// minGroups sets mins[g] (len G) to the least tagged cost over the predecessors h·G+g, h = 0..H−1, of each
+// successor group g: the cost's f32 bits with the K low bits replaced by h. The minimum then carries the winning h.
+// Kept out of search (and out of line) so its loops run in registers; two predecessor rows per pass halve the
+// stores.
+func minGroups(mins []uint32, cost []float32, H int) {
+	G := len(mins)
+	keep := ^uint32(H - 1)
+	minFirst(mins, cost[:G], keep)
+	h := 1
+	for ; h+1 < H; h += 2 {
+		minPair(mins, cost[h*G:(h+1)*G], cost[(h+1)*G:(h+2)*G], keep, uint32(h))
+	}
+	if h < H {
+		minOne(mins, cost[h*G:(h+1)*G], keep, uint32(h))
+	}
+}
+
+// minFirst, minPair and minOne are minGroups' row passes, each an out-of-line leaf so its loop keeps everything in
+// registers.
+//
+//go:noinline
+func minFirst(mins []uint32, a []float32, keep uint32) {
+	a = a[:len(mins)]
+	for g := range mins {
+		mins[g] = math.Float32bits(a[g]) & keep
+	}
+}
+
+//go:noinline
+func minPair(mins []uint32, a, b []float32, keep, h uint32) {
+	a, b = a[:len(mins)], b[:len(mins)]
+	for g, m := range mins {
+		mins[g] = min(m, math.Float32bits(a[g])&keep|h, math.Float32bits(b[g])&keep|(h+1))
+	}
+}
+
+//go:noinline
+func minOne(mins []uint32, a []float32, keep, h uint32) {
+	a = a[:len(mins)]
+	for g, m := range mins {
+		mins[g] = min(m, math.Float32bits(a[g])&keep|h)
+	}
+}
+
+// extend writes every successor s = g·2^K + b its group's best cost mins[g] (tag bits and all: they perturb it by
+// under 2^(K−23) relative) plus its distortion (x − cb[s])², and records each group's winning predecessor in bp.
+// extendByK holds versions with the group size a constant for the common widths.
+func extend(next, cb []float32, mins []uint32, bp []uint8, x float32, K int) {
+	if K < len(extendByK) && extendByK[K] != nil {
+		extendByK[K](next, cb, mins, bp, x)
+		return
+	}
+	extendAny(next, cb, mins, bp, x, K)
+}
+
+var extendByK = [...]func(next, cb []float32, mins []uint32, bp []uint8, x float32){
+	1: extend1, 2: extend2, 3: extend3, 4: extend4,
+}
+
+//go:noinline
+func extendAny(next, cb []float32, mins []uint32, bp []uint8, x float32, K int) {
+	k := uint(K) & 31
+	hmask := uint32(1)<<k - 1
+	next = next[:len(cb)]
+	for s, c := range cb {
+		d := x - c
+		next[s] = math.Float32frombits(mins[s>>k]) + d*d
+	}
+	bp = bp[:len(mins)]
+	for g, m := range mins {
+		bp[g] = uint8(m & hmask)
+	}
+}
+
+//go:noinline
+func extend1(next, cb []float32, mins []uint32, bp []uint8, x float32) {
+	cg, ng := groupsOf[[2]float32](cb)[:len(mins)], groupsOf[[2]float32](next)[:len(mins)]
+	bp = bp[:len(mins)]
+	for g, m := range mins {
+		bp[g] = uint8(m & 1)
+		mf := math.Float32frombits(m)
+		c, n := &cg[g], &ng[g]
+		d0, d1 := x-c[0], x-c[1]
+		n[0], n[1] = mf+d0*d0, mf+d1*d1
+	}
+}
+
+//go:noinline
+func extend2(next, cb []float32, mins []uint32, bp []uint8, x float32) {
+	cg, ng := groupsOf[[4]float32](cb)[:len(mins)], groupsOf[[4]float32](next)[:len(mins)]
+	bp = bp[:len(mins)]
+	for g, m := range mins {
+		bp[g] = uint8(m & 3)
+		mf := math.Float32frombits(m)
+		c, n := &cg[g], &ng[g]
+		d0, d1, d2, d3 := x-c[0], x-c[1], x-c[2], x-c[3]
+		n[0], n[1], n[2], n[3] = mf+d0*d0, mf+d1*d1, mf+d2*d2, mf+d3*d3
+	}
+}
+
+//go:noinline
+func extend3(next, cb []float32, mins []uint32, bp []uint8, x float32) {
+	cg, ng := groupsOf[[8]float32](cb)[:len(mins)], groupsOf[[8]float32](next)[:len(mins)]
+	bp = bp[:len(mins)]
+	for g, m := range mins {
+		bp[g] = uint8(m & 7)
+		mf := math.Float32frombits(m)
+		c, n := &cg[g], &ng[g]
+		d0, d1, d2, d3 := x-c[0], x-c[1], x-c[2], x-c[3]
+		n[0], n[1], n[2], n[3] = mf+d0*d0, mf+d1*d1, mf+d2*d2, mf+d3*d3
+		d4, d5, d6, d7 := x-c[4], x-c[5], x-c[6], x-c[7]
+		n[4], n[5], n[6], n[7] = mf+d4*d4, mf+d5*d5, mf+d6*d6, mf+d7*d7
+	}
+}
+
+//go:noinline
+func extend4(next, cb []float32, mins []uint32, bp []uint8, x float32) {
+	cg, ng := groupsOf[[16]float32](cb)[:len(mins)], groupsOf[[16]float32](next)[:len(mins)]
+	bp = bp[:len(mins)]
+	for g, m := range mins {
+		bp[g] = uint8(m & 15)
+		mf := math.Float32frombits(m)
+		c, n := &cg[g], &ng[g]
+		d0, d1, d2, d3 := x-c[0], x-c[1], x-c[2], x-c[3]
+		n[0], n[1], n[2], n[3] = mf+d0*d0, mf+d1*d1, mf+d2*d2, mf+d3*d3
+		d4, d5, d6, d7 := x-c[4], x-c[5], x-c[6], x-c[7]
+		n[4], n[5], n[6], n[7] = mf+d4*d4, mf+d5*d5, mf+d6*d6, mf+d7*d7
+		d8, d9, d10, d11 := x-c[8], x-c[9], x-c[10], x-c[11]
+		n[8], n[9], n[10], n[11] = mf+d8*d8, mf+d9*d9, mf+d10*d10, mf+d11*d11
+		d12, d13, d14, d15 := x-c[12], x-c[13], x-c[14], x-c[15]
+		n[12], n[13], n[14], n[15] = mf+d12*d12, mf+d13*d13, mf+d14*d14, mf+d15*d15
+	}
+}
+
+// groupsOf views a []float32 as consecutive fixed-size groups (A is [H]float32), so the extend loops index a
+// group with one bounds check the compiler can drop, instead of re-slicing per group. The view shares s's memory
+// and covers len(s)/H whole groups; [H]float32 has float32's alignment.
+func groupsOf[A any](s []float32) []A {
+	var a A
+	n := int(unsafe.Sizeof(a) / unsafe.Sizeof(float32(0)))
+	if len(s) < n {
+		return nil
+	}
+	return unsafe.Slice((*A)(unsafe.Pointer(unsafe.SliceData(s))), len(s)/n)
+}
+
+// encodeBlock chooses the tail-biting path for one block of normalised weights x (len T), QTIP's way: search the
+// block rotated by T/2 with free ends, take the top L−K bits of the state it picked for position 0 as the overlap,
+// then search the block itself constrained to start and end on that overlap. Writes the path to states.
+func (v *viterbi) encodeBlock(x []float32, states []uint32) {
+	T := v.T
+	half := T / 2 // T is even: T·K is a multiple of 32 with K ≤ 8
+	for i := range v.rolled {
+		v.rolled[i] = x[(i+half)%T]
+	}
+	v.search(v.rolled, -1, v.path)
+	overlap := int(v.path[half] >> uint(v.K))
+	v.search(x, overlap, states)
+}
+
+// packBlock writes a tail-biting path into a block's words (len T·K/32): the low K bits of s_t go to bits
+// [(T−1−t)·K, (T−t)·K). The higher L−K bits of each state are the low bits of its predecessors, so the windows
+// stateAt reads back are exactly the path (the tail-biting constraint covers the wrap).
+func packBlock(words []uint32, states []uint32, K int) {
+	clear(words)
+	T := len(states)
+	kmask := uint32(1)<<uint(K) - 1
+	for t, s := range states {
+		p := (T - 1 - t) * K
+		bits := s & kmask
+		wi, off := p>>5, uint(p&31)
+		words[wi] |= bits << off
+		if off+uint(K) > 32 {
+			words[wi+1] |= bits >> (32 - off)
+		}
+	}
+}
+
+// Encode codes a matrix w [rows, cols] (row-major, already in coded orientation: the caller transposes an axis-0
+// weight) into row-major trellis words with one scale per row. Blocks are searched in parallel on GOMAXPROCS
+// goroutines. Each row's scale: the Viterbi search runs on the row divided by RMS·scaleFactor[K]; then the scale is
+// refit by least squares to the chosen values (Σw·c / Σc²) and rounded to fp16, the precision files store.
+func Encode(w []float32, rows, cols int, spec Spec) (*Weights, error) {
+	wt, _, err := encode(w, rows, cols, spec)
+	return wt, err
+}
+
+// encode is Encode that also returns the chosen states, [rows, cols] row-major, for tests that check the packing.
+func encode(w []float32, rows, cols int, spec Spec) (*Weights, []uint32, error) {
+	if err := spec.Validate(); err != nil {
+		return nil, nil, fmt.Errorf("trellis encode: %w", err)
+	}
+	if rows < 1 || cols < 1 || cols%spec.T != 0 {
+		return nil, nil, fmt.Errorf("trellis encode: %w: %d×%d matrix is not whole blocks of %d", ErrFormat, rows, cols, spec.T)
+	}
+	if rows > math.MaxInt/cols || len(w) != rows*cols {
+		return nil, nil, fmt.Errorf("trellis encode: %d values for a %d×%d matrix", len(w), rows, cols)
+	}
+	g := Geometry{Spec: spec, Rows: rows, Cols: cols}
+	if err := g.Validate(); err != nil {
+		return nil, nil, fmt.Errorf("trellis encode: %w", err)
+	}
+
+	// First-pass scales and the normalised rows the search runs on.
+	inv := make([]float32, rows)
+	for r := range rows {
+		var ss float64
+		for _, x := range w[r*cols : (r+1)*cols] {
+			if math.IsNaN(float64(x)) || math.IsInf(float64(x), 0) {
+				return nil, nil, fmt.Errorf("trellis encode: row %d holds a non-finite weight", r)
+			}
+			ss += float64(x) * float64(x)
+		}
+		if rms := math.Sqrt(ss / float64(cols)); rms > 0 {
+			inv[r] = float32(1 / (rms * float64(scaleFactor[spec.K])))
+		}
+	}
+
+	states := make([]uint32, rows*cols)
+	words := make([]uint32, g.Words())
+	blocks := g.Blocks()
+	wpb := spec.WordsPerBlock()
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range min(runtime.GOMAXPROCS(0), rows*blocks) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			v := newViterbi(spec)
+			x := make([]float32, spec.T)
+			for {
+				j := int(next.Add(1)) - 1
+				if j >= rows*blocks {
+					return
+				}
+				r, b := j/blocks, j%blocks
+				off := r*cols + b*spec.T
+				for i := range x {
+					x[i] = w[off+i] * inv[r]
+				}
+				st := states[off : off+spec.T]
+				v.encodeBlock(x, st)
+				packBlock(words[g.blockOffset(r, b):][:wpb], st, spec.K)
+			}
+		}()
+	}
+	wg.Wait()
+
+	scales := make([]float32, rows)
+	cb := tablesFor(spec.L).value
+	for r := range rows {
+		var wc, cc float64
+		for i, s := range states[r*cols : (r+1)*cols] {
+			c := float64(cb[s])
+			wc += float64(w[r*cols+i]) * c
+			cc += c * c
+		}
+		if cc == 0 || wc <= 0 {
+			continue // an all-zero row (or a path that explains nothing) decodes to zeros
+		}
+		s := RoundF16(float32(wc / cc))
+		if math.IsInf(float64(s), 0) {
+			return nil, nil, fmt.Errorf("trellis encode: row %d scale %g overflows fp16", r, wc/cc)
+		}
+		scales[r] = s
+	}
+	wt, err := NewWeights(g, words, scales)
+	if err != nil {
+		return nil, nil, fmt.Errorf("trellis encode: %w", err)
+	}
+	return wt, states, nil
+}
+
+// Quantize codes a linear weight W [out, in] (row-major, the linear layer's orientation) per spec.Axis: axis 1
+// codes its rows; axis 0 codes the rows of Wᵀ. interleave asks for the 3-bit axis-0 block interleave (k 3, T 256,
+// L 12, out a multiple of 512) and is an error for any other spec.
+func Quantize(dense []float32, out, in int, spec Spec, interleave bool) (*Weights, error) {
+	if out < 1 || in < 1 || out > math.MaxInt/in || len(dense) != out*in {
+		return nil, fmt.Errorf("trellis quantize: %d values for a %d×%d weight", len(dense), out, in)
+	}
+	if interleave && (!spec.interleavable() || out%InterleaveCols != 0) {
+		return nil, fmt.Errorf("trellis quantize: %w: the block interleave needs axis 0, k 3, T 256, L 12, 1mad and out %% 512 == 0"+
+			" (have axis %d, k %d, T %d, L %d, %s, out %d)", ErrFormat, spec.Axis, spec.K, spec.T, spec.L, spec.Code, out)
+	}
+	if spec.Axis == 1 {
+		return Encode(dense, out, in, spec)
+	}
+	t := make([]float32, len(dense))
+	for o := range out {
+		for i, x := range dense[o*in : (o+1)*in] {
+			t[i*out+o] = x
+		}
+	}
+	wt, err := Encode(t, in, out, spec)
+	if err != nil || !interleave {
+		return wt, err
+	}
+	return wt.interleave(), nil
+}
+
+// interleave re-lays row-major words of an interleavable geometry as [Cols/512, Rows, 48].
+func (w *Weights) interleave() *Weights {
+	g := w.Geometry
+	g.Interleaved = true
+	words := make([]uint32, len(w.Words))
+	wpb := w.WordsPerBlock()
+	for r := range w.Rows {
+		for b := range w.Blocks() {
+			copy(words[g.blockOffset(r, b):][:wpb], w.Block(r, b))
+		}
+	}
+	return &Weights{Geometry: g, Words: words, Scales: w.Scales}
+}
