@@ -13,6 +13,7 @@ import (
 	"math"
 	"math/bits"
 	"sort"
+	"unicode/utf8"
 
 	"github.com/mlxbun/mlxbun/internal/backend"
 )
@@ -90,6 +91,10 @@ func ParseHeader(b []byte, fileSize int64) (Header, error) {
 	}
 	h := Header{DataStart: 8 + int64(n), DataSize: fileSize - 8 - int64(n), Tensors: map[string]TensorInfo{}}
 	js := b[8 : 8+n]
+	if !utf8.Valid(js) {
+		// encoding/json would quietly turn bad bytes into U+FFFD and so rename tensors; refuse, as HF does.
+		return Header{}, headerErr("", "header is not valid UTF-8")
+	}
 	if len(bytes.TrimLeft(js, " \t\r\n")) == 0 || bytes.TrimLeft(js, " \t\r\n")[0] != '{' {
 		return Header{}, headerErr("", "header is not a JSON object")
 	}

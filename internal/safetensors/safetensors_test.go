@@ -4,8 +4,10 @@ package safetensors
 
 import (
 	"bytes"
+	"encoding/binary"
 	"encoding/hex"
 	"errors"
+	"math"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -219,10 +221,16 @@ func TestWriteReadRoundTrip(t *testing.T) {
 			t.Errorf("%s: got %v %v %d bytes, want %v %v %d bytes", h.Name, got.DType, got.Shape, len(got.Data), h.DType, h.Shape, len(h.Data))
 		}
 	}
-	// Tensors are laid out in name order.
+	// Layout follows HF: descending dtype width (its enum order), then name; each tensor aligned to its element.
 	hd := f.Header()
-	if hd.Tensors["a.scales"].Begin != 0 || hd.Tensors["z.weight"].End != hd.DataSize {
-		t.Errorf("layout not in name order: %+v", hd.Tensors)
+	order := []string{"i64<&>", "f64", "scalar", "m.codes", "z.weight", "a.scales", "empty"}
+	var off int64
+	for _, n := range order {
+		ti := hd.Tensors[n]
+		if ti.Begin != off || ti.Begin%int64(ti.DType.Size()) != 0 {
+			t.Errorf("%s at [%d,%d), want it at %d (aligned to %d)", n, ti.Begin, ti.End, off, ti.DType.Size())
+		}
+		off = ti.End
 	}
 	// No temporary file is left beside the output.
 	if ents, _ := os.ReadDir(filepath.Dir(path)); len(ents) != 1 {
@@ -256,5 +264,52 @@ func TestWriteFileRejects(t *testing.T) {
 				t.Error("a rejected write left a file")
 			}
 		})
+	}
+}
+
+// TestWriteMatchesHFVectors checks the writer against byte vectors from HF safetensors' own serializer tests
+// (safetensors/src/tensor.rs: test_serialization, test_serialization_forced_alignement, test_empty).
+func TestWriteMatchesHFVectors(t *testing.T) {
+	f32s := make([]byte, 0, 24)
+	for _, v := range []float32{0, 1, 2, 3, 4, 5} {
+		f32s = binary.LittleEndian.AppendUint32(f32s, math.Float32bits(v))
+	}
+	cases := []struct {
+		name    string
+		tensors []backend.Host
+		meta    map[string]string
+		header  string // after the 8-byte length; the data follows it
+	}{
+		{"attn.0", []backend.Host{{Name: "attn.0", DType: backend.F32, Shape: []int{1, 2, 3}, Data: f32s}}, nil,
+			`{"attn.0":{"dtype":"F32","shape":[1,2,3],"data_offsets":[0,24]}}`},
+		{"forced alignment", []backend.Host{{Name: "attn0", DType: backend.F32, Shape: []int{1, 1, 2, 3}, Data: f32s}}, nil,
+			`{"attn0":{"dtype":"F32","shape":[1,1,2,3],"data_offsets":[0,24]}}       `},
+		{"empty", nil, nil, `{}      `},
+		{"empty with metadata", nil, map[string]string{"framework": "pt"}, `{"__metadata__":{"framework":"pt"}}     `},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), "x.safetensors")
+			if err := WriteFile(path, c.tensors, c.meta); err != nil {
+				t.Fatal(err)
+			}
+			want := binary.LittleEndian.AppendUint64(nil, uint64(len(c.header)))
+			want = append(want, c.header...)
+			for _, h := range c.tensors {
+				want = append(want, h.Data...)
+			}
+			if got, _ := os.ReadFile(path); !bytes.Equal(got, want) {
+				t.Fatalf("got  %q\nwant %q", got, want)
+			}
+		})
+	}
+}
+
+// TestEveryDTypeHasHFRank guards the writer's layout table against a dtype added to backend later.
+func TestEveryDTypeHasHFRank(t *testing.T) {
+	for d := 0; d < 256; d++ {
+		if knownDType(backend.DType(d)) && hfRank[backend.DType(d)] == 0 {
+			t.Errorf("dtype %s has no HF layout rank", backend.DType(d))
+		}
 	}
 }

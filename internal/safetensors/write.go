@@ -1,6 +1,7 @@
-// Writer for .safetensors files in the byte layout HF's safetensors library produces for same-dtype tensors:
-// compact JSON header with __metadata__ first, tensors sorted by name and packed back to back, header padded
-// with spaces to a multiple of 8 so the data section is 8-byte aligned.
+// Writer for .safetensors files in the byte layout HF's safetensors library produces: compact JSON header with
+// __metadata__ first, tensors ordered by descending dtype width then by name and packed back to back, header
+// padded with spaces to a multiple of 8. The data section is then 8-byte aligned and, because wider dtypes come
+// first, every tensor starts at a multiple of its element size (GPU uploads and typed views can rely on it).
 package safetensors
 
 import (
@@ -18,7 +19,7 @@ import (
 	"github.com/mlxbun/mlxbun/internal/backend"
 )
 
-// WriteFile writes tensors and metadata to path atomically: a temporary file in the same directory is written,
+// WriteFile writes tensors (in any order) and metadata to path atomically: a temporary file in the same directory is written,
 // fsynced and renamed over path, so a reader never sees a half-written file. Each tensor's Data must hold
 // exactly product(Shape)·DType.Size() bytes; names must be unique, non-empty and not "__metadata__".
 func WriteFile(path string, tensors []backend.Host, metadata map[string]string) error {
@@ -64,10 +65,28 @@ func writeBody(tmp *os.File, header []byte, sorted []backend.Host) error {
 	return tmp.Sync()
 }
 
+// hfRank is each dtype's position in HF safetensors' Dtype enum (declared in increasing alignment); HF lays
+// tensors out by descending rank, then name. Must match safetensors/src/tensor.rs for byte-identical files.
+var hfRank = map[backend.DType]int{
+	backend.U8: 1, backend.I8: 2, backend.F16: 7, backend.BF16: 8, backend.I32: 9, backend.U32: 10,
+	backend.F32: 11, backend.F64: 12, backend.I64: 13,
+}
+
 // encodeHeader validates tensors and returns the padded JSON header and the tensors in file order.
 func encodeHeader(tensors []backend.Host, metadata map[string]string) ([]byte, []backend.Host, error) {
 	sorted := append([]backend.Host(nil), tensors...)
-	sort.Slice(sorted, func(i, j int) bool { return sorted[i].Name < sorted[j].Name })
+	for _, t := range sorted {
+		if err := checkWritable(t); err != nil {
+			return nil, nil, err
+		}
+	}
+	sort.Slice(sorted, func(i, j int) bool {
+		a, b := sorted[i], sorted[j]
+		if hfRank[a.DType] != hfRank[b.DType] {
+			return hfRank[a.DType] > hfRank[b.DType]
+		}
+		return a.Name < b.Name
+	})
 
 	var b bytes.Buffer
 	b.WriteByte('{')
@@ -89,13 +108,12 @@ func encodeHeader(tensors []backend.Host, metadata map[string]string) ([]byte, [
 		b.WriteByte('}')
 	}
 	var off uint64
-	for i, t := range sorted {
-		if err := checkWritable(t); err != nil {
-			return nil, nil, err
-		}
-		if i > 0 && sorted[i-1].Name == t.Name {
+	seen := make(map[string]bool, len(sorted))
+	for _, t := range sorted {
+		if seen[t.Name] {
 			return nil, nil, fmt.Errorf("tensor %q given twice", t.Name)
 		}
+		seen[t.Name] = true
 		if b.Len() > 1 {
 			b.WriteByte(',')
 		}
