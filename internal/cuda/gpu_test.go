@@ -123,6 +123,9 @@ func TestGPUDeviceInfo(t *testing.T) {
 		free, total, err = d.MemInfo()
 		return err
 	})
+	if n, err := DeviceCount(); err != nil || n < 1 {
+		t.Fatalf("DeviceCount = %d, %v", n, err)
+	}
 	major, minor, err := NVRTCVersion()
 	if err != nil {
 		t.Fatal(err)
@@ -279,6 +282,47 @@ func TestGPUCompileCache(t *testing.T) {
 		t.Fatalf("broken source: %v", err)
 	}
 	t.Logf("as expected: %v", err)
+	// sm_90a (wgmma, setmaxnreg) is a distinct NVRTC target; its CUBIN must load and run on the device.
+	if d.Info().CCMajor == 9 && d.Info().CCMinor == 0 {
+		cubin, err := Compile("elementwise.cu", src, "sm_90a")
+		if err != nil {
+			t.Fatal(err)
+		}
+		const n = 1000
+		x := make([]float32, n)
+		for i := range x {
+			x[i] = float32(i) * 0.5
+		}
+		got := make([]float32, n)
+		do(t, d, func() error {
+			m, err := d.LoadModule("elementwise.cu[sm_90a]", cubin)
+			if err != nil {
+				return err
+			}
+			defer m.Unload()
+			f, err := m.Function("add_f32")
+			if err != nil {
+				return err
+			}
+			s, err := d.NewStream()
+			if err != nil {
+				return err
+			}
+			defer s.Destroy()
+			p, err := d.Alloc(4 * n)
+			if err != nil {
+				return err
+			}
+			defer d.Free(p)
+			return errors.Join(CopyToDevice(d, p, x), launch1D(s, f, n, NewArgs().Ptr(p).Ptr(p).Ptr(p).U64(n)), s.Sync(), CopyFromDevice(d, got, p))
+		})
+		for i := range got {
+			if got[i] != 2*x[i] {
+				t.Fatalf("sm_90a add_f32[%d] = %v, want %v", i, got[i], 2*x[i])
+			}
+		}
+		t.Logf("sm_90a CUBIN (%d bytes) loaded and ran", len(cubin))
+	}
 	do(t, d, func() error {
 		_, err := elemMod.Function("no_such_kernel")
 		if err == nil || !strings.Contains(err.Error(), "elementwise.cu.no_such_kernel") {
@@ -557,6 +601,9 @@ func TestGPUGemmCorrect(t *testing.T) {
 				}
 				return nil
 			})
+			if b := d.blas; b != nil && sh.m == 37 && out == BFloat16 {
+				record("libraries   cuBLASLt %d (%s)", b.Version(), b.LibraryPath())
+			}
 			e := relErr(got, ref)
 			tol := 1e-5
 			if out == BFloat16 {
@@ -660,6 +707,30 @@ func TestGPUBandwidth(t *testing.T) {
 		}
 		gbs := float64(bytes) / (ms * 1e-3) / 1e9
 		record("DtoD copy   %d MiB: %.3f ms median of 10 -> %.0f GB/s copied, %.0f GB/s read+write", bytes>>20, ms, gbs, 2*gbs)
+
+		// Host to device, as weights are uploaded: from pinned memory and from an ordinary Go slice.
+		const up = 1 << 30
+		h, err := d.AllocHost(up, 0)
+		if err != nil {
+			return err
+		}
+		defer d.FreeHost(h)
+		hb := h.Bytes()
+		for i := 0; i < up; i += 4096 {
+			hb[i] = byte(i >> 12)
+		}
+		pinnedMs, err := timeMs(d, s, 1, 5, func() error { return s.MemcpyHtoDAsync(dst, h.Ptr(), up) })
+		if err != nil {
+			return err
+		}
+		g := make([]byte, up)
+		copy(g, hb)
+		pageableMs, err := timeMs(d, s, 1, 3, func() error { return s.MemcpyHtoDAsync(dst, unsafe.Pointer(&g[0]), up) })
+		if err != nil {
+			return err
+		}
+		record("HtoD copy   %d MiB: pinned %.1f GB/s, pageable Go slice %.1f GB/s", up>>20,
+			float64(up)/(pinnedMs*1e-3)/1e9, float64(up)/(pageableMs*1e-3)/1e9)
 		return nil
 	})
 }
@@ -808,4 +879,29 @@ func TestGPULaunchOverhead(t *testing.T) {
 			launches, plainUs, hostPlain.Seconds()*1e6/launches, graphUs, hostGraph.Seconds()*1e6/replays, plainUs/graphUs)
 		return nil
 	})
+}
+
+// TestGPUHostOverheads measures the host-side floors: one driver call through purego, and one Device.Do round
+// trip from another goroutine.
+func TestGPUHostOverheads(t *testing.T) {
+	d := gpu(t)
+	const calls, dos = 200000, 20000
+	var callNs float64
+	do(t, d, func() error {
+		var v int32
+		t0 := time.Now()
+		for range calls {
+			if r := call(drv.cuDriverGetVersion, uintptr(unsafe.Pointer(&v))); r != 0 {
+				return newError(r, "cuDriverGetVersion")
+			}
+		}
+		callNs = float64(time.Since(t0).Nanoseconds()) / calls
+		return nil
+	})
+	t0 := time.Now()
+	for range dos {
+		do(t, d, func() error { return nil })
+	}
+	doUs := time.Since(t0).Seconds() * 1e6 / dos
+	record("host        driver call via purego (cuDriverGetVersion) %.0f ns; Device.Do round trip %.1f µs", callNs, doUs)
 }

@@ -45,6 +45,6 @@ if [ -x .devbin/mlxbun ]; then
 fi
 
 nvidia-smi --query-gpu=clocks.sm,clocks.mem,temperature.gpu,power.draw --format=csv,noheader >>"$OUT/env.log" 2>&1
-[ -f "$MLXBUN_CUDA_REPORT" ] && cat "$MLXBUN_CUDA_REPORT"
+# The test binary printed the measurement table last; it is also in $OUT/cuda-report.txt.
 echo "remote.sh exit $rc"
 exit $rc
