@@ -8,7 +8,7 @@ import "math"
 // T(·) round-to-nearest-even into T,
 //
 //	x_i     = T(logits[i])                      (the logits as the model's dtype holds them)
-//	L       = T(log Σ_j exp(x_j))               (MLX's logsumexp returns the input dtype)
+//	L       = T(f32(log Σ_j exp(x_j)))          (MLX's logsumexp: an f32 result cast to the input dtype)
 //	score_i = T(x_i − L)                        (f32: one f32 subtraction; bf16: f32 subtraction then rounding,
 //	                                             as Metal's bfloat arithmetic does; f16: the exact difference
 //	                                             rounded once, as native half arithmetic does)
@@ -18,73 +18,136 @@ import "math"
 // row whose logsumexp is not finite (any NaN or +Inf logit, every logit -Inf, or an L that overflows T) has only
 // NaN/-Inf scores and selects token 0. An empty row returns 0.
 //
-// Differences from MLX: L is summed in float64 and then rounded to T, while MLX reduces in float32 in its own
-// order, so a score within an ulp of a rounding boundary may tie differently; the maximum itself is the same.
+// Differences from MLX: the sum is taken in float64, while MLX reduces in float32 in its own order, so when L lies
+// within an f32 ulp of a rounding boundary the scores may tie differently; the largest logit always scores highest.
 //
-// Because every T(·) above is monotone, the winner is the lowest id whose score equals the score of the largest x;
-// the function finds that score first and then the first id that reaches it.
+// Because every T(·) above is monotone, the winner is the lowest id whose score equals the score of the largest x.
+// When no token of lower id lies close enough below the largest x to tie with it whatever L is, that token is the
+// answer and L is never computed (greedyWithoutL): the usual case, which skips a vocabulary of exponentials.
 func GreedyNormalizedArgmax(logits []float32, r Rounding) int {
 	if len(logits) == 0 {
 		return 0
 	}
-	m := math.Inf(-1)
-	for _, l := range logits {
-		x := roundTo(float64(l), r)
-		if math.IsNaN(x) || math.IsInf(x, 1) {
+	ninf := float32(math.Inf(-1))
+	m, w := ninf, 0 // the largest x and its lowest id
+	for i, l := range logits {
+		x := round32(l, r)
+		if x != x || x > math.MaxFloat32 {
 			return 0 // L is NaN or +Inf: every score is NaN or -Inf
 		}
-		m = max(m, x)
+		if x > m {
+			m, w = x, i
+		}
 	}
-	if math.IsInf(m, -1) {
+	if m == ninf {
 		return 0 // L = -Inf; -Inf − -Inf is NaN everywhere
 	}
-	s := 0.0
-	for _, l := range logits {
-		s += math.Exp(roundTo(float64(l), r) - m)
+	if id, ok := greedyWithoutL(logits, r, m, w); ok {
+		return id
 	}
-	lse := roundTo(m+math.Log(s), r)
-	if math.IsInf(lse, 0) {
+	s := 0.0
+	mf := float64(m)
+	for _, l := range logits {
+		s += math.Exp(float64(round32(l, r)) - mf)
+	}
+	lse := round32(float32(mf+math.Log(s)), r) // f32 first, then T: MLX's f32 logsumexp cast to T
+	if lse > math.MaxFloat32 {
 		return 0 // f16 overflow of L: scores are -Inf or NaN
 	}
 	best := normalizedScore(m, lse, r)
-	// Scores only equal best where x ≥ (something ≤ m); checking every id in order finds the lowest one.
+	// Scores are monotone in x, so best is the largest; checking ids in order finds the lowest id reaching it.
 	for i, l := range logits {
-		if normalizedScore(roundTo(float64(l), r), lse, r) == best {
+		if normalizedScore(round32(l, r), lse, r) == best {
 			return i
 		}
 	}
-	panic("sample: the largest logit's score was not found again") // roundTo and normalizedScore are pure
+	panic("sample: the largest logit's score was not found again") // round32 and normalizedScore are pure
+}
+
+// greedyWithoutL settles the argmax without the logsumexp when no token could tie with w, the first token holding
+// the largest x = m: every token of lower id must lie more than δ below m, where δ exceeds one ulp of T at any
+// score such a token can have. With 1 ≤ s = Σexp(x − m) ≤ V, L = m + log s before rounding; rounding to T never
+// takes it below m (m is in T) and takes it up by less than log s (it rounds up only past half an ulp), so
+// m ≤ L ≤ m + 2 log V and a score at distance d = m − x has magnitude at most d + 2 log V. Two exact values more
+// than an ulp apart round apart, which needs d > 2^-p·(d + 2 log V) for p fraction bits; δ = 2^(1-p)·(2 log V + 2)
+// satisfies it with room to spare for the f32 step inside bf16 arithmetic. Tokens above w's id cannot
+// beat it: their score is at most w's and ties go to the lower id. Near the top of f16's range L can overflow and
+// turn the answer into token 0, so that case takes the exact path.
+func greedyWithoutL(logits []float32, r Rounding, m float32, w int) (int, bool) {
+	frac := 23
+	switch r {
+	case BF16:
+		frac = 7
+	case F16:
+		frac = 10
+	}
+	logV := math.Log(float64(len(logits)))
+	if r == F16 && float64(m)+logV+1 > 65504 || r != F16 && float64(m) > 1e37 {
+		return 0, false
+	}
+	delta := math.Ldexp(2*logV+2, 1-frac)
+	limit := float64(m) - delta
+	for i := range w {
+		if float64(round32(logits[i], r)) >= limit {
+			return 0, false
+		}
+	}
+	return w, true
 }
 
 // normalizedScore is T(x − L) with the arithmetic the reference kernel uses for dtype r; x and L are already in T.
-func normalizedScore(x, lse float64, r Rounding) float64 {
+func normalizedScore(x, lse float32, r Rounding) float32 {
 	switch r {
 	case BF16:
-		return roundTo(float64(float32(x)-float32(lse)), BF16)
+		return round32(x-lse, BF16) // Metal's bfloat arithmetic: an f32 operation, then rounding
 	case F16:
-		// Two halves differ by at most 2^40 in magnitude, so their float64 difference is exact.
-		return roundTo(x-lse, F16)
+		// Native half arithmetic rounds the exact difference once. Two halves' difference is exact in float64; it
+		// usually fits float32 too, and round32 then does the one rounding.
+		d := float64(x) - float64(lse)
+		if float64(float32(d)) == d {
+			return round32(float32(d), F16)
+		}
+		return float32(roundBinary(d, 10, -14, 15))
 	default:
-		return float64(float32(x) - float32(lse))
+		return x - lse
 	}
 }
 
-// roundTo rounds x to the nearest value of dtype r (ties to even), overflowing to ±Inf as a conversion would.
-// NaN and ±Inf pass through.
-func roundTo(x float64, r Rounding) float64 {
+// round32 rounds f to the nearest value of dtype r, ties to even, overflowing to ±Inf as a conversion does; NaN
+// and ±Inf pass through.
+func round32(f float32, r Rounding) float32 {
 	switch r {
 	case BF16:
-		return roundBinary(x, 7, -126, 127)
+		u := math.Float32bits(f)
+		if u&0x7fffffff > 0x7f800000 {
+			return f // NaN stays as it is
+		}
+		// Add just under half of bf16's ulp, plus one when the kept part is odd, and truncate: round to nearest,
+		// ties to even; a carry out of the fraction bumps the exponent (to Inf past the largest finite value).
+		u += 0x7fff + (u>>16)&1
+		return math.Float32frombits(u &^ 0xffff)
 	case F16:
-		return roundBinary(x, 10, -14, 15)
+		u := math.Float32bits(f)
+		sign, a := u&0x80000000, u&0x7fffffff
+		switch {
+		case a >= 0x7f800000:
+			return f
+		case a >= 0x477ff000: // ≥ 65520, half-way from 65504 to 2^16: rounds (to even) past the largest half
+			return math.Float32frombits(sign | 0x7f800000)
+		case a < 0x38800000: // below 2^-14, half's subnormals: a fixed quantum of 2^-24
+			const q = 1.0 / (1 << 24)
+			return float32(math.RoundToEven(float64(f)/q) * q)
+		}
+		a += 0xfff + (a>>13)&1 // 13 fraction bits dropped, as above
+		return math.Float32frombits(sign | a&^0x1fff)
 	default:
-		return float64(float32(x))
+		return f
 	}
 }
 
 // roundBinary rounds x to a binary format with `frac` stored fraction bits, smallest normal exponent emin and
 // largest exponent emax (subnormals included). The quantum at x's exponent is a power of two, so x/q is exact and
-// RoundToEven does the only rounding.
+// RoundToEven does the only rounding. It serves values that float32 cannot hold exactly.
 func roundBinary(x float64, frac, emin, emax int) float64 {
 	if x == 0 || math.IsNaN(x) || math.IsInf(x, 0) {
 		return x

@@ -6,17 +6,14 @@ import (
 	"math"
 	"math/rand/v2"
 	"slices"
+	"sort"
 	"testing"
 )
 
-// bf16Round is the classic bit-level float32 → bfloat16 round-to-nearest-even.
-func bf16Round(f float32) float32 {
-	if f != f {
-		return f
-	}
-	u := math.Float32bits(f)
-	u += 0x7fff + (u>>16)&1
-	return math.Float32frombits(u & 0xffff0000)
+// A format's table: every finite non-negative value in increasing order with its bit pattern (for ties to even).
+type fmtValue struct {
+	v    float64
+	bits uint32
 }
 
 // f16Decode turns IEEE half bits into their value.
@@ -27,62 +24,46 @@ func f16Decode(h uint16) float64 {
 	}
 	e := int(h>>10) & 0x1f
 	m := float64(h & 0x3ff)
-	switch e {
-	case 0:
+	if e == 0 {
 		return sign * m * math.Pow(2, -24)
-	case 0x1f:
-		if m == 0 {
-			return sign * math.Inf(1)
-		}
-		return math.NaN()
 	}
 	return sign * (1 + m/1024) * math.Pow(2, float64(e-15))
 }
 
-// f16Table is every finite non-negative half value in increasing order, with its bits.
-var f16Table = func() (t []struct {
-	v    float64
-	bits uint16
-}) {
-	for h := uint16(0); h < 0x7c00; h++ {
-		t = append(t, struct {
-			v    float64
-			bits uint16
-		}{f16Decode(h), h})
-	}
-	return t
-}()
+var (
+	f16Table = func() (t []fmtValue) {
+		for h := uint32(0); h < 0x7c00; h++ {
+			t = append(t, fmtValue{f16Decode(uint16(h)), h})
+		}
+		return t
+	}()
+	bf16Table = func() (t []fmtValue) {
+		for h := uint32(0); h < 0x7f80; h++ {
+			t = append(t, fmtValue{float64(math.Float32frombits(h << 16)), h})
+		}
+		return t
+	}()
+)
 
-// f16Nearest rounds x to half by searching the table for its neighbours: nearest wins, a tie goes to the even
-// bit pattern, and anything at or past max + half an ulp (65520) overflows.
-func f16Nearest(x float64) float64 {
+// nearest rounds x into a format by searching its table for x's neighbours: the nearer wins, a tie goes to the
+// even bit pattern, and a magnitude at or past overflow (the largest value plus half its ulp) becomes ±Inf.
+func nearest(table []fmtValue, overflow, x float64) float64 {
 	if x != x || math.IsInf(x, 0) {
 		return x
 	}
 	a := math.Abs(x)
-	if a >= 65520 {
+	if a >= overflow {
 		return math.Copysign(math.Inf(1), x)
 	}
-	i, _ := slices.BinarySearchFunc(f16Table, a, func(e struct {
-		v    float64
-		bits uint16
-	}, t float64) int {
-		switch {
-		case e.v < t:
-			return -1
-		case e.v > t:
-			return 1
-		}
-		return 0
-	})
+	i := sort.Search(len(table), func(i int) bool { return table[i].v >= a })
 	var r float64
 	switch {
-	case i < len(f16Table) && f16Table[i].v == a:
+	case i < len(table) && table[i].v == a:
 		r = a
-	case i == len(f16Table):
-		r = f16Table[i-1].v
+	case i == len(table):
+		r = table[i-1].v
 	default:
-		lo, hi := f16Table[i-1], f16Table[i]
+		lo, hi := table[i-1], table[i]
 		switch {
 		case a-lo.v < hi.v-a:
 			r = lo.v
@@ -97,63 +78,71 @@ func f16Nearest(x float64) float64 {
 	return math.Copysign(r, x)
 }
 
-func TestRoundBF16MatchesBitTrick(t *testing.T) {
+func f16Nearest(x float64) float64 { return nearest(f16Table, 65520, x) }
+func bf16Nearest(x float64) float64 {
+	return nearest(bf16Table, float64(math.Float32frombits(0x7f7f8000)), x) // (2 − 2^-8)·2^127
+}
+
+func TestRound32MatchesNearestSearch(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
 	check := func(f float32) {
-		got := roundTo(float64(f), BF16)
-		want := float64(bf16Round(f))
-		if got != want && !(math.IsNaN(got) && math.IsNaN(want)) {
-			t.Fatalf("roundTo(%g (%#08x), BF16) = %g, want %g", f, math.Float32bits(f), got, want)
+		for _, c := range []struct {
+			r   Rounding
+			ref func(float64) float64
+		}{{BF16, bf16Nearest}, {F16, f16Nearest}, {F32, func(x float64) float64 { return x }}} {
+			got, want := float64(round32(f, c.r)), c.ref(float64(f))
+			if got != want && !(math.IsNaN(got) && math.IsNaN(want)) {
+				t.Fatalf("round32(%g (%#08x), %v) = %g, want %g", f, math.Float32bits(f), c.r, got, want)
+			}
 		}
 	}
-	for range 1 << 20 {
+	for range 1 << 18 {
 		check(math.Float32frombits(rng.Uint32()))
+		check(float32((rng.Float64()*2 - 1) * math.Pow(2, float64(rng.IntN(44)-28)))) // f16's range
 	}
-	// Midpoints, both parities, subnormals, the overflow edge.
+	// Midpoints of both parities, subnormals of both formats, the overflow edges.
 	for _, u := range []uint32{0x3f808000, 0x3f818000, 0x3f80c000, 0x00008000, 0x00018000, 0x7f7f7fff, 0x7f7f8000,
-		0x7f7fffff, 0x80008000, 0xbf808000, 0x00000001, 0x7f800000, 0xff800000} {
+		0x7f7fffff, 0x80008000, 0xbf808000, 0x00000001, 0x7f800000, 0xff800000, 0x477fefff, 0x477ff000, 0x477ff001,
+		0x33000000, 0x33000001, 0x33c00000, 0x387fc000, 0x387fe000, 0x38800000} {
 		check(math.Float32frombits(u))
+	}
+	for i := 1; i < len(f16Table); i++ {
+		check(float32((f16Table[i-1].v + f16Table[i].v) / 2)) // every f16 midpoint is an f32
 	}
 }
 
-func TestRoundF16MatchesNearestSearch(t *testing.T) {
-	// Every half value, every midpoint between neighbours (ties to even) and points just off each midpoint.
+func TestRoundBinaryMatchesNearestSearch(t *testing.T) {
+	// Every half value, every midpoint between neighbours (ties to even) and float64 points just off each midpoint,
+	// which float32 could not hold.
 	for i := 1; i < len(f16Table); i++ {
 		lo, hi := f16Table[i-1].v, f16Table[i].v
 		mid := (lo + hi) / 2
 		for _, x := range []float64{lo, mid, math.Nextafter(mid, 0), math.Nextafter(mid, 1e9), -mid, hi} {
-			if got, want := roundTo(x, F16), f16Nearest(x); got != want {
-				t.Fatalf("roundTo(%g, F16) = %g, want %g", x, got, want)
+			if got, want := roundBinary(x, 10, -14, 15), f16Nearest(x); got != want {
+				t.Fatalf("roundBinary(%g) = %g, want %g", x, got, want)
 			}
 		}
 	}
 	for _, x := range []float64{65504, 65519.99, 65520, 65536, -65520, 1e-9, 2.9802322387695312e-08, 5.960464477539063e-08} {
-		if got, want := roundTo(x, F16), f16Nearest(x); got != want {
-			t.Fatalf("roundTo(%g, F16) = %g, want %g", x, got, want)
-		}
-	}
-	rng := rand.New(rand.NewPCG(3, 4))
-	for range 200000 {
-		x := (rng.Float64()*2 - 1) * math.Pow(2, float64(rng.IntN(40)-26))
-		if got, want := roundTo(x, F16), f16Nearest(x); got != want {
-			t.Fatalf("roundTo(%g, F16) = %g, want %g", x, got, want)
+		if got, want := roundBinary(x, 10, -14, 15), f16Nearest(x); got != want {
+			t.Fatalf("roundBinary(%g) = %g, want %g", x, got, want)
 		}
 	}
 }
 
-// refRound rounds a float32 logit to r with the reference rounders.
+// refRound rounds a logit to r with the reference rounders.
 func refRound(x float64, r Rounding) float64 {
 	switch r {
 	case BF16:
-		return float64(bf16Round(float32(x)))
+		return bf16Nearest(x)
 	case F16:
 		return f16Nearest(x)
 	}
 	return float64(float32(x))
 }
 
-// refGreedy emulates the seed's normalized-argmax literally: logsumexp (summed here smallest term first), rounded
-// to the dtype, one subtraction per token in the dtype's arithmetic, NaN → -Inf, and the better() reduction from
+// refGreedy emulates the seed's normalized-argmax literally: logsumexp (summed here smallest term first) as an f32
+// rounded to the dtype, one subtraction per token in the dtype's arithmetic, NaN → -Inf, and the better() reduction from
 // best = -Inf, id = 2^32−1. Degenerate rows fall out of IEEE arithmetic instead of being special-cased.
 func refGreedy(logits []float32, r Rounding) int {
 	xs := make([]float64, len(logits))
@@ -180,14 +169,14 @@ func refGreedy(logits []float32, r Rounding) int {
 		for _, e := range terms {
 			s += e
 		}
-		lse = refRound(m+math.Log(s), r)
+		lse = refRound(float64(float32(m+math.Log(s))), r)
 	}
 	best, bestID := math.Inf(-1), uint32(math.MaxUint32)
 	for i, x := range xs {
 		var v float64
 		switch r {
 		case BF16:
-			v = float64(bf16Round(float32(x) - float32(lse)))
+			v = bf16Nearest(float64(float32(x) - float32(lse)))
 		case F16:
 			v = f16Nearest(x - lse)
 		default:
@@ -244,7 +233,8 @@ func TestGreedyHandCases(t *testing.T) {
 
 func TestGreedyMatchesKernelEmulation(t *testing.T) {
 	rng := rand.New(rand.NewPCG(5, 6))
-	differ := 0 // rows where rounding changed the winner: proves the sweep reaches rounding ties
+	differ := 0   // rows where rounding changed the winner: proves the sweep reaches rounding ties
+	shortcut := 0 // rows settled without the logsumexp: both paths must be exercised
 	for trial := range 1500 {
 		v := 1 + rng.IntN(2000)
 		logits := make([]float32, v)
@@ -264,6 +254,11 @@ func TestGreedyMatchesKernelEmulation(t *testing.T) {
 			logits[rng.IntN(v)] = float32([]float64{math.Inf(-1), math.Inf(1), math.NaN()}[rng.IntN(3)])
 		}
 		for _, r := range []Rounding{F32, BF16, F16} {
+			if w, ok := greedyCandidate(logits, r); ok {
+				if _, ok := greedyWithoutL(logits, r, round32(logits[w], r), w); ok {
+					shortcut++
+				}
+			}
 			got, want := GreedyNormalizedArgmax(logits, r), refGreedy(logits, r)
 			if got != want {
 				t.Fatalf("trial %d (%v, vocab %d, scale %g): got %d (logit %g), want %d (logit %g)",
@@ -277,5 +272,49 @@ func TestGreedyMatchesKernelEmulation(t *testing.T) {
 	if differ == 0 {
 		t.Fatal("no row had a bf16 winner different from the f32 one; the sweep does not reach rounding ties")
 	}
-	t.Logf("%d rows where bf16 rounding changed the winner", differ)
+	if shortcut == 0 || shortcut == 3*1500 {
+		t.Fatalf("%d of %d rows took the shortcut; both paths must be exercised", shortcut, 3*1500)
+	}
+	t.Logf("%d rows where bf16 rounding changed the winner, %d of %d settled without the logsumexp",
+		differ, shortcut, 3*1500)
+}
+
+// greedyCandidate is the first id holding the largest rounded logit, if the row is finite.
+func greedyCandidate(logits []float32, r Rounding) (int, bool) {
+	w, m := 0, math.Inf(-1)
+	for i, l := range logits {
+		x := float64(round32(l, r))
+		if math.IsNaN(x) || math.IsInf(x, 1) {
+			return 0, false
+		}
+		if x > m {
+			w, m = i, x
+		}
+	}
+	return w, !math.IsInf(m, -1)
+}
+
+// TestGreedyNearTheShortcutBound puts a lower-id token at a sweep of distances below the top one, through the
+// region where rounding makes them tie, at magnitudes where L's own ulp is large.
+func TestGreedyNearTheShortcutBound(t *testing.T) {
+	rng := rand.New(rand.NewPCG(22, 23))
+	for _, r := range []Rounding{F32, BF16, F16} {
+		for _, top := range []float64{0.5, 7, -300, 1000, 30000, 65000} {
+			for _, v := range []int{2, 100, 5000} {
+				for step := range 60 {
+					logits := make([]float32, v)
+					for i := range logits {
+						logits[i] = float32(top - 20 - 10*rng.Float64())
+					}
+					w := 1 + rng.IntN(v-1)
+					logits[w] = float32(top)
+					// Distances from 0 to ~3 bf16 ulps at |top|, plus log V's share.
+					logits[rng.IntN(w)] = float32(top - float64(step)/20*math.Max(1, math.Abs(top))/128)
+					if got, want := GreedyNormalizedArgmax(logits, r), refGreedy(logits, r); got != want {
+						t.Fatalf("%v top %g vocab %d step %d: got %d, want %d", r, top, v, step, got, want)
+					}
+				}
+			}
+		}
+	}
 }

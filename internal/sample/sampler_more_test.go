@@ -1,0 +1,193 @@
+// Tests of the Sampler's error paths, reproducibility, allocation behaviour, partial selection and a full-size
+// vocabulary draw.
+package sample
+
+import (
+	"errors"
+	"math"
+	"math/rand/v2"
+	"slices"
+	"testing"
+)
+
+func TestSampleErrors(t *testing.T) {
+	ninf := float32(math.Inf(-1))
+	cases := []struct {
+		name    string
+		p       Params
+		logits  []float32
+		history []int
+		mask    []int32
+		want    error
+	}{
+		{"empty row", Params{}, nil, nil, nil, ErrBadInput},
+		{"mask rejects all", Params{}, []float32{1, 2, 3}, nil, []int32{0}, ErrAllRejected},
+		{"mask rejects all (sampling)", Params{Temp: 1}, []float32{1, 2, 3}, nil, []int32{}, ErrAllRejected},
+		{"mask bits only past the vocabulary", Params{Temp: 1}, []float32{1, 2, 3}, nil, []int32{1 << 3}, ErrAllRejected},
+		{"history id past vocabulary", Params{RepetitionPenalty: 1.1}, []float32{1, 2}, []int{0, 2}, nil, ErrBadInput},
+		{"negative history id", Params{FrequencyPenalty: 1}, []float32{1, 2}, []int{-1}, nil, ErrBadInput},
+		{"bias id past vocabulary", Params{LogitBias: map[int]float32{5: 1}}, []float32{1, 2}, nil, nil, ErrBadInput},
+		{"everything -Inf", Params{Temp: 1, TopP: 0.5}, []float32{ninf, ninf}, nil, nil, ErrNoCandidate},
+		{"allowed tokens all banned by bias", Params{Temp: 0.5, LogitBias: map[int]float32{1: ninf}},
+			[]float32{1, 2, 3}, nil, []int32{0b10}, ErrNoCandidate},
+	}
+	for _, c := range cases {
+		_, err := mustNew(t, c.p).Sample(c.logits, c.history, c.mask)
+		if !errors.Is(err, c.want) {
+			t.Errorf("%s: err = %v, want %v", c.name, err, c.want)
+		}
+	}
+	// Out-of-window history ids are not looked at: only the last RepetitionContextSize matter.
+	if _, err := mustNew(t, Params{RepetitionPenalty: 1.1, RepetitionContextSize: 1}).Sample(
+		[]float32{1, 2}, []int{99, 1}, nil); err != nil {
+		t.Errorf("an id outside the window was checked: %v", err)
+	}
+}
+
+func TestGreedySampleRespectsMask(t *testing.T) {
+	logits := []float32{9, 1, 8, 3, 7}
+	id, err := mustNew(t, Params{}).Sample(logits, nil, []int32{0b11010})
+	if err != nil || id != 4 {
+		t.Fatalf("got %d, %v; want token 4 (the best allowed)", id, err)
+	}
+	// One allowed token is always drawn, whatever the temperature.
+	s := mustNew(t, Params{Temp: 5, TopP: 0.9, Seed: 9})
+	for range 200 {
+		id, err := s.Sample([]float32{9, 1, 8, 3, 7}, nil, []int32{0b1000})
+		if err != nil || id != 3 {
+			t.Fatalf("got %d, %v; want token 3", id, err)
+		}
+	}
+}
+
+func TestReproducible(t *testing.T) {
+	rng := rand.New(rand.NewPCG(13, 14))
+	rows := make([][]float32, 300)
+	for i := range rows {
+		rows[i] = make([]float32, 1000)
+		for j := range rows[i] {
+			rows[i][j] = float32(rng.NormFloat64())
+		}
+	}
+	run := func(seed uint64) []int {
+		s := mustNew(t, Params{Temp: 1, TopP: 0.95, TopK: 200, Seed: seed})
+		var ids []int
+		for _, r := range rows {
+			id, err := s.Sample(slices.Clone(r), nil, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			ids = append(ids, id)
+		}
+		return ids
+	}
+	a, b, c := run(42), run(42), run(43)
+	if !slices.Equal(a, b) {
+		t.Fatal("the same seed drew different tokens")
+	}
+	same := 0
+	for i := range a {
+		if a[i] == c[i] {
+			same++
+		}
+	}
+	// Each row keeps ~200 tokens, so two independent streams agree on a handful of 300 draws.
+	if same > 60 {
+		t.Fatalf("seeds 42 and 43 agree on %d of %d draws", same, len(a))
+	}
+}
+
+func TestSampleDoesNotAllocate(t *testing.T) {
+	rng := rand.New(rand.NewPCG(15, 16))
+	base := make([]float32, 50000)
+	for i := range base {
+		base[i] = float32(3 * rng.NormFloat64())
+	}
+	history := make([]int, 500)
+	for i := range history {
+		history[i] = rng.IntN(len(base))
+	}
+	mask := make([]int32, len(base)/32+1)
+	for i := range mask {
+		mask[i] = int32(rng.Uint32())
+	}
+	row := make([]float32, len(base))
+	for _, p := range []Params{
+		{RepetitionPenalty: 1.1, LogitBias: map[int]float32{3: 2}},
+		{Temp: 0.7, TopP: 0.9, TopK: 50, MinP: 0.01, PresencePenalty: 0.5, FrequencyPenalty: 0.1},
+		{Temp: 0.7},
+	} {
+		s := mustNew(t, p)
+		allocs := testing.AllocsPerRun(20, func() {
+			copy(row, base)
+			if _, err := s.Sample(row, history, mask); err != nil {
+				t.Fatal(err)
+			}
+		})
+		if allocs != 0 {
+			t.Errorf("%+v: %v allocations per Sample", p, allocs)
+		}
+	}
+}
+
+func TestSelectTop(t *testing.T) {
+	rng := rand.New(rand.NewPCG(17, 18))
+	for trial := range 2000 {
+		n := 1 + rng.IntN(200)
+		c := make([]cand, n)
+		for i := range c {
+			c[i] = cand{float32(rng.IntN(1 + trial%10)), int32(i)} // few distinct logits: ids decide
+		}
+		if trial%3 == 0 {
+			slices.SortFunc(c, cmpCand) // already sorted, and reversed, inputs
+			if trial%2 == 0 {
+				slices.Reverse(c)
+			}
+		}
+		k := 1 + rng.IntN(n)
+		want := slices.SortedFunc(slices.Values(c), cmpCand)[:k]
+		selectTop(c, k)
+		got := slices.SortedFunc(slices.Values(c[:k]), cmpCand)
+		if !slices.Equal(got, want) {
+			t.Fatalf("trial %d n %d k %d: got %v, want %v", trial, n, k, got, want)
+		}
+	}
+}
+
+// TestFullVocabularyTopK draws from a 151936-token row with top-k 20 and checks the draw against the exact
+// temperature-scaled softmax of the 20 largest logits.
+func TestFullVocabularyTopK(t *testing.T) {
+	rng := rand.New(rand.NewPCG(19, 20))
+	const v, k, n = 151936, 20, 40000
+	logits := make([]float32, v)
+	for i := range logits {
+		logits[i] = float32(2 * rng.NormFloat64())
+	}
+	order := make([]int, v)
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortFunc(order, func(a, b int) int {
+		if logits[a] != logits[b] {
+			if logits[a] > logits[b] {
+				return -1
+			}
+			return 1
+		}
+		return a - b
+	})
+	const temp = 0.5
+	probs := map[int]float64{}
+	z := 0.0
+	for _, id := range order[:k] {
+		probs[id] = math.Exp((float64(logits[id]) - float64(logits[order[0]])) / temp)
+		z += probs[id]
+	}
+	for id := range probs {
+		probs[id] /= z
+	}
+	counts := draw(t, Params{Temp: temp, TopK: k, Seed: 21}, logits, nil, n)
+	if stat := chi2(t, counts, probs, n); stat > chi2Bound(k-1) {
+		t.Fatalf("chi² %.1f > %.1f", stat, chi2Bound(k-1))
+	}
+}
