@@ -7,8 +7,10 @@ import (
 	"encoding/json"
 	"errors"
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/mlxbun/mlxbun/internal/testutil"
@@ -287,6 +289,8 @@ func TestByteLevel(t *testing.T) {
 	if got := tok.Decode(want, false); got != text {
 		t.Errorf("Decode = %q, want %q", got, text)
 	}
+	// Invalid UTF-8 input is not an error: its bytes encode as themselves.
+	checkEncode(t, tok, "a\xffb\xc3", EncodeOptions{}, []int{'a', 0xff, 'b', 0xc3})
 	if got := string(tok.TokenBytes(0xF0)); got != "\xF0" {
 		t.Errorf("TokenBytes(0xF0) = %q, want the raw byte", got)
 	}
@@ -423,8 +427,15 @@ func TestLoadErrors(t *testing.T) {
 			}
 		})
 	}
-	if _, err := Parse(good.build(t), []byte(`{"eos_token": "<nope>"}`)); err == nil || !strings.Contains(err.Error(), "<nope>") {
-		t.Errorf("config naming a missing eos_token: err = %v, want one naming it", err)
+	if _, err := Parse(good.build(t), []byte(`{"eos_token": 7}`)); err == nil || !strings.Contains(err.Error(), "eos_token") {
+		t.Errorf("config with a numeric eos_token: err = %v, want one naming eos_token", err)
+	}
+	tok, err := Parse(good.build(t), []byte(`{"eos_token": "<nope>", "bos_token": {"content": "a"}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sp := tok.Specials(); sp.EOS != -1 || sp.EOSText != "<nope>" || sp.BOS != 0 || sp.BOSText != "a" {
+		t.Errorf("Specials = %+v, want EOS -1 \"<nope>\" and BOS 0 \"a\"", sp)
 	}
 	if _, err := Load(t.TempDir()); err == nil || !strings.Contains(err.Error(), "tokenizer.json") {
 		t.Errorf("Load of an empty dir: err = %v, want one naming tokenizer.json", err)
@@ -497,5 +508,33 @@ func TestTrainedModelPrompt(t *testing.T) {
 	}
 	if tok.Specials().EOS != 256 {
 		t.Errorf("EOS = %d, want 256", tok.Specials().EOS)
+	}
+}
+
+// TestConcurrentEncode encodes the golden cases from several goroutines at once (the word cache is shared) and
+// checks every result; run with -race to check the locking too.
+func TestConcurrentEncode(t *testing.T) {
+	tok, dir := loadFixture(t, "qwen3")
+	g := readGolden(t, filepath.Join(dir, "encode_golden.json"))
+	tok.model.mu.Lock()
+	tok.model.cache = make(map[string][]int)
+	tok.model.mu.Unlock()
+	var wg sync.WaitGroup
+	errs := make(chan string, 4*len(g.Cases))
+	for w := 0; w < 4; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for _, c := range g.Cases {
+				if got := tok.Encode(c.Text, false); !slices.Equal(got, c.IDs) {
+					errs <- c.Text
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for text := range errs {
+		t.Errorf("concurrent Encode(%q) differs from the golden ids", text)
 	}
 }

@@ -73,10 +73,34 @@ type runeSet struct {
 	negate    bool
 	fold      bool // match any rune in the simple case-folding orbit
 	anyButNL  bool // '.', matches everything except '\n'
+	// ascii caches has(r) for r < 128 (most text), filled by prepare once the set is complete.
+	ascii      [2]uint64
+	asciiReady bool
+}
+
+// prepare fills the ASCII cache.
+func (s *runeSet) prepare() {
+	if s.asciiReady {
+		return
+	}
+	for r := rune(0); r < 128; r++ {
+		if s.hasSlow(r) {
+			s.ascii[r>>6] |= 1 << (r & 63)
+		}
+	}
+	s.asciiReady = true
 }
 
 // has reports whether r is in the set, honouring negation and case folding.
 func (s *runeSet) has(r rune) bool {
+	if r < 128 && s.asciiReady {
+		return s.ascii[r>>6]&(1<<(r&63)) != 0
+	}
+	return s.hasSlow(r)
+}
+
+// hasSlow is has without the ASCII cache.
+func (s *runeSet) hasSlow(r rune) bool {
 	if s.anyButNL {
 		return r != '\n'
 	}

@@ -78,6 +78,7 @@ func (re *regex) compile(n *reNode, next *op) *op {
 	case reEmpty:
 		return next
 	case reChar:
+		n.set.prepare()
 		return &op{kind: opChar, set: n.set, next: next}
 	case reConcat:
 		for i := len(n.subs) - 1; i >= 0; i-- {
@@ -115,6 +116,7 @@ func (re *regex) compile(n *reNode, next *op) *op {
 func (re *regex) compileRepeat(n *reNode, next *op) *op {
 	sub := n.subs[0]
 	if sub.kind == reChar {
+		sub.set.prepare()
 		return &op{kind: opRun, set: sub.set, min: n.min, max: n.max, mode: n.mode, next: next}
 	}
 	if n.mode == possessive {

@@ -76,6 +76,8 @@ var differentialPatterns = []string{
 	`'s|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+`,
 	// o200k-style case-aware words.
 	`[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]*[\p{Ll}\p{Lm}\p{Lo}\p{M}]+(?i:'s|'t|'re|'ve|'m|'ll|'d)?|[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]+[\p{Ll}\p{Lm}\p{Lo}\p{M}]*(?i:'s|'t|'re|'ve|'m|'ll|'d)?|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n/]*|\s*[\r\n]+|\s+`,
+	// DeepSeek V3's word split without its lookahead alternative.
+	"[!\"#$%&'()*+,\\-./:;<=>?@\\[\\\\\\]^_`{|}~][A-Za-z]+|[^\r\n\\p{L}\\p{P}\\p{S}]?[\\p{L}\\p{M}]+| ?[\\p{P}\\p{S}]+[\r\n]*|\\s*[\r\n]+|\\s+",
 	// DeepSeek-style explicit ranges.
 	`\s?[A-Za-zµÀ-ÖØ-öø-ƺƼ-ƿǄ-ʓ]+`,
 	`\s?[!-/:-~！-／：-～‘-‟　-。]+`,
@@ -250,6 +252,36 @@ func TestRegexRejects(t *testing.T) {
 		}
 		if !strings.Contains(err.Error(), want) || !strings.Contains(err.Error(), fmt.Sprintf("%q", p)) {
 			t.Errorf("%q: error %q should name the pattern and %q", p, err, want)
+		}
+	}
+}
+
+// TestRegexRealPatternsCompile compiles split patterns shipped by real tokenizers, lookaround and possessive
+// forms included, and checks one characteristic split of each.
+func TestRegexRealPatternsCompile(t *testing.T) {
+	cases := []struct {
+		name, pattern, text string
+		want                []string
+	}{
+		{"gpt2", `'s|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+`,
+			"it's  12 ok", []string{"it", "'s", " ", " 12", " ok"}},
+		{"cl100k", `'(?i:[sdmt]|ll|ve|re)|[^\r\n\p{L}\p{N}]?+\p{L}++|\p{N}{1,3}+| ?[^\s\p{L}\p{N}]++[\r\n]*+|\s++$|\s*[\r\n]|\s+(?!\S)|\s`,
+			"I'LL go  \n x", []string{"I", "'LL", " go", "  \n", " x"}},
+		{"o200k", `[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]*[\p{Ll}\p{Lm}\p{Lo}\p{M}]+(?i:'s|'t|'re|'ve|'m|'ll|'d)?|[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]+[\p{Ll}\p{Lm}\p{Lo}\p{M}]*(?i:'s|'t|'re|'ve|'m|'ll|'d)?|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n/]*|\s*[\r\n]+|\s+(?!\S)|\s+`,
+			"HelloWorld's 1234", []string{"Hello", "World's", " ", "123", "4"}},
+	}
+	for _, c := range cases {
+		re, err := compileRegex(c.pattern)
+		if err != nil {
+			t.Fatalf("%s: %v", c.name, err)
+		}
+		var got []string
+		rs := []rune(c.text)
+		for _, m := range re.findAll(rs) {
+			got = append(got, string(rs[m[0]:m[1]]))
+		}
+		if !slices.Equal(got, c.want) {
+			t.Errorf("%s on %q = %q, want %q", c.name, c.text, got, c.want)
 		}
 	}
 }

@@ -44,7 +44,7 @@ type Tokenizer struct {
 }
 
 // SpecialTokens are the named special tokens from tokenizer_config.json (and the model's unk_token). An id is
-// -1 and its text "" when the token is not defined.
+// -1 and its text "" when the token is not defined; a name the vocabulary lacks has its text and id -1.
 type SpecialTokens struct {
 	BOS, EOS, PAD, UNK                 int
 	BOSText, EOSText, PADText, UNKText string
@@ -149,11 +149,12 @@ func Parse(tokenizerJSON, configJSONData []byte) (*Tokenizer, error) {
 		if text == "" {
 			continue
 		}
-		id, ok := t.ID(text)
-		if !ok {
-			return nil, fmt.Errorf("tokenizer_config.json %s %q is not in the vocabulary", s.name, text)
+		// A named token missing from the vocabulary keeps its text with id -1: templates can still print it, and
+		// a model's stop ids come from generation_config.json anyway.
+		*s.text, *s.id = text, -1
+		if id, ok := t.ID(text); ok {
+			*s.id = id
 		}
-		*s.text, *s.id = text, id
 	}
 	return t, nil
 }
