@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -234,7 +235,7 @@ func buildPrompt(stdin io.Reader, f *generateFlags, tok *tokenizer.Tokenizer) ([
 	}
 	tmpl, err := chat.LoadDir(f.modelDir)
 	if err != nil {
-		if errors.Is(err, chat.ErrNoTemplate) {
+		if errors.Is(err, fs.ErrNotExist) {
 			log.Info().Msg("model has no chat template; using the prompt as plain text")
 			return tok.Encode(text, true), nil
 		}
