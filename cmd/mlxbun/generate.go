@@ -126,7 +126,7 @@ func runGenerate(cmd *cobra.Command, f *generateFlags) error {
 	defer m.Close()
 	eos := m.Config.EOS
 	if tok != nil {
-		if id, ok := tok.EOS(); ok && !containsInt(eos, id) {
+		if id := tok.Specials().EOS; id >= 0 && !containsInt(eos, id) {
 			eos = append(eos, id)
 		}
 	}
@@ -135,9 +135,9 @@ func runGenerate(cmd *cobra.Command, f *generateFlags) error {
 	}
 	out := cmd.OutOrStdout()
 	stopper := sample.NewStopper(eos, f.stops)
-	var stream *tokenizer.StreamDecoder
+	var stream *tokenizer.Stream
 	if tok != nil {
-		stream = tok.NewStreamDecoder(true)
+		stream = tok.NewStream(true)
 	}
 	var text strings.Builder
 	emit := func(s string) {
@@ -210,7 +210,7 @@ func loadTokenizer(dir string, needed bool) (*tokenizer.Tokenizer, error) {
 		}
 		return nil, nil
 	}
-	return tokenizer.LoadDir(dir)
+	return tokenizer.Load(dir)
 }
 
 // buildPrompt returns the prompt ids: --prompt-ids as given, else the text (flag or stdin) through the chat

@@ -25,7 +25,7 @@ func newTokenize() *cobra.Command {
 			if dir == "" {
 				return errors.New("tokenize: --model is required")
 			}
-			tok, err := tokenizer.LoadDir(dir)
+			tok, err := tokenizer.Load(dir)
 			if err != nil {
 				return err
 			}

@@ -1,0 +1,230 @@
+package main
+
+import (
+	"bytes"
+	"encoding/binary"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/mlxbun/mlxbun/internal/testutil"
+)
+
+var binPath string
+
+// TestMain builds the real binary once; the CLI tests run it as a user would, checking exit codes and stderr.
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "mlxbun-cli")
+	if err != nil {
+		panic(err)
+	}
+	binPath = filepath.Join(dir, "mlxbun")
+	build := exec.Command("go", "build", "-o", binPath, ".")
+	build.Env = append(os.Environ(), "CGO_ENABLED=0")
+	if out, err := build.CombinedOutput(); err != nil {
+		os.Stderr.Write(out)
+		panic(err)
+	}
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+type result struct {
+	stdout, stderr string
+	code           int
+}
+
+func mlxbun(t *testing.T, stdin string, args ...string) result {
+	t.Helper()
+	cmd := exec.Command(binPath, args...)
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	cmd.Stdin = strings.NewReader(stdin)
+	err := cmd.Run()
+	code := 0
+	if ee, ok := err.(*exec.ExitError); ok {
+		code = ee.ExitCode()
+	} else if err != nil {
+		t.Fatal(err)
+	}
+	return result{out.String(), errb.String(), code}
+}
+
+// copyModel copies a fixture model directory into a temp dir so a test can damage it.
+func copyModel(t *testing.T, fixture string) string {
+	t.Helper()
+	src := testutil.Fixture(t, fixture)
+	dst := t.TempDir()
+	entries, err := os.ReadDir(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range entries {
+		b, err := os.ReadFile(filepath.Join(src, e.Name()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dst, e.Name()), b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dst
+}
+
+func editConfig(t *testing.T, dir string, edit func(map[string]any)) {
+	t.Helper()
+	p := filepath.Join(dir, "config.json")
+	b, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var cfg map[string]any
+	if err := json.Unmarshal(b, &cfg); err != nil {
+		t.Fatal(err)
+	}
+	edit(cfg)
+	b, _ = json.Marshal(cfg)
+	if err := os.WriteFile(p, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// oneErrorLine asserts a failing exit with exactly one stderr line that mentions every want, and no panic.
+func oneErrorLine(t *testing.T, r result, wants ...string) {
+	t.Helper()
+	if r.code == 0 {
+		t.Fatalf("exit 0, want failure; stdout %q", r.stdout)
+	}
+	lines := strings.Split(strings.TrimRight(r.stderr, "\n"), "\n")
+	if len(lines) != 1 || strings.Contains(r.stderr, "panic") || strings.Contains(r.stderr, "goroutine") {
+		t.Fatalf("want one error line, got:\n%s", r.stderr)
+	}
+	for _, w := range wants {
+		if !strings.Contains(lines[0], w) {
+			t.Errorf("error line %q does not mention %q", lines[0], w)
+		}
+	}
+}
+
+func TestBadInput(t *testing.T) {
+	ids := "--prompt-ids=1,2,3"
+	t.Run("missing safetensors", func(t *testing.T) {
+		dir := copyModel(t, "models/tiny-qwen3")
+		os.Remove(filepath.Join(dir, "model.safetensors"))
+		oneErrorLine(t, mlxbun(t, "", "generate", "--model", dir, ids, "--device", "cpu"), "safetensors")
+	})
+	t.Run("truncated safetensors", func(t *testing.T) {
+		dir := copyModel(t, "models/tiny-qwen3")
+		p := filepath.Join(dir, "model.safetensors")
+		b, _ := os.ReadFile(p)
+		os.WriteFile(p, b[:len(b)/2], 0o644)
+		oneErrorLine(t, mlxbun(t, "", "generate", "--model", dir, ids, "--device", "cpu"), "model.safetensors")
+	})
+	t.Run("header lies about offsets", func(t *testing.T) {
+		dir := copyModel(t, "models/tiny-qwen3")
+		p := filepath.Join(dir, "model.safetensors")
+		b, _ := os.ReadFile(p)
+		n := binary.LittleEndian.Uint64(b)
+		hdr := string(b[8 : 8+n])
+		// Point the first tensor's end offset far past the file; keep the header length unchanged.
+		i := strings.Index(hdr, `"data_offsets":[`) + len(`"data_offsets":[`)
+		j := strings.Index(hdr[i:], "]")
+		orig := hdr[i : i+j]
+		lie := strings.Replace(orig, ",", ",9", 1)
+		if len(lie) > len(orig) && strings.HasSuffix(hdr, " ") {
+			hdr = hdr[:i] + lie + hdr[i+j:len(hdr)-1]
+		} else {
+			t.Skip("header has no padding to absorb the edit")
+		}
+		copy(b[8:], hdr)
+		os.WriteFile(p, b, 0o644)
+		oneErrorLine(t, mlxbun(t, "", "generate", "--model", dir, ids, "--device", "cpu"), "model.safetensors", "data_offsets")
+	})
+	t.Run("wrong tensor shape", func(t *testing.T) {
+		dir := copyModel(t, "models/tiny-qwen3")
+		editConfig(t, dir, func(c map[string]any) { c["intermediate_size"] = 512.0 })
+		oneErrorLine(t, mlxbun(t, "", "generate", "--model", dir, ids, "--device", "cpu"), "gate_proj.weight", "shape")
+	})
+	t.Run("unknown model_type", func(t *testing.T) {
+		dir := copyModel(t, "models/tiny-qwen3")
+		editConfig(t, dir, func(c map[string]any) { c["model_type"] = "gpt-neo-mystery" })
+		oneErrorLine(t, mlxbun(t, "", "generate", "--model", dir, ids, "--device", "cpu"), "config.json", "gpt-neo-mystery")
+	})
+	t.Run("malformed tokenizer.json", func(t *testing.T) {
+		dir := t.TempDir()
+		os.WriteFile(filepath.Join(dir, "tokenizer.json"), []byte(`{"model": {"type": "BPE", "vocab": [`), 0o644)
+		oneErrorLine(t, mlxbun(t, "", "tokenize", "--model", dir, "--text", "hi"), "tokenizer.json")
+	})
+	t.Run("prompt longer than context", func(t *testing.T) {
+		dir := copyModel(t, "models/tiny-qwen3")
+		editConfig(t, dir, func(c map[string]any) { c["max_position_embeddings"] = 8.0 })
+		oneErrorLine(t, mlxbun(t, "", "generate", "--model", dir, "--prompt-ids=1,2,3,4,5,6,7,8,9,10", "--device", "cpu"), "context")
+	})
+	t.Run("bad flag", func(t *testing.T) {
+		oneErrorLine(t, mlxbun(t, "", "generate", "--temp", "hot"), "--temp")
+	})
+	t.Run("bad sampling value", func(t *testing.T) {
+		dir := copyModel(t, "models/tiny-qwen3")
+		oneErrorLine(t, mlxbun(t, "", "generate", "--model", dir, ids, "--top-p", "1.5"), "top")
+	})
+	t.Run("unknown device", func(t *testing.T) {
+		dir := copyModel(t, "models/tiny-qwen3")
+		oneErrorLine(t, mlxbun(t, "", "generate", "--model", dir, ids, "--device", "tpu"), "tpu")
+	})
+}
+
+func TestNotBuiltVerbsExit2(t *testing.T) {
+	for _, verb := range []string{"quantize", "bench", "verify-kernels", "compile-ane"} {
+		r := mlxbun(t, "", verb)
+		if r.code != 2 || !strings.Contains(r.stderr, "not built yet") {
+			t.Errorf("%s: exit %d, stderr %q; want 2 and 'not built yet'", verb, r.code, r.stderr)
+		}
+	}
+}
+
+// TestGenerateJSON runs the golden tiny model through the CLI and checks the record against the golden ids.
+func TestGenerateJSON(t *testing.T) {
+	dir := testutil.Fixture(t, "models/tiny-llama3")
+	var g struct {
+		PromptIDs []int `json:"prompt_ids"`
+		Greedy    []int `json:"greedy_new_ids"`
+	}
+	b, _ := os.ReadFile(filepath.Join(dir, "golden.json"))
+	json.Unmarshal(b, &g)
+	var ids []string
+	for _, id := range g.PromptIDs {
+		ids = append(ids, strings.TrimSpace(strings.Repeat(" ", 0)+itoa(id)))
+	}
+	r := mlxbun(t, "", "generate", "--model", dir, "--prompt-ids", strings.Join(ids, ","), "--max-tokens", itoa(len(g.Greedy)), "--json", "--device", "cpu", "--ignore-eos")
+	if r.code != 0 {
+		t.Fatalf("exit %d: %s", r.code, r.stderr)
+	}
+	var rec struct {
+		Generated []int `json:"generated_ids"`
+		Prompt    []int `json:"prompt_ids"`
+	}
+	if err := json.Unmarshal([]byte(r.stdout), &rec); err != nil {
+		t.Fatalf("stdout is not one JSON record: %v\n%s", err, r.stdout)
+	}
+	if !equalInts(rec.Generated, g.Greedy) || !equalInts(rec.Prompt, g.PromptIDs) {
+		t.Errorf("generated %v, want %v", rec.Generated, g.Greedy)
+	}
+}
+
+func itoa(i int) string { b, _ := json.Marshal(i); return string(b) }
+
+func equalInts(a, b []int) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
