@@ -2,6 +2,7 @@
 // each pointing at that parameter's value; the driver copies the values during the call. Args keeps the values in
 // one buffer (each at its natural alignment) and builds the pointer array just before a launch, so appending never
 // leaves a stale pointer behind.
+
 package cuda
 
 import (

@@ -1,5 +1,6 @@
 // Tests of the kernel argument packer's memory layout: cuLaunchKernel reads each parameter through its pointer,
 // so every pointer must land on its value's bytes, at the value's C alignment.
+
 package cuda
 
 import (

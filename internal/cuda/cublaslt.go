@@ -1,6 +1,7 @@
 // cuBLASLt through purego: the dense matrix products of the model (activations × weights) with bf16 inputs,
 // f32 accumulation and bf16 or f32 output. Descriptors, layouts and the heuristic's chosen algorithm are built once
 // per shape and reused, so a steady-state GEMM is a single cublasLtMatmul call (and capturable into a graph).
+
 package cuda
 
 import (

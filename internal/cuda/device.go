@@ -4,7 +4,9 @@
 // device's primary context current on it. Every driver call must run there: callers on any goroutine hand it a
 // closure with Device.Do, and all methods of Device, Stream, Event, Module, Function, Graph, GraphExec and BlasLt
 // (other than Do, Close and the read-only info) must be called from inside such a closure. Batch many calls into
-// one Do: each Do is a channel round trip, a launch is not.
+// one Do: a Do round trip wakes two threads (about 16 µs on the lent H200 VM), a driver call through purego costs
+// about 0.1 µs and a kernel launch about 4.4 µs (replayed from a graph, about 1 µs of GPU time per kernel). A
+// closure must return rather than end its goroutine (runtime.Goexit, t.Fatal): the device thread runs it.
 package cuda
 
 import (

@@ -1,6 +1,7 @@
 //go:build !(linux || darwin)
 
 // Stubs for systems purego cannot load libraries on: the package builds, and opening reports no driver.
+
 package cuda
 
 import (

@@ -3,6 +3,7 @@
 // Dynamic loading through purego: open the first loadable candidate of a library, resolve its symbols, and call C
 // functions without cgo. Every CUDA, NVRTC and cuBLASLt entry point used here takes only integers and pointers,
 // so the plain integer-register convention of purego.SyscallN covers them all.
+
 package cuda
 
 import (

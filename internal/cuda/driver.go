@@ -1,5 +1,6 @@
 // The CUDA driver API table: the entry points this package uses, bound once per process from libcuda, and the
 // error type every failing driver call is reported with (operation, cuGetErrorName, cuGetErrorString).
+
 package cuda
 
 import (

@@ -2,6 +2,7 @@
 // failure fails. They check the driver wrappers, NVRTC, launches, graphs and cuBLASLt against host references
 // on fresh random data, and measure copy bandwidth, GEMM rate and launch overhead; the measurements are printed
 // as one table after all tests (and written to $MLXBUN_CUDA_REPORT if set).
+
 package cuda
 
 import (

@@ -1,6 +1,7 @@
 // Library discovery: where the CUDA driver, NVRTC and cuBLASLt shared objects are looked for, in which order,
 // and the error that lists every place tried when none loads. The search list is pure Go (environment and glob
 // are injected) so it is tested on machines without CUDA.
+
 package cuda
 
 import (

@@ -1,5 +1,6 @@
 // Tests of library discovery that need no GPU: the search order built from the environment, and the error a
 // machine without CUDA gets.
+
 package cuda
 
 import (

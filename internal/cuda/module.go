@@ -1,4 +1,5 @@
 // Modules and kernels: load a CUBIN, look kernels up by name, and launch them with packed arguments.
+
 package cuda
 
 import (

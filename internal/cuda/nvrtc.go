@@ -1,5 +1,6 @@
 // NVRTC: compile CUDA C++ source to a CUBIN for the device's exact architecture at run time, so no toolkit is
 // needed at build time and the driver never JIT-compiles PTX. Results are cached on disk by content.
+
 package cuda
 
 import (

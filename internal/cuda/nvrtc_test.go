@@ -1,4 +1,5 @@
 // Tests of the compile cache that need no GPU: what the key covers, and that writes are atomic and readable.
+
 package cuda
 
 import (

@@ -1,4 +1,5 @@
 // Streams and events: ordered queues of device work, and markers on them for waiting and timing.
+
 package cuda
 
 import (

@@ -1,4 +1,5 @@
 // The OS thread id, used to recognise the device goroutine's locked thread.
+
 package cuda
 
 import "syscall"
