@@ -1,6 +1,7 @@
-// Temperature sampling behind mlx-lm's top-k, top-p and min-p filters, without sorting the vocabulary: the kept
-// tokens are always a prefix of the vocabulary sorted by logit, so only a thresholded candidate set is selected
-// and sorted.
+// Temperature sampling behind mlx-lm's top-k, top-p and min-p filters, without sorting the vocabulary. The kept
+// tokens are always a prefix of the vocabulary ranked by logit, so the filters need only partial selection: a
+// bounded heap for a small top-k, a threshold scan for the rest, and quickselect steps (by rank for top-k, by
+// probability mass for top-p) that never order more than a handful of tokens.
 package sample
 
 import (
@@ -10,10 +11,12 @@ import (
 	"slices"
 )
 
-// cand is one candidate token of the filtered path.
+// cand is one candidate token of the filtered path: its logit, id and temperature-1 weight e = exp(l − l_max)
+// (filled in only where top-p needs it).
 type cand struct {
 	l  float32
 	id int32
+	e  float64
 }
 
 // better is the strict total order the filters rank by: higher logit first, lower id first among equal logits.
@@ -26,13 +29,19 @@ func cmpCand(a, b cand) int {
 	return cmp.Compare(a.id, b.id)
 }
 
-// Candidate gathering starts with the tokens within firstGap nats of the top logit and widens by gapGrowth until
-// the kept prefix is surely inside; past lastGap it takes every token. e^-8 ≈ 3·10⁻⁴ relative probability is
-// already below what top-p 0.9–0.95 usually reaches on a language model's logits.
 const (
+	// heapTopK: up to this top-k, one pass keeps the k best in a heap. Most tokens lose a single comparison with
+	// the heap's worst, so the pass costs about a comparison per token; past it the threshold scan plus
+	// quickselect is cheaper than k-sized heap updates.
+	heapTopK = 1024
+	// The threshold scan starts with the tokens within firstGap nats of the top logit and widens by gapGrowth
+	// until the kept prefix is surely inside; past lastGap it takes every token. e^-8 ≈ 3·10⁻⁴ relative
+	// probability is already below what top-p 0.9–0.95 usually reaches on a language model's logits.
 	firstGap  = 8.0
 	gapGrowth = 4.0
 	lastGap   = 600.0
+	// selectMass orders at most this many tokens at its end; above it, a quickselect step is cheaper.
+	smallSort = 16
 )
 
 // sampleFiltered draws a token from logits (the processed, masked row; NaN logits count as -Inf).
@@ -46,8 +55,12 @@ const (
 //   - min-p (MinP > 0): l_r − l_max ≥ log MinP;
 //
 // and the top token always. The draw then takes token r with probability ∝ exp((l_r − l_max)/Temp) over the kept
-// ranks, by inverse CDF from one Float64 of the seeded PCG generator. When some logit is +Inf the row is the
-// limit of that softmax: the +Inf tokens, equally likely.
+// ranks, by inverse CDF from one Float64 of the seeded PCG generator, walking the kept tokens in the order the
+// selection left them (deterministic, not rank order). When some logit is +Inf the row is the limit of that
+// softmax: the +Inf tokens, equally likely.
+//
+// Applying the temperature after the filters is mlx-lm's order (categorical_sampling scales the filtered
+// log-probabilities); Hugging Face and llama.cpp scale first, which changes what top-p and min-p keep.
 func (s *Sampler) sampleFiltered(logits []float32) (int, error) {
 	kept, mf, all, err := s.keep(logits)
 	if err != nil {
@@ -57,12 +70,12 @@ func (s *Sampler) sampleFiltered(logits []float32) (int, error) {
 	if all {
 		return s.drawAll(logits, mf, invT), nil
 	}
-	return s.drawRanked(kept, mf, invT), nil
+	return s.drawKept(kept, mf, invT), nil
 }
 
-// keep applies the filters. It returns the kept candidates sorted by rank and the top logit, or all = true when
-// no filter is active and every token stays (then nothing was gathered or sorted). It rewrites NaN logits to -Inf
-// and, when some logit is +Inf, the row to 0 (the +Inf tokens) and -Inf (the rest).
+// keep applies the filters. It returns the kept candidates (in no particular order) and the top logit, or
+// all = true when no filter is active and every token stays (then nothing was gathered). It rewrites NaN logits
+// to -Inf and, when some logit is +Inf, the row to 0 (the +Inf tokens) and -Inf (the rest).
 func (s *Sampler) keep(logits []float32) (kept []cand, mf float64, all bool, err error) {
 	ninf := float32(math.Inf(-1))
 	m := ninf
@@ -88,29 +101,110 @@ func (s *Sampler) keep(logits []float32) (kept []cand, mf float64, all bool, err
 	}
 	mf = float64(m)
 	v := len(logits)
-	useK := s.p.TopK > 0 && s.p.TopK < v
+	k := s.p.TopK
+	useK := k > 0 && k < v
 	useP := s.p.TopP > 0 && s.p.TopP < 1
 	useMin := s.p.MinP > 0
 	if !useK && !useP && !useMin {
 		return nil, mf, true, nil
-	}
-
-	// z1: the temperature-1 partition function, which top-p's mass is measured against.
-	var pz float64
-	if useP {
-		z1 := 0.0
-		for _, l := range logits {
-			z1 += math.Exp(float64(l) - mf)
-		}
-		pz = float64(s.p.TopP) * z1
 	}
 	logMinP := math.Inf(-1)
 	if useMin {
 		logMinP = math.Log(float64(s.p.MinP))
 	}
 
-	// Gather C = {l − l_max ≥ cut}, a prefix of the ranking. It holds the kept prefix once one active filter ends
-	// inside it: min-p's own cut, TopK members, or mass reaching TopP (or when C is every finite token).
+	// Top-p's mass is measured against the temperature-1 partition function of the whole row. The weights stay in
+	// s.w so that gathering candidates does not take a second exponential per token.
+	var pz float64
+	if useP {
+		s.w = slices.Grow(s.w[:0], v)[:v]
+		z := 0.0
+		for i, l := range logits {
+			s.w[i] = math.Exp(float64(l) - mf)
+			z += s.w[i]
+		}
+		pz = float64(s.p.TopP) * z
+	}
+
+	var c []cand
+	if useK && k <= heapTopK {
+		c = s.heapTopK(logits, k, mf, logMinP)
+	} else {
+		c = s.gather(logits, mf, logMinP, useK, useP, pz)
+		if useK && len(c) > k {
+			selectTop(c, k)
+			c = c[:k]
+		}
+	}
+	if useP {
+		for i := range c {
+			c[i].e = s.w[c[i].id]
+		}
+		c = c[:selectMass(c, pz)]
+	}
+	return c, mf, false, nil
+}
+
+// heapTopK returns the k best tokens with l − l_max ≥ cut (fewer if fewer qualify), kept in a heap whose root is
+// the worst of them. Ids arrive in increasing order, so a token whose logit only equals the root's loses the tie.
+func (s *Sampler) heapTopK(logits []float32, k int, mf, cut float64) []cand {
+	h := s.cands[:0]
+	for i, l := range logits {
+		if len(h) == k && l <= h[0].l {
+			continue
+		}
+		if float64(l)-mf < cut || math.IsInf(float64(l), -1) {
+			continue
+		}
+		x := cand{l: l, id: int32(i)}
+		if len(h) < k {
+			h = append(h, x)
+			siftUp(h, len(h)-1)
+		} else {
+			h[0] = x
+			siftDown(h, 0)
+		}
+	}
+	s.cands = h
+	return h
+}
+
+// siftUp and siftDown keep h a heap with the worst candidate (under better) at the root.
+func siftUp(h []cand, i int) {
+	for i > 0 {
+		p := (i - 1) / 2
+		if !better(h[p], h[i]) {
+			return
+		}
+		h[p], h[i] = h[i], h[p]
+		i = p
+	}
+}
+
+func siftDown(h []cand, i int) {
+	for {
+		w := i
+		if l := 2*i + 1; l < len(h) && better(h[w], h[l]) {
+			w = l
+		}
+		if r := 2*i + 2; r < len(h) && better(h[w], h[r]) {
+			w = r
+		}
+		if w == i {
+			return
+		}
+		h[i], h[w] = h[w], h[i]
+		i = w
+	}
+}
+
+// gather returns C = {tokens with l − l_max ≥ cut}, a prefix of the ranking, widening cut until C surely holds
+// the kept prefix: min-p's own cut reached, TopK members, the TopP mass pz inside C, or every finite token.
+func (s *Sampler) gather(logits []float32, mf, logMinP float64, useK, useP bool, pz float64) []cand {
+	ninf := float32(math.Inf(-1))
+	if cap(s.cands) < len(logits) {
+		s.cands = make([]cand, 0, len(logits)) // once: C can reach the whole row, and doubling there costs more
+	}
 	c := s.cands[:0]
 	for gap := firstGap; ; gap *= gapGrowth {
 		cut := -gap
@@ -127,9 +221,9 @@ func (s *Sampler) keep(logits []float32) (kept []cand, mf float64, all bool, err
 		for i, l := range logits {
 			d := float64(l) - mf
 			if d >= cut && l != ninf {
-				c = append(c, cand{l, int32(i)})
+				c = append(c, cand{l: l, id: int32(i)})
 				if useP {
-					mass += math.Exp(d)
+					mass += s.w[i] // filled by keep's partition-function pass
 				}
 			}
 		}
@@ -138,30 +232,11 @@ func (s *Sampler) keep(logits []float32) (kept []cand, mf float64, all bool, err
 		}
 	}
 	s.cands = c
-
-	if useK && len(c) > s.p.TopK {
-		selectTop(c, s.p.TopK)
-		c = c[:s.p.TopK]
-	}
-	slices.SortFunc(c, cmpCand)
-	n := len(c)
-	if useP {
-		// Stop at the first rank whose predecessors already hold TopP of the mass. If rounding (C's mass was summed
-		// in id order, this in rank order) leaves the sum a hair short at C's end, C is kept whole.
-		cum := 0.0
-		for r, x := range c {
-			if r > 0 && cum >= pz {
-				n = r
-				break
-			}
-			cum += math.Exp(float64(x.l) - mf)
-		}
-	}
-	return c[:n], mf, false, nil
+	return c
 }
 
-// drawRanked draws one of the kept candidates with weight exp((l − l_max)·invT).
-func (s *Sampler) drawRanked(c []cand, mf, invT float64) int {
+// drawKept draws one of the kept candidates with weight exp((l − l_max)·invT).
+func (s *Sampler) drawKept(c []cand, mf, invT float64) int {
 	s.w = slices.Grow(s.w[:0], len(c))[:len(c)]
 	total := 0.0
 	for r, x := range c {
@@ -201,41 +276,77 @@ func pick(w []float64, total, u float64) int {
 	return last
 }
 
+// partition orders c[lo], c[mid], c[hi−1] and uses their median as the pivot of a Lomuto partition of c[lo:hi].
+// It returns i with c[lo:i] better than c[i] (the pivot) and c[i+1:hi] worse.
+func partition(c []cand, lo, hi int) int {
+	last := hi - 1
+	mid := lo + (last-lo)/2
+	if better(c[mid], c[lo]) {
+		c[mid], c[lo] = c[lo], c[mid]
+	}
+	if better(c[last], c[lo]) {
+		c[last], c[lo] = c[lo], c[last]
+	}
+	if better(c[last], c[mid]) {
+		c[last], c[mid] = c[mid], c[last]
+	}
+	c[mid], c[last] = c[last], c[mid]
+	p := c[last]
+	i := lo
+	for j := lo; j < last; j++ {
+		if better(c[j], p) {
+			c[i], c[j] = c[j], c[i]
+			i++
+		}
+	}
+	c[i], c[last] = c[last], c[i]
+	return i
+}
+
 // selectTop rearranges c so that c[:k] holds its k best entries under better (in no particular order), by
-// quickselect with a median-of-three pivot. better is a strict total order (ids are distinct), so the k best are
-// unique whatever the pivots.
+// quickselect. better is a strict total order (ids are distinct), so the k best are unique whatever the pivots.
 func selectTop(c []cand, k int) {
-	lo, hi := 0, len(c)-1
-	for lo < hi {
-		mid := lo + (hi-lo)/2
-		// Order c[lo], c[mid], c[hi] best to worst, then park the median at hi as the pivot.
-		if better(c[mid], c[lo]) {
-			c[mid], c[lo] = c[lo], c[mid]
-		}
-		if better(c[hi], c[lo]) {
-			c[hi], c[lo] = c[lo], c[hi]
-		}
-		if better(c[hi], c[mid]) {
-			c[hi], c[mid] = c[mid], c[hi]
-		}
-		c[mid], c[hi] = c[hi], c[mid]
-		p := c[hi]
-		i := lo
-		for j := lo; j < hi; j++ {
-			if better(c[j], p) {
-				c[i], c[j] = c[j], c[i]
-				i++
-			}
-		}
-		c[i], c[hi] = c[hi], c[i]
-		// c[lo:i] beat the pivot, c[i] is the pivot, c[i+1:hi+1] lose to it.
+	lo, hi := 0, len(c)
+	for hi-lo > 1 {
+		i := partition(c, lo, hi)
 		switch {
 		case i == k-1 || i == k:
 			return
 		case i < k-1:
 			lo = i + 1
 		default:
-			hi = i - 1
+			hi = i
 		}
 	}
+}
+
+// selectMass rearranges c (a prefix of the ranking, weights in e) and returns n such that c[:n] are the ranks
+// whose predecessors' mass is below target — top-p's kept set — in no particular order. Each quickselect step
+// splits c[lo:hi] at a pivot: if the mass of everything ranked above the pivot already reaches target, the pivot
+// and all below it go; otherwise everything above it and the pivot itself stay. The last few are walked in rank
+// order. target > 0, so the top token always stays.
+func selectMass(c []cand, target float64) int {
+	lo, hi := 0, len(c)
+	acc := 0.0 // mass of c[:lo], every one of them kept
+	for hi-lo > smallSort {
+		i := partition(c, lo, hi)
+		above := 0.0
+		for _, x := range c[lo:i] {
+			above += x.e
+		}
+		if acc+above >= target {
+			hi = i
+		} else {
+			acc += above + c[i].e
+			lo = i + 1
+		}
+	}
+	slices.SortFunc(c[lo:hi], cmpCand)
+	for r := lo; r < hi; r++ {
+		if r > 0 && acc >= target {
+			return r
+		}
+		acc += c[r].e
+	}
+	return hi
 }

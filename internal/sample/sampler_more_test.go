@@ -136,7 +136,7 @@ func TestSelectTop(t *testing.T) {
 		n := 1 + rng.IntN(200)
 		c := make([]cand, n)
 		for i := range c {
-			c[i] = cand{float32(rng.IntN(1 + trial%10)), int32(i)} // few distinct logits: ids decide
+			c[i] = cand{l: float32(rng.IntN(1 + trial%10)), id: int32(i)} // few distinct logits: ids decide
 		}
 		if trial%3 == 0 {
 			slices.SortFunc(c, cmpCand) // already sorted, and reversed, inputs
@@ -154,11 +154,52 @@ func TestSelectTop(t *testing.T) {
 	}
 }
 
+func TestSelectMass(t *testing.T) {
+	rng := rand.New(rand.NewPCG(24, 25))
+	for trial := range 3000 {
+		n := 1 + rng.IntN(300)
+		c := make([]cand, n)
+		total := 0.0
+		for i := range c {
+			c[i] = cand{l: float32(rng.IntN(1 + trial%50)), id: int32(i)}
+			c[i].e = math.Exp(float64(c[i].l) - 50)
+			total += c[i].e
+		}
+		target := total * rng.Float64()
+		if target == 0 {
+			continue
+		}
+		// Reference: rank order, keep rank r while the mass before it is below target.
+		ranked := slices.SortedFunc(slices.Values(c), cmpCand)
+		want, acc := 0, 0.0
+		for r, x := range ranked {
+			if r > 0 && acc >= target {
+				break
+			}
+			want++
+			acc += x.e
+		}
+		got := selectMass(c, target)
+		gotSet := slices.SortedFunc(slices.Values(c[:got]), cmpCand)
+		if !slices.Equal(gotSet, ranked[:want]) {
+			// A target within rounding of a partial sum may land either side; accept only that.
+			lo, hi := min(got, want), max(got, want)
+			part := 0.0
+			for _, x := range ranked[:lo] {
+				part += x.e
+			}
+			if hi-lo != 1 || math.Abs(part-target) > 1e-12*total {
+				t.Fatalf("trial %d: kept %d, want %d", trial, got, want)
+			}
+		}
+	}
+}
+
 // TestFullVocabularyTopK draws from a 151936-token row with top-k 20 and checks the draw against the exact
 // temperature-scaled softmax of the 20 largest logits.
 func TestFullVocabularyTopK(t *testing.T) {
 	rng := rand.New(rand.NewPCG(19, 20))
-	const v, k, n = 151936, 20, 40000
+	const v, k, n = 151936, 20, 10000
 	logits := make([]float32, v)
 	for i := range logits {
 		logits[i] = float32(2 * rng.NormFloat64())
