@@ -47,6 +47,8 @@ type KVConfig struct {
 // step writes and reads only the slots of its own sequence, so batched decode needs no padding.
 type KVCache interface {
 	Config() KVConfig
+	// Release frees the cache's memory; the cache must not be used afterwards.
+	Release()
 }
 
 // Backend is one device. Ops take their destination first, panic on shape mismatches (a programmer error) and

@@ -15,6 +15,9 @@ type kvCache struct {
 
 func (c *kvCache) Config() backend.KVConfig { return c.cfg }
 
+// Release drops the cache's memory to the garbage collector.
+func (c *kvCache) Release() { c.k, c.v = nil, nil }
+
 func (c *kvCache) slot(layer, seq, pos int) int {
 	width := c.cfg.KVHeads * c.cfg.HeadDim
 	return ((layer*c.cfg.Seqs+seq)*c.cfg.MaxLen + pos) * width

@@ -39,11 +39,11 @@ func New() *Backend {
 	return &Backend{Workers: w, pool: newPool(w)}
 }
 
-func (b *Backend) Name() string             { return "cpu" }
-func (b *Backend) ActDType() backend.DType  { return backend.F32 }
-func (b *Backend) Sync() error              { return nil }
-func (b *Backend) Close() error             { b.pool.close(); return nil }
-func (b *Backend) Free(backend.Tensor)      {}
+func (b *Backend) Name() string                        { return "cpu" }
+func (b *Backend) ActDType() backend.DType             { return backend.F32 }
+func (b *Backend) Sync() error                         { return nil }
+func (b *Backend) Close() error                        { b.pool.close(); return nil }
+func (b *Backend) Free(backend.Tensor)                 {}
 func (b *Backend) parallel(n int, fn func(lo, hi int)) { b.pool.run(n, fn) }
 
 func (b *Backend) Upload(h backend.Host) (backend.Tensor, error) {

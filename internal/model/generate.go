@@ -58,6 +58,7 @@ func (m *Model) Generate(prompt []int, opt GenOptions) (*GenResult, error) {
 	if err != nil {
 		return nil, fmt.Errorf("generate: %w", err)
 	}
+	defer m.ReleaseCache(cache)
 	chunk := opt.PrefillChunk
 	if chunk <= 0 {
 		chunk = 512

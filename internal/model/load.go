@@ -26,6 +26,9 @@ type Model struct {
 
 	headDim, heads, kvHeads int
 	scale                   float32
+
+	kept   map[[2]int]*workspace // decode-sized workspaces, kept for replay
+	graphs map[graphKey]bool     // what a Recorder backend holds for us
 }
 
 type layer struct {
@@ -60,8 +63,20 @@ func Load(dir string, b backend.Backend) (*Model, error) {
 	return m, nil
 }
 
-// Close releases the memory-mapped checkpoint. Device tensors live as long as the backend.
-func (m *Model) Close() error { return m.arch.Close() }
+// Close releases the kept workspaces and the memory-mapped checkpoint. Weights live as long as the backend.
+func (m *Model) Close() error {
+	if rec, ok := m.b.(backend.Recorder); ok {
+		for key := range m.graphs {
+			rec.Forget(key)
+		}
+	}
+	m.graphs = nil
+	for _, ws := range m.kept {
+		m.freeWorkspace(ws)
+	}
+	m.kept = nil
+	return m.arch.Close()
+}
 
 // Backend is the device the model runs on.
 func (m *Model) Backend() backend.Backend { return m.b }

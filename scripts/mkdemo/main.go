@@ -116,10 +116,10 @@ func bigramHead() []float32 {
 	for cur := 0; cur < vocab; cur++ {
 		var total float64
 		for next := 0; next < vocab; next++ {
-			total += counts[cur][next] + 0.01
+			total += counts[cur][next] + 1e-6
 		}
 		for next := 0; next < vocab; next++ {
-			head[next*hidden+cur] = float32(math.Log((counts[cur][next]+0.01)/total) / norm * 1.5)
+			head[next*hidden+cur] = float32(math.Log((counts[cur][next]+1e-6)/total) / norm)
 		}
 	}
 	return head

@@ -1,0 +1,41 @@
+package backend
+
+// Optional capabilities. A backend implements the ones it can; callers find them by type assertion and fall
+// back to the plain ops (each comment gives the unfused equivalent).
+
+// Recorder records a sequence of ops once and replays it (CUDA graphs). Record calls fn the first time a key is
+// seen, recording the ops it issues; later calls with that key replay them instead of calling fn. The ops must
+// touch only tensors that stay alive and in place while the key is in use; inputs change between replays by
+// writing into the same tensors (WriteInt32). Without a Recorder, call fn every time.
+type Recorder interface {
+	Record(key any, fn func()) error
+	// Forget releases what was recorded under key.
+	Forget(key any)
+}
+
+// KernelTime is one kernel's share of a profiled run.
+type KernelTime struct {
+	Name    string
+	Calls   int
+	Seconds float64 // total device time
+	Bytes   float64 // total bytes read and written, as the kernel's contract counts them
+}
+
+// Profiler times each kernel between StartProfile and StopProfile (at some cost to overall speed).
+type Profiler interface {
+	StartProfile()
+	StopProfile() []KernelTime
+}
+
+// Argmaxer picks the greedy token on the device with the normalized-argmax semantics of package sample
+// (argmax of log-softmax in the logits' dtype, lowest id wins ties, a row with non-finite normalizer picks 0).
+// Equivalent: read the logits and call sample.GreedyNormalizedArgmax per row. dst is int32 [rows].
+type Argmaxer interface {
+	Argmax(dst, logits Tensor)
+	ReadInt32(t Tensor, dst []int32) error
+}
+
+// MemoryReporter reports the device memory in use now and at its peak, in bytes.
+type MemoryReporter interface {
+	MemoryUsed() (now, peak int64)
+}
