@@ -12,7 +12,7 @@ PY=../shared/fixtures/trained/pycoder-12m
 if [ -d "$PY" ]; then
   echo
   echo "== $BIN generate --model $PY --prompt 'def fibonacci(n):' --no-chat-template --max-tokens 200 --temp 0.7 --top-p 0.95 --seed 1"
-  $BIN generate --model "$PY" --prompt "def fibonacci(n):" --no-chat-template --max-tokens 160 --device cpu
+  $BIN generate --model "$PY" --prompt "def fibonacci(n):" --no-chat-template --max-tokens 200 --temp 0.7 --top-p 0.95 --seed 1 --device cpu
 else
   echo "(../shared/fixtures not found: skipping the trained pycoder model)"
 fi
