@@ -109,18 +109,24 @@ func (v *viterbi) search(x []float32, overlap int, states []uint32) {
 func minGroups(mins []uint32, cost []float32, H int) {
 	G := len(mins)
 	keep := ^uint32(H - 1)
-	minFirst(mins, cost[:G], keep)
-	h := 1
-	for ; h+1 < H; h += 2 {
-		minPair(mins, cost[h*G:(h+1)*G], cost[(h+1)*G:(h+2)*G], keep, uint32(h))
+	row := func(h int) []float32 { return cost[h*G : (h+1)*G] }
+	switch H {
+	case 1:
+		minFirst(mins, row(0), keep)
+		return
+	case 2:
+		minFirst2(mins, row(0), row(1), keep)
+		return
 	}
-	if h < H {
-		minOne(mins, cost[h*G:(h+1)*G], keep, uint32(h))
+	minFirst4(mins, row(0), row(1), row(2), row(3), keep)
+	for h := 4; h < H; h += 4 {
+		minNext4(mins, row(h), row(h+1), row(h+2), row(h+3), keep, uint32(h))
 	}
 }
 
-// minFirst, minPair and minOne are minGroups' row passes, each an out-of-line leaf so its loop keeps everything in
-// registers.
+// minFirst, minFirst2, minFirst4 and minNext4 are minGroups' passes over one, two or four predecessor rows (row h
+// tagged h), each an out-of-line leaf so its loop keeps everything in registers. Four rows per pass amortise the
+// load and store of mins.
 //
 //go:noinline
 func minFirst(mins []uint32, a []float32, keep uint32) {
@@ -131,18 +137,29 @@ func minFirst(mins []uint32, a []float32, keep uint32) {
 }
 
 //go:noinline
-func minPair(mins []uint32, a, b []float32, keep, h uint32) {
+func minFirst2(mins []uint32, a, b []float32, keep uint32) {
 	a, b = a[:len(mins)], b[:len(mins)]
-	for g, m := range mins {
-		mins[g] = min(m, math.Float32bits(a[g])&keep|h, math.Float32bits(b[g])&keep|(h+1))
+	for g := range mins {
+		mins[g] = min(math.Float32bits(a[g])&keep, math.Float32bits(b[g])&keep|1)
 	}
 }
 
 //go:noinline
-func minOne(mins []uint32, a []float32, keep, h uint32) {
-	a = a[:len(mins)]
+func minFirst4(mins []uint32, a, b, c, d []float32, keep uint32) {
+	a, b, c, d = a[:len(mins)], b[:len(mins)], c[:len(mins)], d[:len(mins)]
+	for g := range mins {
+		mins[g] = min(math.Float32bits(a[g])&keep, math.Float32bits(b[g])&keep|1,
+			math.Float32bits(c[g])&keep|2, math.Float32bits(d[g])&keep|3)
+	}
+}
+
+//go:noinline
+func minNext4(mins []uint32, a, b, c, d []float32, keep, h uint32) {
+	a, b, c, d = a[:len(mins)], b[:len(mins)], c[:len(mins)], d[:len(mins)]
+	h1, h2, h3 := h+1, h+2, h+3
 	for g, m := range mins {
-		mins[g] = min(m, math.Float32bits(a[g])&keep|h)
+		mins[g] = min(m, math.Float32bits(a[g])&keep|h, math.Float32bits(b[g])&keep|h1,
+			math.Float32bits(c[g])&keep|h2, math.Float32bits(d[g])&keep|h3)
 	}
 }
 
