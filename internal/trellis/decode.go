@@ -93,13 +93,30 @@ func (w *Weights) checkRow(r, n int) {
 	}
 }
 
+// variantTables maps a variant to the per-state table its weight starts from and whether the row scale multiplies
+// it here (Factored leaves the scale to the sum).
+var variantTables = [numVariants]struct {
+	table  func(*tables) []float32
+	scaled bool
+}{
+	Exact:      {func(t *tables) []float32 { return t.value }, true},
+	BF16:       {func(t *tables) []float32 { return t.value }, true},
+	Reciprocal: {func(t *tables) []float32 { return t.rcp }, true},
+	Factored:   {func(t *tables) []float32 { return t.code }, false},
+}
+
 // decodeBlocks writes the weights of blocks [b0, b1) of coded row r under variant v into dst (len (b1−b0)·T),
 // dst[j] being position b0·T+j. Factored writes f32(y) (the scale is the caller's to apply); the other variants
 // write the full weight.
 func (w *Weights) decodeBlocks(r, b0, b1 int, v Variant, tab *tables, dst []float32) {
-	T, K, L := w.T, w.K, w.L
-	scale := w.Scales[r]
-	mask := uint32(1)<<uint(L) - 1
+	T, K := w.T, w.K
+	vt := variantTables[v]
+	vals := vt.table(tab)
+	scale := float32(1)
+	if vt.scaled {
+		scale = w.Scales[r]
+	}
+	mask := uint32(1)<<uint(w.L) - 1
 	for b := b0; b < b1; b++ {
 		blk := w.Block(r, b)
 		out := dst[(b-b0)*T : (b-b0+1)*T]
@@ -112,15 +129,11 @@ func (w *Weights) decodeBlocks(r, b0, b1 int, v Variant, tab *tables, dst []floa
 				next = 0
 			}
 			s := uint32((uint64(blk[next])<<32|uint64(blk[wi]))>>uint(p&31)) & mask
-			switch v {
-			case Exact:
-				out[t] = tab.value[s] * scale
-			case BF16:
-				out[t] = RoundBF16(tab.value[s] * scale)
-			case Reciprocal:
-				out[t] = tab.rcp[s] * scale
-			case Factored:
-				out[t] = tab.code[s]
+			out[t] = vals[s] * scale
+		}
+		if v == BF16 {
+			for t, x := range out {
+				out[t] = RoundBF16(x)
 			}
 		}
 	}
