@@ -66,15 +66,17 @@ func GreedyNormalizedArgmax(logits []float32, r Rounding) int {
 
 // greedyWithoutL settles the argmax without the logsumexp when no token could tie with w, the first token holding
 // the largest x = m: every token of lower id must lie more than δ below m, where δ exceeds one ulp of T at any
-// score such a token can have. With 1 ≤ s = Σexp(x − m) ≤ V, L = m + log s before rounding. A rounding never takes
-// a value above m below m (m is representable) and rounds it up only when it lies at least half an ulp above m,
-// so by at most its distance from m: the f32 step gives L − m ≤ log s + ulp32/2, the step to T at most doubles that,
-// so m ≤ L ≤ m + 2 log V + 2^-22·|m| (ulp32 ≤ 2^-23·|L|, generously). A score at distance d = m − x then has
-// magnitude at most d + 2 log V + 2^-22·|m|. Two exact values more than an ulp apart round apart, which needs
-// d > 2^-p·(d + 2 log V + 2^-22·|m|) for p fraction bits; δ = 2^(1-p)·(2 log V + 2 + 2^-22·|m|) satisfies it with
-// room to spare for the f32 step inside bf16 arithmetic. Tokens above w's id cannot
-// beat it: their score is at most w's and ties go to the lower id. Near the top of f16's range L can overflow and
-// turn the answer into token 0, so that case takes the exact path.
+// score such a token can have. Tokens above w's id cannot beat w: their score is at most w's and ties go to the
+// lower id.
+//
+// The bound: with 1 ≤ s = Σexp(x − m) ≤ V, L = m + log s before rounding. Rounding never takes a value at or above
+// m below m (m is representable), and rounds it up only by less than half an ulp, which happens only when it lies
+// at least half an ulp above a representable value — so by at most its own distance above m. The f32 step gives
+// L − m ≤ log s + ulp32/2 and the step to T at most doubles that: m ≤ L ≤ m + 2 log V + 2^-22·|m| (generously,
+// ulp32 ≤ 2^-23·|L|). A score at distance d = m − x thus has magnitude at most d + 2 log V + 2^-22·|m|. Two exact
+// values more than an ulp apart round apart, which needs d > 2^-p·(d + 2 log V + 2^-22·|m|) for p fraction bits;
+// δ = 2^(1-p)·(2 log V + 2 + 2^-22·|m|) satisfies it with room to spare for the f32 step inside bf16 arithmetic.
+// Near the top of f16's range L can overflow and turn the answer into token 0, so that case takes the exact path.
 func greedyWithoutL(logits []float32, r Rounding, m float32, w int) (int, bool) {
 	frac := 23
 	switch r {

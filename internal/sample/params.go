@@ -80,7 +80,8 @@ type Params struct {
 	PresencePenalty float32
 	// FrequencyPenalty is subtracted from a token's logit once per occurrence in the window.
 	FrequencyPenalty float32
-	// LogitBias is added to the logits of the given ids before anything else; -Inf bans a token.
+	// LogitBias is added to the logits of the given ids before anything else; -Inf bans a token, +Inf and NaN are
+	// rejected.
 	LogitBias map[int]float32
 
 	// Seed seeds the sampler's PCG generator: the same seed and the same sequence of Sample inputs draw the same
@@ -127,8 +128,10 @@ func (p Params) Validate() error {
 		if id < 0 {
 			bad("logit bias for token %d: token ids are ≥ 0", id)
 		}
-		if math.IsNaN(float64(b)) {
-			bad("logit bias for token %d is NaN", id)
+		if math.IsNaN(float64(b)) || math.IsInf(float64(b), 1) {
+			// +Inf would make the row degenerate, where greedy selection's reference answer is token 0 whatever
+			// was biased; a large finite bias forces a token reliably.
+			bad("logit bias for token %d is %v; use a finite value (or -Inf to ban)", id, b)
 		}
 	}
 	if p.LogitsRounding > F16 {

@@ -4,6 +4,7 @@ package sample
 
 import (
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"slices"
 )
@@ -53,8 +54,13 @@ func (s *Sampler) Params() Params { return s.p }
 // Order, as mlx-lm applies it: logit bias, repetition penalty, presence penalty, frequency penalty, then the
 // bitmask; then greedy (Temp 0) or the filters and a draw (Temp > 0; see sampleFiltered).
 //
+// Greedy selection is GreedyNormalizedArgmax with Params.LogitsRounding over the processed row, with one guard:
+// Sample never returns a token whose processed logit is -Inf (rejected by the mask or banned by a -Inf bias). The
+// reference picks token 0 for a degenerate row (every logit -Inf, or a NaN/+Inf logit); when token 0 is -Inf,
+// Sample returns ErrNoCandidate instead.
+//
 // Errors: ErrBadInput for an empty row or an id (history window, logit bias) outside the vocabulary;
-// ErrAllRejected when mask allows no token; ErrNoCandidate when Temp > 0 and no logit is above -Inf.
+// ErrAllRejected when mask allows no token; ErrNoCandidate when no token above -Inf can be chosen.
 func (s *Sampler) Sample(logits []float32, history []int, mask []int32) (int, error) {
 	v := len(logits)
 	if v == 0 {
@@ -70,7 +76,13 @@ func (s *Sampler) Sample(logits []float32, history []int, mask []int32) (int, er
 		ApplyBitmask(logits, mask)
 	}
 	if s.p.Temp == 0 {
-		return GreedyNormalizedArgmax(logits, s.p.LogitsRounding), nil
+		id := GreedyNormalizedArgmax(logits, s.p.LogitsRounding)
+		// The reference answers token 0 for a degenerate row; that token may be masked or banned, and a
+		// constrained decoder must never emit it.
+		if math.IsInf(float64(logits[id]), -1) {
+			return 0, fmt.Errorf("sample: %w (greedy: degenerate row, token %d is -Inf)", ErrNoCandidate, id)
+		}
+		return id, nil
 	}
 	id, err := s.sampleFiltered(logits)
 	if err != nil {

@@ -30,12 +30,20 @@ func TestSampleErrors(t *testing.T) {
 		{"everything -Inf", Params{Temp: 1, TopP: 0.5}, []float32{ninf, ninf}, nil, nil, ErrNoCandidate},
 		{"allowed tokens all banned by bias", Params{Temp: 0.5, LogitBias: map[int]float32{1: ninf}},
 			[]float32{1, 2, 3}, nil, []int32{0b10}, ErrNoCandidate},
+		{"greedy, allowed tokens all banned", Params{LogitBias: map[int]float32{1: ninf}},
+			[]float32{1, 2, 3}, nil, []int32{0b10}, ErrNoCandidate},
+		{"greedy, NaN row with token 0 masked", Params{}, []float32{1, 2, float32(math.NaN())}, nil, []int32{0b110},
+			ErrNoCandidate},
 	}
 	for _, c := range cases {
 		_, err := mustNew(t, c.p).Sample(c.logits, c.history, c.mask)
 		if !errors.Is(err, c.want) {
 			t.Errorf("%s: err = %v, want %v", c.name, err, c.want)
 		}
+	}
+	// Without the mask the NaN row gets the reference's answer, token 0.
+	if id, err := mustNew(t, Params{}).Sample([]float32{1, 2, float32(math.NaN())}, nil, nil); err != nil || id != 0 {
+		t.Errorf("greedy NaN row: %d, %v; want token 0", id, err)
 	}
 	// Out-of-window history ids are not looked at: only the last RepetitionContextSize matter.
 	if _, err := mustNew(t, Params{RepetitionPenalty: 1.1, RepetitionContextSize: 1}).Sample(

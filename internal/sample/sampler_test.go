@@ -46,6 +46,7 @@ func TestValidate(t *testing.T) {
 		{Params{FrequencyPenalty: inf}, "frequency"},
 		{Params{LogitBias: map[int]float32{-2: 1}}, "token -2"},
 		{Params{LogitBias: map[int]float32{4: nan}}, "NaN"},
+		{Params{LogitBias: map[int]float32{4: inf}}, "+Inf"},
 		{Params{LogitsRounding: 9}, "rounding"},
 	}
 	for _, c := range bad {
