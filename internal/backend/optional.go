@@ -39,3 +39,15 @@ type Argmaxer interface {
 type MemoryReporter interface {
 	MemoryUsed() (now, peak int64)
 }
+
+// FloatWriter writes float32 values into a tensor of any floating dtype (rounding to it). The verify harness
+// uses it to poison outputs before a kernel runs.
+type FloatWriter interface {
+	WriteFloat32(t Tensor, v []float32) error
+}
+
+// Bandwidth reports the device's measured copy bandwidth (bytes read + written per second), the yardstick bench
+// prints each kernel against.
+type Bandwidth interface {
+	CopyBandwidth() (float64, error)
+}

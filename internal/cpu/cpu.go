@@ -254,3 +254,13 @@ func (p *pool) run(n int, fn func(lo, hi int)) {
 func init() {
 	backend.Register(backend.Device{Name: "cpu", Rank: 0, Open: func() (backend.Backend, error) { return New(), nil }})
 }
+
+// WriteFloat32 fills an F32 tensor.
+func (b *Backend) WriteFloat32(t backend.Tensor, v []float32) error {
+	x := t.(*Tensor)
+	if x.dt != backend.F32 || len(x.f) != len(v) {
+		return fmt.Errorf("WriteFloat32: tensor %s %v takes %d values, got %d", x.dt, x.shape, len(x.f), len(v))
+	}
+	copy(x.f, v)
+	return nil
+}

@@ -17,7 +17,7 @@ type Model struct {
 	Config *config.Model
 	Family Family
 	b      backend.Backend
-	arch   *safetensors.Archive
+	arch   Source
 
 	embed  backend.Tensor // [vocab, hidden]
 	layers []layer
@@ -39,26 +39,46 @@ type layer struct {
 	rope             *rope.Table // nil: NoPE layer
 }
 
+// Source is where a model's tensors come from: a safetensors archive, or synthetic weights for benchmarks.
+type Source interface {
+	Has(name string) bool
+	Tensor(name string) (backend.Host, error)
+	Close() error
+}
+
 // Load reads dir's config.json and safetensors and places the weights on b.
 func Load(dir string, b backend.Backend) (*Model, error) {
 	cfg, err := config.Load(dir)
 	if err != nil {
 		return nil, err
 	}
-	fam, err := familyFor(cfg)
-	if err != nil {
+	if _, err := familyFor(cfg); err != nil {
 		return nil, fmt.Errorf("%s: %w", dir, err)
 	}
 	arch, err := safetensors.OpenDir(dir)
 	if err != nil {
 		return nil, err
 	}
-	m := &Model{Config: cfg, Family: fam, b: b, arch: arch,
+	m, err := LoadFrom(cfg, arch, b)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", dir, err)
+	}
+	return m, nil
+}
+
+// LoadFrom binds a config's tensors from src onto b. The model owns src and closes it.
+func LoadFrom(cfg *config.Model, src Source, b backend.Backend) (*Model, error) {
+	fam, err := familyFor(cfg)
+	if err != nil {
+		src.Close()
+		return nil, err
+	}
+	m := &Model{Config: cfg, Family: fam, b: b, arch: src,
 		headDim: cfg.HeadDim, heads: cfg.NumHeads, kvHeads: cfg.NumKVHeads}
 	m.scale = float32(1 / math.Sqrt(float64(cfg.HeadDim)))
 	if err := m.bind(); err != nil {
-		arch.Close()
-		return nil, fmt.Errorf("%s: %w", dir, err)
+		src.Close()
+		return nil, err
 	}
 	return m, nil
 }

@@ -1,0 +1,266 @@
+// The bench verb, llama-bench style: pp (prompt) and tg (generation) rows in tokens per second as mean ± sd over
+// runs, for a model directory or a synthetic model of a real architecture; optionally a per-kernel profile
+// against the device's copy bandwidth, launches per token and peak device memory.
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/mlxbun/mlxbun/internal/backend"
+	"github.com/mlxbun/mlxbun/internal/model"
+)
+
+type benchFlags struct {
+	modelDir, synthetic, dtype, device, output string
+	pp, tg, reps                               int
+	profile                                    bool
+	seed                                       uint64
+}
+
+// benchRow is one test's result; JSON field names follow llama-bench's.
+type benchRow struct {
+	Model   string    `json:"model"`
+	Device  string    `json:"device"`
+	Test    string    `json:"test"`
+	NPrompt int       `json:"n_prompt"`
+	NGen    int       `json:"n_gen"`
+	AvgTS   float64   `json:"avg_ts"`
+	StdTS   float64   `json:"stddev_ts"`
+	Samples []float64 `json:"samples_ts"`
+}
+
+type benchReport struct {
+	Rows            []benchRow           `json:"results"`
+	Kernels         []backend.KernelTime `json:"kernels,omitempty"`
+	LaunchesPerTok  float64              `json:"launches_per_token,omitempty"`
+	CopyBandwidth   float64              `json:"copy_bandwidth_bytes_per_s,omitempty"`
+	PeakDeviceBytes int64                `json:"peak_device_bytes,omitempty"`
+	PeakHostGB      float64              `json:"peak_host_memory_gb"`
+}
+
+func newBench() *cobra.Command {
+	var f benchFlags
+	cmd := &cobra.Command{
+		Use:   "bench",
+		Short: "Measure prompt (pp) and generation (tg) speed, llama-bench style",
+		Long: `bench runs a prompt of -p tokens (row ppN) and a generation of -n tokens one at a time (row tgN) -r
+times each and prints tokens per second as mean ± standard deviation. --synthetic builds a random-weight model
+of a real architecture (qwen3-14b, qwen3-8b, qwen3-0.6b) with no files. --profile adds a per-kernel table
+(device time, GB/s, % of the measured copy bandwidth) on backends that can time kernels.`,
+		Example: `  mlxbun bench --model ./Qwen3-0.6B
+  mlxbun bench --synthetic qwen3-14b --dtype bf16 --device cuda --profile -o md`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error { return runBench(cmd, &f) },
+	}
+	fl := cmd.Flags()
+	fl.StringVar(&f.modelDir, "model", "", "model directory")
+	fl.StringVar(&f.synthetic, "synthetic", "", "synthetic architecture: "+strings.Join(model.Presets(), ", "))
+	fl.StringVar(&f.dtype, "dtype", "bf16", "weight dtype of a synthetic model (bf16)")
+	fl.StringVar(&f.device, "device", "auto", "auto, cpu, cuda or metal")
+	fl.StringVarP(&f.output, "output", "o", "md", "output format: md or json")
+	fl.IntVarP(&f.pp, "n-prompt", "p", 512, "prompt tokens (0: skip the pp row)")
+	fl.IntVarP(&f.tg, "n-gen", "n", 128, "generated tokens (0: skip the tg row)")
+	fl.IntVarP(&f.reps, "repetitions", "r", 5, "runs per test")
+	fl.BoolVar(&f.profile, "profile", false, "per-kernel device time table (backends with a profiler)")
+	fl.Uint64Var(&f.seed, "seed", 1, "seed of the synthetic weights and token ids")
+	return cmd
+}
+
+func runBench(cmd *cobra.Command, f *benchFlags) error {
+	if (f.modelDir == "") == (f.synthetic == "") {
+		return errors.New("bench: give exactly one of --model or --synthetic")
+	}
+	if f.output != "md" && f.output != "json" {
+		return fmt.Errorf("bench: -o %q: want md or json", f.output)
+	}
+	if f.dtype != "bf16" {
+		return fmt.Errorf("bench: --dtype %q: synthetic models are bf16 for now", f.dtype)
+	}
+	if f.reps < 1 || f.pp < 0 || f.tg < 0 || f.pp+f.tg == 0 {
+		return fmt.Errorf("bench: need -r ≥ 1 and some of -p/-n (got -p %d -n %d -r %d)", f.pp, f.tg, f.reps)
+	}
+	b, err := backend.Open(f.device)
+	if err != nil {
+		return err
+	}
+	defer b.Close()
+	var m *model.Model
+	name := f.modelDir
+	if f.synthetic != "" {
+		name = f.synthetic + " " + f.dtype
+		log.Info().Str("model", name).Msg("building synthetic weights")
+		m, err = model.Synthetic(f.synthetic, f.seed, b)
+	} else {
+		m, err = model.Load(f.modelDir, b)
+	}
+	if err != nil {
+		return err
+	}
+	defer m.Close()
+	ctx := f.pp + f.tg + 1
+	if mp := m.Config.MaxPositions; mp > 0 && ctx > mp {
+		return fmt.Errorf("bench: -p %d -n %d needs %d positions, the model has %d", f.pp, f.tg, ctx, mp)
+	}
+	vocab := m.Config.VocabSize
+	token := func(i int) int32 { return int32((uint64(i)*2654435761 + f.seed) % uint64(vocab)) }
+	rep := benchReport{}
+	measure := func(test string, np, ng int, once func() (time.Duration, error)) error {
+		if _, err := once(); err != nil { // warm-up: compiles, graphs, caches
+			return err
+		}
+		row := benchRow{Model: name, Device: b.Name(), Test: test, NPrompt: np, NGen: ng}
+		for r := 0; r < f.reps; r++ {
+			d, err := once()
+			if err != nil {
+				return err
+			}
+			row.Samples = append(row.Samples, float64(np+ng)/d.Seconds())
+		}
+		row.AvgTS, row.StdTS = meanSD(row.Samples)
+		rep.Rows = append(rep.Rows, row)
+		return nil
+	}
+	prompt := func(cache backend.KVCache, n int) error {
+		s := model.Step{}
+		for p := 0; p < n; p++ {
+			s.IDs, s.Seq, s.Pos = append(s.IDs, token(p)), append(s.Seq, 0), append(s.Pos, int32(p))
+		}
+		_, err := m.Forward(s, cache, 1)
+		return err
+	}
+	decode := func(cache backend.KVCache, start, n int) error {
+		for p := start; p < start+n; p++ {
+			if _, err := m.Forward(model.Step{IDs: []int32{token(p)}, Seq: []int32{0}, Pos: []int32{int32(p)}}, cache, 1); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	withCache := func(fn func(backend.KVCache) (time.Duration, error)) (time.Duration, error) {
+		cache, err := m.NewCache(1, ctx)
+		if err != nil {
+			return 0, err
+		}
+		defer m.ReleaseCache(cache)
+		return fn(cache)
+	}
+	if f.pp > 0 {
+		err := measure(fmt.Sprintf("pp%d", f.pp), f.pp, 0, func() (time.Duration, error) {
+			return withCache(func(c backend.KVCache) (time.Duration, error) {
+				start := time.Now()
+				err := prompt(c, f.pp)
+				return time.Since(start), err
+			})
+		})
+		if err != nil {
+			return err
+		}
+	}
+	if f.tg > 0 {
+		err := measure(fmt.Sprintf("tg%d", f.tg), 0, f.tg, func() (time.Duration, error) {
+			return withCache(func(c backend.KVCache) (time.Duration, error) {
+				start := time.Now()
+				err := decode(c, 0, f.tg)
+				return time.Since(start), err
+			})
+		})
+		if err != nil {
+			return err
+		}
+	}
+	if p, ok := b.(backend.Profiler); ok && f.profile {
+		steps := max(1, min(f.tg, 16))
+		_, err := withCache(func(c backend.KVCache) (time.Duration, error) {
+			if f.pp > 0 {
+				if err := prompt(c, f.pp); err != nil {
+					return 0, err
+				}
+			}
+			p.StartProfile()
+			err := decode(c, f.pp, steps)
+			rep.Kernels = p.StopProfile()
+			return 0, err
+		})
+		if err != nil {
+			return err
+		}
+		calls := 0
+		for _, k := range rep.Kernels {
+			calls += k.Calls
+		}
+		rep.LaunchesPerTok = float64(calls) / float64(steps)
+	}
+	if bw, ok := b.(backend.Bandwidth); ok && f.profile {
+		if v, err := bw.CopyBandwidth(); err == nil {
+			rep.CopyBandwidth = v
+		}
+	}
+	if mr, ok := b.(backend.MemoryReporter); ok {
+		_, rep.PeakDeviceBytes = mr.MemoryUsed()
+	}
+	rep.PeakHostGB = peakMemoryGB()
+	if f.output == "json" {
+		enc := json.NewEncoder(cmd.OutOrStdout())
+		enc.SetIndent("", " ")
+		return enc.Encode(rep)
+	}
+	writeBenchMD(cmd.OutOrStdout(), rep)
+	return nil
+}
+
+func writeBenchMD(w io.Writer, rep benchReport) {
+	fmt.Fprintf(w, "| model | device | test | t/s |\n| --- | --- | --- | ---: |\n")
+	for _, r := range rep.Rows {
+		fmt.Fprintf(w, "| %s | %s | %s | %.2f ± %.2f |\n", r.Model, r.Device, r.Test, r.AvgTS, r.StdTS)
+	}
+	if len(rep.Kernels) > 0 {
+		ks := append([]backend.KernelTime(nil), rep.Kernels...)
+		sort.Slice(ks, func(i, j int) bool { return ks[i].Seconds > ks[j].Seconds })
+		var total float64
+		for _, k := range ks {
+			total += k.Seconds
+		}
+		fmt.Fprintf(w, "\nper-kernel profile of decode steps (%.1f launches per token)\n\n", rep.LaunchesPerTok)
+		fmt.Fprintf(w, "| kernel | calls | time ms | share | GB/s | %% of copy bw |\n| --- | ---: | ---: | ---: | ---: | ---: |\n")
+		for _, k := range ks {
+			gbs := k.Bytes / k.Seconds / 1e9
+			pct := "-"
+			if rep.CopyBandwidth > 0 {
+				pct = fmt.Sprintf("%.1f", 100*k.Bytes/k.Seconds/rep.CopyBandwidth)
+			}
+			fmt.Fprintf(w, "| %s | %d | %.3f | %.1f%% | %.1f | %s |\n", k.Name, k.Calls, 1e3*k.Seconds, 100*k.Seconds/total, gbs, pct)
+		}
+		if rep.CopyBandwidth > 0 {
+			fmt.Fprintf(w, "\ncopy bandwidth measured: %.0f GB/s\n", rep.CopyBandwidth/1e9)
+		}
+	}
+	if rep.PeakDeviceBytes > 0 {
+		fmt.Fprintf(w, "\npeak device memory: %.2f GiB\n", float64(rep.PeakDeviceBytes)/(1<<30))
+	}
+	fmt.Fprintf(w, "peak host memory: %.2f GB\n", rep.PeakHostGB)
+}
+
+func meanSD(xs []float64) (float64, float64) {
+	var s float64
+	for _, x := range xs {
+		s += x
+	}
+	mean := s / float64(len(xs))
+	if len(xs) < 2 {
+		return mean, 0
+	}
+	var v float64
+	for _, x := range xs {
+		v += (x - mean) * (x - mean)
+	}
+	return mean, math.Sqrt(v / float64(len(xs)-1))
+}
