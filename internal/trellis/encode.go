@@ -16,7 +16,7 @@ import (
 // runs on the row divided by RMS·factor, then the least-squares refit sets the stored scale. A factor above one
 // shrinks the target inside the code's bounded range (|value| ≤ 510/147.8 ≈ 3.45): the more bits, the more the
 // clipped tails cost against the rest, so the factor grows with k. Measured as the MSE minimum over factors in
-// steps of 0.05 on unit-Gaussian rows, T 256 (docs/trellis-format.md gives the sweep).
+// steps of 0.05 on unit-Gaussian rows, T 256 (BenchmarkScaleFactorSweep; docs/trellis-format.md).
 var scaleFactorL12 = [MaxK + 1]float64{1: 0.87, 2: 1.05, 3: 1.10, 4: 1.15, 5: 1.25, 6: 1.35, 7: 1.5, 8: 1.6}
 
 // scaleFactor is scaleFactorL12 moved for L: a longer trellis reaches further into the tails itself, and the best
@@ -302,24 +302,24 @@ func packBlock(words []uint32, states []uint32, K int) {
 // goroutines. Each row's scale: the Viterbi search runs on the row divided by RMS·scaleFactor(K, L); then the scale is
 // refit by least squares to the chosen values (Σw·c / Σc²) and rounded to fp16, the precision files store.
 func Encode(w []float32, rows, cols int, spec Spec) (*Weights, error) {
-	wt, _, err := encode(w, rows, cols, spec)
-	return wt, err
+	return encode(w, rows, cols, spec, nil)
 }
 
-// encode is Encode that also returns the chosen states, [rows, cols] row-major, for tests that check the packing.
-func encode(w []float32, rows, cols int, spec Spec) (*Weights, []uint32, error) {
+// encode is Encode that also copies the chosen states into keep ([rows, cols] row-major) unless keep is nil, for
+// tests that check the packing. Memory beyond the words is per worker and per block, not per weight.
+func encode(w []float32, rows, cols int, spec Spec, keep []uint32) (*Weights, error) {
 	if err := spec.Validate(); err != nil {
-		return nil, nil, fmt.Errorf("trellis encode: %w", err)
+		return nil, fmt.Errorf("trellis encode: %w", err)
 	}
 	if rows < 1 || cols < 1 || cols%spec.T != 0 {
-		return nil, nil, fmt.Errorf("trellis encode: %w: %d×%d matrix is not whole blocks of %d", ErrFormat, rows, cols, spec.T)
+		return nil, fmt.Errorf("trellis encode: %w: %d×%d matrix is not whole blocks of %d", ErrFormat, rows, cols, spec.T)
 	}
 	if rows > math.MaxInt/cols || len(w) != rows*cols {
-		return nil, nil, fmt.Errorf("trellis encode: %d values for a %d×%d matrix", len(w), rows, cols)
+		return nil, fmt.Errorf("trellis encode: %d values for a %d×%d matrix", len(w), rows, cols)
 	}
 	g := Geometry{Spec: spec, Rows: rows, Cols: cols}
 	if err := g.Validate(); err != nil {
-		return nil, nil, fmt.Errorf("trellis encode: %w", err)
+		return nil, fmt.Errorf("trellis encode: %w", err)
 	}
 
 	// First-pass scales and the normalised rows the search runs on.
@@ -328,7 +328,7 @@ func encode(w []float32, rows, cols int, spec Spec) (*Weights, []uint32, error) 
 		var ss float64
 		for _, x := range w[r*cols : (r+1)*cols] {
 			if math.IsNaN(float64(x)) || math.IsInf(float64(x), 0) {
-				return nil, nil, fmt.Errorf("trellis encode: row %d holds a non-finite weight", r)
+				return nil, fmt.Errorf("trellis encode: row %d holds a non-finite weight", r)
 			}
 			ss += float64(x) * float64(x)
 		}
@@ -337,10 +337,13 @@ func encode(w []float32, rows, cols int, spec Spec) (*Weights, []uint32, error) 
 		}
 	}
 
-	states := make([]uint32, rows*cols)
 	words := make([]uint32, g.Words())
 	blocks := g.Blocks()
 	wpb := spec.WordsPerBlock()
+	cb := tablesFor(spec.L).value
+	// fit[j] holds block j's least-squares sums (Σ w·c, Σ c²); rows add their blocks' in order, so the scales do
+	// not depend on which goroutine searched which block.
+	fit := make([][2]float64, rows*blocks)
 	var next atomic.Int64
 	var wg sync.WaitGroup
 	for range min(runtime.GOMAXPROCS(0), rows*blocks) {
@@ -349,47 +352,55 @@ func encode(w []float32, rows, cols int, spec Spec) (*Weights, []uint32, error) 
 			defer wg.Done()
 			v := newViterbi(spec)
 			x := make([]float32, spec.T)
+			st := make([]uint32, spec.T)
 			for {
 				j := int(next.Add(1)) - 1
 				if j >= rows*blocks {
 					return
 				}
 				r, b := j/blocks, j%blocks
-				off := r*cols + b*spec.T
+				row := w[r*cols+b*spec.T:][:spec.T]
 				for i := range x {
-					x[i] = w[off+i] * inv[r]
+					x[i] = row[i] * inv[r]
 				}
-				st := states[off : off+spec.T]
 				v.encodeBlock(x, st)
 				packBlock(words[g.blockOffset(r, b):][:wpb], st, spec.K)
+				var wc, cc float64
+				for i, s := range st {
+					c := float64(cb[s])
+					wc += float64(row[i]) * c
+					cc += c * c
+				}
+				fit[j] = [2]float64{wc, cc}
+				if keep != nil {
+					copy(keep[r*cols+b*spec.T:], st)
+				}
 			}
 		}()
 	}
 	wg.Wait()
 
 	scales := make([]float32, rows)
-	cb := tablesFor(spec.L).value
 	for r := range rows {
 		var wc, cc float64
-		for i, s := range states[r*cols : (r+1)*cols] {
-			c := float64(cb[s])
-			wc += float64(w[r*cols+i]) * c
-			cc += c * c
+		for _, f := range fit[r*blocks : (r+1)*blocks] {
+			wc += f[0]
+			cc += f[1]
 		}
 		if cc == 0 || wc <= 0 {
 			continue // an all-zero row (or a path that explains nothing) decodes to zeros
 		}
 		s := RoundF16(float32(wc / cc))
 		if math.IsInf(float64(s), 0) {
-			return nil, nil, fmt.Errorf("trellis encode: row %d scale %g overflows fp16", r, wc/cc)
+			return nil, fmt.Errorf("trellis encode: row %d scale %g overflows fp16", r, wc/cc)
 		}
 		scales[r] = s
 	}
 	wt, err := NewWeights(g, words, scales)
 	if err != nil {
-		return nil, nil, fmt.Errorf("trellis encode: %w", err)
+		return nil, fmt.Errorf("trellis encode: %w", err)
 	}
-	return wt, states, nil
+	return wt, nil
 }
 
 // Quantize codes a linear weight W [out, in] (row-major, the linear layer's orientation) per spec.Axis: axis 1

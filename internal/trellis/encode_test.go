@@ -6,6 +6,7 @@ package trellis
 
 import (
 	"errors"
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"strings"
@@ -90,7 +91,8 @@ func TestEncodedBitstreamReadsBackTheChosenStates(t *testing.T) {
 	} {
 		rows, cols := 3, 4*spec.T
 		w := gaussian(rng, rows*cols)
-		wt, states, err := encode(w, rows, cols, spec)
+		states := make([]uint32, rows*cols)
+		wt, err := encode(w, rows, cols, spec, states)
 		if err != nil {
 			t.Fatalf("%+v: %v", spec, err)
 		}
@@ -339,4 +341,51 @@ func BenchmarkEncode(b *testing.B) {
 		}
 	}
 	b.ReportMetric(float64(rows*cols)*float64(b.N)/b.Elapsed().Seconds(), "weights/s")
+}
+
+// BenchmarkSearch times one Viterbi pass over a 256-position block at L 12 (ns/state: per state per step).
+func BenchmarkSearch(b *testing.B) {
+	for _, k := range []int{2, 3, 4} {
+		b.Run("k"+string(rune('0'+k)), func(b *testing.B) {
+			spec := Spec{K: k, L: 12, T: 256, Code: "1mad", Axis: 1}
+			v := newViterbi(spec)
+			x := gaussian(rand.New(rand.NewPCG(43, 44)), spec.T)
+			states := make([]uint32, spec.T)
+			for b.Loop() {
+				v.search(x, -1, states)
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(spec.T<<spec.L), "ns/state")
+		})
+	}
+}
+
+// BenchmarkScaleFactorSweep is the measurement behind scaleFactorL12: the MSE (metric "mse") of 64 unit-Gaussian
+// blocks at first-pass factors around the table's, per L and k. Select one with e.g. -bench 'ScaleFactorSweep/L12/k3'.
+func BenchmarkScaleFactorSweep(b *testing.B) {
+	saved := scaleFactorL12
+	defer func() { scaleFactorL12 = saved }()
+	for _, L := range []int{12, 16} {
+		for k := 1; k <= MaxK; k++ {
+			for _, df := range []float64{-0.1, -0.05, 0, 0.05, 0.1} {
+				f := scaleFactor(k, L) + df
+				name := fmt.Sprintf("L%d/k%d/f%.2f", L, k, f)
+				b.Run(name, func(b *testing.B) {
+					scaleFactorL12[k] = f + 0.0125*float64(L-12) // so that scaleFactor(k, L) == f
+					defer func() { scaleFactorL12 = saved }()
+					rng := rand.New(rand.NewPCG(uint64(L), uint64(k)))
+					rows, cols := 16, 1024
+					w := gaussian(rng, rows*cols)
+					var m float64
+					for b.Loop() {
+						wt, err := Encode(w, rows, cols, Spec{K: k, L: L, T: 256, Code: "1mad", Axis: 1})
+						if err != nil {
+							b.Fatal(err)
+						}
+						m = mse(wt, w)
+					}
+					b.ReportMetric(m, "mse")
+				})
+			}
+		}
+	}
 }
