@@ -29,18 +29,33 @@ func GreedyNormalizedArgmax(logits []float32, r Rounding) int {
 		return 0
 	}
 	ninf := float32(math.Inf(-1))
-	m, w := ninf, 0 // the largest x and its lowest id
+	// Rounding is monotone, so the largest x is the largest raw logit rounded, and one loop over raw floats finds
+	// it. !(l ≤ MaxFloat32) is true for NaN and +Inf alike: then L is NaN or +Inf and every score NaN or -Inf.
+	mr, wr := ninf, 0
 	for i, l := range logits {
-		x := round32(l, r)
-		if x != x || x > math.MaxFloat32 {
-			return 0 // L is NaN or +Inf: every score is NaN or -Inf
+		if !(l <= math.MaxFloat32) {
+			return 0
 		}
-		if x > m {
-			m, w = x, i
+		if l > mr {
+			mr, wr = l, i
 		}
+	}
+	m, w := round32(mr, r), wr // the largest x and its lowest id
+	if !(m <= math.MaxFloat32) {
+		return 0 // the largest logit overflows f16: x is +Inf
 	}
 	if m == ninf {
 		return 0 // L = -Inf; -Inf − -Inf is NaN everywhere
+	}
+	if r != F32 {
+		// An earlier, slightly smaller logit may round to the same x.
+		low := rawBelow(m, r)
+		for i, l := range logits[:wr] {
+			if l >= low && round32(l, r) == m {
+				w = i
+				break
+			}
+		}
 	}
 	if id, ok := greedyWithoutL(logits, r, m, w); ok {
 		return id
@@ -90,13 +105,40 @@ func greedyWithoutL(logits []float32, r Rounding, m float32, w int) (int, bool) 
 		return 0, false
 	}
 	delta := math.Ldexp(2*logV+2+math.Ldexp(math.Abs(float64(m)), -22), 1-frac)
-	limit := float64(m) - delta
-	for i := range w {
-		if float64(round32(logits[i], r)) >= limit {
+	// x ≥ m − δ, tested on float32s: the limit rounded down (so a token at the exact limit trips it), and a raw
+	// prefilter so that only logits near the limit get rounded.
+	limit := float32(float64(m) - delta)
+	if float64(limit) > float64(m)-delta {
+		limit = math.Nextafter32(limit, float32(math.Inf(-1)))
+	}
+	low := rawBelow(limit, r)
+	for _, l := range logits[:w] {
+		if l >= low && round32(l, r) >= limit {
 			return 0, false
 		}
 	}
 	return w, true
+}
+
+// rawBelow returns a float32 at or below every raw value that rounds (in dtype r) to y or above: y less a quantum of
+// T at y's magnitude and f16's subnormal quantum (more than the half-ulp a value can round up by), rounded down.
+// For f32, y itself.
+func rawBelow(y float32, r Rounding) float32 {
+	var frac int
+	switch r {
+	case BF16:
+		frac = 7
+	case F16:
+		frac = 10
+	default:
+		return y
+	}
+	b := float64(y) - math.Ldexp(math.Abs(float64(y)), -frac) - 1.0/(1<<24)
+	f := float32(b)
+	if float64(f) > b {
+		f = math.Nextafter32(f, float32(math.Inf(-1)))
+	}
+	return f
 }
 
 // normalizedScore is T(x − L) with the arithmetic the reference kernel uses for dtype r; x and L are already in T.
