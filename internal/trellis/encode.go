@@ -25,8 +25,8 @@ func scaleFactor(k, L int) float64 {
 	return max(0.8, scaleFactorL12[k]-0.0125*float64(L-12))
 }
 
-// bigCost marks a state the tail-biting constraint forbids. It is finite so that sums stay ordered as integers
-// (see viterbi.step) and far above any real path cost (T·(max distortion) ≪ 1e30).
+// bigCost marks a state the tail-biting constraint forbids. It is finite, so sums of it stay finite and keep
+// ordering as integers in minGroups, and far above any real path cost (T·(max distortion) ≪ 1e30).
 const bigCost float32 = 1e30
 
 // viterbi is one worker's scratch for encoding blocks of one spec: every buffer is allocated once and reused for
@@ -104,17 +104,12 @@ func (v *viterbi) search(x []float32, overlap int, states []uint32) {
 
 // minGroups sets mins[g] (len G) to the least tagged cost over the predecessors h·G+g, h = 0..H−1, of each
 // successor group g: the cost's f32 bits with the K low bits replaced by h. The minimum then carries the winning h.
-// Kept out of search (and out of line) so its loops run in registers; two predecessor rows per pass halve the
-// stores.
+// Kept out of search so its loops run in registers.
 func minGroups(mins []uint32, cost []float32, H int) {
 	G := len(mins)
 	keep := ^uint32(H - 1)
 	row := func(h int) []float32 { return cost[h*G : (h+1)*G] }
-	switch H {
-	case 1:
-		minFirst(mins, row(0), keep)
-		return
-	case 2:
+	if H == 2 { // K 1; every other K ≥ 2 has a multiple of four predecessors
 		minFirst2(mins, row(0), row(1), keep)
 		return
 	}
@@ -124,18 +119,10 @@ func minGroups(mins []uint32, cost []float32, H int) {
 	}
 }
 
-// minFirst, minFirst2, minFirst4 and minNext4 are minGroups' passes over one, two or four predecessor rows (row h
+// minFirst2, minFirst4 and minNext4 are minGroups' passes over two or four predecessor rows (row h
 // tagged h), each an out-of-line leaf so its loop keeps everything in registers. Four rows per pass amortise the
 // load and store of mins.
 //
-//go:noinline
-func minFirst(mins []uint32, a []float32, keep uint32) {
-	a = a[:len(mins)]
-	for g := range mins {
-		mins[g] = math.Float32bits(a[g]) & keep
-	}
-}
-
 //go:noinline
 func minFirst2(mins []uint32, a, b []float32, keep uint32) {
 	a, b = a[:len(mins)], b[:len(mins)]
