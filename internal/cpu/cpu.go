@@ -11,6 +11,7 @@ import (
 
 	"github.com/mlxbun/mlxbun/internal/backend"
 	"github.com/mlxbun/mlxbun/internal/rope"
+	"github.com/mlxbun/mlxbun/internal/sample"
 )
 
 // Tensor is a CPU tensor: float32 or int32 elements in row-major order.
@@ -262,5 +263,27 @@ func (b *Backend) WriteFloat32(t backend.Tensor, v []float32) error {
 		return fmt.Errorf("WriteFloat32: tensor %s %v takes %d values, got %d", x.dt, x.shape, len(x.f), len(v))
 	}
 	copy(x.f, v)
+	return nil
+}
+
+// Argmax picks each row's greedy token with the normalized-argmax semantics (the reference for device argmax).
+func (b *Backend) Argmax(dst, logits backend.Tensor) {
+	rows, v := dims(logits)
+	ls, ids := f32(logits), i32(dst)
+	if len(ids) != rows {
+		backend.ShapeError("Argmax", "dst", dst.Shape(), []int{rows})
+	}
+	for r := 0; r < rows; r++ {
+		ids[r] = int32(sample.GreedyNormalizedArgmax(ls[r*v:(r+1)*v], sample.F32))
+	}
+}
+
+// ReadInt32 copies an I32 tensor out.
+func (b *Backend) ReadInt32(t backend.Tensor, dst []int32) error {
+	x := t.(*Tensor)
+	if x.dt != backend.I32 || len(x.i) != len(dst) {
+		return fmt.Errorf("ReadInt32: tensor %s %v holds %d values, dst has %d", x.dt, x.shape, len(x.i), len(dst))
+	}
+	copy(dst, x.i)
 	return nil
 }

@@ -1,0 +1,106 @@
+// The verify-kernels verb: every kernel form of a device against the CPU reference, as a table, failing the
+// command when any case breaks its promise.
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/mlxbun/mlxbun/internal/backend"
+	"github.com/mlxbun/mlxbun/internal/verify"
+)
+
+func newVerify() *cobra.Command {
+	var device, ref, output, only string
+	var quick bool
+	var seed uint64
+	cmd := &cobra.Command{
+		Use:   "verify-kernels",
+		Short: "Check every kernel form of a device against the CPU reference",
+		Long: `verify-kernels runs each op (embedding, RMSNorm, dense and quantized MatMul at the fixture and Qwen3-14B
+shapes, rope variants, decode and prompt attention, argmax) on --device and on --ref with the same random inputs
+and poisoned outputs, and prints each case's promise, the measured error and pass/fail. Exit status 1 if any
+case fails.`,
+		Example: `  mlxbun verify-kernels --device cuda
+  mlxbun verify-kernels --device cuda --quick --only MatMul -o json`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if output != "md" && output != "json" {
+				return fmt.Errorf("verify-kernels: -o %q: want md or json", output)
+			}
+			r, err := backend.Open(ref)
+			if err != nil {
+				return err
+			}
+			defer r.Close()
+			d, err := backend.Open(device)
+			if err != nil {
+				return err
+			}
+			defer d.Close()
+			var cases []verify.Case
+			for _, c := range verify.Cases(quick) {
+				if only == "" || strings.Contains(c.Op+" "+c.Shape, only) {
+					cases = append(cases, c)
+				}
+			}
+			results := verify.Run(r, d, cases, seed)
+			failed := 0
+			for _, res := range results {
+				if !res.Pass {
+					failed++
+				}
+			}
+			out := cmd.OutOrStdout()
+			if output == "json" {
+				type row struct {
+					Op, Shape, Promise string
+					Tol, Metric        float64
+					Pass               bool
+					Error              string `json:",omitempty"`
+				}
+				var rows []row
+				for _, res := range results {
+					e := ""
+					if res.Err != nil {
+						e = res.Err.Error()
+					}
+					rows = append(rows, row{res.Op, res.Shape, res.Promise, res.Tol, res.Metric, res.Pass, e})
+				}
+				enc := json.NewEncoder(out)
+				enc.SetIndent("", " ")
+				if err := enc.Encode(rows); err != nil {
+					return err
+				}
+			} else {
+				fmt.Fprintf(out, "%s against %s\n\n| op | shape | promise | bound | measured | result |\n| --- | --- | --- | ---: | ---: | --- |\n", d.Name(), r.Name())
+				for _, res := range results {
+					verdict := "pass"
+					if !res.Pass {
+						verdict = "FAIL"
+						if res.Err != nil {
+							verdict += ": " + res.Err.Error()
+						}
+					}
+					fmt.Fprintf(out, "| %s | %s | %s | %.3g | %.3g | %s |\n", res.Op, res.Shape, res.Promise, res.Tol, res.Metric, verdict)
+				}
+				fmt.Fprintf(out, "\n%d passed, %d failed\n", len(results)-failed, failed)
+			}
+			if failed > 0 {
+				return fmt.Errorf("verify-kernels: %d of %d cases failed on %s", failed, len(results), d.Name())
+			}
+			return nil
+		},
+	}
+	fl := cmd.Flags()
+	fl.StringVar(&device, "device", "auto", "device under test")
+	fl.StringVar(&ref, "ref", "cpu", "reference device")
+	fl.StringVarP(&output, "output", "o", "md", "md or json")
+	fl.StringVar(&only, "only", "", "run only cases whose op or shape contains this text")
+	fl.BoolVar(&quick, "quick", false, "skip the heavy cases (14B-shape prompts)")
+	fl.Uint64Var(&seed, "seed", 1, "seed of the random inputs")
+	return cmd
+}
