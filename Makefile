@@ -5,6 +5,8 @@ VERSION := $(shell git describe --always --dirty 2>/dev/null || echo dev)
 LDFLAGS := -s -w -X main.version=$(VERSION)
 STATICCHECK := $(shell $(GO) env GOPATH)/bin/staticcheck
 export CGO_ENABLED := 0
+# Vector kernels for the CPU backend (simd/archsimd); builds without it fall back to scalar kernels.
+export GOEXPERIMENT := simd
 
 .PHONY: build test lint cross demo clean
 

@@ -92,13 +92,13 @@ func (b *Backend) denseMatMul(y, x, w []float32, n, in, out int) {
 		for bk := lo; bk < hi; bk++ {
 			o0, o1 := bk*block, min((bk+1)*block, out)
 			r := 0
-			for ; r+4 <= n; r += 4 {
+			for ; r+tileRows <= n; r += tileRows {
 				o := o0
-				for ; o+4 <= o1; o += 4 {
-					tile4x4(y, x, w, r, o, in, out)
+				for ; o+tileCols <= o1; o += tileCols {
+					tile(y, x, w, r, o, in, out)
 				}
 				for ; o < o1; o++ {
-					for rr := r; rr < r+4; rr++ {
+					for rr := r; rr < r+tileRows; rr++ {
 						y[rr*out+o] = dot(x[rr*in:(rr+1)*in], w[o*in:(o+1)*in])
 					}
 				}
@@ -112,6 +112,14 @@ func (b *Backend) denseMatMul(y, x, w []float32, n, in, out int) {
 		}
 	})
 }
+
+// The tile kernel computes y[r..r+tileRows, o..o+tileCols]; a SIMD build (matmul_simd_amd64.go) swaps in a
+// vector kernel where the processor has one.
+var (
+	tileRows, tileCols = 4, 4
+	tile               = tile4x4
+	dot                = dotScalar
+)
 
 // tile4x4 computes y[r..r+4, o..o+4].
 func tile4x4(y, x, w []float32, r, o, in, out int) {
@@ -147,9 +155,9 @@ func tile4x4(y, x, w []float32, r, o, in, out int) {
 	y3[0], y3[1], y3[2], y3[3] = s30, s31, s32, s33
 }
 
-// dot is a float32 dot product with four independent accumulators (the order differs from a naive loop only
-// within float32 rounding).
-func dot(a, b []float32) float32 {
+// dotScalar is a float32 dot product with four independent accumulators (the order differs from a naive loop
+// only within float32 rounding).
+func dotScalar(a, b []float32) float32 {
 	b = b[:len(a)]
 	var s0, s1, s2, s3 float32
 	k := 0
