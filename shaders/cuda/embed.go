@@ -8,10 +8,10 @@ import (
 	"strings"
 )
 
-//go:embed *.cu
+//go:embed *.cu *.cuh
 var files embed.FS
 
-// Sources maps a file name ("elementwise.cu") to its source text.
+// Sources maps a file name ("elementwise.cu", "common.cuh") to its source text.
 var Sources = func() map[string]string {
 	m := map[string]string{}
 	entries, err := fs.ReadDir(files, ".")
@@ -19,7 +19,7 @@ var Sources = func() map[string]string {
 		panic(err) // embedded at build time: cannot fail at run time
 	}
 	for _, e := range entries {
-		if strings.HasSuffix(e.Name(), ".cu") {
+		if strings.HasSuffix(e.Name(), ".cu") || strings.HasSuffix(e.Name(), ".cuh") {
 			b, _ := files.ReadFile(e.Name())
 			m[e.Name()] = string(b)
 		}
