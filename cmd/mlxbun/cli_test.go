@@ -228,3 +228,34 @@ func equalInts(a, b []int) bool {
 	}
 	return true
 }
+
+// TestTokenizeGolden: tokenize on a directory holding only tokenizer files matches the HF golden ids, and
+// --decode inverts it.
+func TestTokenizeGolden(t *testing.T) {
+	dir := testutil.Fixture(t, "tokenizers/qwen3")
+	var g struct {
+		Cases []struct {
+			Text string `json:"text"`
+			IDs  []int  `json:"ids"`
+		} `json:"cases"`
+	}
+	b, _ := os.ReadFile(filepath.Join(dir, "encode_golden.json"))
+	if err := json.Unmarshal(b, &g); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range g.Cases[:12] {
+		if c.Text == "" || strings.HasPrefix(c.Text, "-") {
+			continue
+		}
+		r := mlxbun(t, "", "tokenize", "--model", dir, "--text", c.Text)
+		want, _ := json.Marshal(c.IDs)
+		if r.code != 0 || strings.TrimSpace(r.stdout) != string(want) {
+			t.Errorf("tokenize %q: exit %d, got %s want %s (%s)", c.Text, r.code, r.stdout, want, r.stderr)
+			continue
+		}
+		r = mlxbun(t, "", "tokenize", "--model", dir, "--decode", "--text", string(want))
+		if strings.TrimSuffix(r.stdout, "\n") != c.Text {
+			t.Errorf("decode %s: got %q want %q", want, r.stdout, c.Text)
+		}
+	}
+}
