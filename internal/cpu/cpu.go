@@ -31,8 +31,16 @@ func (t *Tensor) Float32s() []float32 { return t.f }
 // Backend is the CPU backend. It is safe for one goroutine at a time; ops fan out to Workers goroutines.
 type Backend struct {
 	Workers int
-	pool    *pool
+	// ExpandQuantizedBelow: a quantized linear whose float32 expansion takes at most this many bytes is decoded
+	// once at load and multiplied by the dense (vector) kernels; larger ones decode on the fly every call. Both
+	// use the same decode arithmetic. New leaves it 0 (always on the fly: the reference path).
+	ExpandQuantizedBelow int64
+	pool                 *pool
 }
+
+// DefaultExpandQuantizedBelow is what the registered "cpu" device uses: small models' layers (pycoder's largest
+// is 3 MiB) run at dense speed, a 14B model's (356 MiB each) stay quantized in memory.
+const DefaultExpandQuantizedBelow = 32 << 20
 
 // New returns a CPU backend using every core.
 func New() *Backend {
@@ -253,7 +261,11 @@ func (p *pool) run(n int, fn func(lo, hi int)) {
 }
 
 func init() {
-	backend.Register(backend.Device{Name: "cpu", Rank: 0, Open: func() (backend.Backend, error) { return New(), nil }})
+	backend.Register(backend.Device{Name: "cpu", Rank: 0, Open: func() (backend.Backend, error) {
+		b := New()
+		b.ExpandQuantizedBelow = DefaultExpandQuantizedBelow
+		return b, nil
+	}})
 }
 
 // WriteFloat32 fills an F32 tensor.

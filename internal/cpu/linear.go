@@ -18,6 +18,7 @@ type linear struct {
 // quantized is a weight format that multiplies by decoding on the fly: y[n, out] = x[n, in]·Wᵀ.
 type quantized interface {
 	MatMul(y, x []float32, n int)
+	Dense() []float32 // [out, in], decoded with the same arithmetic as MatMul
 }
 
 func (l *linear) In() int  { return l.in }
@@ -41,7 +42,11 @@ func (b *Backend) LoadLinear(spec backend.LinearSpec) (backend.Linear, error) {
 		if err != nil {
 			return nil, err
 		}
-		l.q = q
+		if int64(spec.Out)*int64(spec.In)*4 <= b.ExpandQuantizedBelow {
+			l.w = q.Dense() // the same weights, multiplied by the dense kernels
+		} else {
+			l.q = q
+		}
 	default:
 		return nil, fmt.Errorf("linear %s: no weights given", spec.Name)
 	}

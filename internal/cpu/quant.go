@@ -14,6 +14,7 @@ const TrellisVariant = trellis.Reciprocal
 type trellisLinear struct{ w *trellis.Weights }
 
 func (t trellisLinear) MatMul(y, x []float32, n int) { t.w.MatMul(y, x, n, TrellisVariant) }
+func (t trellisLinear) Dense() []float32             { return t.w.Dense(TrellisVariant) }
 
 func loadQuantized(spec backend.LinearSpec) (quantized, error) {
 	if spec.Trellis != nil {
