@@ -99,10 +99,26 @@ func (e *CompileError) Error() string {
 	return fmt.Sprintf("cuda: nvrtc compile of %s for %s failed:\n%s", e.Name, e.Arch, e.Log)
 }
 
+// NoLineInfo, given among Compile's extra options, drops -lineinfo from the defaults (it is not passed to NVRTC).
+// NVRTC 11.8 crashes (SIGSEGV inside nvrtcCompileProgram) on any function template under -lineinfo, seen here
+// with libnvrtc 11.8.89; the backend's templated kernels are compiled without it.
+const NoLineInfo = "--mlxbun-no-lineinfo"
+
 // compileOptions are the options every compilation gets: the exact target (so NVRTC emits SASS, not PTX),
-// device code by default, C++17, and line info for profilers at no speed cost.
+// device code by default, C++17, and line info for profilers at no speed cost (unless extra holds NoLineInfo).
 func compileOptions(arch string, extra []string) []string {
-	return append([]string{"--gpu-architecture=" + arch, "-default-device", "--std=c++17", "-lineinfo"}, extra...)
+	opts := []string{"--gpu-architecture=" + arch, "-default-device", "--std=c++17", "-lineinfo"}
+	for _, e := range extra {
+		if e == NoLineInfo {
+			opts = opts[:3]
+		}
+	}
+	for _, e := range extra {
+		if e != NoLineInfo {
+			opts = append(opts, e)
+		}
+	}
+	return opts
 }
 
 // Compile compiles src (named name, for errors and line info) to a CUBIN for arch ("sm_90"), with extra NVRTC
@@ -142,11 +158,18 @@ func isELF(b []byte) bool { return len(b) > 4 && bytes.Equal(b[:4], []byte("\x7f
 
 // nvrtcCompile runs one NVRTC compilation.
 func nvrtcCompile(name, src, arch string, opts []string) ([]byte, error) {
+	cubin, _, err := nvrtcCompileLog(name, src, arch, opts)
+	return cubin, err
+}
+
+// nvrtcCompileLog is nvrtcCompile also returning the compiler's log (warnings; ptxas statistics under
+// --ptxas-options=-v).
+func nvrtcCompileLog(name, src, arch string, opts []string) ([]byte, string, error) {
 	csrc, cname := cString(src), cString(name)
 	var prog uintptr
 	if r := call(nv.nvrtcCreateProgram, uintptr(unsafe.Pointer(&prog)), uintptr(unsafe.Pointer(&csrc[0])),
 		uintptr(unsafe.Pointer(&cname[0])), 0, 0, 0); r != 0 {
-		return nil, nvrtcError(r, "nvrtcCreateProgram("+name+")")
+		return nil, "", nvrtcError(r, "nvrtcCreateProgram("+name+")")
 	}
 	defer call(nv.nvrtcDestroyProgram, uintptr(unsafe.Pointer(&prog)))
 
@@ -162,22 +185,22 @@ func nvrtcCompile(name, src, arch string, opts []string) ([]byte, error) {
 	if r != 0 {
 		const nvrtcErrorCompilation = 6
 		if r != nvrtcErrorCompilation {
-			return nil, fmt.Errorf("%w\n%s", nvrtcError(r, "nvrtcCompileProgram("+name+")"), programLog(prog))
+			return nil, "", fmt.Errorf("%w\n%s", nvrtcError(r, "nvrtcCompileProgram("+name+")"), programLog(prog))
 		}
-		return nil, &CompileError{Name: name, Arch: arch, Log: programLog(prog)}
+		return nil, "", &CompileError{Name: name, Arch: arch, Log: programLog(prog)}
 	}
 	var n uintptr
 	if r := call(nv.nvrtcGetCUBINSize, prog, uintptr(unsafe.Pointer(&n))); r != 0 {
-		return nil, nvrtcError(r, "nvrtcGetCUBINSize("+name+")")
+		return nil, "", nvrtcError(r, "nvrtcGetCUBINSize("+name+")")
 	}
 	if n == 0 {
-		return nil, fmt.Errorf("cuda: nvrtc produced no CUBIN for %s (arch %s must be a real sm_XY)", name, arch)
+		return nil, "", fmt.Errorf("cuda: nvrtc produced no CUBIN for %s (arch %s must be a real sm_XY)", name, arch)
 	}
 	cubin := make([]byte, n)
 	if r := call(nv.nvrtcGetCUBIN, prog, uintptr(unsafe.Pointer(&cubin[0]))); r != 0 {
-		return nil, nvrtcError(r, "nvrtcGetCUBIN("+name+")")
+		return nil, "", nvrtcError(r, "nvrtcGetCUBIN("+name+")")
 	}
-	return cubin, nil
+	return cubin, programLog(prog), nil
 }
 
 func programLog(prog uintptr) string {

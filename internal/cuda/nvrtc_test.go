@@ -44,6 +44,11 @@ func TestCompileOptions(t *testing.T) {
 	if !slices.Equal(got, want) {
 		t.Fatalf("options %v, want %v", got, want)
 	}
+	got = compileOptions("sm_90", []string{"-DN=4", NoLineInfo})
+	want = []string{"--gpu-architecture=sm_90", "-default-device", "--std=c++17", "-DN=4"}
+	if !slices.Equal(got, want) {
+		t.Fatalf("options without line info %v, want %v", got, want)
+	}
 }
 
 func TestWriteCache(t *testing.T) {

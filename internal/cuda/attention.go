@@ -1,0 +1,250 @@
+// The KV cache and Attention: this step's keys and values are stored into the bf16 cache (kv_store_bf16), then
+// one of the attention forms of shaders/cuda/attention.cu runs, picked by the table attnForms.
+
+package cuda
+
+import (
+	"fmt"
+	"slices"
+
+	"github.com/mlxbun/mlxbun/internal/backend"
+)
+
+// kvCache is [layers, seqs, maxLen, kvHeads·headDim] bf16 keys and the same for values.
+type kvCache struct {
+	b    *Backend
+	cfg  backend.KVConfig
+	k, v DevPtr
+}
+
+func (c *kvCache) Config() backend.KVConfig { return c.cfg }
+
+// Release frees the cache once queued work is done with it.
+func (c *kvCache) Release() {
+	if c.k == 0 {
+		return
+	}
+	b := c.b
+	if err := b.syncFlush(); err == nil {
+		b.fail(b.dev.Do(func() error { return firstErr(b.mem.release(c.k), b.mem.release(c.v)) }))
+	}
+	c.k, c.v = 0, 0
+}
+
+func firstErr(errs ...error) error {
+	for _, e := range errs {
+		if e != nil {
+			return e
+		}
+	}
+	return nil
+}
+
+func (b *Backend) NewKVCache(cfg backend.KVConfig) (backend.KVCache, error) {
+	if cfg.Layers <= 0 || cfg.Seqs <= 0 || cfg.MaxLen <= 0 || cfg.KVHeads <= 0 || cfg.HeadDim <= 0 {
+		return nil, fmt.Errorf("cuda: kv cache: every dimension must be positive, got %+v", cfg)
+	}
+	bytes := 2 * cfg.Layers * cfg.Seqs * cfg.MaxLen * cfg.KVHeads * cfg.HeadDim
+	c := &kvCache{b: b, cfg: cfg}
+	var err error
+	if c.k, err = b.allocExact(bytes); err != nil {
+		return nil, fmt.Errorf("cuda: kv cache %+v: %w", cfg, err)
+	}
+	if c.v, err = b.allocExact(bytes); err != nil {
+		b.dev.Do(func() error { return b.mem.release(c.k) })
+		return nil, fmt.Errorf("cuda: kv cache %+v: %w", cfg, err)
+	}
+	return c, nil
+}
+
+// attnMinChunk must match ATTN_MIN_CHUNK in attention.cu.
+const attnMinChunk = 32
+
+// attnCase is what kernel selection sees of one Attention call.
+type attnCase struct {
+	n, heads, kvHeads, hd int
+	run                   bool  // rows are one sequence at consecutive positions (known from the written values)
+	positions             int64 // Σ (pos[r]+1) as last written, for the profiler's byte count; 0 when unknown
+}
+
+// kvBytes is the cache traffic of reading every row's keys and values once per kv head (an estimate of half the
+// cache per row when the positions are unknown).
+func (a attnCase) kvBytes(maxLen int) float64 {
+	per := float64(2 * 2 * a.kvHeads * a.hd)
+	if a.positions > 0 {
+		return per * float64(a.positions)
+	}
+	return per * float64(a.n) * float64(maxLen) / 2
+}
+
+type attnForm struct {
+	name     string
+	supports func(a attnCase) bool
+	enqueue  func(b *Backend, a attnCase, p attnPtrs)
+}
+
+type attnPtrs struct {
+	out, q, kc, vc, seq, pos DevPtr
+	seqs, maxLen, layer      int
+	scale                    float32
+}
+
+// attnForms is Attention's selection table, most specific first.
+//
+//   - split: decode batches (n ≤ 8): flash-decoding over the positions with a grid that depends only on n, so a
+//     recorded graph replays at every position.
+//   - prompt: one sequence at consecutive positions (a prompt chunk), head dims the tensor-core kernel has.
+//   - rows: anything else (one block per row and kv head).
+var attnForms = []attnForm{
+	{name: "split", supports: func(a attnCase) bool { return a.n <= maxGemvRows && a.hd <= 32*attnEPTs[len(attnEPTs)-1] }, enqueue: enqueueAttnSplit},
+	{name: "prompt", supports: func(a attnCase) bool { return a.run && slices.Contains(attnPromptHDs, a.hd) }, enqueue: enqueueAttnPrompt},
+	{name: "rows", supports: func(a attnCase) bool { return a.hd <= 32*attnEPTs[len(attnEPTs)-1] }, enqueue: enqueueAttnRows},
+}
+
+// attnEPT is the smallest instantiated dims-per-lane that covers hd.
+func attnEPT(hd int) int {
+	for _, e := range attnEPTs {
+		if 32*e >= hd {
+			return e
+		}
+	}
+	return 0
+}
+
+// attnSplits is the number of position slices per (row, kv head) of the split form: enough blocks for about four
+// per multiprocessor, at most 64.
+func attnSplits(n, kvHeads, sms int) int {
+	s := (4*sms + n*kvHeads - 1) / (n * kvHeads)
+	return max(1, min(64, s))
+}
+
+// oneRun reports whether seq and pos (as last written) place every row in one sequence at consecutive positions.
+func oneRun(seq, pos *Tensor, n int) bool {
+	if len(seq.shadow) != n || len(pos.shadow) != n {
+		return false
+	}
+	for r := 0; r < n; r++ {
+		if seq.shadow[r] != seq.shadow[0] || pos.shadow[r] != pos.shadow[0]+int32(r) {
+			return false
+		}
+	}
+	return true
+}
+
+func (b *Backend) Attention(dst, q, k, v backend.Tensor, cache backend.KVCache, layer int, seq, pos backend.Tensor, scale float32) {
+	c, ok := cache.(*kvCache)
+	if !ok {
+		panic(fmt.Sprintf("backend: Attention: cache of type %T is not a CUDA cache", cache))
+	}
+	cfg := c.cfg
+	d, qs, ks, vs := tensorOf("Attention", dst), tensorOf("Attention", q), tensorOf("Attention", k), tensorOf("Attention", v)
+	st, pt := tensorOf("Attention", seq), tensorOf("Attention", pos)
+	for _, t := range []*Tensor{d, qs, ks, vs} {
+		wantDType("Attention", "activation", t, backend.BF16)
+	}
+	wantDType("Attention", "seq", st, backend.I32)
+	wantDType("Attention", "pos", pt, backend.I32)
+	width := cfg.KVHeads * cfg.HeadDim
+	n, qc := dims(qs)
+	if qc%cfg.HeadDim != 0 || st.elems() != n || pt.elems() != n || ks.elems() != n*width || vs.elems() != n*width || d.elems() != n*qc {
+		backend.ShapeError("Attention", "q, k, v", []any{qs.shape, ks.shape, vs.shape}, fmt.Sprintf("rows of heads×%d, kv %d wide", cfg.HeadDim, width))
+	}
+	heads := qc / cfg.HeadDim
+	if heads%cfg.KVHeads != 0 {
+		backend.ShapeError("Attention", "query heads", heads, fmt.Sprintf("a multiple of %d kv heads", cfg.KVHeads))
+	}
+	if layer < 0 || layer >= cfg.Layers {
+		panic(fmt.Sprintf("backend: Attention: layer %d outside the cache's %d", layer, cfg.Layers))
+	}
+	if d.ptr == qs.ptr {
+		panic("backend: Attention: dst aliases q")
+	}
+	if n == 0 {
+		return
+	}
+	p := attnPtrs{out: d.ptr, q: qs.ptr, kc: c.k, vc: c.v, seq: st.ptr, pos: pt.ptr,
+		seqs: cfg.Seqs, maxLen: cfg.MaxLen, layer: layer, scale: scale}
+	kp, vp := ks.ptr, vs.ptr
+	b.enqueue(func() error {
+		args := NewArgs().Ptr(p.kc).Ptr(p.vc).Ptr(kp).Ptr(vp).Ptr(p.seq).Ptr(p.pos).
+			I32(int32(width)).I32(int32(layer)).I32(int32(cfg.Seqs)).I32(int32(cfg.MaxLen))
+		return b.launch("kv_store_bf16", Dim3{X: n}, Dim3{X: 128}, 0, args, float64(8*n*width+8*n))
+	})
+	a := attnCase{n: n, heads: heads, kvHeads: cfg.KVHeads, hd: cfg.HeadDim, run: oneRun(st, pt, n)}
+	if len(pt.shadow) == n {
+		for _, v := range pt.shadow {
+			a.positions += int64(v) + 1
+		}
+	}
+	for _, f := range attnForms {
+		if f.supports(a) {
+			b.logf("Attention n=%d heads=%d/%d hd=%d: %s", n, heads, cfg.KVHeads, cfg.HeadDim, f.name)
+			f.enqueue(b, a, p)
+			return
+		}
+	}
+	b.fail(fmt.Errorf("cuda backend: attention with head dim %d: %w", cfg.HeadDim, backend.ErrUnsupported))
+}
+
+// ensureScratch makes the split-attention scratch at least bytes long. A replaced buffer is kept until Close:
+// recorded graphs may still point at it.
+func (b *Backend) ensureScratch(bytes int) (DevPtr, error) {
+	if b.scrLen >= bytes {
+		return b.scratch, nil
+	}
+	p, err := b.allocExact(bytes)
+	if err != nil {
+		return 0, err
+	}
+	if b.scratch != 0 {
+		b.retired = append(b.retired, b.scratch)
+	}
+	b.scratch, b.scrLen = p, bytes
+	return p, nil
+}
+
+func enqueueAttnSplit(b *Backend, a attnCase, p attnPtrs) {
+	S := attnSplits(a.n, a.kvHeads, b.info.SMs)
+	part, err := b.ensureScratch(4 * a.n * a.heads * S * (a.hd + 2))
+	if err != nil {
+		b.fail(fmt.Errorf("cuda backend: attention scratch: %w", err))
+		return
+	}
+	name := attnSplitName(attnEPT(a.hd))
+	bytes := float64(2*a.n*a.heads*a.hd) + a.kvBytes(p.maxLen)
+	b.enqueue(func() error {
+		args := NewArgs().Ptr(part).Ptr(p.q).Ptr(p.kc).Ptr(p.vc).Ptr(p.seq).Ptr(p.pos).
+			I32(int32(a.heads)).I32(int32(a.kvHeads)).I32(int32(a.hd)).I32(int32(p.seqs)).I32(int32(p.maxLen)).
+			I32(int32(p.layer)).F32(p.scale)
+		if err := b.launch(name, Dim3{X: S, Y: a.kvHeads, Z: a.n}, Dim3{X: 128}, 0, args, bytes); err != nil {
+			return err
+		}
+		args = NewArgs().Ptr(p.out).Ptr(part).Ptr(p.seq).Ptr(p.pos).I32(int32(a.heads)).I32(int32(a.hd)).
+			I32(int32(S)).I32(int32(p.seqs)).I32(int32(p.maxLen))
+		return b.launch("attn_combine_bf16", Dim3{X: a.heads, Y: a.n}, Dim3{X: 128}, 0, args, float64(a.n*a.heads*(S*4*(a.hd+2)+2*a.hd)))
+	})
+}
+
+func enqueueAttnRows(b *Backend, a attnCase, p attnPtrs) {
+	name := attnRowsName(attnEPT(a.hd))
+	bytes := float64(4*a.n*a.heads*a.hd) + a.kvBytes(p.maxLen)
+	b.enqueue(func() error {
+		args := NewArgs().Ptr(p.out).Ptr(p.q).Ptr(p.kc).Ptr(p.vc).Ptr(p.seq).Ptr(p.pos).
+			I32(int32(a.heads)).I32(int32(a.kvHeads)).I32(int32(a.hd)).I32(int32(p.seqs)).I32(int32(p.maxLen)).
+			I32(int32(p.layer)).F32(p.scale)
+		return b.launch(name, Dim3{X: 1, Y: a.kvHeads, Z: a.n}, Dim3{X: 128}, 0, args, bytes)
+	})
+}
+
+func enqueueAttnPrompt(b *Backend, a attnCase, p attnPtrs) {
+	name := attnPromptName(a.hd)
+	tiles := (a.n + 63) / 64
+	// bytes: q and out once, and each block's k/v tiles (every head's blocks read their kv head's tiles)
+	bytes := float64(4*a.n*a.heads*a.hd) + float64(a.heads*tiles*2*2*a.hd)*float64(a.n)/2
+	b.enqueue(func() error {
+		args := NewArgs().Ptr(p.out).Ptr(p.q).Ptr(p.kc).Ptr(p.vc).Ptr(p.seq).Ptr(p.pos).I32(int32(a.n)).
+			I32(int32(a.heads)).I32(int32(a.kvHeads)).I32(int32(p.seqs)).I32(int32(p.maxLen)).
+			I32(int32(p.layer)).F32(p.scale)
+		return b.launch(name, Dim3{X: tiles, Y: a.heads}, Dim3{X: 128}, 0, args, bytes)
+	})
+}

@@ -1,0 +1,329 @@
+// The CUDA implementation of backend.Backend: bf16 activations with f32 accumulation on one stream of one GPU.
+//
+// Ops are called on the model's goroutine but every driver call must run on the device thread (Device.Do, about
+// 16 µs a round trip), so an op only checks shapes and appends a closure to a pending list; the list runs on the
+// device thread in one Do when the caller needs a result (ReadFloat32, ReadInt32, Sync) or records a graph. A
+// decode step is then one Do: the input copies, one graph launch, the logits copy and a stream sync.
+// Failures inside closures are kept as the first (sticky) error, returned by the next read or Sync.
+
+package cuda
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"sync"
+
+	"github.com/mlxbun/mlxbun/internal/backend"
+	"github.com/mlxbun/mlxbun/internal/rope"
+)
+
+// envDebug makes the backend log its kernel choices to stderr ("1").
+const envDebug = "MLXBUN_CUDA_DEBUG"
+
+// Stats counts device work since Open.
+type Stats struct {
+	Launches      int64 // kernels (and cuBLASLt calls) launched one by one
+	GraphLaunches int64 // recorded graphs replayed
+	Graphs        int   // graphs held now
+	GraphNodes    int   // launches inside the graphs held now
+}
+
+// Backend is the CUDA backend. Like the CPU backend it serves one goroutine at a time.
+type Backend struct {
+	dev    *Device
+	info   Info
+	stream *Stream
+	blas   *BlasLt
+	mods   []*Module
+	fns    map[string]*Function
+	debug  bool
+
+	mu      sync.Mutex
+	pending []func() error
+	err     error // first failure since the last Sync
+
+	mem   allocator
+	up    *HostMem // pinned staging for small writes, bump-allocated between synced flushes
+	upOff int
+	down  *HostMem // pinned staging for reads
+	wbuf  [2]*HostMem
+	wev   [2]*Event
+
+	graphs    map[any]*recorded
+	capturing bool // device thread: inside a graph capture
+	capNodes  int
+	prof      *profiler
+	stats     Stats
+
+	ropes   map[*rope.Table]DevPtr // inverse frequencies per rope table
+	scratch DevPtr                 // split-attention partials
+	scrLen  int
+	retired []DevPtr // scratch buffers replaced while graphs may still point at them
+	copyBW  float64
+	closed  bool
+}
+
+var (
+	_ backend.Backend        = (*Backend)(nil)
+	_ backend.Recorder       = (*Backend)(nil)
+	_ backend.Profiler       = (*Backend)(nil)
+	_ backend.Argmaxer       = (*Backend)(nil)
+	_ backend.MemoryReporter = (*Backend)(nil)
+)
+
+const upBytes = 4 << 20 // small-write staging
+
+// New opens device ordinal, compiles (or loads from the disk cache) every kernel and prepares a stream,
+// cuBLASLt and the staging buffers. Without a CUDA driver it fails with an error wrapping ErrNoDriver.
+func New(ordinal int) (*Backend, error) {
+	n, err := DeviceCount()
+	if err != nil {
+		return nil, err
+	}
+	if n <= ordinal {
+		return nil, fmt.Errorf("cuda backend: device %d of %d: %w", ordinal, n, ErrNoDriver)
+	}
+	dev, err := Open(ordinal)
+	if err != nil {
+		return nil, err
+	}
+	b := &Backend{dev: dev, info: dev.Info(), graphs: map[any]*recorded{}, ropes: map[*rope.Table]DevPtr{},
+		debug: os.Getenv(envDebug) == "1"}
+	b.mem.dev = dev
+	cubins, err := compileKernels(b.info.Arch())
+	if err != nil {
+		dev.Close()
+		return nil, err
+	}
+	err = dev.Do(func() error {
+		var err error
+		if b.stream, err = dev.NewStream(); err != nil {
+			return err
+		}
+		if b.blas, err = dev.BlasLt(); err != nil {
+			return err
+		}
+		if b.up, err = dev.AllocHost(upBytes, 0); err != nil {
+			return err
+		}
+		return b.loadKernels(cubins)
+	})
+	if err != nil {
+		b.Close()
+		return nil, fmt.Errorf("cuda backend: open: %w", err)
+	}
+	return b, nil
+}
+
+func init() {
+	backend.Register(backend.Device{Name: "cuda", Rank: 10, Open: func() (backend.Backend, error) {
+		b, err := New(0)
+		if err != nil {
+			return nil, err
+		}
+		return b, nil
+	}})
+}
+
+func (b *Backend) Name() string            { return "cuda" }
+func (b *Backend) ActDType() backend.DType { return backend.BF16 }
+
+// Info describes the GPU.
+func (b *Backend) Info() Info { return b.info }
+
+// Stats reports launch counts.
+func (b *Backend) Stats() Stats {
+	s := b.stats
+	s.Graphs = len(b.graphs)
+	s.GraphNodes = 0
+	for _, g := range b.graphs {
+		s.GraphNodes += g.nodes
+	}
+	return s
+}
+
+func (b *Backend) logf(format string, args ...any) {
+	if b.debug {
+		fmt.Fprintf(os.Stderr, "cuda backend: "+format+"\n", args...)
+	}
+}
+
+// enqueue appends device work; it runs at the next flush.
+func (b *Backend) enqueue(f func() error) {
+	b.mu.Lock()
+	b.pending = append(b.pending, f)
+	b.mu.Unlock()
+}
+
+// fail records err as the sticky error unless one is already held.
+func (b *Backend) fail(err error) {
+	b.mu.Lock()
+	if b.err == nil {
+		b.err = err
+	}
+	b.mu.Unlock()
+}
+
+func (b *Backend) firstErr() error {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.err
+}
+
+// flush runs the pending work on the device thread and then tail there, unless an error is held. It returns the
+// held error.
+func (b *Backend) flush(tail func() error) error {
+	if b.closed {
+		return ErrClosed
+	}
+	b.mu.Lock()
+	ops := b.pending
+	b.pending = nil
+	b.mu.Unlock()
+	err := b.dev.Do(func() error {
+		for _, f := range ops {
+			if b.firstErr() != nil {
+				break
+			}
+			if err := f(); err != nil {
+				b.fail(err)
+			}
+		}
+		if err := b.firstErr(); err != nil {
+			return err
+		}
+		if tail != nil {
+			if err := tail(); err != nil {
+				b.fail(err)
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		b.fail(err)
+	}
+	return err
+}
+
+// syncFlush flushes and waits for the stream; afterwards the write staging is free again.
+func (b *Backend) syncFlush() error {
+	err := b.flush(func() error { return b.stream.Sync() })
+	if err == nil {
+		b.upOff = 0
+	}
+	return err
+}
+
+// Sync waits for all queued work and returns (and clears) the first error since the last Sync.
+func (b *Backend) Sync() error {
+	ferr := b.syncFlush()
+	b.mu.Lock()
+	err := b.err
+	b.err = nil
+	b.mu.Unlock()
+	if err == nil {
+		err = ferr
+	}
+	return err
+}
+
+// Close frees everything the backend holds and releases the device.
+func (b *Backend) Close() error {
+	if b.closed {
+		return nil
+	}
+	var errs []error
+	if b.stream != nil {
+		errs = append(errs, b.syncFlush())
+	}
+	errs = append(errs, b.dev.Do(func() error {
+		var errs []error
+		for k, g := range b.graphs {
+			errs = append(errs, g.exec.Destroy())
+			delete(b.graphs, k)
+		}
+		if b.prof != nil {
+			b.prof.destroy()
+		}
+		for _, e := range b.wev {
+			errs = append(errs, e.Destroy())
+		}
+		for _, h := range append([]*HostMem{b.up, b.down}, b.wbuf[:]...) {
+			errs = append(errs, b.dev.FreeHost(h))
+		}
+		for _, p := range b.ropes {
+			b.mem.release(p)
+		}
+		b.mem.release(b.scratch)
+		for _, p := range b.retired {
+			b.mem.release(p)
+		}
+		errs = append(errs, b.mem.releaseAll())
+		for _, m := range b.mods {
+			errs = append(errs, m.Unload())
+		}
+		errs = append(errs, b.stream.Destroy())
+		return errors.Join(errs...)
+	}))
+	b.closed = true
+	errs = append(errs, b.dev.Close())
+	return errors.Join(errs...)
+}
+
+// MemoryUsed reports the device memory the backend holds from the driver (tensors, weights, caches and the
+// allocator's free blocks) now and at its peak; the cuBLASLt workspace (32 MiB) is not counted.
+func (b *Backend) MemoryUsed() (now, peak int64) { return b.mem.usage() }
+
+// CopyBandwidth measures (once) a 1 GiB device-to-device copy and reports bytes read plus written per second.
+func (b *Backend) CopyBandwidth() (float64, error) {
+	if b.copyBW > 0 {
+		return b.copyBW, nil
+	}
+	if err := b.syncFlush(); err != nil {
+		return 0, err
+	}
+	const n = 1 << 30
+	err := b.dev.Do(func() error {
+		src, err := b.dev.Alloc(n)
+		if err != nil {
+			return err
+		}
+		defer b.dev.Free(src)
+		dst, err := b.dev.Alloc(n)
+		if err != nil {
+			return err
+		}
+		defer b.dev.Free(dst)
+		if err := b.stream.MemsetD32Async(src, 0x3f803f80, n/4); err != nil {
+			return err
+		}
+		e0, err := b.dev.NewEvent(true)
+		if err != nil {
+			return err
+		}
+		defer e0.Destroy()
+		e1, err := b.dev.NewEvent(true)
+		if err != nil {
+			return err
+		}
+		defer e1.Destroy()
+		best := float32(0)
+		for i := 0; i < 6; i++ {
+			if err := errors.Join(e0.Record(b.stream), b.stream.MemcpyDtoDAsync(dst, src, n), e1.Record(b.stream), e1.Sync()); err != nil {
+				return err
+			}
+			ms, err := ElapsedMs(e0, e1)
+			if err != nil {
+				return err
+			}
+			if i > 0 && (best == 0 || ms < best) {
+				best = ms
+			}
+		}
+		b.copyBW = 2 * n / (float64(best) / 1e3)
+		return nil
+	})
+	return b.copyBW, err
+}

@@ -1,0 +1,237 @@
+// The backend's kernels: which .cu files are compiled, the naming function of each templated family (used both
+// to write the instantiation lines appended to the source and to look the kernels up), and the one launch path
+// every op goes through (error wrapping with the kernel's name, launch counting, profiling events).
+
+package cuda
+
+import (
+	"fmt"
+	"strings"
+	"sync"
+
+	"github.com/mlxbun/mlxbun/internal/backend"
+	cudashaders "github.com/mlxbun/mlxbun/shaders/cuda"
+)
+
+// kernelFiles are the sources compiled at Open, each prefixed with common.cuh.
+var kernelFiles = []string{"ops.cu", "gemv.cu", "attention.cu"}
+
+// kernelOptions are the NVRTC options of the backend's kernels: no -lineinfo, which crashes NVRTC 11.8 on
+// templates (nvrtc.go, NoLineInfo).
+var kernelOptions = []string{NoLineInfo}
+
+// gemvRows is the GEMV form's output rows per warp (R) for each activation row count n (index n): more rows per
+// warp reuse each activation load for more weights, which matters once n activation rows are read per weight
+// chunk (L1 traffic n/R times the weight traffic).
+var gemvRows = [maxGemvRows + 1]int{0, 1, 2, 2, 4, 4, 4, 4, 4}
+
+// maxGemvRows is the largest activation row count the GEMV kernels are instantiated for (the model's recorded
+// decode workspaces hold at most 8 rows).
+const maxGemvRows = 8
+
+// attnEPTs are the decode-attention instantiations: dims per lane (head dim ≤ 32·EPT).
+var attnEPTs = []int{1, 2, 3, 4, 8}
+
+// attnPromptHDs are the head dims the tensor-core prompt attention is instantiated for (multiples of 16 whose
+// accumulators fit the registers).
+var attnPromptHDs = []int{32, 64, 96, 128}
+
+// outType is the C type a kernel writes for an output dtype.
+func outType(dt backend.DType) string {
+	if dt == backend.F32 {
+		return "float"
+	}
+	return "bf16_t"
+}
+
+func dtName(dt backend.DType) string {
+	if dt == backend.F32 {
+		return "f32"
+	}
+	return "bf16"
+}
+
+// gemvName names the GEMV kernel for n activation rows writing dtype out; vec is the 16-byte form (R rows per
+// warp from gemvRows), otherwise the scalar form.
+func gemvName(n int, out backend.DType, vec bool) string {
+	if vec {
+		return fmt.Sprintf("gemv_bf16_n%d_r%d_%s", n, gemvRows[n], dtName(out))
+	}
+	return fmt.Sprintf("gemv_scalar_n%d_%s", n, dtName(out))
+}
+
+func attnSplitName(ept int) string { return fmt.Sprintf("attn_split_e%d", ept) }
+func attnRowsName(ept int) string  { return fmt.Sprintf("attn_rows_e%d", ept) }
+func attnPromptName(hd int) string { return fmt.Sprintf("attn_prompt_hd%d", hd) }
+func rmsnormName(warp bool) string {
+	return map[bool]string{true: "rmsnorm_warp_bf16", false: "rmsnorm_block_bf16"}[warp]
+}
+func biasAddName(dt backend.DType) string { return "bias_add_" + dtName(dt) }
+
+// instantiations lists, per file, the macro lines that instantiate its template families.
+func instantiations() map[string][]string {
+	var gemv, attn []string
+	for n := 1; n <= maxGemvRows; n++ {
+		for _, dt := range []backend.DType{backend.F32, backend.BF16} {
+			gemv = append(gemv, fmt.Sprintf("GEMV_VEC(%s, %d, %d, %s)", gemvName(n, dt, true), n, gemvRows[n], outType(dt)))
+			gemv = append(gemv, fmt.Sprintf("GEMV_SCALAR(%s, %d, %s)", gemvName(n, dt, false), n, outType(dt)))
+		}
+	}
+	for _, e := range attnEPTs {
+		attn = append(attn, fmt.Sprintf("ATTN_SPLIT(%s, %d)", attnSplitName(e), e))
+		attn = append(attn, fmt.Sprintf("ATTN_ROWS(%s, %d)", attnRowsName(e), e))
+	}
+	for _, hd := range attnPromptHDs {
+		attn = append(attn, fmt.Sprintf("ATTN_PROMPT(%s, %d)", attnPromptName(hd), hd))
+	}
+	return map[string][]string{"gemv.cu": gemv, "attention.cu": attn}
+}
+
+// kernelSource is what NVRTC compiles for file: common.cuh, the file (line numbers restarted so compiler messages
+// point into it) and its instantiation lines.
+func kernelSource(file string) (string, error) {
+	common, ok := cudashaders.Sources["common.cuh"]
+	if !ok {
+		return "", fmt.Errorf("cuda backend: common.cuh is not embedded")
+	}
+	body, ok := cudashaders.Sources[file]
+	if !ok {
+		return "", fmt.Errorf("cuda backend: kernel source %s is not embedded", file)
+	}
+	var sb strings.Builder
+	sb.WriteString(common)
+	fmt.Fprintf(&sb, "\n#line 1 %q\n", file)
+	sb.WriteString(body)
+	sb.WriteString("\n// instantiations (internal/cuda/kernels.go)\n")
+	for _, line := range instantiations()[file] {
+		sb.WriteString(line)
+		sb.WriteByte('\n')
+	}
+	return sb.String(), nil
+}
+
+// compileKernels compiles every kernel file for arch in parallel (NVRTC needs no device; the disk cache makes
+// later starts cheap) and returns the CUBINs by file.
+func compileKernels(arch string) (map[string][]byte, error) {
+	out := make(map[string][]byte, len(kernelFiles))
+	errs := make([]error, len(kernelFiles))
+	var mu sync.Mutex
+	var wg sync.WaitGroup
+	for i, f := range kernelFiles {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			src, err := kernelSource(f)
+			if err == nil {
+				var cubin []byte
+				if cubin, err = Compile(f, src, arch, kernelOptions...); err == nil {
+					mu.Lock()
+					out[f] = cubin
+					mu.Unlock()
+				}
+			}
+			errs[i] = err
+		}()
+	}
+	wg.Wait()
+	for i, err := range errs {
+		if err != nil {
+			return nil, fmt.Errorf("cuda backend: compiling %s: %w", kernelFiles[i], err)
+		}
+	}
+	return out, nil
+}
+
+// loadKernels loads the compiled files (device thread) and indexes every extern "C" kernel by name.
+func (b *Backend) loadKernels(cubins map[string][]byte) error {
+	b.fns = map[string]*Function{}
+	for _, f := range kernelFiles {
+		m, err := b.dev.LoadModule(f, cubins[f])
+		if err != nil {
+			return fmt.Errorf("cuda backend: %w", err)
+		}
+		b.mods = append(b.mods, m)
+	}
+	return nil
+}
+
+// fn finds a kernel by name in the loaded modules (device thread; lookups are cached by the module).
+func (b *Backend) fn(name string) (*Function, error) {
+	if f, ok := b.fns[name]; ok {
+		return f, nil
+	}
+	for _, m := range b.mods {
+		if f, err := m.Function(name); err == nil {
+			b.fns[name] = f
+			return f, nil
+		}
+	}
+	return nil, fmt.Errorf("cuda backend: kernel %s is in no loaded module", name)
+}
+
+// launch enqueues kernel name on the backend's stream (device thread). bytes is the traffic the kernel's contract
+// counts, for the profiler. Every failure names the kernel.
+func (b *Backend) launch(name string, grid, block Dim3, smem int, args *Args, bytes float64) error {
+	f, err := b.fn(name)
+	if err != nil {
+		return err
+	}
+	var mark *profMark
+	if b.prof != nil && !b.capturing {
+		if mark, err = b.prof.begin(b, name, bytes); err != nil {
+			return err
+		}
+	}
+	if err := f.Launch(b.stream, grid, block, smem, args); err != nil {
+		return fmt.Errorf("cuda backend: kernel %s: %w", name, err)
+	}
+	if mark != nil {
+		if err := mark.end.Record(b.stream); err != nil {
+			return err
+		}
+	}
+	if b.capturing {
+		b.capNodes++
+	} else {
+		b.stats.Launches++
+	}
+	return nil
+}
+
+// timed runs a non-kernel device step (a cuBLASLt GEMM) with the same counting and profiling as launch.
+func (b *Backend) timed(name string, bytes float64, step func() error) error {
+	var mark *profMark
+	var err error
+	if b.prof != nil && !b.capturing {
+		if mark, err = b.prof.begin(b, name, bytes); err != nil {
+			return err
+		}
+	}
+	if err := step(); err != nil {
+		return fmt.Errorf("cuda backend: %s: %w", name, err)
+	}
+	if mark != nil {
+		if err := mark.end.Record(b.stream); err != nil {
+			return err
+		}
+	}
+	if b.capturing {
+		b.capNodes++
+	} else {
+		b.stats.Launches++
+	}
+	return nil
+}
+
+// grid1D is the block count of a grid-stride kernel over n items, capped at a few waves of the device.
+func (b *Backend) grid1D(n int64, threads int) Dim3 {
+	blocks := (n + int64(threads) - 1) / int64(threads)
+	limit := int64(b.info.SMs * 8)
+	if blocks > limit {
+		blocks = limit
+	}
+	if blocks < 1 {
+		blocks = 1
+	}
+	return Dim3{X: int(blocks)}
+}

@@ -1,0 +1,166 @@
+// Tests of the backend's kernel sources that need no GPU: every file compiles with NVRTC for sm_90 (wherever an
+// NVRTC loads: skipped otherwise), the instantiation list names exactly what the host looks up, and the
+// selection tables pick what their comments say.
+
+package cuda
+
+import (
+	"os"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/mlxbun/mlxbun/internal/backend"
+)
+
+// TestKernelsCompile compiles every backend kernel file for sm_90 with NVRTC (no device needed). With
+// MLXBUN_PTXAS_V=1 it logs ptxas's register, shared-memory and spill report per kernel.
+func TestKernelsCompile(t *testing.T) {
+	if _, _, err := NVRTCVersion(); err != nil {
+		t.Skipf("no NVRTC here: %v", err)
+	}
+	extra := append([]string(nil), kernelOptions...)
+	if os.Getenv("MLXBUN_PTXAS_V") == "1" {
+		extra = append(extra, "--ptxas-options=-v")
+	}
+	for _, f := range kernelFiles {
+		src, err := kernelSource(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cubin, log, err := nvrtcCompileLog(f, src, "sm_90", compileOptions("sm_90", extra))
+		if err != nil {
+			t.Errorf("%s: %v", f, err)
+			continue
+		}
+		t.Logf("%s: %d-byte CUBIN", f, len(cubin))
+		if log != "" {
+			t.Logf("%s log:\n%s", f, summarizePtxas(log))
+		}
+	}
+}
+
+// summarizePtxas keeps the per-kernel "Used N registers" lines and any spill warnings.
+func summarizePtxas(log string) string {
+	var out []string
+	var fn string
+	re := regexp.MustCompile(`Compiling entry function '(\w+)'`)
+	for _, l := range strings.Split(log, "\n") {
+		if m := re.FindStringSubmatch(l); m != nil {
+			fn = m[1]
+			continue
+		}
+		if strings.Contains(l, "Used") || strings.Contains(l, "spill") && !strings.Contains(l, "0 bytes spill") || strings.Contains(l, "warning") {
+			out = append(out, fn+": "+strings.TrimSpace(l))
+		}
+	}
+	return strings.Join(out, "\n")
+}
+
+// TestInstantiations checks that every name the host can ask for is instantiated, and nothing twice.
+func TestInstantiations(t *testing.T) {
+	seen := map[string]bool{}
+	re := regexp.MustCompile(`^[A-Z_]+\((\w+),`)
+	for file, lines := range instantiations() {
+		for _, l := range lines {
+			m := re.FindStringSubmatch(l)
+			if m == nil {
+				t.Fatalf("%s: malformed instantiation %q", file, l)
+			}
+			if seen[m[1]] {
+				t.Errorf("%s instantiated twice", m[1])
+			}
+			seen[m[1]] = true
+		}
+	}
+	var want []string
+	for n := 1; n <= maxGemvRows; n++ {
+		for _, dt := range []backend.DType{backend.F32, backend.BF16} {
+			want = append(want, gemvName(n, dt, true), gemvName(n, dt, false))
+		}
+	}
+	for _, hd := range []int{16, 32, 64, 80, 96, 128, 256} {
+		want = append(want, attnSplitName(attnEPT(hd)), attnRowsName(attnEPT(hd)))
+	}
+	for _, hd := range attnPromptHDs {
+		want = append(want, attnPromptName(hd))
+	}
+	for _, name := range want {
+		if !seen[name] {
+			t.Errorf("the host may launch %s, which is not instantiated", name)
+		}
+	}
+	// The plain kernels are extern "C" definitions in the sources.
+	for _, name := range []string{"embed_bf16", "rmsnorm_warp_bf16", "rmsnorm_block_bf16", "add_bf16", "swiglu_bf16",
+		"rope_bf16", "kv_store_bf16", "bias_add_f32", "bias_add_bf16", "argmax_f32", "attn_combine_bf16"} {
+		found := false
+		for _, f := range kernelFiles {
+			src, _ := kernelSource(f)
+			if strings.Contains(src, "void "+name+"(") {
+				found = true
+			}
+		}
+		if !found {
+			t.Errorf("kernel %s is not defined in any kernel file", name)
+		}
+	}
+}
+
+func TestSelection(t *testing.T) {
+	pick := func(c matmulCase) string {
+		for _, f := range matmulForms {
+			if f.supports(c) {
+				return f.name
+			}
+		}
+		return ""
+	}
+	for _, tc := range []struct {
+		c    matmulCase
+		want string
+	}{
+		{matmulCase{n: 1, in: 5120, out: 17408}, "gemv"},
+		{matmulCase{n: 8, in: 17408, out: 5120}, "gemv"},
+		{matmulCase{n: 3, in: 100, out: 7}, "gemv_scalar"},
+		{matmulCase{n: 9, in: 5120, out: 5120}, "cublaslt"},
+		{matmulCase{n: 512, in: 5120, out: 1024}, "cublaslt"},
+	} {
+		if got := pick(tc.c); got != tc.want {
+			t.Errorf("%+v: %s, want %s", tc.c, got, tc.want)
+		}
+	}
+	apick := func(a attnCase) string {
+		for _, f := range attnForms {
+			if f.supports(a) {
+				return f.name
+			}
+		}
+		return ""
+	}
+	for _, tc := range []struct {
+		a    attnCase
+		want string
+	}{
+		{attnCase{n: 1, heads: 40, kvHeads: 8, hd: 128}, "split"},
+		{attnCase{n: 512, heads: 40, kvHeads: 8, hd: 128, run: true}, "prompt"},
+		{attnCase{n: 512, heads: 40, kvHeads: 8, hd: 128}, "rows"},
+		{attnCase{n: 100, heads: 4, kvHeads: 2, hd: 80, run: true}, "rows"},
+		{attnCase{n: 100, heads: 4, kvHeads: 2, hd: 512, run: true}, ""},
+	} {
+		if got := apick(tc.a); got != tc.want {
+			t.Errorf("%+v: %q, want %q", tc.a, got, tc.want)
+		}
+	}
+	if ks := gemvSplit(1024, 1, 132); ks != 8 {
+		t.Errorf("gemvSplit(1024 rows) = %d, want 8", ks)
+	}
+	if ks := gemvSplit(17408, 1, 132); ks != 1 {
+		t.Errorf("gemvSplit(17408 rows) = %d, want 1", ks)
+	}
+	for _, n := range []int{1, 100, 1 << 20, 5<<20 + 3, 178 << 20} {
+		c := classSize(n)
+		if c < n || float64(c) > float64(n)*1.125+512 {
+			t.Errorf("classSize(%d) = %d", n, c)
+		}
+	}
+}

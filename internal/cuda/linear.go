@@ -1,0 +1,172 @@
+// Linear layers: dense weights uploaded once as bf16 [out, in], and the table that picks MatMul's kernel by the
+// number of activation rows: the hand-written GEMV (shaders/cuda/gemv.cu) for decode batches, cuBLASLt for
+// prompts. Trellis and affine weights are not served yet (LoadLinear says so, naming the layer).
+
+package cuda
+
+import (
+	"fmt"
+
+	"github.com/mlxbun/mlxbun/internal/backend"
+)
+
+type linear struct {
+	name    string
+	out, in int
+	w       DevPtr // bf16 [out, in]
+	bias    DevPtr // f32 [out] or 0
+}
+
+func (l *linear) In() int  { return l.in }
+func (l *linear) Out() int { return l.out }
+
+func (b *Backend) LoadLinear(spec backend.LinearSpec) (backend.Linear, error) {
+	switch {
+	case spec.Trellis != nil:
+		return nil, fmt.Errorf("cuda: linear %s: trellis weights: %w", spec.Name, backend.ErrUnsupported)
+	case spec.Affine != nil:
+		return nil, fmt.Errorf("cuda: linear %s: affine-quantized weights: %w", spec.Name, backend.ErrUnsupported)
+	case spec.Dense == nil:
+		return nil, fmt.Errorf("cuda: linear %s: no weights given", spec.Name)
+	}
+	h := *spec.Dense
+	if len(h.Shape) != 2 || h.Shape[0] != spec.Out || h.Shape[1] != spec.In {
+		return nil, fmt.Errorf("cuda: linear %s: weight shape %v, want [%d %d]", spec.Name, h.Shape, spec.Out, spec.In)
+	}
+	if h.DType != backend.BF16 && h.DType != backend.F16 && h.DType != backend.F32 {
+		return nil, fmt.Errorf("cuda: linear %s: weight dtype %s: %w", spec.Name, h.DType, backend.ErrUnsupported)
+	}
+	if len(h.Data) != h.Elements()*h.DType.Size() {
+		return nil, fmt.Errorf("cuda: linear %s: %d bytes for %s %v", spec.Name, len(h.Data), h.DType, h.Shape)
+	}
+	l := &linear{name: spec.Name, out: spec.Out, in: spec.In}
+	var err error
+	if l.w, err = b.allocExact(2 * spec.Out * spec.In); err != nil {
+		return nil, fmt.Errorf("cuda: linear %s: %w", spec.Name, err)
+	}
+	if err := b.uploadHost(l.w, h, backend.BF16); err != nil {
+		return nil, fmt.Errorf("cuda: linear %s: %w", spec.Name, err)
+	}
+	if spec.Bias != nil {
+		bh := *spec.Bias
+		if bh.Elements() != spec.Out || len(bh.Data) != bh.Elements()*bh.DType.Size() {
+			return nil, fmt.Errorf("cuda: linear %s: bias %s %v, want [%d]", spec.Name, bh.DType, bh.Shape, spec.Out)
+		}
+		if l.bias, err = b.allocExact(4 * spec.Out); err != nil {
+			return nil, fmt.Errorf("cuda: linear %s bias: %w", spec.Name, err)
+		}
+		if err := b.uploadHost(l.bias, bh, backend.F32); err != nil {
+			return nil, fmt.Errorf("cuda: linear %s bias: %w", spec.Name, err)
+		}
+	}
+	return l, nil
+}
+
+// matmulCase is what kernel selection sees of one MatMul.
+type matmulCase struct {
+	n, in, out int
+	dst        backend.DType
+}
+
+// matmulForm is one way to compute a MatMul: the first form in matmulForms whose supports holds is used.
+type matmulForm struct {
+	name     string
+	supports func(c matmulCase) bool
+	enqueue  func(b *Backend, c matmulCase, y, x DevPtr, l *linear)
+}
+
+// matmulForms is MatMul's selection table, most specific first.
+//
+//   - gemv: decode batches (n ≤ 8) with rows of whole 16-byte chunks; bandwidth-bound, so it wins wherever the
+//     weight read dominates (cuBLASLt at m ≤ 8 pads to a tile and runs far from the copy bandwidth).
+//   - gemv_scalar: the same batches at any width.
+//   - cublaslt: everything else (prompts), ~700 TFLOP/s at m = 512 (MEASUREMENTS.md).
+var matmulForms = []matmulForm{
+	{name: "gemv", supports: func(c matmulCase) bool { return c.n <= maxGemvRows && c.in%8 == 0 }, enqueue: enqueueGemv},
+	{name: "gemv_scalar", supports: func(c matmulCase) bool { return c.n <= maxGemvRows }, enqueue: enqueueGemvScalar},
+	{name: "cublaslt", supports: func(matmulCase) bool { return true }, enqueue: enqueueGemm},
+}
+
+func (b *Backend) MatMul(dst, x backend.Tensor, w backend.Linear) {
+	l, ok := w.(*linear)
+	if !ok {
+		panic(fmt.Sprintf("backend: MatMul: linear of type %T is not a CUDA linear", w))
+	}
+	d, xs := tensorOf("MatMul", dst), tensorOf("MatMul", x)
+	wantDType("MatMul", "x", xs, backend.BF16)
+	wantDType("MatMul", "dst", d, backend.BF16, backend.F32)
+	n, in := dims(xs)
+	if in != l.in || d.elems() != n*l.out {
+		backend.ShapeError("MatMul", "x, dst", []any{xs.shape, d.shape}, fmt.Sprintf("[n %d] -> [n %d] (%s)", l.in, l.out, l.name))
+	}
+	if n == 0 {
+		return
+	}
+	c := matmulCase{n: n, in: in, out: l.out, dst: d.dt}
+	for _, f := range matmulForms {
+		if f.supports(c) {
+			b.logf("MatMul %s n=%d %d->%d: %s", l.name, n, in, l.out, f.name)
+			f.enqueue(b, c, d.ptr, xs.ptr, l)
+			return
+		}
+	}
+	panic("backend: MatMul: no form supports " + fmt.Sprint(c)) // cublaslt supports everything
+}
+
+// gemvSplit picks how many warps share one output row's dot product: the fewest that still give the device
+// about four blocks per multiprocessor, so small-out shapes (k/v projections) keep enough loads in flight.
+func gemvSplit(out, rows, sms int) int {
+	for _, ks := range []int{1, 2, 4} {
+		per := rows * (8 / ks)
+		if (out+per-1)/per >= 4*sms {
+			return ks
+		}
+	}
+	return 8
+}
+
+func gemvBytes(c matmulCase) float64 {
+	return float64(2*c.out*c.in + 2*c.n*c.in + c.n*c.out*c.dst.Size())
+}
+
+func enqueueGemv(b *Backend, c matmulCase, y, x DevPtr, l *linear) {
+	r := gemvRows[c.n]
+	ks := gemvSplit(c.out, r, b.info.SMs)
+	per := r * (8 / ks)
+	grid := Dim3{X: (c.out + per - 1) / per}
+	name, w, bias := gemvName(c.n, c.dst, true), l.w, l.bias
+	b.enqueue(func() error {
+		args := NewArgs().Ptr(y).Ptr(w).Ptr(x).Ptr(bias).I32(int32(c.in)).I32(int32(c.out)).I32(int32(ks))
+		return b.launch(name, grid, Dim3{X: 256}, 0, args, gemvBytes(c))
+	})
+}
+
+func enqueueGemvScalar(b *Backend, c matmulCase, y, x DevPtr, l *linear) {
+	grid := Dim3{X: (c.out + 7) / 8}
+	name, w, bias := gemvName(c.n, c.dst, false), l.w, l.bias
+	b.enqueue(func() error {
+		args := NewArgs().Ptr(y).Ptr(w).Ptr(x).Ptr(bias).I32(int32(c.in)).I32(int32(c.out))
+		return b.launch(name, grid, Dim3{X: 256}, 0, args, gemvBytes(c))
+	})
+}
+
+func enqueueGemm(b *Backend, c matmulCase, y, x DevPtr, l *linear) {
+	out := BFloat16
+	if c.dst == backend.F32 {
+		out = Float32
+	}
+	w, bias := l.w, l.bias
+	b.enqueue(func() error {
+		return b.timed("gemm_cublaslt", gemvBytes(c), func() error {
+			return b.blas.GemmBF16(b.stream, y, out, x, w, c.n, c.out, c.in)
+		})
+	})
+	if bias != 0 {
+		total := int64(c.n) * int64(c.out)
+		grid := b.grid1D(total, 256)
+		b.enqueue(func() error {
+			args := NewArgs().Ptr(y).Ptr(bias).I64(total).I32(int32(c.out))
+			return b.launch(biasAddName(c.dst), grid, Dim3{X: 256}, 0, args, float64(total*int64(2*c.dst.Size())+4*int64(c.out)))
+		})
+	}
+}

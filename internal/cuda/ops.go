@@ -1,0 +1,160 @@
+// The elementwise and row ops of the backend (kernels in shaders/cuda/ops.cu): each checks shapes and dtypes on
+// the caller's goroutine (a mismatch is a programmer error and panics there) and queues one launch.
+
+package cuda
+
+import (
+	"fmt"
+
+	"github.com/mlxbun/mlxbun/internal/backend"
+	"github.com/mlxbun/mlxbun/internal/rope"
+)
+
+func (b *Backend) Embed(dst, table, ids backend.Tensor) {
+	d, tab, id := tensorOf("Embed", dst), tensorOf("Embed", table), tensorOf("Embed", ids)
+	wantDType("Embed", "table", tab, backend.BF16)
+	wantDType("Embed", "ids", id, backend.I32)
+	wantDType("Embed", "dst", d, backend.BF16)
+	vocab, width := dims(tab)
+	n := id.elems()
+	if d.elems() != n*width {
+		backend.ShapeError("Embed", "dst", d.shape, []int{n, width})
+	}
+	if n == 0 {
+		return
+	}
+	dp, tp, ip := d.ptr, tab.ptr, id.ptr
+	b.enqueue(func() error {
+		args := NewArgs().Ptr(dp).Ptr(tp).Ptr(ip).I32(int32(width)).I32(int32(vocab))
+		return b.launch("embed_bf16", Dim3{X: n}, Dim3{X: 256}, 0, args, float64(n*(4+4*width)))
+	})
+}
+
+// rmsnormWarpMax is the widest group the warp form normalizes; wider groups take a block each.
+const rmsnormWarpMax = 1024
+
+func (b *Backend) RMSNorm(dst, x, w backend.Tensor, eps float32) {
+	d, xs, ws := tensorOf("RMSNorm", dst), tensorOf("RMSNorm", x), tensorOf("RMSNorm", w)
+	wantDType("RMSNorm", "x", xs, backend.BF16)
+	wantDType("RMSNorm", "dst", d, backend.BF16)
+	wantDType("RMSNorm", "weight", ws, backend.F32)
+	g := ws.elems()
+	if g == 0 || xs.elems()%g != 0 || d.elems() != xs.elems() {
+		backend.ShapeError("RMSNorm", "x", xs.shape, fmt.Sprintf("columns a multiple of %d", g))
+	}
+	groups := xs.elems() / g
+	if groups == 0 {
+		return
+	}
+	dp, xp, wp := d.ptr, xs.ptr, ws.ptr
+	warp := g < rmsnormWarpMax
+	grid, block := Dim3{X: groups}, Dim3{X: 256}
+	if warp {
+		grid, block = Dim3{X: (groups + 3) / 4}, Dim3{X: 128}
+	}
+	bytes := float64(4*xs.elems() + 4*g)
+	b.enqueue(func() error {
+		args := NewArgs().Ptr(dp).Ptr(xp).Ptr(wp).I32(int32(groups)).I32(int32(g)).F32(eps)
+		return b.launch(rmsnormName(warp), grid, block, 0, args, bytes)
+	})
+}
+
+// elementwise3 queues a bf16 kernel over three equal-length tensors (dst, a, c).
+func (b *Backend) elementwise3(op, kernel string, dst, a, c backend.Tensor) {
+	d, x, y := tensorOf(op, dst), tensorOf(op, a), tensorOf(op, c)
+	for _, t := range []*Tensor{d, x, y} {
+		wantDType(op, "operand", t, backend.BF16)
+	}
+	n := x.elems()
+	if y.elems() != n || d.elems() != n {
+		backend.ShapeError(op, "a, b", x.shape, y.shape)
+	}
+	if n == 0 {
+		return
+	}
+	dp, xp, yp := d.ptr, x.ptr, y.ptr
+	grid := b.grid1D(int64((n+7)/8), 256)
+	b.enqueue(func() error {
+		args := NewArgs().Ptr(dp).Ptr(xp).Ptr(yp).I64(int64(n))
+		return b.launch(kernel, grid, Dim3{X: 256}, 0, args, float64(6*n))
+	})
+}
+
+func (b *Backend) Add(dst, a, c backend.Tensor) { b.elementwise3("Add", "add_bf16", dst, a, c) }
+
+func (b *Backend) SwiGLU(dst, gate, up backend.Tensor) {
+	b.elementwise3("SwiGLU", "swiglu_bf16", dst, gate, up)
+}
+
+// ropeFreqs returns the device copy of a table's inverse frequencies, uploading it on first use (outside any
+// capture: ops run this on the caller's goroutine).
+func (b *Backend) ropeFreqs(t *rope.Table) (DevPtr, error) {
+	if p, ok := b.ropes[t]; ok {
+		return p, nil
+	}
+	half := t.Dims / 2
+	if len(t.InvFreq) < half {
+		return 0, fmt.Errorf("rope table has %d inverse frequencies for %d dims", len(t.InvFreq), t.Dims)
+	}
+	p, err := b.allocExact(4 * half)
+	if err != nil {
+		return 0, err
+	}
+	if err := b.dev.Do(func() error { return CopyToDevice(b.dev, p, t.InvFreq[:half]) }); err != nil {
+		return 0, err
+	}
+	b.ropes[t] = p
+	return p, nil
+}
+
+func (b *Backend) Rope(x, pos backend.Tensor, heads int, table *rope.Table) {
+	if table == nil {
+		return // NoPE layer
+	}
+	xs, ps := tensorOf("Rope", x), tensorOf("Rope", pos)
+	wantDType("Rope", "x", xs, backend.BF16)
+	wantDType("Rope", "pos", ps, backend.I32)
+	n, c := dims(xs)
+	if ps.elems() != n || heads <= 0 || c%heads != 0 || table.Dims > c/heads || table.Dims%2 != 0 {
+		backend.ShapeError("Rope", "x", xs.shape, fmt.Sprintf("[%d, heads(%d)·headDim ≥ %d]", ps.elems(), heads, table.Dims))
+	}
+	if n == 0 {
+		return
+	}
+	freqs, err := b.ropeFreqs(table)
+	if err != nil {
+		b.fail(fmt.Errorf("cuda backend: rope table: %w", err))
+		return
+	}
+	hd := c / heads
+	xp, pp := xs.ptr, ps.ptr
+	trad := int32(0)
+	if table.Traditional {
+		trad = 1
+	}
+	dimsRot, pre := table.Dims, table.PreScale
+	b.enqueue(func() error {
+		args := NewArgs().Ptr(xp).Ptr(pp).Ptr(freqs).I32(int32(heads)).I32(int32(hd)).I32(int32(dimsRot)).I32(trad).F32(pre)
+		return b.launch("rope_bf16", Dim3{X: n}, Dim3{X: 128}, 0, args, float64(n*(4+4*heads*dimsRot)))
+	})
+}
+
+// Argmax picks each row's greedy token on the device (sample.GreedyNormalizedArgmax with F32 rounding).
+func (b *Backend) Argmax(dst, logits backend.Tensor) {
+	d, l := tensorOf("Argmax", dst), tensorOf("Argmax", logits)
+	wantDType("Argmax", "logits", l, backend.F32)
+	wantDType("Argmax", "dst", d, backend.I32)
+	rows, vocab := dims(l)
+	if d.elems() != rows {
+		backend.ShapeError("Argmax", "dst", d.shape, []int{rows})
+	}
+	d.shadow = nil
+	if rows == 0 {
+		return
+	}
+	dp, lp := d.ptr, l.ptr
+	b.enqueue(func() error {
+		args := NewArgs().Ptr(dp).Ptr(lp).I32(int32(vocab))
+		return b.launch("argmax_f32", Dim3{X: rows}, Dim3{X: 1024}, 0, args, float64(12*rows*vocab))
+	})
+}

@@ -1,0 +1,344 @@
+// attention.cu: causal attention over the bf16 KV cache (kv_store_bf16 in ops.cu has already written this step's
+// keys and values). Three forms, chosen by the table in internal/cuda/attention.go:
+//   attn_split_e*   decode: flash-decoding, each block one slice of one row's positions for one kv head (all the
+//                   query heads of its group), partial results to a scratch buffer, then attn_combine_bf16. The grid
+//                   depends only on the row count, never on the position: blocks past pos[r] exit at once, so one
+//                   captured graph serves every position.
+//   attn_rows_e*    any rows, no split: one block per (row, kv head) over all of the row's positions (fallback).
+//   attn_prompt_hd* prompt: the rows are one sequence at consecutive positions; 64 query rows × one head per block,
+//                   tensor-core (mma.sync m16n8k16 bf16) flash attention over 64-position tiles.
+// Cache layout: [layers, seqs, max_len, kv_heads·hd] bf16. Contracts are repeated in docs/kernels.md ("CUDA").
+// The instantiation list is appended by the host (internal/cuda/kernels.go: attnSplitName, attnRowsName,
+// attnPromptName).
+
+#define ATTN_WARPS 4
+#define ATTN_GMAX 8       // query heads held per pass (a larger GQA group takes several passes)
+#define ATTN_MIN_CHUNK 32 // fewest positions a split block takes (must match attnMinChunk in attention.go)
+
+// Positions per split for a row of len positions over S splits; attn_split and attn_combine must agree.
+__device__ __forceinline__ int split_chunk(int len, int S) {
+    const int cl = (len + S - 1) / S;
+    return cl < ATTN_MIN_CHUNK ? ATTN_MIN_CHUNK : cl;
+}
+
+// attn_split_e{EPT} (DIRECT = false) / attn_rows_e{EPT} (DIRECT = true)
+//   in:  q bf16 [n, heads·hd]; kc, vc bf16 cache; seq, pos int32 [n]; hd ≤ 32·EPT; heads % kv_heads == 0
+//   out: split: part f32 [n, heads, S, hd+2] (unnormalized output, running max, sum) for the splits that hold
+//        positions; rows: out bf16 [n, heads·hd] = softmax(q·Kᵀ·scale)·V over positions 0..pos[r]
+//   grid: (S, kv_heads, n) blocks of 128 threads (rows: S = 1); block s takes positions [s·cl, min((s+1)·cl, len))
+//         with cl = max(ceil(len/S), 32), len = pos[r]+1; warp w takes every 4th position, lane l holds dims
+//         [l·EPT, l·EPT+EPT) of q, k, v; warps merge through shared memory
+//   promise: f32 scores, online softmax in f32 (expf), f32 accumulation: relative error ~1e-6 of the CPU's f32
+//         result on the same bf16 inputs, before the bf16 rounding of the output
+template <int EPT, bool DIRECT>
+__device__ __forceinline__ void attn_rows_body(float* __restrict__ part, bf16_t* __restrict__ out,
+                                               const bf16_t* __restrict__ q, const bf16_t* __restrict__ kc,
+                                               const bf16_t* __restrict__ vc, const int* __restrict__ seq,
+                                               const int* __restrict__ pos, int heads, int kv_heads, int hd,
+                                               int seqs, int max_len, int layer, float scale) {
+    __shared__ float sm_m[ATTN_WARPS][ATTN_GMAX], sm_l[ATTN_WARPS][ATTN_GMAX];
+    __shared__ float sm_o[ATTN_WARPS][ATTN_GMAX][EPT * 32];
+    const int s = blockIdx.x, kvh = blockIdx.y, r = blockIdx.z;
+    const int S = gridDim.x;
+    const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
+    const int group = heads / kv_heads;
+    const int P = pos[r], sq = seq[r];
+    const float ninf = -__int_as_float(0x7f800000);
+    if (P < 0 || P >= max_len || sq < 0 || sq >= seqs) {
+        if (DIRECT && s == 0) {
+            for (int i = threadIdx.x; i < group * hd; i += blockDim.x)
+                out[(long long)r * heads * hd + (long long)kvh * group * hd + i] = 0;
+        }
+        return;
+    }
+    const int len = P + 1;
+    const int cl = DIRECT ? len : split_chunk(len, S);
+    const int t0 = s * cl;
+    if (t0 >= len) return;
+    const int t1 = min(t0 + cl, len);
+    const int width = kv_heads * hd;
+    const long long base = (((long long)layer * seqs + sq) * max_len) * width + (long long)kvh * hd;
+    const int d0 = lane * EPT;
+
+    for (int g0 = 0; g0 < group; g0 += ATTN_GMAX) {
+        const int gn = min(ATTN_GMAX, group - g0);
+        float qv[ATTN_GMAX][EPT], acc[ATTN_GMAX][EPT], m[ATTN_GMAX], l[ATTN_GMAX];
+#pragma unroll
+        for (int g = 0; g < ATTN_GMAX; g++) {
+            const int h = kvh * group + g0 + g;
+            const bf16_t* qp = q + (long long)r * heads * hd + (long long)h * hd;
+#pragma unroll
+            for (int e = 0; e < EPT; e++) {
+                qv[g][e] = (g < gn && d0 + e < hd) ? bf2f(qp[d0 + e]) : 0.f;
+                acc[g][e] = 0.f;
+            }
+            m[g] = ninf;
+            l[g] = 0.f;
+        }
+        for (int t = t0 + warp; t < t1; t += ATTN_WARPS) {
+            const bf16_t* kp = kc + base + (long long)t * width;
+            const bf16_t* vp = vc + base + (long long)t * width;
+            float kv[EPT], vv[EPT];
+#pragma unroll
+            for (int e = 0; e < EPT; e++) {
+                kv[e] = d0 + e < hd ? bf2f(kp[d0 + e]) : 0.f;
+                vv[e] = d0 + e < hd ? bf2f(vp[d0 + e]) : 0.f;
+            }
+#pragma unroll
+            for (int g = 0; g < ATTN_GMAX; g++) {
+                if (g < gn) {
+                    float d = 0.f;
+#pragma unroll
+                    for (int e = 0; e < EPT; e++) d = fmaf(qv[g][e], kv[e], d);
+                    const float sc = warp_sum(d) * scale;
+                    const float mn = fmaxf(m[g], sc);
+                    const float corr = expf(m[g] - mn);
+                    const float p = expf(sc - mn);
+                    l[g] = l[g] * corr + p;
+#pragma unroll
+                    for (int e = 0; e < EPT; e++) acc[g][e] = fmaf(acc[g][e], corr, p * vv[e]);
+                    m[g] = mn;
+                }
+            }
+        }
+#pragma unroll
+        for (int g = 0; g < ATTN_GMAX; g++) {
+            if (g < gn) {
+                if (lane == 0) {
+                    sm_m[warp][g] = m[g];
+                    sm_l[warp][g] = l[g];
+                }
+#pragma unroll
+                for (int e = 0; e < EPT; e++) sm_o[warp][g][d0 + e] = acc[g][e];
+            }
+        }
+        __syncthreads();
+        for (int g = warp; g < gn; g += ATTN_WARPS) {
+            float M = ninf;
+#pragma unroll
+            for (int w = 0; w < ATTN_WARPS; w++) M = fmaxf(M, sm_m[w][g]);
+            float wt[ATTN_WARPS], L = 0.f;
+#pragma unroll
+            for (int w = 0; w < ATTN_WARPS; w++) {
+                wt[w] = sm_m[w][g] == ninf ? 0.f : expf(sm_m[w][g] - M);
+                L += sm_l[w][g] * wt[w];
+            }
+            const int h = kvh * group + g0 + g;
+            for (int d = lane; d < hd; d += 32) {
+                float o = 0.f;
+#pragma unroll
+                for (int w = 0; w < ATTN_WARPS; w++) o += sm_o[w][g][d] * wt[w];
+                if (DIRECT) {
+                    out[(long long)r * heads * hd + (long long)h * hd + d] = f2bf(o / L);
+                } else {
+                    part[(((long long)r * heads + h) * S + s) * (hd + 2) + d] = o;
+                }
+            }
+            if (!DIRECT && lane == 0) {
+                float* pp = part + (((long long)r * heads + h) * S + s) * (hd + 2);
+                pp[hd] = M;
+                pp[hd + 1] = L;
+            }
+        }
+        __syncthreads();
+    }
+}
+
+// attn_combine_bf16
+//   in:  part f32 [n, heads, S, hd+2] from attn_split; seq, pos int32 [n]
+//   out: out bf16 [n, heads·hd] = Σ_s O_s·e^(m_s−M) / Σ_s l_s·e^(m_s−M) over the splits holding positions
+//   grid: (heads, n) blocks of 128 threads striding hd
+//   promise: f32, as attn_split
+extern "C" __global__ void attn_combine_bf16(bf16_t* __restrict__ out, const float* __restrict__ part,
+                                             const int* __restrict__ seq, const int* __restrict__ pos, int heads,
+                                             int hd, int S, int seqs, int max_len) {
+    const int h = blockIdx.x, r = blockIdx.y;
+    const int P = pos[r], sq = seq[r];
+    bf16_t* o = out + (long long)r * heads * hd + (long long)h * hd;
+    if (P < 0 || P >= max_len || sq < 0 || sq >= seqs) {
+        for (int d = threadIdx.x; d < hd; d += blockDim.x) o[d] = 0;
+        return;
+    }
+    const int len = P + 1;
+    const int cl = split_chunk(len, S);
+    const int active = (len + cl - 1) / cl;
+    const float* pp = part + ((long long)r * heads + h) * S * (hd + 2);
+    float M = -__int_as_float(0x7f800000);
+    for (int s = 0; s < active; s++) M = fmaxf(M, pp[s * (hd + 2) + hd]);
+    float L = 0.f;
+    for (int s = 0; s < active; s++) L += pp[s * (hd + 2) + hd + 1] * expf(pp[s * (hd + 2) + hd] - M);
+    for (int d = threadIdx.x; d < hd; d += blockDim.x) {
+        float acc = 0.f;
+        for (int s = 0; s < active; s++) acc += pp[s * (hd + 2) + d] * expf(pp[s * (hd + 2) + hd] - M);
+        o[d] = f2bf(acc / L);
+    }
+}
+
+__device__ __forceinline__ void mma_bf16_16816(float* d, const unsigned* a, unsigned b0, unsigned b1) {
+    asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, "
+                 "{%0,%1,%2,%3};"
+                 : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
+                 : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
+}
+
+// attn_prompt_hd{HD}
+//   in:  q bf16 [n, heads·HD]; kc, vc bf16 cache; seq, pos int32 [n] with every seq[r] == seq[0] and
+//        pos[r] == pos[0] + r (the host checks the values it wrote); HD ∈ {32, 64, 96, 128}
+//   out: out bf16 [n, heads·HD] = softmax(q·Kᵀ·scale, causal: t ≤ pos[r])·V
+//   grid: (ceil(n/64), heads) blocks of 128 threads; warp w owns query rows 16w..16w+15 of its block's 64; K and V
+//         tiles of 64 positions staged in shared memory (rows padded by 8 bf16: conflict-free fragment loads)
+//   promise: S = q·Kᵀ exact bf16 products summed in f32 by the tensor cores; P rounded to bf16 for P·V (the
+//         flash-attention convention), row sums in f32: relative error ~2^-9 per weight, ~1e-3 of max|out|
+template <int HD>
+__device__ __forceinline__ void attn_prompt_body(bf16_t* __restrict__ out, const bf16_t* __restrict__ q,
+                                                 const bf16_t* __restrict__ kc, const bf16_t* __restrict__ vc,
+                                                 const int* __restrict__ seq, const int* __restrict__ pos, int n,
+                                                 int heads, int kv_heads, int seqs, int max_len, int layer,
+                                                 float scale) {
+    constexpr int BQ = 64, BK = 64, LD = HD + 8;
+    constexpr int KSTEPS = HD / 16, DTILES = HD / 8;
+    __shared__ __align__(16) bf16_t Ks[BK * LD];
+    __shared__ __align__(16) bf16_t Vs[BK * LD];
+    const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
+    const int g = lane >> 2, c = lane & 3;
+    const int h = blockIdx.y, kvh = h / (heads / kv_heads);
+    const int q0 = blockIdx.x * BQ;
+    const int sq = seq[0];
+    const int width = kv_heads * HD;
+    const float ninf = -__int_as_float(0x7f800000);
+    const int qstride = heads * HD;
+    const int ra = q0 + warp * 16 + g, rb = ra + 8;
+    const int pa = ra < n ? pos[ra] : -1, pb = rb < n ? pos[rb] : -1;
+    const int last = pos[min(q0 + BQ, n) - 1];
+    if (sq < 0 || sq >= seqs || last >= max_len || pos[q0] < 0) return;
+    const long long cbase = ((long long)layer * seqs + sq) * max_len * width + (long long)kvh * HD;
+
+    unsigned qa[KSTEPS][4];
+#pragma unroll
+    for (int kk = 0; kk < KSTEPS; kk++) {
+        const bf16_t* qra = q + (long long)ra * qstride + h * HD + kk * 16 + c * 2;
+        const bf16_t* qrb = qra + 8 * (long long)qstride;
+        qa[kk][0] = ra < n ? *(const unsigned*)qra : 0u;
+        qa[kk][1] = rb < n ? *(const unsigned*)qrb : 0u;
+        qa[kk][2] = ra < n ? *(const unsigned*)(qra + 8) : 0u;
+        qa[kk][3] = rb < n ? *(const unsigned*)(qrb + 8) : 0u;
+    }
+    float o[DTILES][4];
+#pragma unroll
+    for (int dt = 0; dt < DTILES; dt++) o[dt][0] = o[dt][1] = o[dt][2] = o[dt][3] = 0.f;
+    float mA = ninf, mB = ninf, lA = 0.f, lB = 0.f;
+
+    const int ntiles = last / BK + 1;
+    for (int kt = 0; kt < ntiles; kt++) {
+        __syncthreads();
+        for (int idx = threadIdx.x; idx < BK * (HD / 8); idx += blockDim.x) {
+            const int i = idx / (HD / 8), cc = idx - i * (HD / 8);
+            const int t = kt * BK + i;
+            uint4 kv = make_uint4(0, 0, 0, 0), vv = make_uint4(0, 0, 0, 0);
+            if (t <= last) {
+                kv = *(const uint4*)(kc + cbase + (long long)t * width + cc * 8);
+                vv = *(const uint4*)(vc + cbase + (long long)t * width + cc * 8);
+            }
+            *(uint4*)(Ks + i * LD + cc * 8) = kv;
+            *(uint4*)(Vs + i * LD + cc * 8) = vv;
+        }
+        __syncthreads();
+        float s[8][4];
+#pragma unroll
+        for (int j = 0; j < 8; j++) {
+            s[j][0] = s[j][1] = s[j][2] = s[j][3] = 0.f;
+#pragma unroll
+            for (int kk = 0; kk < KSTEPS; kk++) {
+                const bf16_t* kp = Ks + (j * 8 + g) * LD + kk * 16 + c * 2;
+                mma_bf16_16816(s[j], qa[kk], *(const unsigned*)kp, *(const unsigned*)(kp + 8));
+            }
+        }
+        float mxA = ninf, mxB = ninf;
+#pragma unroll
+        for (int j = 0; j < 8; j++) {
+#pragma unroll
+            for (int e = 0; e < 4; e++) {
+                const int t = kt * BK + j * 8 + c * 2 + (e & 1);
+                const int rp = e < 2 ? pa : pb;
+                s[j][e] = t <= rp ? s[j][e] * scale : ninf;
+            }
+            mxA = fmaxf(mxA, fmaxf(s[j][0], s[j][1]));
+            mxB = fmaxf(mxB, fmaxf(s[j][2], s[j][3]));
+        }
+        mxA = fmaxf(mxA, __shfl_xor_sync(0xffffffffu, mxA, 1));
+        mxA = fmaxf(mxA, __shfl_xor_sync(0xffffffffu, mxA, 2));
+        mxB = fmaxf(mxB, __shfl_xor_sync(0xffffffffu, mxB, 1));
+        mxB = fmaxf(mxB, __shfl_xor_sync(0xffffffffu, mxB, 2));
+        const float nA = fmaxf(mA, mxA), nB = fmaxf(mB, mxB);
+        const float uA = nA == ninf ? 0.f : nA, uB = nB == ninf ? 0.f : nB;
+        const float corrA = expf(mA - uA), corrB = expf(mB - uB);
+        mA = nA;
+        mB = nB;
+        float sumA = 0.f, sumB = 0.f;
+#pragma unroll
+        for (int j = 0; j < 8; j++) {
+            s[j][0] = expf(s[j][0] - uA);
+            s[j][1] = expf(s[j][1] - uA);
+            s[j][2] = expf(s[j][2] - uB);
+            s[j][3] = expf(s[j][3] - uB);
+            sumA += s[j][0] + s[j][1];
+            sumB += s[j][2] + s[j][3];
+        }
+        lA = lA * corrA + sumA;
+        lB = lB * corrB + sumB;
+#pragma unroll
+        for (int dt = 0; dt < DTILES; dt++) {
+            o[dt][0] *= corrA;
+            o[dt][1] *= corrA;
+            o[dt][2] *= corrB;
+            o[dt][3] *= corrB;
+        }
+#pragma unroll
+        for (int u = 0; u < BK / 16; u++) {
+            const unsigned pf[4] = {pack_bf2(s[2 * u][0], s[2 * u][1]), pack_bf2(s[2 * u][2], s[2 * u][3]),
+                                    pack_bf2(s[2 * u + 1][0], s[2 * u + 1][1]),
+                                    pack_bf2(s[2 * u + 1][2], s[2 * u + 1][3])};
+#pragma unroll
+            for (int dt = 0; dt < DTILES; dt++) {
+                const bf16_t* vp = Vs + (u * 16 + c * 2) * LD + dt * 8 + g;
+                const unsigned b0 = (unsigned)vp[0] | ((unsigned)vp[LD] << 16);
+                const unsigned b1 = (unsigned)vp[8 * LD] | ((unsigned)vp[9 * LD] << 16);
+                mma_bf16_16816(o[dt], pf, b0, b1);
+            }
+        }
+    }
+    lA += __shfl_xor_sync(0xffffffffu, lA, 1);
+    lA += __shfl_xor_sync(0xffffffffu, lA, 2);
+    lB += __shfl_xor_sync(0xffffffffu, lB, 1);
+    lB += __shfl_xor_sync(0xffffffffu, lB, 2);
+    const float iA = lA > 0.f ? 1.0f / lA : 0.f, iB = lB > 0.f ? 1.0f / lB : 0.f;
+#pragma unroll
+    for (int dt = 0; dt < DTILES; dt++) {
+        const int col = h * HD + dt * 8 + c * 2;
+        if (ra < n) *(unsigned*)(out + (long long)ra * qstride + col) = pack_bf2(o[dt][0] * iA, o[dt][1] * iA);
+        if (rb < n) *(unsigned*)(out + (long long)rb * qstride + col) = pack_bf2(o[dt][2] * iB, o[dt][3] * iB);
+    }
+}
+
+#define ATTN_SPLIT(name, EPT)                                                                                   \
+    extern "C" __global__ void __launch_bounds__(128)                                                         \
+        name(float* part, const bf16_t* q, const bf16_t* kc, const bf16_t* vc, const int* seq, const int* pos, \
+             int heads, int kv_heads, int hd, int seqs, int max_len, int layer, float scale) {                 \
+        attn_rows_body<EPT, false>(part, 0, q, kc, vc, seq, pos, heads, kv_heads, hd, seqs, max_len, layer,   \
+                                   scale);                                                                     \
+    }
+
+#define ATTN_ROWS(name, EPT)                                                                                    \
+    extern "C" __global__ void __launch_bounds__(128)                                                         \
+        name(bf16_t* out, const bf16_t* q, const bf16_t* kc, const bf16_t* vc, const int* seq, const int* pos, \
+             int heads, int kv_heads, int hd, int seqs, int max_len, int layer, float scale) {                 \
+        attn_rows_body<EPT, true>(0, out, q, kc, vc, seq, pos, heads, kv_heads, hd, seqs, max_len, layer,     \
+                                  scale);                                                                      \
+    }
+
+#define ATTN_PROMPT(name, HD)                                                                                   \
+    extern "C" __global__ void __launch_bounds__(128)                                                         \
+        name(bf16_t* out, const bf16_t* q, const bf16_t* kc, const bf16_t* vc, const int* seq, const int* pos, \
+             int n, int heads, int kv_heads, int seqs, int max_len, int layer, float scale) {                  \
+        attn_prompt_body<HD>(out, q, kc, vc, seq, pos, n, heads, kv_heads, seqs, max_len, layer, scale);       \
+    }

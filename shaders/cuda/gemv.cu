@@ -1,0 +1,145 @@
+// gemv.cu: dense bf16 matrix-vector products for decode-sized batches (n ≤ 8 activation rows), the kernels that
+// bound batch-1 decode speed. The weight matrix is streamed once at full width (16-byte non-caching loads, several
+// in flight per lane); the few activation rows stay in L1 and are reused for R output rows per warp. Larger n goes
+// to cuBLASLt (internal/cuda/linear.go). Contracts are repeated in docs/kernels.md ("CUDA").
+//
+// The instantiation list is appended by the host from its kernel table (internal/cuda/kernels.go, gemvName);
+// each line is GEMV_VEC(name, N, R, OUT_T) or GEMV_SCALAR(name, N, OUT_T).
+
+// gemv_vec
+//   in:  W bf16 [out, in] row-major (in % 8 == 0, rows 16-byte aligned); x bf16 [N, in] contiguous; bias f32 [out]
+//        or null
+//   out: y [N, out] (f32 or bf16): y[n, o] = Σ_k x[n, k]·W[o, k] (+ bias[o]), f32 accumulation, one rounding
+//   grid: 256 threads = 8 warps; warps form 8/ksplit row groups of R output rows, each group's ksplit warps split
+//         the 16-byte chunks of a row (lane l of part p takes chunks p·32 + l, then every 32·ksplit) and meet in
+//         shared memory; x = ceil(out / (R · 8/ksplit)) blocks; ksplit ∈ {1, 2, 4, 8}
+//   promise: f32 sums of exact bf16 products in a tree order (the CPU sums in f32 in 4 strided accumulators):
+//         |err| ≤ ~in·2^-24·Σ|x·w| before the output rounding
+template <int N, int R, typename OutT>
+__device__ __forceinline__ void gemv_vec(OutT* __restrict__ y, const bf16_t* __restrict__ W,
+                                         const bf16_t* __restrict__ x, const float* __restrict__ bias, int in,
+                                         int out, int ksplit) {
+    constexpr int U = R >= 4 ? 1 : 4 / R; // chunks in flight per row and lane
+    __shared__ float red[8][R][N];
+    const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
+    const int groups = 8 / ksplit;
+    const int grp = warp / ksplit, part = warp - grp * ksplit;
+    const int row0 = (blockIdx.x * groups + grp) * R;
+    const int in8 = in >> 3;
+    float acc[R][N];
+#pragma unroll
+    for (int r = 0; r < R; r++)
+#pragma unroll
+        for (int n = 0; n < N; n++) acc[r][n] = 0.f;
+    const uint4* wp[R];
+#pragma unroll
+    for (int r = 0; r < R; r++) wp[r] = (const uint4*)(W + (long long)min(row0 + r, out - 1) * in);
+    const uint4* xp = (const uint4*)x;
+    const int stride = 32 * ksplit;
+    for (int c0 = part * 32 + lane; c0 < in8; c0 += stride * U) {
+        uint4 w[U][R];
+#pragma unroll
+        for (int u = 0; u < U; u++) {
+            const int c = c0 + u * stride;
+#pragma unroll
+            for (int r = 0; r < R; r++) w[u][r] = c < in8 ? ld_stream(wp[r] + c) : make_uint4(0, 0, 0, 0);
+        }
+#pragma unroll
+        for (int u = 0; u < U; u++) {
+            const int c = c0 + u * stride;
+            if (c < in8) {
+#pragma unroll
+                for (int n = 0; n < N; n++) {
+                    const uint4 xv = __ldg(xp + (long long)n * in8 + c);
+                    const float x0 = bf_lo(xv.x), x1 = bf_hi(xv.x), x2 = bf_lo(xv.y), x3 = bf_hi(xv.y);
+                    const float x4 = bf_lo(xv.z), x5 = bf_hi(xv.z), x6 = bf_lo(xv.w), x7 = bf_hi(xv.w);
+#pragma unroll
+                    for (int r = 0; r < R; r++) {
+                        float a = acc[r][n];
+                        a = fmaf(bf_lo(w[u][r].x), x0, a);
+                        a = fmaf(bf_hi(w[u][r].x), x1, a);
+                        a = fmaf(bf_lo(w[u][r].y), x2, a);
+                        a = fmaf(bf_hi(w[u][r].y), x3, a);
+                        a = fmaf(bf_lo(w[u][r].z), x4, a);
+                        a = fmaf(bf_hi(w[u][r].z), x5, a);
+                        a = fmaf(bf_lo(w[u][r].w), x6, a);
+                        a = fmaf(bf_hi(w[u][r].w), x7, a);
+                        acc[r][n] = a;
+                    }
+                }
+            }
+        }
+    }
+#pragma unroll
+    for (int r = 0; r < R; r++)
+#pragma unroll
+        for (int n = 0; n < N; n++) acc[r][n] = warp_sum(acc[r][n]);
+    if (ksplit > 1) {
+        if (lane == 0) {
+#pragma unroll
+            for (int r = 0; r < R; r++)
+#pragma unroll
+                for (int n = 0; n < N; n++) red[warp][r][n] = acc[r][n];
+        }
+        __syncthreads();
+        if (part == 0 && lane == 0) {
+            for (int p = 1; p < ksplit; p++) {
+#pragma unroll
+                for (int r = 0; r < R; r++)
+#pragma unroll
+                    for (int n = 0; n < N; n++) acc[r][n] += red[warp + p][r][n];
+            }
+        }
+    }
+    if (part == 0 && lane == 0) {
+#pragma unroll
+        for (int r = 0; r < R; r++) {
+            const int row = row0 + r;
+            if (row < out) {
+                const float b = bias ? bias[row] : 0.f;
+#pragma unroll
+                for (int n = 0; n < N; n++) store_out(y + (long long)n * out + row, acc[r][n] + b);
+            }
+        }
+    }
+}
+
+// gemv_scalar
+//   in/out: as gemv_vec, any in (no alignment needed)
+//   grid: 256 threads = 8 warps, one output row per warp, lanes stride the row by 32; x = ceil(out / 8) blocks
+//   promise: as gemv_vec
+template <int N, typename OutT>
+__device__ __forceinline__ void gemv_scalar(OutT* __restrict__ y, const bf16_t* __restrict__ W,
+                                            const bf16_t* __restrict__ x, const float* __restrict__ bias, int in,
+                                            int out) {
+    const int row = blockIdx.x * 8 + (threadIdx.x >> 5), lane = threadIdx.x & 31;
+    if (row >= out) return;
+    float acc[N];
+#pragma unroll
+    for (int n = 0; n < N; n++) acc[n] = 0.f;
+    const bf16_t* w = W + (long long)row * in;
+    for (int k = lane; k < in; k += 32) {
+        const float wv = bf2f(w[k]);
+#pragma unroll
+        for (int n = 0; n < N; n++) acc[n] = fmaf(wv, bf2f(x[(long long)n * in + k]), acc[n]);
+    }
+#pragma unroll
+    for (int n = 0; n < N; n++) acc[n] = warp_sum(acc[n]);
+    if (lane == 0) {
+        const float b = bias ? bias[row] : 0.f;
+#pragma unroll
+        for (int n = 0; n < N; n++) store_out(y + (long long)n * out + row, acc[n] + b);
+    }
+}
+
+#define GEMV_VEC(name, N, R, OUT_T)                                                                          \
+    extern "C" __global__ void __launch_bounds__(256) name(OUT_T* y, const bf16_t* W, const bf16_t* x,      \
+                                                           const float* bias, int in, int out, int ksplit) { \
+        gemv_vec<N, R, OUT_T>(y, W, x, bias, in, out, ksplit);                                               \
+    }
+
+#define GEMV_SCALAR(name, N, OUT_T)                                                                          \
+    extern "C" __global__ void __launch_bounds__(256) name(OUT_T* y, const bf16_t* W, const bf16_t* x,      \
+                                                           const float* bias, int in, int out) {             \
+        gemv_scalar<N, OUT_T>(y, W, x, bias, in, out);                                                       \
+    }
