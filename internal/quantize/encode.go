@@ -1,0 +1,161 @@
+// Encoding one tensor: trellis codes for a projection, MLX affine 8-bit for an embedding table, bf16 for the rest;
+// each quantized tensor's SNR is measured from the stored bits (decoded row by row, so no second dense copy).
+package quantize
+
+import (
+	"encoding/binary"
+	"fmt"
+	"math"
+	"time"
+
+	"github.com/mlxbun/mlxbun/internal/affine"
+	"github.com/mlxbun/mlxbun/internal/backend"
+	"github.com/mlxbun/mlxbun/internal/trellis"
+)
+
+// encodeTrellis codes one projection and adds <path>.weight (U32, the stored shape) and <path>.scales (F16
+// [rows]) to the sink.
+func encodeTrellis(it item, h backend.Host, s *sink) (*TensorReport, error) {
+	start := time.Now()
+	dense, err := h.Float32s()
+	if err != nil {
+		return nil, err
+	}
+	w, err := trellis.Quantize(dense, it.out, it.in, it.spec, it.interleave)
+	if err != nil {
+		return nil, fmt.Errorf("tensor %q: %w", it.name, err)
+	}
+	snr := trellisSNR(dense, w)
+	words := backend.Host{Name: it.path + ".weight", DType: backend.U32, Shape: w.StoredShape(), Data: u32Bytes(w.Words)}
+	scales := backend.Host{Name: it.path + ".scales", DType: backend.F16, Shape: []int{w.Rows}, Data: make([]byte, 2*w.Rows)}
+	for r, x := range w.Scales {
+		binary.LittleEndian.PutUint16(scales.Data[2*r:], backend.F32ToF16(x))
+	}
+	if err := s.add(words, scales); err != nil {
+		return nil, err
+	}
+	return &TensorReport{
+		Name: it.path, Spec: it.qspec, Shape: [2]int{it.out, it.in}, Interleaved: w.Interleaved, SNRdB: snr,
+		Bits: storedBits(dense, words, scales), Elapsed: time.Since(start),
+	}, nil
+}
+
+// trellisSNR compares W [out, in] with its codes decoded (Exact) one coded row at a time; on axis 0 coded row r is
+// column r of W.
+func trellisSNR(dense []float32, w *trellis.Weights) float64 {
+	var acc snrSum
+	row := make([]float32, w.Cols)
+	for r := range w.Rows {
+		w.DecodeRow(r, trellis.Exact, row)
+		if w.Axis == 1 {
+			acc.add(dense[r*w.Cols:(r+1)*w.Cols], row)
+			continue
+		}
+		for c, x := range row {
+			acc.one(dense[c*w.Rows+r], x)
+		}
+	}
+	return acc.dB()
+}
+
+// encodeAffine stores an embedding table (or lm_head) as MLX affine: <path>.weight U32 [out, in·bits/32],
+// <path>.scales and <path>.biases BF16 [out, in/group]. The SNR is measured with the bf16-rounded scales and
+// biases the file holds.
+func encodeAffine(it item, h backend.Host, s *sink) (*TensorReport, error) {
+	start := time.Now()
+	dense, err := h.Float32s()
+	if err != nil {
+		return nil, err
+	}
+	a, err := affine.Quantize(dense, it.out, it.in, it.qspec.Bits, it.qspec.GroupSize)
+	if err != nil {
+		return nil, fmt.Errorf("tensor %q: %w", it.name, err)
+	}
+	groups := it.in / it.qspec.GroupSize
+	scales, sb := roundBF16(a.Scales)
+	biases, bb := roundBF16(a.Biases)
+	a.Scales, a.Biases = scales, biases
+	var acc snrSum
+	row := make([]float32, it.in)
+	for o := range it.out {
+		a.DecodeRow(o, row)
+		acc.add(dense[o*it.in:(o+1)*it.in], row)
+	}
+	shape := []int{it.out, groups}
+	words := backend.Host{Name: it.path + ".weight", DType: backend.U32, Shape: []int{it.out, a.WordsPerRow()}, Data: u32Bytes(a.Packed)}
+	sh := backend.Host{Name: it.path + ".scales", DType: backend.BF16, Shape: shape, Data: sb}
+	bh := backend.Host{Name: it.path + ".biases", DType: backend.BF16, Shape: shape, Data: bb}
+	if err := s.add(words, sh, bh); err != nil {
+		return nil, err
+	}
+	return &TensorReport{
+		Name: it.path, Spec: it.qspec, Shape: [2]int{it.out, it.in}, SNRdB: acc.dB(),
+		Bits: storedBits(dense, words, sh, bh), Elapsed: time.Since(start),
+	}, nil
+}
+
+// keepBF16 adds a floating tensor as bf16: a bf16 input as is (aliasing the input's mapping), f32 and f16 rounded
+// to nearest even.
+func keepBF16(h backend.Host, s *sink) error {
+	if h.DType == backend.BF16 {
+		return s.add(h)
+	}
+	f, err := h.Float32s()
+	if err != nil {
+		return err
+	}
+	_, b := roundBF16(f)
+	return s.add(backend.Host{Name: h.Name, DType: backend.BF16, Shape: h.Shape, Data: b})
+}
+
+// roundBF16 rounds values to bf16, returning them widened back and as little-endian bf16 bytes.
+func roundBF16(v []float32) ([]float32, []byte) {
+	r := make([]float32, len(v))
+	b := make([]byte, 2*len(v))
+	for i, x := range v {
+		u := backend.F32ToBF16(x)
+		r[i] = backend.BF16ToF32(u)
+		binary.LittleEndian.PutUint16(b[2*i:], u)
+	}
+	return r, b
+}
+
+func u32Bytes(w []uint32) []byte {
+	b := make([]byte, 4*len(w))
+	for i, x := range w {
+		binary.LittleEndian.PutUint32(b[4*i:], x)
+	}
+	return b
+}
+
+// storedBits is the bits the tensors hold per weight of dense.
+func storedBits(dense []float32, ts ...backend.Host) float64 {
+	var n int
+	for _, t := range ts {
+		n += len(t.Data)
+	}
+	return float64(n) * 8 / float64(len(dense))
+}
+
+// snrSum accumulates signal and noise energy in float64.
+type snrSum struct{ signal, noise float64 }
+
+func (s *snrSum) one(w, q float32) {
+	d := float64(w) - float64(q)
+	s.signal += float64(w) * float64(w)
+	s.noise += d * d
+}
+
+func (s *snrSum) add(w, q []float32) {
+	for i, x := range w {
+		s.one(x, q[i])
+	}
+}
+
+// dB is 10·log10(signal/noise), +Inf for an exact reconstruction (an all-zero tensor included).
+func (s *snrSum) dB() float64 {
+	if s.noise == 0 {
+		return math.Inf(1)
+	}
+	return 10 * math.Log10(s.signal/s.noise)
+}

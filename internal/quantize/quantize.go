@@ -1,0 +1,299 @@
+// Package quantize turns an unquantized Hugging Face checkpoint (bf16/f16/f32 safetensors) into an mlxbun
+// trellis model directory: every attention and MLP projection QTIP trellis-coded (internal/trellis), embeddings,
+// norms and lm_head kept in bf16 (or the embeddings stored as MLX affine 8-bit), a config.json with the
+// quantization block that internal/config parses, and the tokenizer files copied. It is the engine of
+// `mlxbun quantize`; tests and quality checks call Run directly.
+//
+// Choices worth knowing:
+//   - q/k/v/o, gate/up (and Phi-3's fused qkv_proj, gate_up_proj) are coded along axis 1, down_proj along axis 0;
+//     3-bit down projections use the block interleave [out/512, in, 48] when T 256, L 12 and out % 512 == 0.
+//   - A projection whose coded dimension is not a multiple of the group size is an error naming the tensor (with a
+//     group size that would divide it), not silently left in bf16: a model quantized "mostly" is a surprise.
+//   - The config block holds the default spec (axis 1) and an entry for every tensor that differs from it (each
+//     down_proj for its axis, per-path bits, affine embeddings), and `false` for embeddings and lm_head kept in
+//     bf16, so Quantization.For answers correctly for every quantizable module.
+//   - Tensors are encoded one at a time (the encoder is parallel across blocks, GOMAXPROCS goroutines); memory is
+//     the input's mapping, one tensor in f32 (plus its transpose for axis 0), and at most one shard of output.
+package quantize
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/mlxbun/mlxbun/internal/backend"
+	"github.com/mlxbun/mlxbun/internal/config"
+	"github.com/mlxbun/mlxbun/internal/model"
+	"github.com/mlxbun/mlxbun/internal/safetensors"
+	"github.com/mlxbun/mlxbun/internal/trellis"
+)
+
+// Embedding storage choices (Options.Embeddings).
+const (
+	EmbeddingsBF16    = "bf16"
+	EmbeddingsAffine8 = "affine8"
+)
+
+// Defaults applied to zero Options fields.
+const (
+	DefaultL          = 12
+	DefaultGroupSize  = 256
+	DefaultShardBytes = 4 << 30 // a shard is closed before it would pass this many bytes of tensor data
+)
+
+// Options choose how a model is quantized. Bits is required; zero values of the others take the defaults.
+type Options struct {
+	Bits       int    // bits per weight of the coded projections, 1..8 (2, 3, 4 are the useful ones)
+	L          int    // trellis state bits, Bits..16; 0 means 12
+	GroupSize  int    // positions per coded block (T); 0 means 256; T·bits must be a multiple of 32
+	Rules      []Rule // per-path bits (ParseRules); first match wins, unmatched projections get Bits
+	Embeddings string // EmbeddingsBF16 ("" too) or EmbeddingsAffine8 (embed_tokens and lm_head)
+	Force      bool   // replace an existing output model directory
+	ShardBytes int64  // 0 means DefaultShardBytes
+
+	// Context, when set, is checked between tensors; cancelling it aborts the run (the temporary directory is
+	// removed). A tensor being encoded finishes first.
+	Context context.Context
+}
+
+// TensorReport is one quantized (trellis or affine) tensor's outcome.
+type TensorReport struct {
+	Name        string           // module path, e.g. "model.layers.0.mlp.down_proj"
+	Spec        config.QuantSpec // exactly what the written config gives for Name
+	Shape       [2]int           // the linear layer's [out, in]
+	Interleaved bool             // stored as the 3-bit axis-0 block interleave
+	SNRdB       float64          // 10·log10(Σw² / Σ(w−ŵ)²), ŵ decoded from the stored bits (trellis: Exact variant)
+	Bits        float64          // stored bits per weight, scales (and biases) included
+	Elapsed     time.Duration
+}
+
+// Report sums up a run.
+type Report struct {
+	Tensors []TensorReport // every quantized tensor, in the order encoded (sorted by name)
+	Kept    []string       // tensors written as bf16
+	Dropped []string       // tensors not written
+
+	Params        int64   // parameters of the model (elements of every tensor written)
+	CodedWeights  int64   // weights of the trellis-coded projections
+	BitsPerWeight float64 // stored bits per weight over the trellis-coded projections (fp16 scales included)
+	BitsPerParam  float64 // stored bits per parameter over every tensor written
+	MeanSNRdB     float64 // mean over the trellis-coded projections not reproduced exactly (+Inf SNR)
+	MinSNRdB      float64
+	MinSNRTensor  string
+
+	Files   []string // files written into the output directory, sorted
+	Elapsed time.Duration
+}
+
+// Event reports progress: one with Done false when a tensor starts, one with Done true when it is written.
+type Event struct {
+	Tensor       string        // input tensor name
+	Index, Count int           // position among all input tensors (0-based) and their number
+	Done         bool          // false: starting; true: finished
+	Work, Total  int64         // trellis weights encoded so far (after this tensor when Done) and in all
+	Result       *TensorReport // Done events of quantized tensors
+}
+
+// Run quantizes the model in inDir into outDir. The output is built in a temporary directory beside outDir and
+// renamed into place at the end; an existing outDir is an error unless o.Force (and even then only an empty
+// directory or one holding a config.json is replaced). On error nothing is left behind. progress may be nil.
+func Run(inDir, outDir string, o Options, progress func(Event)) (*Report, error) {
+	start := time.Now()
+	if progress == nil {
+		progress = func(Event) {}
+	}
+	if err := o.normalize(); err != nil {
+		return nil, err
+	}
+	dest, err := checkOut(inDir, outDir, o.Force)
+	if err != nil {
+		return nil, err
+	}
+	cfg, err := config.Load(inDir)
+	if err != nil {
+		return nil, err
+	}
+	if !slices.Contains(model.Known(), cfg.ModelType) {
+		return nil, fmt.Errorf("%s: config.json: model_type %q is not a supported architecture (known: %s)",
+			inDir, cfg.ModelType, strings.Join(model.Known(), ", "))
+	}
+	if cfg.Quant != nil {
+		return nil, fmt.Errorf("%s: config.json already has a quantization block; quantize an unquantized checkpoint", inDir)
+	}
+	arch, err := safetensors.OpenDir(inDir)
+	if err != nil {
+		return nil, err
+	}
+	defer arch.Close()
+	var headers []backend.Host
+	for _, n := range arch.Names() {
+		h, err := arch.Tensor(n)
+		if err != nil {
+			return nil, err
+		}
+		headers = append(headers, h)
+	}
+	items, err := plan(headers, o)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", inDir, err)
+	}
+
+	tmp, err := dest.makeTemp()
+	if err != nil {
+		return nil, err
+	}
+	committed := false
+	defer func() {
+		if !committed {
+			dest.removeTemp(tmp)
+		}
+	}()
+
+	rep := &Report{}
+	sink := newSink(tmp, o.ShardBytes)
+	var total, work int64
+	for _, it := range items {
+		if it.role == roleCoded {
+			total += int64(it.out) * int64(it.in)
+		}
+	}
+	for i, it := range items {
+		if err := o.Context.Err(); err != nil {
+			return nil, fmt.Errorf("quantize: %w", err)
+		}
+		progress(Event{Tensor: it.name, Index: i, Count: len(items), Work: work, Total: total})
+		h, err := arch.Tensor(it.name)
+		if err != nil {
+			return nil, err
+		}
+		var res *TensorReport
+		switch it.role {
+		case roleDrop:
+			rep.Dropped = append(rep.Dropped, it.name)
+		case roleKeep:
+			rep.Kept = append(rep.Kept, it.name)
+			err = keepBF16(h, sink)
+		case roleCoded:
+			res, err = encodeTrellis(it, h, sink)
+			work += int64(it.out) * int64(it.in)
+		case roleAffine:
+			res, err = encodeAffine(it, h, sink)
+		}
+		if err != nil {
+			return nil, err
+		}
+		if it.role != roleDrop {
+			rep.Params += int64(h.Elements())
+		}
+		if res != nil {
+			rep.Tensors = append(rep.Tensors, *res)
+		}
+		progress(Event{Tensor: it.name, Index: i, Count: len(items), Done: true, Work: work, Total: total, Result: res})
+	}
+	files, bytes, err := sink.finish()
+	if err != nil {
+		return nil, err
+	}
+	written, err := writeConfig(inDir, tmp, o, items)
+	if err != nil {
+		return nil, err
+	}
+	rep.Files = append(files, written...)
+	slices.Sort(rep.Files)
+	if err := verifyConfig(tmp, items); err != nil {
+		return nil, err
+	}
+	rep.summarize(bytes)
+	if err := dest.commit(tmp); err != nil {
+		return nil, err
+	}
+	committed = true
+	rep.Elapsed = time.Since(start)
+	return rep, nil
+}
+
+// normalize applies defaults and rejects out-of-range options with one line each.
+func (o *Options) normalize() error {
+	if o.L == 0 {
+		o.L = DefaultL
+	}
+	if o.GroupSize == 0 {
+		o.GroupSize = DefaultGroupSize
+	}
+	if o.ShardBytes == 0 {
+		o.ShardBytes = DefaultShardBytes
+	}
+	if o.Embeddings == "" {
+		o.Embeddings = EmbeddingsBF16
+	}
+	if o.Context == nil {
+		o.Context = context.Background()
+	}
+	checks := []struct {
+		bad bool
+		msg string
+	}{
+		{o.Bits < trellis.MinK || o.Bits > trellis.MaxK, fmt.Sprintf("--bits %d outside %d..%d", o.Bits, trellis.MinK, trellis.MaxK)},
+		{o.L > trellis.MaxL, fmt.Sprintf("--L %d above %d", o.L, trellis.MaxL)},
+		{o.L < 1, fmt.Sprintf("--L %d must be positive", o.L)},
+		{o.GroupSize < 1, fmt.Sprintf("--group-size %d must be positive", o.GroupSize)},
+		{o.ShardBytes < 0, fmt.Sprintf("shard size %d must be positive", o.ShardBytes)},
+		{o.Embeddings != EmbeddingsBF16 && o.Embeddings != EmbeddingsAffine8,
+			fmt.Sprintf("--embeddings %q: want %s or %s", o.Embeddings, EmbeddingsBF16, EmbeddingsAffine8)},
+	}
+	for _, c := range checks {
+		if c.bad {
+			return errors.New("quantize: " + c.msg)
+		}
+	}
+	// Every bit width in use must make a valid spec with L and the group size (L ≥ bits, T·bits % 32 == 0).
+	bits := []int{o.Bits}
+	for _, r := range o.Rules {
+		bits = append(bits, r.Bits)
+	}
+	for _, k := range bits {
+		s := trellis.Spec{K: k, L: o.L, T: o.GroupSize, Code: "1mad", Axis: 1}
+		if err := s.Validate(); err != nil {
+			return fmt.Errorf("quantize: bits %d with --L %d and --group-size %d: %w", k, o.L, o.GroupSize, err)
+		}
+	}
+	return nil
+}
+
+// summarize fills the totals from the tensor reports; dataBytes is every written tensor's data.
+func (r *Report) summarize(dataBytes int64) {
+	var codedBits, snrSum float64
+	n := 0
+	r.MinSNRdB = math.Inf(1)
+	for _, t := range r.Tensors {
+		if t.Spec.Mode != "trellis" {
+			continue
+		}
+		w := int64(t.Shape[0]) * int64(t.Shape[1])
+		r.CodedWeights += w
+		codedBits += t.Bits * float64(w)
+		if !math.IsInf(t.SNRdB, 1) {
+			snrSum += t.SNRdB
+			n++
+		}
+		if t.SNRdB < r.MinSNRdB {
+			r.MinSNRdB, r.MinSNRTensor = t.SNRdB, t.Name
+		}
+	}
+	if r.CodedWeights == 0 {
+		r.MinSNRdB = 0
+	} else {
+		r.BitsPerWeight = codedBits / float64(r.CodedWeights)
+	}
+	r.MeanSNRdB = r.MinSNRdB // every coded tensor exact (or none)
+	if n > 0 {
+		r.MeanSNRdB = snrSum / float64(n)
+	}
+	if r.Params > 0 {
+		r.BitsPerParam = float64(dataBytes) * 8 / float64(r.Params)
+	}
+}

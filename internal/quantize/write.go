@@ -1,0 +1,396 @@
+// The output directory: tensors written in shards as they are produced (one model.safetensors when everything fits
+// one shard, else model-0000i-of-0000N.safetensors plus model.safetensors.index.json), config.json with the
+// quantization block, the tokenizer files, all inside a temporary directory beside the destination that is
+// renamed into place only when everything has been written and checked.
+package quantize
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"reflect"
+	"slices"
+	"sort"
+	"strings"
+
+	"github.com/mlxbun/mlxbun/internal/backend"
+	"github.com/mlxbun/mlxbun/internal/config"
+	"github.com/mlxbun/mlxbun/internal/safetensors"
+	"github.com/mlxbun/mlxbun/internal/trellis"
+)
+
+const (
+	singleFile = "model.safetensors"
+	indexFile  = "model.safetensors.index.json"
+)
+
+// auxFiles are copied from the input when present.
+var auxFiles = []string{
+	"tokenizer.json", "tokenizer_config.json", "generation_config.json", "chat_template.jinja",
+	"special_tokens_map.json", "tokenizer.model", "vocab.json", "merges.txt", "added_tokens.json",
+}
+
+// fileMetadata is every shard's __metadata__.
+var fileMetadata = map[string]string{"format": "mlx"}
+
+// sink collects output tensors and writes a shard whenever the next tensor would push it past the limit.
+type sink struct {
+	dir    string
+	limit  int64
+	cur    []backend.Host
+	size   int64
+	shards [][]string // tensor names of each written shard
+	bytes  int64      // tensor data written in all
+}
+
+func newSink(dir string, limit int64) *sink { return &sink{dir: dir, limit: limit} }
+
+// shardTemp is the name a shard is written under until the shard count is known.
+func shardTemp(i int) string { return fmt.Sprintf(".shard-%05d.safetensors", i+1) }
+
+// add queues tensors that belong together (a weight and its scales stay in one shard).
+func (s *sink) add(ts ...backend.Host) error {
+	var n int64
+	for _, t := range ts {
+		n += int64(len(t.Data))
+	}
+	if len(s.cur) > 0 && s.size+n > s.limit {
+		if err := s.flush(); err != nil {
+			return err
+		}
+	}
+	s.cur = append(s.cur, ts...)
+	s.size += n
+	return nil
+}
+
+func (s *sink) flush() error {
+	if err := writeShard(filepath.Join(s.dir, shardTemp(len(s.shards))), s.cur); err != nil {
+		return err
+	}
+	names := make([]string, len(s.cur))
+	for i, t := range s.cur {
+		names[i] = t.Name
+	}
+	s.shards = append(s.shards, names)
+	s.bytes += s.size
+	s.cur, s.size = nil, 0
+	return nil
+}
+
+func writeShard(path string, ts []backend.Host) error {
+	if err := safetensors.WriteFile(path, ts, fileMetadata); err != nil {
+		return fmt.Errorf("quantize: %w", err)
+	}
+	return nil
+}
+
+// finish writes the last shard and names the files: model.safetensors for one shard, else numbered shards and
+// the index. It returns the file names and the tensor bytes written.
+func (s *sink) finish() ([]string, int64, error) {
+	if len(s.cur) > 0 || len(s.shards) == 0 {
+		if err := s.flush(); err != nil {
+			return nil, 0, err
+		}
+	}
+	if len(s.shards) == 1 {
+		if err := os.Rename(filepath.Join(s.dir, shardTemp(0)), filepath.Join(s.dir, singleFile)); err != nil {
+			return nil, 0, fmt.Errorf("quantize: %w", err)
+		}
+		return []string{singleFile}, s.bytes, nil
+	}
+	index := struct {
+		Metadata  map[string]int64  `json:"metadata"`
+		WeightMap map[string]string `json:"weight_map"`
+	}{map[string]int64{"total_size": s.bytes}, map[string]string{}}
+	var files []string
+	for i, names := range s.shards {
+		name := fmt.Sprintf("model-%05d-of-%05d.safetensors", i+1, len(s.shards))
+		if err := os.Rename(filepath.Join(s.dir, shardTemp(i)), filepath.Join(s.dir, name)); err != nil {
+			return nil, 0, fmt.Errorf("quantize: %w", err)
+		}
+		for _, n := range names {
+			index.WeightMap[n] = name
+		}
+		files = append(files, name)
+	}
+	b, err := json.MarshalIndent(index, "", "  ")
+	if err != nil {
+		return nil, 0, fmt.Errorf("quantize: index: %w", err)
+	}
+	if err := os.WriteFile(filepath.Join(s.dir, indexFile), append(b, '\n'), 0o644); err != nil {
+		return nil, 0, fmt.Errorf("quantize: %w", err)
+	}
+	return append(files, indexFile), s.bytes, nil
+}
+
+// quantBlock builds the config's quantization block: the default spec first, then per-path entries in path
+// order: every quantized tensor whose spec is not the default, and false for embeddings kept in bf16.
+func quantBlock(o Options, items []item) *orderedObject {
+	def := quantSpec(trellis.Spec{K: o.Bits, L: o.L, T: o.GroupSize, Code: "1mad", Axis: 1})
+	block := &orderedObject{}
+	block.set("mode", def.Mode)
+	block.set("bits", def.Bits)
+	block.set("group_size", def.GroupSize)
+	block.set("trellis", trellisObject(def.Trellis))
+	var paths []string
+	entries := map[string]any{}
+	for _, it := range items {
+		switch {
+		case (it.role == roleCoded || it.role == roleAffine) && !reflect.DeepEqual(it.qspec, def):
+			entries[it.path] = specObject(it.qspec)
+		case it.role == roleKeep && embeddingNames[it.name]:
+			entries[it.path] = false
+		default:
+			continue
+		}
+		paths = append(paths, it.path)
+	}
+	sort.Strings(paths)
+	for _, p := range paths {
+		block.set(p, entries[p])
+	}
+	return block
+}
+
+func specObject(s config.QuantSpec) *orderedObject {
+	o := &orderedObject{}
+	o.set("mode", s.Mode)
+	o.set("bits", s.Bits)
+	o.set("group_size", s.GroupSize)
+	if s.Trellis != nil {
+		o.set("trellis", trellisObject(s.Trellis))
+	}
+	return o
+}
+
+func trellisObject(t *config.TrellisParams) *orderedObject {
+	o := &orderedObject{}
+	o.set("L", t.L)
+	o.set("code", t.Code)
+	o.set("axis", t.Axis)
+	return o
+}
+
+// writeConfig copies config.json with the quantization block appended as its last key (the input's keys keep
+// their order and values) and copies the tokenizer files; it returns the names written.
+func writeConfig(inDir, tmp string, o Options, items []item) ([]string, error) {
+	raw, err := os.ReadFile(filepath.Join(inDir, config.ConfigFile))
+	if err != nil {
+		return nil, fmt.Errorf("quantize: %w", err)
+	}
+	blockJSON, err := json.Marshal(quantBlock(o, items))
+	if err != nil {
+		return nil, fmt.Errorf("quantize: config block: %w", err)
+	}
+	body := bytes.TrimSpace(raw)
+	if len(body) < 2 || body[len(body)-1] != '}' {
+		return nil, fmt.Errorf("%s: config.json is not a JSON object", inDir)
+	}
+	inner := bytes.TrimSpace(body[1 : len(body)-1])
+	var b bytes.Buffer
+	b.WriteByte('{')
+	if len(inner) > 0 {
+		b.Write(inner)
+		b.WriteByte(',')
+	}
+	b.WriteString(`"quantization":`)
+	b.Write(blockJSON)
+	b.WriteByte('}')
+	var pretty bytes.Buffer
+	if err := json.Indent(&pretty, b.Bytes(), "", "  "); err != nil {
+		return nil, fmt.Errorf("%s: config.json: %w", inDir, err)
+	}
+	pretty.WriteByte('\n')
+	if err := os.WriteFile(filepath.Join(tmp, config.ConfigFile), pretty.Bytes(), 0o644); err != nil {
+		return nil, fmt.Errorf("quantize: %w", err)
+	}
+	written := []string{config.ConfigFile}
+	for _, name := range auxFiles {
+		ok, err := copyFile(filepath.Join(inDir, name), filepath.Join(tmp, name))
+		if err != nil {
+			return nil, err
+		}
+		if ok {
+			written = append(written, name)
+		}
+	}
+	return written, nil
+}
+
+// verifyConfig reads the written config back and checks that Quantization.For gives every quantized tensor
+// exactly its spec and every embedding kept in bf16 no quantization.
+func verifyConfig(dir string, items []item) error {
+	cfg, err := config.Load(dir)
+	if err != nil {
+		return fmt.Errorf("quantize: the written config does not parse: %w", err)
+	}
+	for _, it := range items {
+		var want config.QuantSpec
+		wantOK := it.role == roleCoded || it.role == roleAffine
+		if wantOK {
+			want = it.qspec
+		} else if !embeddingNames[it.name] {
+			continue
+		}
+		got, ok := cfg.Quant.For(it.path)
+		if ok != wantOK || ok && !reflect.DeepEqual(got, want) {
+			return fmt.Errorf("quantize: internal error: the written config gives %s %+v (quantized %v), want %+v (quantized %v)",
+				it.path, got, ok, want, wantOK)
+		}
+	}
+	return nil
+}
+
+// copyFile copies src to dst when src exists; it reports whether it did.
+func copyFile(src, dst string) (bool, error) {
+	in, err := os.Open(src)
+	if errors.Is(err, os.ErrNotExist) {
+		return false, nil
+	}
+	if err != nil {
+		return false, fmt.Errorf("quantize: %w", err)
+	}
+	defer in.Close()
+	out, err := os.OpenFile(dst, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	if err != nil {
+		return false, fmt.Errorf("quantize: %w", err)
+	}
+	if _, err := io.Copy(out, in); err != nil {
+		out.Close()
+		return false, fmt.Errorf("quantize: copy %s: %w", src, err)
+	}
+	if err := out.Close(); err != nil {
+		return false, fmt.Errorf("quantize: %w", err)
+	}
+	return true, nil
+}
+
+// orderedObject marshals as a JSON object with its keys in insertion order.
+type orderedObject struct {
+	keys []string
+	vals []any
+}
+
+func (o *orderedObject) set(k string, v any) { o.keys, o.vals = append(o.keys, k), append(o.vals, v) }
+
+func (o *orderedObject) MarshalJSON() ([]byte, error) {
+	var b bytes.Buffer
+	b.WriteByte('{')
+	for i, k := range o.keys {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		kb, _ := json.Marshal(k)
+		vb, err := json.Marshal(o.vals[i])
+		if err != nil {
+			return nil, err
+		}
+		b.Write(kb)
+		b.WriteByte(':')
+		b.Write(vb)
+	}
+	b.WriteByte('}')
+	return b.Bytes(), nil
+}
+
+// destination is the resolved output directory.
+type destination struct {
+	path   string // absolute
+	exists bool
+}
+
+// checkOut resolves outDir and refuses to touch what it must not: an existing path without force, a path that is
+// not a model directory (config.json) or an empty directory even with force, and the input or a directory
+// holding it.
+func checkOut(inDir, outDir string, force bool) (destination, error) {
+	if outDir == "" {
+		return destination{}, errors.New("quantize: no output directory")
+	}
+	out, err := filepath.Abs(outDir)
+	if err != nil {
+		return destination{}, fmt.Errorf("quantize: %w", err)
+	}
+	in, err := filepath.Abs(inDir)
+	if err != nil {
+		return destination{}, fmt.Errorf("quantize: %w", err)
+	}
+	if real, err := filepath.EvalSymlinks(in); err == nil {
+		in = real
+	}
+	d := destination{path: out}
+	real := out
+	if r, err := filepath.EvalSymlinks(out); err == nil {
+		real = r
+	}
+	if real == in || strings.HasPrefix(in, real+string(filepath.Separator)) {
+		return d, fmt.Errorf("quantize: output %s is (or holds) the input model %s", outDir, inDir)
+	}
+	st, err := os.Lstat(out)
+	switch {
+	case errors.Is(err, os.ErrNotExist):
+		return d, nil
+	case err != nil:
+		return d, fmt.Errorf("quantize: %w", err)
+	case !force:
+		return d, fmt.Errorf("quantize: output %s already exists (--force replaces it)", outDir)
+	case !st.IsDir():
+		return d, fmt.Errorf("quantize: output %s exists and is not a directory; not replacing it", outDir)
+	}
+	entries, err := os.ReadDir(out)
+	if err != nil {
+		return d, fmt.Errorf("quantize: %w", err)
+	}
+	if len(entries) > 0 && !slices.ContainsFunc(entries, func(e os.DirEntry) bool { return e.Name() == config.ConfigFile }) {
+		return d, fmt.Errorf("quantize: output %s is a non-empty directory without config.json; --force replaces only model directories", outDir)
+	}
+	d.exists = true
+	return d, nil
+}
+
+// makeTemp creates the temporary directory beside the destination (same file system, so the final rename is
+// atomic), creating the destination's parent if needed.
+func (d destination) makeTemp() (string, error) {
+	parent := filepath.Dir(d.path)
+	if err := os.MkdirAll(parent, 0o755); err != nil {
+		return "", fmt.Errorf("quantize: %w", err)
+	}
+	tmp, err := os.MkdirTemp(parent, "."+filepath.Base(d.path)+".tmp-")
+	if err != nil {
+		return "", fmt.Errorf("quantize: %w", err)
+	}
+	if err := os.Chmod(tmp, 0o755); err != nil {
+		os.RemoveAll(tmp)
+		return "", fmt.Errorf("quantize: %w", err)
+	}
+	return tmp, nil
+}
+
+func (d destination) removeTemp(tmp string) { os.RemoveAll(tmp) }
+
+// commit renames tmp into place. A directory being replaced is first moved aside, and put back if the rename
+// fails, then removed.
+func (d destination) commit(tmp string) error {
+	if !d.exists {
+		if err := os.Rename(tmp, d.path); err != nil {
+			return fmt.Errorf("quantize: %w", err)
+		}
+		return nil
+	}
+	old := tmp + ".old"
+	if err := os.Rename(d.path, old); err != nil {
+		return fmt.Errorf("quantize: move the old output aside: %w", err)
+	}
+	if err := os.Rename(tmp, d.path); err != nil {
+		os.Rename(old, d.path)
+		return fmt.Errorf("quantize: %w", err)
+	}
+	if err := os.RemoveAll(old); err != nil {
+		return fmt.Errorf("quantize: the new model is in place, but removing the old one failed: %w", err)
+	}
+	return nil
+}
