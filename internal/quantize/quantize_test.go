@@ -537,7 +537,9 @@ func TestBadInput(t *testing.T) {
 		{"not divisible", good, Options{Bits: 2, L: 6, GroupSize: 128}, `"model.layers.0.mlp.down_proj.weight" [64 128]: out-features (the coded dimension of a down projection) 64 are not a multiple of the group size 128 (--group-size 64 divides it)`},
 		{"in not divisible", bad(func(s *synth) { s.tensors[7].shape = []int{32, 96} }), cheap(2), `"model.layers.0.self_attn.k_proj.weight" [32 96]: in-features 96 are not a multiple of the group size 64 (--group-size 32 divides it)`},
 		{"down not divisible", bad(func(s *synth) { s.tensors[12].shape = []int{96, 128} }), cheap(2), "out-features (the coded dimension of a down projection) 96"},
-		{"unknown tensor", bad(func(s *synth) { s.tensors = append(s.tensors, synthTensor{"vision.patch.weight", backend.BF16, []int{4}}) }), cheap(2), `"vision.patch.weight" is not part of a supported decoder`},
+		{"unknown tensor", bad(func(s *synth) {
+			s.tensors = append(s.tensors, synthTensor{"vision.patch.weight", backend.BF16, []int{4}})
+		}), cheap(2), `"vision.patch.weight" is not part of a supported decoder`},
 		{"unknown architecture", bad(func(s *synth) { s.config["model_type"] = "mamba" }), cheap(2), `model_type "mamba" is not a supported architecture`},
 		{"already quantized", bad(func(s *synth) { s.config["quantization"] = map[string]any{"bits": 4, "group_size": 64} }), cheap(2), "already has a quantization block"},
 		{"integer tensor", bad(func(s *synth) { s.tensors[1].dtype = backend.U32 }), cheap(2), `"model.norm.weight" has dtype U32`},
