@@ -178,7 +178,7 @@ func TestBadInput(t *testing.T) {
 }
 
 func TestNotBuiltVerbsExit2(t *testing.T) {
-	for _, verb := range []string{"quantize", "compile-ane"} {
+	for _, verb := range []string{"compile-ane"} {
 		r := mlxbun(t, "", verb)
 		if r.code != 2 || !strings.Contains(r.stderr, "not built yet") {
 			t.Errorf("%s: exit %d, stderr %q; want 2 and 'not built yet'", verb, r.code, r.stderr)

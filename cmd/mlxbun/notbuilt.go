@@ -8,7 +8,6 @@ import (
 )
 
 var pending = []struct{ use, short, example string }{
-	{"quantize", "Trellis-code a Hugging Face model's linear layers (2-4 bits per weight)", "  mlxbun quantize --model ./Qwen3-0.6B --bits 3 --out ./Qwen3-0.6B-3bit"},
 	{"compile-ane", "Compile Neural Engine programs for a model (macOS only)", "  mlxbun compile-ane --model ./Qwen3-0.6B"},
 }
 

@@ -1,0 +1,206 @@
+// The quantize verb: trellis-code a Hugging Face checkpoint's attention and MLP projections into an mlxbun model
+// directory (internal/quantize does the work), with a progress bar, per-tensor lines at debug level, and a
+// summary of bits per weight and SNR.
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"runtime"
+	"sort"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/rs/zerolog"
+	"github.com/schollz/progressbar/v3"
+	"github.com/spf13/cobra"
+
+	"github.com/mlxbun/mlxbun/internal/config"
+	"github.com/mlxbun/mlxbun/internal/quantize"
+)
+
+func newQuantize() *cobra.Command {
+	var in, out, rules, emb string
+	var o quantize.Options
+	var workers int
+	var quiet bool
+	cmd := &cobra.Command{
+		Use:   "quantize",
+		Short: "Trellis-code a Hugging Face model's linear layers (2-4 bits per weight)",
+		Long: `quantize reads an unquantized Hugging Face model directory (bf16, f16 or f32 safetensors) and writes an mlxbun
+model: the q/k/v/o and gate/up projections trellis-coded along their input dimension, down_proj along its output
+dimension (3-bit down projections in the block-interleaved layout when out-features are a multiple of 512), the
+embeddings, norms and lm_head in bf16 (or the embeddings as MLX affine 8-bit with --embeddings affine8), and
+config.json with a "quantization" block; the tokenizer files are copied.
+
+--bits-per-path gives some projections other widths: comma-separated pattern=bits rules over module paths such as
+model.layers.0.mlp.down_proj, a pattern matching when the path contains it ('*' matching any run of characters);
+the first matching rule wins. A projection whose coded dimension is not a multiple of --group-size is an error.
+
+The output is built beside --out and renamed into place when complete; an existing --out is an error unless
+--force (which replaces only a model directory). Encoding costs about 10 µs per weight per core at L 12
+(2^L states per position): a 1B-parameter model takes on the order of an hour on 16 cores.`,
+		Example: `  mlxbun quantize --model ./Qwen3-0.6B --bits 3 --out ./Qwen3-0.6B-3bit
+  mlxbun quantize --model ./Llama-3.2-1B --bits 2 --bits-per-path 'mlp.down_proj=3,layers.0.*=4' --out ./llama-2bit
+  mlxbun quantize --model ./pycoder-12m --bits 4 --embeddings affine8 --out ./pycoder-4bit --force`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if in == "" || out == "" {
+				return errors.New("quantize: --model and --out are required")
+			}
+			if !cmd.Flags().Changed("bits") {
+				return errors.New("quantize: --bits is required (2, 3 or 4)")
+			}
+			if workers < 0 {
+				return fmt.Errorf("quantize: --workers %d must be positive (0: every core)", workers)
+			}
+			var err error
+			if o.Rules, err = quantize.ParseRules(rules); err != nil {
+				return fmt.Errorf("quantize: %w", err)
+			}
+			o.Embeddings = emb
+			if workers > 0 {
+				runtime.GOMAXPROCS(workers)
+			}
+			// Ctrl-C stops after the tensor being encoded (the temporary directory is removed); a second one kills.
+			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
+			defer stop()
+			go func() { <-ctx.Done(); stop() }()
+			o.Context = ctx
+
+			p := newQuantizeProgress(cmd.ErrOrStderr(), quiet)
+			rep, err := quantize.Run(in, out, o, p.event)
+			p.finish()
+			if err != nil {
+				return err
+			}
+			printQuantizeSummary(cmd.OutOrStdout(), out, rep)
+			return nil
+		},
+	}
+	fl := cmd.Flags()
+	fl.StringVar(&in, "model", "", "input model directory: config.json + safetensors (required)")
+	fl.StringVar(&out, "out", "", "output model directory (required)")
+	fl.IntVar(&o.Bits, "bits", 0, "bits per weight of the trellis-coded projections, 1..8 (required; 2, 3, 4 are the useful ones)")
+	fl.IntVar(&o.L, "L", quantize.DefaultL, "trellis state bits, bits..16 (encoding time grows as 2^L)")
+	fl.IntVar(&o.GroupSize, "group-size", quantize.DefaultGroupSize, "positions per coded block; group-size·bits must be a multiple of 32")
+	fl.StringVar(&rules, "bits-per-path", "", "per-path bits: comma-separated pattern=bits rules, first match wins (e.g. 'mlp.down_proj=4,layers.0.*=4')")
+	fl.StringVar(&emb, "embeddings", quantize.EmbeddingsBF16, "embed_tokens and lm_head storage: bf16 or affine8 (MLX affine 8-bit, group 64)")
+	fl.BoolVar(&o.Force, "force", false, "replace an existing output model directory")
+	fl.IntVar(&workers, "workers", 0, "encoder goroutines (0: every core)")
+	fl.BoolVar(&quiet, "quiet", false, "no progress bar")
+	return cmd
+}
+
+// quantizeProgress shows a bar over the weights to encode, or at debug level one log line per tensor instead.
+type quantizeProgress struct {
+	w     io.Writer
+	bar   *progressbar.ProgressBar
+	show  bool
+	debug bool
+}
+
+func newQuantizeProgress(w io.Writer, quiet bool) *quantizeProgress {
+	debug := log.GetLevel() <= zerolog.DebugLevel
+	return &quantizeProgress{w: w, show: !quiet && !debug && isTerminal(w), debug: debug}
+}
+
+func (p *quantizeProgress) event(e quantize.Event) {
+	if p.debug && e.Done {
+		ev := log.Debug().Str("tensor", e.Tensor).Int("index", e.Index+1).Int("of", e.Count)
+		if r := e.Result; r != nil {
+			ev = ev.Str("spec", specString(r.Spec, r.Interleaved)).Ints("shape", r.Shape[:]).
+				Str("snr_db", fmt.Sprintf("%.2f", r.SNRdB)).Str("bits", fmt.Sprintf("%.4f", r.Bits)).Str("took", r.Elapsed.Round(time.Millisecond).String())
+			ev.Msg("quantized")
+		} else {
+			ev.Msg("copied")
+		}
+	}
+	if !p.show || e.Total == 0 {
+		return
+	}
+	if p.bar == nil {
+		p.bar = progressbar.NewOptions64(e.Total, progressbar.OptionSetWriter(p.w), progressbar.OptionSetWidth(30),
+			progressbar.OptionShowCount(), progressbar.OptionSetPredictTime(true), progressbar.OptionClearOnFinish(),
+			progressbar.OptionSetDescription("encoding"), progressbar.OptionThrottle(200*time.Millisecond))
+	}
+	if !e.Done {
+		p.bar.Describe(shortName(e.Tensor))
+	}
+	p.bar.Set64(e.Work)
+}
+
+func (p *quantizeProgress) finish() {
+	if p.bar != nil {
+		p.bar.Finish()
+	}
+}
+
+// shortName drops the common prefix and suffix from a tensor name for the bar ("layers.3.mlp.down_proj").
+func shortName(name string) string {
+	return strings.TrimSuffix(strings.TrimPrefix(name, "model."), ".weight")
+}
+
+// isTerminal reports whether w is a character device (a bar on a pipe or file would only be noise).
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	if !ok {
+		return false
+	}
+	st, err := f.Stat()
+	return err == nil && st.Mode()&os.ModeCharDevice != 0
+}
+
+// specString is a short spelling of a spec: "trellis k3 L12 T256 axis0 interleaved", "affine 8-bit g64".
+func specString(q config.QuantSpec, interleaved bool) string {
+	if q.Trellis == nil {
+		return fmt.Sprintf("%s %d-bit g%d", q.Mode, q.Bits, q.GroupSize)
+	}
+	s := fmt.Sprintf("trellis k%d L%d T%d axis%d", q.Bits, q.Trellis.L, q.GroupSize, q.Trellis.Axis)
+	if interleaved {
+		s += " interleaved"
+	}
+	return s
+}
+
+// printQuantizeSummary prints what was written, the bits per weight and the SNR.
+func printQuantizeSummary(w io.Writer, out string, rep *quantize.Report) {
+	coded := 0
+	widths := map[string]int{}
+	for _, t := range rep.Tensors {
+		if t.Spec.Mode == "trellis" {
+			coded++
+		}
+		widths[specWidth(t)]++
+	}
+	keys := make([]string, 0, len(widths))
+	for k := range widths {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	var mix []string
+	for _, k := range keys {
+		mix = append(mix, fmt.Sprintf("%s ×%d", k, widths[k]))
+	}
+	fmt.Fprintf(w, "wrote %s: %d projections trellis-coded (%d weights), %d tensors kept in bf16\n", out, coded, rep.CodedWeights, len(rep.Kept))
+	fmt.Fprintf(w, "  tensors      %s\n", strings.Join(mix, ", "))
+	fmt.Fprintf(w, "  bits/weight  %.4f over the coded projections, %.4f over all %d parameters\n", rep.BitsPerWeight, rep.BitsPerParam, rep.Params)
+	fmt.Fprintf(w, "  SNR          mean %.2f dB, min %.2f dB (%s)\n", rep.MeanSNRdB, rep.MinSNRdB, rep.MinSNRTensor)
+	fmt.Fprintf(w, "  files        %s\n", strings.Join(rep.Files, ", "))
+	fmt.Fprintf(w, "  time         %s\n", rep.Elapsed.Round(100*time.Millisecond))
+}
+
+// specWidth names a tensor's width for the summary: "3-bit", "3-bit interleaved", "affine 8-bit".
+func specWidth(t quantize.TensorReport) string {
+	switch {
+	case t.Spec.Mode != "trellis":
+		return fmt.Sprintf("%s %d-bit", t.Spec.Mode, t.Spec.Bits)
+	case t.Interleaved:
+		return fmt.Sprintf("%d-bit interleaved", t.Spec.Bits)
+	}
+	return fmt.Sprintf("%d-bit", t.Spec.Bits)
+}
