@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/cobra"
 
 	_ "github.com/mlxbun/mlxbun/internal/cpu" // registers the cpu device
+	_ "github.com/mlxbun/mlxbun/internal/cuda"
 )
 
 // version is set by the Makefile through -ldflags.
