@@ -27,6 +27,7 @@ type Stats struct {
 	GraphLaunches int64 // recorded graphs replayed
 	Graphs        int   // graphs held now
 	GraphNodes    int   // launches inside the graphs held now
+	LastGraph     int   // launches inside the graph recorded last
 }
 
 // Backend is the CUDA backend. Like the CPU backend it serves one goroutine at a time.
@@ -42,6 +43,7 @@ type Backend struct {
 	mu      sync.Mutex
 	pending []func() error
 	err     error // first failure since the last Sync
+	busy    bool  // work was put on the stream since it was last waited for
 
 	mem   allocator
 	up    *HostMem // pinned staging for small writes, bump-allocated between synced flushes
@@ -51,6 +53,7 @@ type Backend struct {
 	wev   [2]*Event
 
 	graphs    map[any]*recorded
+	noGraphs  bool // Record runs fn's ops without recording
 	capturing bool // device thread: inside a graph capture
 	capNodes  int
 	prof      *profiler
@@ -181,6 +184,9 @@ func (b *Backend) flush(tail func() error) error {
 	ops := b.pending
 	b.pending = nil
 	b.mu.Unlock()
+	if len(ops) > 0 || tail != nil {
+		b.busy = true
+	}
 	err := b.dev.Do(func() error {
 		for _, f := range ops {
 			if b.firstErr() != nil {
@@ -207,13 +213,29 @@ func (b *Backend) flush(tail func() error) error {
 	return err
 }
 
-// syncFlush flushes and waits for the stream; afterwards the write staging is free again.
+// syncFlush flushes and waits for the stream; afterwards the write staging is free again. With nothing queued
+// and the stream already waited for, it costs no device round trip.
 func (b *Backend) syncFlush() error {
-	err := b.flush(func() error { return b.stream.Sync() })
+	b.mu.Lock()
+	idle := !b.busy && len(b.pending) == 0
+	b.mu.Unlock()
+	if idle {
+		return b.firstErr()
+	}
+	err := b.flush(b.waitStream)
 	if err == nil {
 		b.upOff = 0
 	}
 	return err
+}
+
+// waitStream waits for the stream (device thread) and marks it idle.
+func (b *Backend) waitStream() error {
+	if err := b.stream.Sync(); err != nil {
+		return err
+	}
+	b.busy = false
+	return nil
 }
 
 // Sync waits for all queued work and returns (and clears) the first error since the last Sync.

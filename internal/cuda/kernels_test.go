@@ -5,6 +5,7 @@
 package cuda
 
 import (
+	"fmt"
 	"os"
 	"regexp"
 	"strings"
@@ -90,6 +91,9 @@ func TestInstantiations(t *testing.T) {
 			t.Errorf("the host may launch %s, which is not instantiated", name)
 		}
 	}
+	if src, _ := kernelSource("attention.cu"); !strings.Contains(src, fmt.Sprintf("#define ATTN_MIN_CHUNK %d ", attnMinChunk)) {
+		t.Errorf("attention.cu's ATTN_MIN_CHUNK differs from attnMinChunk = %d", attnMinChunk)
+	}
 	// The plain kernels are extern "C" definitions in the sources.
 	for _, name := range []string{"embed_bf16", "rmsnorm_warp_bf16", "rmsnorm_block_bf16", "add_bf16", "swiglu_bf16",
 		"rope_bf16", "kv_store_bf16", "bias_add_f32", "bias_add_bf16", "argmax_f32", "attn_combine_bf16"} {
@@ -124,6 +128,7 @@ func TestSelection(t *testing.T) {
 		{matmulCase{n: 3, in: 100, out: 7}, "gemv_scalar"},
 		{matmulCase{n: 9, in: 5120, out: 5120}, "cublaslt"},
 		{matmulCase{n: 512, in: 5120, out: 1024}, "cublaslt"},
+		{matmulCase{n: 512, in: 100, out: 37}, "gemv_scalar_chunks"},
 	} {
 		if got := pick(tc.c); got != tc.want {
 			t.Errorf("%+v: %s, want %s", tc.c, got, tc.want)

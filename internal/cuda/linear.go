@@ -80,11 +80,14 @@ type matmulForm struct {
 //   - gemv: decode batches (n ≤ 8) with rows of whole 16-byte chunks; bandwidth-bound, so it wins wherever the
 //     weight read dominates (cuBLASLt at m ≤ 8 pads to a tile and runs far from the copy bandwidth).
 //   - gemv_scalar: the same batches at any width.
-//   - cublaslt: everything else (prompts), ~700 TFLOP/s at m = 512 (MEASUREMENTS.md).
+//   - cublaslt: prompts with widths in whole 16-byte rows, ~700 TFLOP/s at m = 512 (MEASUREMENTS.md).
+//   - gemv_scalar_chunks: anything else, as scalar GEMVs over chunks of 8 rows (correct, slow; no model has
+//     such widths).
 var matmulForms = []matmulForm{
 	{name: "gemv", supports: func(c matmulCase) bool { return c.n <= maxGemvRows && c.in%8 == 0 }, enqueue: enqueueGemv},
 	{name: "gemv_scalar", supports: func(c matmulCase) bool { return c.n <= maxGemvRows }, enqueue: enqueueGemvScalar},
-	{name: "cublaslt", supports: func(matmulCase) bool { return true }, enqueue: enqueueGemm},
+	{name: "cublaslt", supports: func(c matmulCase) bool { return c.in%8 == 0 && c.out%8 == 0 }, enqueue: enqueueGemm},
+	{name: "gemv_scalar_chunks", supports: func(matmulCase) bool { return true }, enqueue: enqueueGemvChunks},
 }
 
 func (b *Backend) MatMul(dst, x backend.Tensor, w backend.Linear) {
@@ -110,7 +113,7 @@ func (b *Backend) MatMul(dst, x backend.Tensor, w backend.Linear) {
 			return
 		}
 	}
-	panic("backend: MatMul: no form supports " + fmt.Sprint(c)) // cublaslt supports everything
+	panic("backend: MatMul: no form supports " + fmt.Sprint(c)) // the last form supports everything
 }
 
 // gemvSplit picks how many warps share one output row's dot product: the fewest that still give the device
@@ -168,5 +171,13 @@ func enqueueGemm(b *Backend, c matmulCase, y, x DevPtr, l *linear) {
 			args := NewArgs().Ptr(y).Ptr(bias).I64(total).I32(int32(c.out))
 			return b.launch(biasAddName(c.dst), grid, Dim3{X: 256}, 0, args, float64(total*int64(2*c.dst.Size())+4*int64(c.out)))
 		})
+	}
+}
+
+func enqueueGemvChunks(b *Backend, c matmulCase, y, x DevPtr, l *linear) {
+	for r0 := 0; r0 < c.n; r0 += maxGemvRows {
+		part := c
+		part.n = min(maxGemvRows, c.n-r0)
+		enqueueGemvScalar(b, part, y.Add(r0*c.out*c.dst.Size()), x.Add(r0*c.in*2), l)
 	}
 }

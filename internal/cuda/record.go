@@ -22,7 +22,7 @@ type recorded struct {
 // must be kernel launches on the backend's stream: inputs change between replays only through writes into the
 // same tensors (WriteInt32 queues its copy before the replay on the same stream).
 func (b *Backend) Record(key any, fn func()) error {
-	if b.prof != nil {
+	if b.prof != nil || b.noGraphs {
 		fn()
 		return nil
 	}
@@ -60,6 +60,7 @@ func (b *Backend) Record(key any, fn func()) error {
 			return fmt.Errorf("cuda backend: recording a step of %d ops: %w", len(ops), err)
 		}
 		g = &recorded{exec: exec, nodes: b.capNodes}
+		b.stats.LastGraph = b.capNodes
 		b.stats.GraphLaunches++
 		return exec.Launch(b.stream)
 	})
@@ -68,6 +69,9 @@ func (b *Backend) Record(key any, fn func()) error {
 	}
 	return err
 }
+
+// SetGraphs turns recording on (the default) or off; off, Record just queues fn's ops (for comparisons).
+func (b *Backend) SetGraphs(on bool) { b.noGraphs = !on }
 
 // Forget destroys the graph recorded under key, after queued work is done with it.
 func (b *Backend) Forget(key any) {
@@ -139,7 +143,7 @@ func (b *Backend) StopProfile() []backend.KernelTime {
 	byName := map[string]*backend.KernelTime{}
 	err := b.flush(func() error {
 		b.prof = nil
-		if err := b.stream.Sync(); err != nil {
+		if err := b.waitStream(); err != nil {
 			return err
 		}
 		var errs []error

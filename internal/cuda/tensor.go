@@ -381,7 +381,7 @@ func (b *Backend) read(t *Tensor, use func(p unsafe.Pointer)) error {
 		if err := b.stream.MemcpyDtoHAsync(b.down.Ptr(), t.ptr, n); err != nil {
 			return err
 		}
-		if err := b.stream.Sync(); err != nil {
+		if err := b.waitStream(); err != nil {
 			return err
 		}
 		use(b.down.Ptr())

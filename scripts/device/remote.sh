@@ -1,11 +1,24 @@
 #!/usr/bin/env bash
 # remote.sh: what runs ON the device machine (NVIDIA H200, CUDA 13, no Go), started by the device tool as
 #
-#   run(command="bash scripts/device/remote.sh", carry=[".devbin"])
+#   run(command="bash scripts/device/remote.sh [phase...]", carry=[".devbin", ".devdata"])
 #
-# after scripts/device/cuda-check.sh built .devbin/ here. It records the GPU and CUDA library layout, runs every
-# .devbin/*.test with MLXBUN_CUDA=1 (so GPU tests run and fail rather than skip), and collects logs under $OUT
-# (at most 8 files come back). The measurement table is printed last, where the tool's output tail keeps it.
+# after scripts/device/cuda-check.sh built .devbin/ and .devdata/ here. Each phase runs the test binary in its own
+# process (a kernel fault poisons a CUDA context, so one bad kernel cannot take the later phases with it), with
+# MLXBUN_CUDA=1 so GPU tests run and fail rather than skip:
+#
+#   runtime    the runtime layer's own tests and measurements (TestGPU*: bandwidth, GEMM, launch overhead)
+#   compile    every backend kernel through NVRTC 13 with the ptxas report; kernel tables
+#   ops        elementwise ops, embed, RMSNorm, rope, argmax, graph replay against the CPU backend
+#   matmul     MatMul at fixture and Qwen3-14B shapes, n = 1..9 and 512
+#   attention  Attention (split, prompt and rows forms) against the CPU backend
+#   models     every fixture model: prompt logits vs golden, greedy continuation
+#   timing     GEMV µs at the 14B shapes; pycoder decode with and without graphs
+#   synthetic  pp512/tg128 and a decode profile of synthetic qwen3-0.6b and qwen3-14b (MLXBUN_CUDA_BENCH overrides)
+#   bench      the CLI: mlxbun bench --synthetic qwen3-14b --device cuda --profile (BENCH_ARGS overrides)
+#
+# No phase named: all but runtime and bench. Logs land under $OUT (tests.log, bench.log, env.log, summary.txt);
+# the summary (pass/fail per phase, every MISMATCH line, the measurement tables) is printed last.
 set -u -o pipefail
 cd "$(dirname "$0")/../.."
 OUT=${OUT:-/tmp/mlxbun-out}
@@ -13,38 +26,70 @@ mkdir -p "$OUT"
 
 export MLXBUN_CUDA=1
 export MLXBUN_CUDA_CACHE_DIR=/tmp/mlxbun-cuda-cache
-export MLXBUN_CUDA_REPORT="$OUT/cuda-report.txt"
 
 {
 	date -u
-	uname -a
 	nvidia-smi
 	nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem,temperature.gpu,power.draw --format=csv
-	echo "--- ldconfig"
 	ldconfig -p | grep -E 'libcuda\.so|libnvrtc|libcublasLt' || echo "(none in ldconfig)"
-	echo "--- toolkit"
-	ls -l /usr/local/cuda/targets/x86_64-linux/lib 2>/dev/null | grep -E 'nvrtc|cublasLt' || echo "(no /usr/local/cuda)"
 } >"$OUT/env.log" 2>&1
-grep -E 'Driver Version|NVIDIA H|MiB' "$OUT/env.log" | head -5
+grep -E 'Driver Version|NVIDIA H' "$OUT/env.log" | head -2
 
+phases=("$@")
+[ ${#phases[@]} -gt 0 ] || phases=(compile ops matmul attention models timing synthetic)
+
+summary="$OUT/summary.txt"
+: >"$summary"
 rc=0
-for t in .devbin/*.test; do
-	[ -x "$t" ] || continue
-	name=$(basename "$t" .test)
-	echo "=== $t"
-	timeout 540 "./$t" -test.v -test.count=1 -test.timeout=520s 2>&1 | tee "$OUT/$name-test.log"
-	r=${PIPESTATUS[0]}
-	echo "=== $t exit $r"
-	[ "$r" -eq 0 ] || rc=$r
+T=.devbin/cuda.test
+run_phase() { # name, timeout seconds, -test.run pattern, extra env...
+	local name=$1 limit=$2 pattern=$3
+	shift 3
+	local start=$SECONDS
+	echo "=== phase $name" | tee -a "$OUT/tests.log"
+	env "$@" timeout "$limit" "$T" -test.v -test.count=1 -test.timeout="${limit}s" -test.run "$pattern" >"$OUT/phase.log" 2>&1
+	local r=$?
+	cat "$OUT/phase.log" >>"$OUT/tests.log"
+	local verdict=PASS
+	[ $r -eq 0 ] || { verdict="FAIL (exit $r)"; rc=1; }
+	{
+		echo "## $name: $verdict in $((SECONDS - start)) s"
+		grep -E 'MISMATCH|^--- FAIL|panic:|cuda backend:|SIGSEGV|nvrtc compile' "$OUT/phase.log" | head -40
+		sed -n '/==== mlxbun CUDA measurements ====/,$p' "$OUT/phase.log" | grep -v '^====' | grep -vE '^(PASS|FAIL|ok)' 
+	} >>"$summary"
+	rm -f "$OUT/phase.log"
+}
+
+for p in "${phases[@]}"; do
+	case $p in
+	runtime) run_phase runtime 200 '^TestGPU' ;;
+	compile) run_phase compile 120 '^(TestKernelsCompile|TestInstantiations|TestSelection|TestCompileOptions)$' MLXBUN_PTXAS_V=1 ;;
+	ops) run_phase ops 120 '^(TestBackendOps.*|TestBackendArgmax|TestBackendRecord)$' ;;
+	matmul) run_phase matmul 200 '^TestBackendMatMul$' ;;
+	attention) run_phase attention 150 '^TestBackendAttention$' ;;
+	models) run_phase models 150 '^TestBackendModels$' ;;
+	timing) run_phase timing 150 '^(TestBackendGEMVTiming|TestBackendDecodeGraphs)$' ;;
+	synthetic) run_phase synthetic 300 '^TestBackendSynthetic$' MLXBUN_CUDA_BENCH="${MLXBUN_CUDA_BENCH:-qwen3-0.6b,qwen3-14b}" ;;
+	bench)
+		if [ -x .devbin/mlxbun ]; then
+			echo "=== phase bench" | tee -a "$OUT/bench.log"
+			# shellcheck disable=SC2086
+			timeout 300 .devbin/mlxbun bench ${BENCH_ARGS:---synthetic qwen3-14b --device cuda --profile -r 3} >>"$OUT/bench.log" 2>&1
+			r=$?
+			{
+				echo "## bench: exit $r"
+				tail -40 "$OUT/bench.log"
+			} >>"$summary"
+		else
+			echo "## bench: no .devbin/mlxbun" >>"$summary"
+		fi
+		;;
+	*) echo "unknown phase $p" >>"$summary" ;;
+	esac
 done
 
-if [ -x .devbin/mlxbun ]; then
-	echo "=== .devbin/mlxbun --help"
-	timeout 20 .devbin/mlxbun --help >"$OUT/mlxbun-help.log" 2>&1
-	echo "exit $? (log in mlxbun-help.log)"
-fi
-
 nvidia-smi --query-gpu=clocks.sm,clocks.mem,temperature.gpu,power.draw --format=csv,noheader >>"$OUT/env.log" 2>&1
-# The test binary printed the measurement table last; it is also in $OUT/cuda-report.txt.
+echo
+cat "$summary"
 echo "remote.sh exit $rc"
 exit $rc
