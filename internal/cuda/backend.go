@@ -42,8 +42,14 @@ type Backend struct {
 
 	mu      sync.Mutex
 	pending []func() error
-	err     error // first failure since the last Sync
-	busy    bool  // work was put on the stream since it was last waited for
+	// Peephole fusion: the last queued op when the next may merge into it (see fuse.go). Valid only while it is
+	// still the last pending op at or above fuseFloor.
+	lastGemv  *gemvGroup
+	lastAdd   *addOp
+	headNorms []*headNorm
+	fuseFloor int
+	err       error // first failure since the last Sync
+	busy      bool  // work was put on the stream since it was last waited for
 
 	mem   allocator
 	up    *HostMem // pinned staging for small writes, bump-allocated between synced flushes
@@ -152,10 +158,11 @@ func (b *Backend) logf(format string, args ...any) {
 	}
 }
 
-// enqueue appends device work; it runs at the next flush.
+// enqueue appends device work; it runs at the next flush. Nothing queued later fuses into what came before it.
 func (b *Backend) enqueue(f func() error) {
 	b.mu.Lock()
 	b.pending = append(b.pending, f)
+	b.lastGemv, b.lastAdd, b.headNorms = nil, nil, nil
 	b.mu.Unlock()
 }
 
@@ -183,6 +190,7 @@ func (b *Backend) flush(tail func() error) error {
 	b.mu.Lock()
 	ops := b.pending
 	b.pending = nil
+	b.lastGemv, b.lastAdd, b.headNorms, b.fuseFloor = nil, nil, nil, 0
 	b.mu.Unlock()
 	if len(ops) > 0 || tail != nil {
 		b.busy = true

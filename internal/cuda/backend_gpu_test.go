@@ -642,3 +642,101 @@ func TestBackendRecord(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// TestBackendFusion checks the peephole fusions against the CPU running the same ops one by one, and that they
+// fused (launch counts).
+func TestBackendFusion(t *testing.T) {
+	h := newHarness(t)
+	launches := func() int64 { h.g.Sync(); return h.g.Stats().Launches }
+
+	// Add then RMSNorm of the sum.
+	for _, c := range []struct{ rows, cols int }{{1, 5120}, {3, 1024}, {2, 256}, {2, 100}, {512, 5120}} {
+		x, p := h.act(h.uniform(c.rows*c.cols, -2, 2), c.rows, c.cols), h.act(h.uniform(c.rows*c.cols, -2, 2), c.rows, c.cols)
+		w := h.upload(h.uniform(c.cols, 0.5, 1.5), c.cols)
+		xn := h.out(backend.BF16, c.rows, c.cols)
+		before := launches()
+		h.g.Add(x.g, x.g, p.g)
+		h.g.RMSNorm(xn.g, x.g, w.g, 1e-6)
+		if n := launches() - before; n != 1 {
+			t.Errorf("MISMATCH Add+RMSNorm %dx%d: %d launches, want 1 (fused)", c.rows, c.cols, n)
+		}
+		h.c.Add(x.c, x.c, p.c)
+		h.c.RMSNorm(xn.c, x.c, w.c, 1e-6)
+		got, ref := h.results(x)
+		compare(t, fmt.Sprintf("AddNorm sum %dx%d", c.rows, c.cols), got, ref, bf16Tol)
+		got, ref = h.results(xn)
+		compare(t, fmt.Sprintf("AddNorm norm %dx%d", c.rows, c.cols), got, ref, 3*bf16Tol)
+		h.g.Free(w.g)
+	}
+
+	// Qwen3's q/k head norms and ropes: norm q, norm k, rope q, rope k.
+	for _, c := range []struct{ n, heads, kvHeads, hd int }{{1, 40, 8, 128}, {8, 16, 8, 128}, {300, 4, 2, 64}, {2, 8, 2, 32}} {
+		tab, err := rope.New(c.hd, 1e6, false, nil, 40960)
+		if err != nil {
+			t.Fatal(err)
+		}
+		q := h.act(h.uniform(c.n*c.heads*c.hd, -2, 2), c.n, c.heads*c.hd)
+		k := h.act(h.uniform(c.n*c.kvHeads*c.hd, -2, 2), c.n, c.kvHeads*c.hd)
+		qw, kw := h.upload(h.uniform(c.hd, 0.5, 1.5), c.hd), h.upload(h.uniform(c.hd, 0.5, 1.5), c.hd)
+		pos := make([]int32, c.n)
+		for i := range pos {
+			pos[i] = int32(100 + 3*i)
+		}
+		pp := h.ints(pos)
+		before := launches()
+		h.g.RMSNorm(q.g, q.g, qw.g, 1e-6)
+		h.g.RMSNorm(k.g, k.g, kw.g, 1e-6)
+		h.g.Rope(q.g, pp.g, c.heads, tab)
+		h.g.Rope(k.g, pp.g, c.kvHeads, tab)
+		if n := launches() - before; n != 2 {
+			t.Errorf("MISMATCH norm+rope n=%d: %d launches, want 2 (fused)", c.n, n)
+		}
+		h.c.RMSNorm(q.c, q.c, qw.c, 1e-6)
+		h.c.RMSNorm(k.c, k.c, kw.c, 1e-6)
+		h.c.Rope(q.c, pp.c, c.heads, tab)
+		h.c.Rope(k.c, pp.c, c.kvHeads, tab)
+		for _, x := range []pair{q, k} {
+			got, ref := h.results(x)
+			compare(t, fmt.Sprintf("NormRope n=%d heads=%d hd=%d", c.n, x.g.Shape()[1]/c.hd, c.hd), got, ref, 3*bf16Tol)
+		}
+	}
+
+	// q, k, v projections of the same activations: one GEMV launch.
+	for _, n := range []int{1, 4} {
+		const in = 1024
+		outs := []int{2048, 1024, 1024}
+		x := h.act(h.uniform(n*in, -1, 1), n, in)
+		var ys []pair
+		var lgs, lcs []backend.Linear
+		for i, out := range outs {
+			wh := hostBF16("w", h.uniform(out*in, -0.05, 0.05), out, in)
+			spec := backend.LinearSpec{Name: fmt.Sprint("proj", i), Out: out, In: in, Dense: &wh}
+			if i == 2 {
+				bh := hostF32("bias", h.uniform(out, -1, 1), out)
+				spec.Bias = &bh
+			}
+			lg, err := h.g.LoadLinear(spec)
+			if err != nil {
+				t.Fatal(err)
+			}
+			lc, err := h.c.LoadLinear(spec)
+			if err != nil {
+				t.Fatal(err)
+			}
+			ys = append(ys, h.out(backend.BF16, n, out))
+			lgs, lcs = append(lgs, lg), append(lcs, lc)
+		}
+		before := launches()
+		for i, y := range ys {
+			h.g.MatMul(y.g, x.g, lgs[i])
+			h.c.MatMul(y.c, x.c, lcs[i])
+		}
+		if got := launches() - before; got != 1 {
+			t.Errorf("MISMATCH three MatMuls n=%d: %d launches, want 1 (grouped)", n, got)
+		}
+		for i, y := range ys {
+			got, ref := h.results(y)
+			compare(t, fmt.Sprintf("GroupedMatMul n=%d segment %d", n, i), got, ref, 2*bf16Tol)
+		}
+	}
+}

@@ -20,10 +20,17 @@ var kernelFiles = []string{"ops.cu", "gemv.cu", "attention.cu"}
 // templates (nvrtc.go, NoLineInfo).
 var kernelOptions = []string{NoLineInfo}
 
-// gemvRows is the GEMV form's output rows per warp (R) for each activation row count n (index n): more rows per
-// warp reuse each activation load for more weights, which matters once n activation rows are read per weight
-// chunk (L1 traffic n/R times the weight traffic).
-var gemvRows = [maxGemvRows + 1]int{0, 1, 2, 2, 4, 4, 4, 4, 4}
+// gemvForm is the shape of the vector GEMV kernel for one activation row count: R output rows per warp (more
+// rows reuse each activation load for more weights, which matters once n activation rows are read per weight
+// chunk: L1 traffic n/R times the weight traffic) and U 16-byte chunks in flight per row and lane.
+type gemvForm struct{ R, U int }
+
+// gemvForms is indexed by the activation row count n (1..maxGemvRows). n = 1: R 1, U 4 reached 84–88 % of the
+// copy bandwidth on the 14B gate/up/down shapes (docs/kernels.md, H200 2026-11-29).
+var gemvForms = [maxGemvRows + 1]gemvForm{{}, {1, 4}, {2, 2}, {2, 2}, {4, 1}, {4, 1}, {4, 1}, {4, 1}, {4, 1}}
+
+// gemvLab lists GEMV shapes instantiated for measurement only (TestBackendGEMVLab), by n.
+var gemvLab = map[int][]gemvForm{1: {{1, 2}, {1, 8}, {2, 2}, {2, 4}, {4, 2}}, 8: {{2, 2}, {4, 2}, {8, 1}}}
 
 // maxGemvRows is the largest activation row count the GEMV kernels are instantiated for (the model's recorded
 // decode workspaces hold at most 8 rows).
@@ -51,30 +58,34 @@ func dtName(dt backend.DType) string {
 	return "bf16"
 }
 
-// gemvName names the GEMV kernel for n activation rows writing dtype out; vec is the 16-byte form (R rows per
-// warp from gemvRows), otherwise the scalar form.
-func gemvName(n int, out backend.DType, vec bool) string {
+// gemvName names the GEMV kernel for n activation rows writing dtype out in form f (vec), or the scalar form.
+func gemvName(n int, out backend.DType, f gemvForm, vec bool) string {
 	if vec {
-		return fmt.Sprintf("gemv_bf16_n%d_r%d_%s", n, gemvRows[n], dtName(out))
+		return fmt.Sprintf("gemv_bf16_n%d_r%d_u%d_%s", n, f.R, f.U, dtName(out))
 	}
 	return fmt.Sprintf("gemv_scalar_n%d_%s", n, dtName(out))
 }
 
-func attnSplitName(ept int) string { return fmt.Sprintf("attn_split_e%d", ept) }
-func attnRowsName(ept int) string  { return fmt.Sprintf("attn_rows_e%d", ept) }
-func attnPromptName(hd int) string { return fmt.Sprintf("attn_prompt_hd%d", hd) }
-func rmsnormName(warp bool) string {
-	return map[bool]string{true: "rmsnorm_warp_bf16", false: "rmsnorm_block_bf16"}[warp]
-}
+func attnSplitName(ept int) string        { return fmt.Sprintf("attn_split_e%d", ept) }
+func attnRowsName(ept int) string         { return fmt.Sprintf("attn_rows_e%d", ept) }
+func attnPromptName(hd int) string        { return fmt.Sprintf("attn_prompt_hd%d", hd) }
 func biasAddName(dt backend.DType) string { return "bias_add_" + dtName(dt) }
 
 // instantiations lists, per file, the macro lines that instantiate its template families.
 func instantiations() map[string][]string {
 	var gemv, attn []string
+	vec := func(n int, dt backend.DType, f gemvForm) string {
+		return fmt.Sprintf("GEMV_VEC(%s, %d, %d, %d, %s)", gemvName(n, dt, f, true), n, f.R, f.U, outType(dt))
+	}
 	for n := 1; n <= maxGemvRows; n++ {
 		for _, dt := range []backend.DType{backend.F32, backend.BF16} {
-			gemv = append(gemv, fmt.Sprintf("GEMV_VEC(%s, %d, %d, %s)", gemvName(n, dt, true), n, gemvRows[n], outType(dt)))
-			gemv = append(gemv, fmt.Sprintf("GEMV_SCALAR(%s, %d, %s)", gemvName(n, dt, false), n, outType(dt)))
+			gemv = append(gemv, vec(n, dt, gemvForms[n]))
+			gemv = append(gemv, fmt.Sprintf("GEMV_SCALAR(%s, %d, %s)", gemvName(n, dt, gemvForm{}, false), n, outType(dt)))
+		}
+		for _, f := range gemvLab[n] {
+			if f != gemvForms[n] {
+				gemv = append(gemv, vec(n, backend.BF16, f))
+			}
 		}
 	}
 	for _, e := range attnEPTs {

@@ -10,8 +10,10 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"unsafe"
 
 	"github.com/mlxbun/mlxbun/internal/backend"
+	cudashaders "github.com/mlxbun/mlxbun/shaders/cuda"
 )
 
 // TestKernelsCompile compiles every backend kernel file for sm_90 with NVRTC (no device needed). With
@@ -77,7 +79,10 @@ func TestInstantiations(t *testing.T) {
 	var want []string
 	for n := 1; n <= maxGemvRows; n++ {
 		for _, dt := range []backend.DType{backend.F32, backend.BF16} {
-			want = append(want, gemvName(n, dt, true), gemvName(n, dt, false))
+			want = append(want, gemvName(n, dt, gemvForms[n], true), gemvName(n, dt, gemvForm{}, false))
+		}
+		for _, f := range gemvLab[n] {
+			want = append(want, gemvName(n, backend.BF16, f, true))
 		}
 	}
 	for _, hd := range []int{16, 32, 64, 80, 96, 128, 256} {
@@ -95,8 +100,9 @@ func TestInstantiations(t *testing.T) {
 		t.Errorf("attention.cu's ATTN_MIN_CHUNK differs from attnMinChunk = %d", attnMinChunk)
 	}
 	// The plain kernels are extern "C" definitions in the sources.
-	for _, name := range []string{"embed_bf16", "rmsnorm_warp_bf16", "rmsnorm_block_bf16", "add_bf16", "swiglu_bf16",
-		"rope_bf16", "kv_store_bf16", "bias_add_f32", "bias_add_bf16", "argmax_f32", "attn_combine_bf16"} {
+	for _, name := range []string{"embed_bf16", "rmsnorm_warp_bf16", "rmsnorm_row_bf16", "add_rmsnorm_bf16", "add_bf16",
+		"swiglu_bf16", "rope_bf16", "rmsnorm_rope_bf16", "kv_store_bf16", "bias_add_f32", "bias_add_bf16", "argmax_f32",
+		"attn_combine_bf16"} {
 		found := false
 		for _, f := range kernelFiles {
 			src, _ := kernelSource(f)
@@ -166,6 +172,26 @@ func TestSelection(t *testing.T) {
 		c := classSize(n)
 		if c < n || float64(c) > float64(n)*1.125+512 {
 			t.Errorf("classSize(%d) = %d", n, c)
+		}
+	}
+}
+
+// TestGemvParamsLayout checks the Go mirror of GemvParams against the layout gemv.cu declares.
+func TestGemvParamsLayout(t *testing.T) {
+	var p gemvParams
+	var s gemvSeg
+	if unsafe.Sizeof(s) != 32 || unsafe.Offsetof(s.Out) != 24 || unsafe.Offsetof(s.Block0) != 28 || unsafe.Offsetof(s.Bias) != 16 {
+		t.Errorf("gemvSeg: size %d, Bias at %d, Out at %d, Block0 at %d; gemv.cu has 32, 16, 24, 28",
+			unsafe.Sizeof(s), unsafe.Offsetof(s.Bias), unsafe.Offsetof(s.Out), unsafe.Offsetof(s.Block0))
+	}
+	if unsafe.Sizeof(p) != 112 || unsafe.Offsetof(p.NSeg) != 96 || unsafe.Offsetof(p.In) != 100 || unsafe.Offsetof(p.KSplit) != 104 {
+		t.Errorf("gemvParams: size %d, NSeg at %d, In at %d, KSplit at %d; gemv.cu has 112, 96, 100, 104",
+			unsafe.Sizeof(p), unsafe.Offsetof(p.NSeg), unsafe.Offsetof(p.In), unsafe.Offsetof(p.KSplit))
+	}
+	src := cudashaders.Sources["gemv.cu"]
+	for _, want := range []string{"int out;           // 24", "int block0;        // 28", "int nseg;       // 96", "};                  // 112 bytes"} {
+		if !strings.Contains(src, want) {
+			t.Errorf("gemv.cu no longer declares %q", want)
 		}
 	}
 }

@@ -6,6 +6,7 @@ package cuda
 
 import (
 	"fmt"
+	"unsafe"
 
 	"github.com/mlxbun/mlxbun/internal/backend"
 )
@@ -132,21 +133,106 @@ func gemvBytes(c matmulCase) float64 {
 	return float64(2*c.out*c.in + 2*c.n*c.in + c.n*c.out*c.dst.Size())
 }
 
+// gemvSeg mirrors GemvSeg in shaders/cuda/gemv.cu (32 bytes).
+type gemvSeg struct {
+	W, Y, Bias  DevPtr
+	Out, Block0 int32
+}
+
+// gemvParams mirrors GemvParams in shaders/cuda/gemv.cu (112 bytes).
+type gemvParams struct {
+	Seg                  [3]gemvSeg
+	NSeg, In, KSplit, _p int32
+}
+
+// gemvGroup is one queued vector-GEMV launch: up to three linears that multiply the same activations. MatMuls
+// queued back to back on the same x join the group (q, k, v; gate, up), so their weights stream in one launch
+// with one ramp-up and one tail instead of three.
+type gemvGroup struct {
+	idx  int // index of the launch in b.pending
+	c    matmulCase
+	x    DevPtr
+	segs []gemvSeg
+	form gemvForm
+	name string
+	ksplit int // 0: gemvSplit's choice (the lab sets it)
+}
+
+func (g *gemvGroup) launch(b *Backend) func() error {
+	p := gemvParams{NSeg: int32(len(g.segs)), In: int32(g.c.in)}
+	total := 0
+	for _, s := range g.segs {
+		total += int(s.Out)
+	}
+	ks := g.ksplit
+	if ks == 0 {
+		ks = gemvSplit(total, g.form.R, b.info.SMs)
+	}
+	per := g.form.R * (8 / ks)
+	blocks := 0
+	var bytes float64
+	for i, s := range g.segs {
+		s.Block0 = int32(blocks)
+		blocks += (int(s.Out) + per - 1) / per
+		p.Seg[i] = s
+		c := g.c
+		c.out = int(s.Out)
+		bytes += gemvBytes(c)
+	}
+	p.KSplit = int32(ks)
+	raw := (*[unsafe.Sizeof(gemvParams{})]byte)(unsafe.Pointer(&p))[:]
+	raw = append([]byte(nil), raw...)
+	x, name := g.x, g.name
+	return func() error {
+		args := NewArgs().Raw(raw, 8).Ptr(x)
+		return b.launch(name, Dim3{X: blocks}, Dim3{X: 256}, 0, args, bytes)
+	}
+}
+
+// overlaps reports whether byte ranges [a, a+an) and [c, c+cn) share a byte.
+func overlaps(a DevPtr, an int, c DevPtr, cn int) bool {
+	return a < c+DevPtr(cn) && c < a+DevPtr(an)
+}
+
 func enqueueGemv(b *Backend, c matmulCase, y, x DevPtr, l *linear) {
-	r := gemvRows[c.n]
-	ks := gemvSplit(c.out, r, b.info.SMs)
-	per := r * (8 / ks)
-	grid := Dim3{X: (c.out + per - 1) / per}
-	name, w, bias := gemvName(c.n, c.dst, true), l.w, l.bias
-	b.enqueue(func() error {
-		args := NewArgs().Ptr(y).Ptr(w).Ptr(x).Ptr(bias).I32(int32(c.in)).I32(int32(c.out)).I32(int32(ks))
-		return b.launch(name, grid, Dim3{X: 256}, 0, args, gemvBytes(c))
-	})
+	seg := gemvSeg{W: l.w, Y: y, Bias: l.bias, Out: int32(c.out)}
+	ybytes := c.n * c.out * c.dst.Size()
+	b.mu.Lock()
+	g := b.lastGemv
+	join := g != nil && g.idx == len(b.pending)-1 && g.idx >= b.fuseFloor && len(g.segs) < 3 && g.x == x &&
+		g.c.n == c.n && g.c.in == c.in && g.c.dst == c.dst && !overlaps(y, ybytes, x, c.n*c.in*2)
+	if join {
+		for _, s := range g.segs {
+			if overlaps(y, ybytes, s.Y, c.n*int(s.Out)*c.dst.Size()) {
+				join = false
+			}
+		}
+	}
+	if join {
+		g.segs = append(g.segs, seg)
+		b.pending[g.idx] = g.launch(b)
+		b.mu.Unlock()
+		b.logf("MatMul %s joins the GEMV launch (%d linears)", l.name, len(g.segs))
+		return
+	}
+	b.mu.Unlock()
+	f := gemvForms[c.n]
+	g = &gemvGroup{c: c, x: x, segs: []gemvSeg{seg}, form: f, name: gemvName(c.n, c.dst, f, true)}
+	b.enqueueGemvGroup(g)
+}
+
+// enqueueGemvGroup queues g's launch and keeps it open for MatMuls that may join it.
+func (b *Backend) enqueueGemvGroup(g *gemvGroup) {
+	b.enqueue(g.launch(b))
+	b.mu.Lock()
+	g.idx = len(b.pending) - 1
+	b.lastGemv = g
+	b.mu.Unlock()
 }
 
 func enqueueGemvScalar(b *Backend, c matmulCase, y, x DevPtr, l *linear) {
 	grid := Dim3{X: (c.out + 7) / 8}
-	name, w, bias := gemvName(c.n, c.dst, false), l.w, l.bias
+	name, w, bias := gemvName(c.n, c.dst, gemvForm{}, false), l.w, l.bias
 	b.enqueue(func() error {
 		args := NewArgs().Ptr(y).Ptr(w).Ptr(x).Ptr(bias).I32(int32(c.in)).I32(int32(c.out))
 		return b.launch(name, grid, Dim3{X: 256}, 0, args, gemvBytes(c))

@@ -33,6 +33,16 @@ func (b *Backend) Embed(dst, table, ids backend.Tensor) {
 // rmsnormWarpMax is the widest group the warp form normalizes; wider groups take a block each.
 const rmsnormWarpMax = 1024
 
+// rowThreads is the block size of the row-norm kernels for a group of g values: one 16-byte chunk per thread
+// where the row allows (at most 1024 threads).
+func rowThreads(g int) int {
+	n := g
+	if g%8 == 0 {
+		n = g / 8
+	}
+	return min(1024, max(32, (n+31)/32*32))
+}
+
 func (b *Backend) RMSNorm(dst, x, w backend.Tensor, eps float32) {
 	d, xs, ws := tensorOf("RMSNorm", dst), tensorOf("RMSNorm", x), tensorOf("RMSNorm", w)
 	wantDType("RMSNorm", "x", xs, backend.BF16)
@@ -46,16 +56,24 @@ func (b *Backend) RMSNorm(dst, x, w backend.Tensor, eps float32) {
 	if groups == 0 {
 		return
 	}
-	dp, xp, wp := d.ptr, xs.ptr, ws.ptr
-	warp := g < rmsnormWarpMax
-	grid, block := Dim3{X: groups}, Dim3{X: 256}
-	if warp {
-		grid, block = Dim3{X: (groups + 3) / 4}, Dim3{X: 128}
+	if b.fuseAddNorm(d, xs, ws, g, eps) {
+		return
 	}
+	dp, xp, wp := d.ptr, xs.ptr, ws.ptr
 	bytes := float64(4*xs.elems() + 4*g)
+	if g < rmsnormWarpMax {
+		grid := Dim3{X: (groups + 3) / 4}
+		f := func() error {
+			args := NewArgs().Ptr(dp).Ptr(xp).Ptr(wp).I32(int32(groups)).I32(int32(g)).F32(eps)
+			return b.launch("rmsnorm_warp_bf16", grid, Dim3{X: 128}, 0, args, bytes)
+		}
+		b.enqueueHeadNorm(f, &headNorm{dst: d, x: xs, w: ws, groups: groups, g: g, eps: eps})
+		return
+	}
+	threads := rowThreads(g)
 	b.enqueue(func() error {
-		args := NewArgs().Ptr(dp).Ptr(xp).Ptr(wp).I32(int32(groups)).I32(int32(g)).F32(eps)
-		return b.launch(rmsnormName(warp), grid, block, 0, args, bytes)
+		args := NewArgs().Ptr(dp).Ptr(xp).Ptr(wp).I32(int32(g)).F32(eps)
+		return b.launch("rmsnorm_row_bf16", Dim3{X: groups}, Dim3{X: threads}, 0, args, bytes)
 	})
 }
 
@@ -80,7 +98,15 @@ func (b *Backend) elementwise3(op, kernel string, dst, a, c backend.Tensor) {
 	})
 }
 
-func (b *Backend) Add(dst, a, c backend.Tensor) { b.elementwise3("Add", "add_bf16", dst, a, c) }
+func (b *Backend) Add(dst, a, c backend.Tensor) {
+	d, x, y := tensorOf("Add", dst), tensorOf("Add", a), tensorOf("Add", c)
+	b.elementwise3("Add", "add_bf16", dst, a, c)
+	if x.elems() > 0 {
+		b.mu.Lock()
+		b.lastAdd = &addOp{idx: len(b.pending) - 1, sum: d, a: x, b: y}
+		b.mu.Unlock()
+	}
+}
 
 func (b *Backend) SwiGLU(dst, gate, up backend.Tensor) {
 	b.elementwise3("SwiGLU", "swiglu_bf16", dst, gate, up)
@@ -126,6 +152,9 @@ func (b *Backend) Rope(x, pos backend.Tensor, heads int, table *rope.Table) {
 		b.fail(fmt.Errorf("cuda backend: rope table: %w", err))
 		return
 	}
+	if b.fuseNormRope(xs, ps, heads, table, freqs) {
+		return
+	}
 	hd := c / heads
 	xp, pp := xs.ptr, ps.ptr
 	trad := int32(0)
@@ -135,7 +164,7 @@ func (b *Backend) Rope(x, pos backend.Tensor, heads int, table *rope.Table) {
 	dimsRot, pre := table.Dims, table.PreScale
 	b.enqueue(func() error {
 		args := NewArgs().Ptr(xp).Ptr(pp).Ptr(freqs).I32(int32(heads)).I32(int32(hd)).I32(int32(dimsRot)).I32(trad).F32(pre)
-		return b.launch("rope_bf16", Dim3{X: n}, Dim3{X: 128}, 0, args, float64(n*(4+4*heads*dimsRot)))
+		return b.launch("rope_bf16", Dim3{X: n * heads}, Dim3{X: 64}, 0, args, float64(n*(4+4*heads*dimsRot)))
 	})
 }
 

@@ -14,10 +14,11 @@
 #   attention  Attention (split, prompt and rows forms) against the CPU backend
 #   models     every fixture model: prompt logits vs golden, greedy continuation
 #   timing     GEMV µs at the 14B shapes; pycoder decode with and without graphs
+#   lab        every GEMV form and k-split at the 14B and 0.6B decode shapes (promote winners by hand)
 #   synthetic  pp512/tg128 and a decode profile of synthetic qwen3-0.6b and qwen3-14b (MLXBUN_CUDA_BENCH overrides)
 #   bench      the CLI: mlxbun bench --synthetic qwen3-14b --device cuda --profile (BENCH_ARGS overrides)
 #
-# No phase named: all but runtime and bench. Logs land under $OUT (tests.log, bench.log, env.log, summary.txt);
+# No phase named: all but runtime, lab and bench. Logs land under $OUT (tests.log, bench.log, env.log, summary.txt);
 # the summary (pass/fail per phase, every MISMATCH line, the measurement tables) is printed last.
 set -u -o pipefail
 cd "$(dirname "$0")/../.."
@@ -54,7 +55,7 @@ run_phase() { # name, timeout seconds, -test.run pattern, extra env...
 	[ $r -eq 0 ] || { verdict="FAIL (exit $r)"; rc=1; }
 	{
 		echo "## $name: $verdict in $((SECONDS - start)) s"
-		grep -E 'MISMATCH|^--- FAIL|panic:|cuda backend:|SIGSEGV|nvrtc compile' "$OUT/phase.log" | head -40
+		grep -E 'MISMATCH|^--- FAIL|panic:|cuda backend:|SIGSEGV|nvrtc compile|_test.go:[0-9]+: (cuda|device|cublas)' "$OUT/phase.log" | head -40
 		sed -n '/==== mlxbun CUDA measurements ====/,$p' "$OUT/phase.log" | grep -v '^====' | grep -vE '^(PASS|FAIL|ok)' 
 	} >>"$summary"
 	rm -f "$OUT/phase.log"
@@ -64,11 +65,12 @@ for p in "${phases[@]}"; do
 	case $p in
 	runtime) run_phase runtime 200 '^TestGPU' ;;
 	compile) run_phase compile 120 '^(TestKernelsCompile|TestInstantiations|TestSelection|TestCompileOptions)$' MLXBUN_PTXAS_V=1 ;;
-	ops) run_phase ops 120 '^(TestBackendOps.*|TestBackendArgmax|TestBackendRecord)$' ;;
+	ops) run_phase ops 120 '^(TestBackendOps.*|TestBackendArgmax|TestBackendRecord|TestBackendFusion)$' ;;
 	matmul) run_phase matmul 200 '^TestBackendMatMul$' ;;
 	attention) run_phase attention 150 '^TestBackendAttention$' ;;
 	models) run_phase models 150 '^TestBackendModels$' ;;
 	timing) run_phase timing 150 '^(TestBackendGEMVTiming|TestBackendDecodeGraphs)$' ;;
+	lab) run_phase lab 200 '^TestBackendGEMVLab$' ;;
 	synthetic) run_phase synthetic 300 '^TestBackendSynthetic$' MLXBUN_CUDA_BENCH="${MLXBUN_CUDA_BENCH:-qwen3-0.6b,qwen3-14b}" ;;
 	bench)
 		if [ -x .devbin/mlxbun ]; then

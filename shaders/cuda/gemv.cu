@@ -4,27 +4,55 @@
 // to cuBLASLt (internal/cuda/linear.go). Contracts are repeated in docs/kernels.md ("CUDA").
 //
 // The instantiation list is appended by the host from its kernel table (internal/cuda/kernels.go, gemvName);
-// each line is GEMV_VEC(name, N, R, OUT_T) or GEMV_SCALAR(name, N, OUT_T).
+// each line is GEMV_VEC(name, N, R, U, OUT_T) or GEMV_SCALAR(name, N, OUT_T).
+
+// GemvSeg / GemvParams: one launch serves up to three weight matrices that multiply the same activations (the q,
+// k and v projections, or gate and up), each a run of whole blocks. Mirrored by gemvSeg / gemvParams in
+// internal/cuda/linear.go; TestGemvParamsLayout checks sizes and offsets.
+struct GemvSeg {
+    const bf16_t* W;   // 0: [out, in] row-major
+    void* y;           // 8: [N, out], OutT
+    const float* bias; // 16: [out] or null
+    int out;           // 24
+    int block0;        // 28: first block of this segment
+};
+struct GemvParams {
+    GemvSeg seg[3]; // 0
+    int nseg;       // 96
+    int in;         // 100
+    int ksplit;     // 104
+    int pad;        // 108
+};                  // 112 bytes
 
 // gemv_vec
-//   in:  W bf16 [out, in] row-major (in % 8 == 0, rows 16-byte aligned); x bf16 [N, in] contiguous; bias f32 [out]
-//        or null
-//   out: y [N, out] (f32 or bf16): y[n, o] = Σ_k x[n, k]·W[o, k] (+ bias[o]), f32 accumulation, one rounding
+//   in:  per segment W bf16 [out, in] row-major (in % 8 == 0, rows 16-byte aligned), bias f32 [out] or null;
+//        x bf16 [N, in] contiguous, shared by the segments
+//   out: per segment y [N, out] (f32 or bf16): y[n, o] = Σ_k x[n, k]·W[o, k] (+ bias[o]), f32 accumulation, one
+//        rounding
 //   grid: 256 threads = 8 warps; warps form 8/ksplit row groups of R output rows, each group's ksplit warps split
-//         the 16-byte chunks of a row (lane l of part p takes chunks p·32 + l, then every 32·ksplit) and meet in
-//         shared memory; x = ceil(out / (R · 8/ksplit)) blocks; ksplit ∈ {1, 2, 4, 8}
+//         the 16-byte chunks of a row (lane l of part p takes chunks p·32 + l, then every 32·ksplit, U chunks in
+//         flight per row) and meet in shared memory; segment s owns blocks [block0_s, block0_{s+1}), each
+//         ceil(out_s / (R·8/ksplit)) long; ksplit ∈ {1, 2, 4, 8}
 //   promise: f32 sums of exact bf16 products in a tree order (the CPU sums in f32 in 4 strided accumulators):
 //         |err| ≤ ~in·2^-24·Σ|x·w| before the output rounding
-template <int N, int R, typename OutT>
-__device__ __forceinline__ void gemv_vec(OutT* __restrict__ y, const bf16_t* __restrict__ W,
-                                         const bf16_t* __restrict__ x, const float* __restrict__ bias, int in,
-                                         int out, int ksplit) {
-    constexpr int U = R >= 4 ? 1 : 4 / R; // chunks in flight per row and lane
+template <typename T> __device__ __forceinline__ T pick3(int s, T a, T b, T c) { return s == 0 ? a : (s == 1 ? b : c); }
+
+template <int N, int R, int U, typename OutT>
+__device__ __forceinline__ void gemv_vec(const GemvParams& p, const bf16_t* __restrict__ x) {
     __shared__ float red[8][R][N];
+    int s = 0;
+    if (p.nseg > 1 && (int)blockIdx.x >= p.seg[1].block0) s = 1;
+    if (p.nseg > 2 && (int)blockIdx.x >= p.seg[2].block0) s = 2;
+    const bf16_t* __restrict__ W = pick3(s, p.seg[0].W, p.seg[1].W, p.seg[2].W);
+    OutT* __restrict__ y = (OutT*)pick3(s, p.seg[0].y, p.seg[1].y, p.seg[2].y);
+    const float* __restrict__ bias = pick3(s, p.seg[0].bias, p.seg[1].bias, p.seg[2].bias);
+    const int out = pick3(s, p.seg[0].out, p.seg[1].out, p.seg[2].out);
+    const int blk = blockIdx.x - pick3(s, p.seg[0].block0, p.seg[1].block0, p.seg[2].block0);
+    const int in = p.in, ksplit = p.ksplit;
     const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
     const int groups = 8 / ksplit;
     const int grp = warp / ksplit, part = warp - grp * ksplit;
-    const int row0 = (blockIdx.x * groups + grp) * R;
+    const int row0 = (blk * groups + grp) * R;
     const int in8 = in >> 3;
     float acc[R][N];
 #pragma unroll
@@ -83,11 +111,11 @@ __device__ __forceinline__ void gemv_vec(OutT* __restrict__ y, const bf16_t* __r
         }
         __syncthreads();
         if (part == 0 && lane == 0) {
-            for (int p = 1; p < ksplit; p++) {
+            for (int q = 1; q < ksplit; q++) {
 #pragma unroll
                 for (int r = 0; r < R; r++)
 #pragma unroll
-                    for (int n = 0; n < N; n++) acc[r][n] += red[warp + p][r][n];
+                    for (int n = 0; n < N; n++) acc[r][n] += red[warp + q][r][n];
             }
         }
     }
@@ -132,10 +160,9 @@ __device__ __forceinline__ void gemv_scalar(OutT* __restrict__ y, const bf16_t* 
     }
 }
 
-#define GEMV_VEC(name, N, R, OUT_T)                                                                          \
-    extern "C" __global__ void __launch_bounds__(256) name(OUT_T* y, const bf16_t* W, const bf16_t* x,      \
-                                                           const float* bias, int in, int out, int ksplit) { \
-        gemv_vec<N, R, OUT_T>(y, W, x, bias, in, out, ksplit);                                               \
+#define GEMV_VEC(name, N, R, U, OUT_T)                                                                       \
+    extern "C" __global__ void __launch_bounds__(256) name(const GemvParams p, const bf16_t* x) {            \
+        gemv_vec<N, R, U, OUT_T>(p, x);                                                                      \
     }
 
 #define GEMV_SCALAR(name, N, OUT_T)                                                                          \

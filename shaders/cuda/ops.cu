@@ -1,5 +1,6 @@
 // ops.cu: the small kernels of the CUDA backend: embedding gather, RMSNorm, residual add, SwiGLU, rotary
-// embedding, KV-cache store, bias add and the normalized greedy argmax. Each is memory-bound and launched once per
+// embedding, KV-cache store, bias add and the normalized greedy argmax, plus two fusions the backend forms from
+// adjacent ops (add + RMSNorm, per-head RMSNorm + rope). Each is memory-bound and launched once per
 // op; the contracts below are repeated in docs/kernels.md ("CUDA"). Activations are bf16 with f32 arithmetic.
 // Names are plain extern "C" symbols (no template families here), looked up by internal/cuda/kernels.go.
 
@@ -31,11 +32,10 @@ extern "C" __global__ void embed_bf16(bf16_t* __restrict__ dst, const bf16_t* __
     }
 }
 
-// rmsnorm_warp_bf16 / rmsnorm_block_bf16
-//   in:  x bf16 [groups·g] (a row is one group, or each head of a row is one); w f32 [g]; eps
+// rmsnorm_warp_bf16
+//   in:  x bf16 [groups·g] (each head of a row is one group); w f32 [g]; eps
 //   out: dst bf16 [groups·g]; dst = bf16((x · inv) · w), inv = 1 / sqrt(Σx²/g + eps) with Σ in f32; dst may be x
-//   grid: warp form: 4 groups per 128-thread block (one warp each), for g < 1024 (head norms);
-//         block form: one group per 256-thread block, for wide rows
+//   grid: 4 groups per 128-thread block, one warp each; for g < 1024 (head norms)
 //   promise: f32 sum of squares (the CPU sums in f64): relative error of inv ≤ ~g·2^-24, then one bf16 rounding
 extern "C" __global__ void rmsnorm_warp_bf16(bf16_t* dst, const bf16_t* x, const float* __restrict__ w, int groups,
                                              int g, float eps) {
@@ -54,33 +54,76 @@ extern "C" __global__ void rmsnorm_warp_bf16(bf16_t* dst, const bf16_t* x, const
     for (int j = lane; j < g; j += 32) ys[j] = f2bf(__fmul_rn(__fmul_rn(bf2f(xs[j]), inv), w[j]));
 }
 
-extern "C" __global__ void rmsnorm_block_bf16(bf16_t* dst, const bf16_t* x, const float* __restrict__ w, int groups,
-                                              int g, float eps) {
+// rownorm: one block per group (a whole row); ADD first forms sum = bf16(a + b) and writes it, then normalizes
+// that (rounded) sum, which is exactly Add followed by RMSNorm. Each thread keeps up to ROWNORM_CACHE 16-byte
+// chunks in registers between the two passes.
+#define ROWNORM_CACHE 4
+template <bool ADD>
+__device__ __forceinline__ void rownorm(bf16_t* sum, bf16_t* y, const bf16_t* a, const bf16_t* b,
+                                        const float* __restrict__ w, int g, float eps) {
     __shared__ float part[32];
-    const int grp = blockIdx.x;
-    const bf16_t* xs = x + (long long)grp * g;
-    bf16_t* ys = dst + (long long)grp * g;
-    const bool vec = (g & 7) == 0 && aligned16(xs, ys, xs);
-    float ss = 0.f;
+    const long long base = (long long)blockIdx.x * g;
+    const bf16_t* as = a + base;
+    const bf16_t* bs = ADD ? b + base : as;
+    bf16_t* ss = ADD ? sum + base : (bf16_t*)as; // the normalized input: the sum, or x itself
+    bf16_t* ys = y + base;
+    const int n8 = g / 8;
+    const bool vec = (g & 7) == 0 && aligned16(as, bs, ss) && aligned16(ys, ys, ys);
+    float acc = 0.f;
+    uint4 cache[ROWNORM_CACHE];
     if (vec) {
-        for (int c = threadIdx.x; c < g / 8; c += blockDim.x) {
-            const uint4 u = ((const uint4*)xs)[c];
-            const unsigned ws[4] = {u.x, u.y, u.z, u.w};
 #pragma unroll
-            for (int k = 0; k < 4; k++) {
-                const float a = bf_lo(ws[k]), b = bf_hi(ws[k]);
-                ss = fmaf(a, a, ss);
-                ss = fmaf(b, b, ss);
+        for (int k = 0; k < ROWNORM_CACHE; k++) {
+            const int c = threadIdx.x + k * blockDim.x;
+            if (c < n8) {
+                uint4 o = ((const uint4*)as)[c];
+                if (ADD) {
+                    const uint4 v = ((const uint4*)bs)[c];
+                    o.x = pack_bf2(bf_lo(o.x) + bf_lo(v.x), bf_hi(o.x) + bf_hi(v.x));
+                    o.y = pack_bf2(bf_lo(o.y) + bf_lo(v.y), bf_hi(o.y) + bf_hi(v.y));
+                    o.z = pack_bf2(bf_lo(o.z) + bf_lo(v.z), bf_hi(o.z) + bf_hi(v.z));
+                    o.w = pack_bf2(bf_lo(o.w) + bf_lo(v.w), bf_hi(o.w) + bf_hi(v.w));
+                    ((uint4*)ss)[c] = o;
+                }
+                cache[k] = o;
+                const unsigned ws[4] = {o.x, o.y, o.z, o.w};
+#pragma unroll
+                for (int q = 0; q < 4; q++) {
+                    acc = fmaf(bf_lo(ws[q]), bf_lo(ws[q]), acc);
+                    acc = fmaf(bf_hi(ws[q]), bf_hi(ws[q]), acc);
+                }
+            }
+        }
+        for (int c = threadIdx.x + ROWNORM_CACHE * blockDim.x; c < n8; c += blockDim.x) {
+            uint4 o = ((const uint4*)as)[c];
+            if (ADD) {
+                const uint4 v = ((const uint4*)bs)[c];
+                o.x = pack_bf2(bf_lo(o.x) + bf_lo(v.x), bf_hi(o.x) + bf_hi(v.x));
+                o.y = pack_bf2(bf_lo(o.y) + bf_lo(v.y), bf_hi(o.y) + bf_hi(v.y));
+                o.z = pack_bf2(bf_lo(o.z) + bf_lo(v.z), bf_hi(o.z) + bf_hi(v.z));
+                o.w = pack_bf2(bf_lo(o.w) + bf_lo(v.w), bf_hi(o.w) + bf_hi(v.w));
+                ((uint4*)ss)[c] = o;
+            }
+            const unsigned ws[4] = {o.x, o.y, o.z, o.w};
+#pragma unroll
+            for (int q = 0; q < 4; q++) {
+                acc = fmaf(bf_lo(ws[q]), bf_lo(ws[q]), acc);
+                acc = fmaf(bf_hi(ws[q]), bf_hi(ws[q]), acc);
             }
         }
     } else {
         for (int j = threadIdx.x; j < g; j += blockDim.x) {
-            const float v = bf2f(xs[j]);
-            ss = fmaf(v, v, ss);
+            float v = bf2f(as[j]);
+            if (ADD) {
+                const bf16_t sb = f2bf(v + bf2f(bs[j]));
+                ss[j] = sb;
+                v = bf2f(sb);
+            }
+            acc = fmaf(v, v, acc);
         }
     }
-    ss = warp_sum(ss);
-    if ((threadIdx.x & 31) == 0) part[threadIdx.x >> 5] = ss;
+    acc = warp_sum(acc);
+    if ((threadIdx.x & 31) == 0) part[threadIdx.x >> 5] = acc;
     __syncthreads();
     if (threadIdx.x < 32) {
         float v = threadIdx.x < (blockDim.x >> 5) ? part[threadIdx.x] : 0.f;
@@ -90,21 +133,56 @@ extern "C" __global__ void rmsnorm_block_bf16(bf16_t* dst, const bf16_t* x, cons
     __syncthreads();
     const float inv = 1.0f / sqrtf(part[0] / (float)g + eps);
     if (vec) {
-        for (int c = threadIdx.x; c < g / 8; c += blockDim.x) {
-            const uint4 u = ((const uint4*)xs)[c];
+#pragma unroll
+        for (int k = 0; k < ROWNORM_CACHE; k++) {
+            const int c = threadIdx.x + k * blockDim.x;
+            if (c < n8) {
+                const unsigned ws[4] = {cache[k].x, cache[k].y, cache[k].z, cache[k].w};
+                unsigned o[4];
+#pragma unroll
+                for (int q = 0; q < 4; q++) {
+                    const int j = c * 8 + 2 * q;
+                    o[q] = pack_bf2(__fmul_rn(__fmul_rn(bf_lo(ws[q]), inv), w[j]),
+                                    __fmul_rn(__fmul_rn(bf_hi(ws[q]), inv), w[j + 1]));
+                }
+                ((uint4*)ys)[c] = make_uint4(o[0], o[1], o[2], o[3]);
+            }
+        }
+        for (int c = threadIdx.x + ROWNORM_CACHE * blockDim.x; c < n8; c += blockDim.x) {
+            const uint4 u = ((const uint4*)ss)[c]; // this thread's own sum (or x)
             const unsigned ws[4] = {u.x, u.y, u.z, u.w};
             unsigned o[4];
 #pragma unroll
-            for (int k = 0; k < 4; k++) {
-                const int j = c * 8 + 2 * k;
-                o[k] = pack_bf2(__fmul_rn(__fmul_rn(bf_lo(ws[k]), inv), w[j]),
-                                __fmul_rn(__fmul_rn(bf_hi(ws[k]), inv), w[j + 1]));
+            for (int q = 0; q < 4; q++) {
+                const int j = c * 8 + 2 * q;
+                o[q] = pack_bf2(__fmul_rn(__fmul_rn(bf_lo(ws[q]), inv), w[j]),
+                                __fmul_rn(__fmul_rn(bf_hi(ws[q]), inv), w[j + 1]));
             }
             ((uint4*)ys)[c] = make_uint4(o[0], o[1], o[2], o[3]);
         }
     } else {
-        for (int j = threadIdx.x; j < g; j += blockDim.x) ys[j] = f2bf(__fmul_rn(__fmul_rn(bf2f(xs[j]), inv), w[j]));
+        for (int j = threadIdx.x; j < g; j += blockDim.x) ys[j] = f2bf(__fmul_rn(__fmul_rn(bf2f(ss[j]), inv), w[j]));
     }
+}
+
+// rmsnorm_row_bf16
+//   in/out: as rmsnorm_warp_bf16, one group (a whole row) per block
+//   grid: x = groups; block = min(1024, 32·ceil(g/8/32)) threads (host), one 16-byte chunk each per 4·block
+//   promise: as rmsnorm_warp_bf16
+extern "C" __global__ void rmsnorm_row_bf16(bf16_t* dst, const bf16_t* x, const float* __restrict__ w, int g,
+                                            float eps) {
+    rownorm<false>(0, dst, x, 0, w, g, eps);
+}
+
+// add_rmsnorm_bf16 (the fusion of Add(sum, a, b) followed by RMSNorm(y, sum, w))
+//   in:  a, b bf16 [groups·g]; w f32 [g]; eps
+//   out: sum bf16 = bf16(a + b) (may alias a or b); y bf16 = bf16((sum · inv) · w) over each group of the rounded
+//        sum (y may alias sum)
+//   grid: as rmsnorm_row_bf16
+//   promise: bit-identical to add_bf16 then rmsnorm_row_bf16
+extern "C" __global__ void add_rmsnorm_bf16(bf16_t* sum, bf16_t* y, const bf16_t* a, const bf16_t* b,
+                                            const float* __restrict__ w, int g, float eps) {
+    rownorm<true>(sum, y, a, b, w, g, eps);
 }
 
 // add_bf16
@@ -161,36 +239,96 @@ extern "C" __global__ void swiglu_bf16(bf16_t* dst, const bf16_t* gate, const bf
     }
 }
 
+// rope_pair rotates one pair of a head held at (ia, ib), rope.Table.Apply's arithmetic on bf16 inputs.
+__device__ __forceinline__ void rope_pair(float& x1, float& x2, float p, float inv_freq, float prescale) {
+    const float ang = __fmul_rn(p, inv_freq);
+    double sd, cd;
+    sincos((double)ang, &sd, &cd);
+    const float c = (float)cd, s = (float)sd;
+    if (prescale != 1.0f) {
+        x1 = bf2f(f2bf(__fmul_rn(prescale, x1)));
+        x2 = bf2f(f2bf(__fmul_rn(prescale, x2)));
+    }
+    const float a = __fsub_rn(__fmul_rn(x1, c), __fmul_rn(x2, s));
+    const float b = __fadd_rn(__fmul_rn(x1, s), __fmul_rn(x2, c));
+    x1 = a;
+    x2 = b;
+}
+
 // rope_bf16
 //   in:  x bf16 [n, heads·hd] (rotated in place); pos int32 [n]; inv_freq f32 [dims/2] (rope.Table.InvFreq)
 //   out: x; per head, the first dims values rotated as rope.Table.Apply does: x[:dims] = bf16(prescale · x) when
 //        prescale != 1; angle = f32(pos)·inv_freq[i] in f32; c, s = f32(cos/sin(angle)) evaluated in double; pair
 //        (a, b) = (i, i+dims/2), or (2i, 2i+1) when traditional; a' = x_a·c − x_b·s, b' = x_a·s + x_b·c with each
 //        product and sum rounded to f32 (no FMA); dims beyond dims untouched
-//   grid: x = n rows; 128 threads over (head, pair)
+//   grid: x = n·heads blocks (one per row and head) of 64 threads over the pairs
 //   promise: bit-exact to rope.Table.Apply on the same bf16 inputs, then one bf16 rounding
 extern "C" __global__ void rope_bf16(bf16_t* x, const int* __restrict__ pos, const float* __restrict__ inv_freq,
                                      int heads, int hd, int dims, int traditional, float prescale) {
-    const int r = blockIdx.x;
+    const int r = blockIdx.x / heads, h = blockIdx.x - r * heads;
     const int half = dims / 2;
     const float p = (float)pos[r];
-    bf16_t* row = x + (long long)r * heads * hd;
-    for (int idx = threadIdx.x; idx < heads * half; idx += blockDim.x) {
-        const int h = idx / half, i = idx - h * half;
-        const float ang = __fmul_rn(p, inv_freq[i]);
-        double sd, cd;
-        sincos((double)ang, &sd, &cd);
-        const float c = (float)cd, s = (float)sd;
+    bf16_t* hp = x + ((long long)r * heads + h) * hd;
+    for (int i = threadIdx.x; i < half; i += blockDim.x) {
         const int ia = traditional ? 2 * i : i;
         const int ib = traditional ? 2 * i + 1 : i + half;
-        bf16_t* hp = row + h * hd;
         float x1 = bf2f(hp[ia]), x2 = bf2f(hp[ib]);
-        if (prescale != 1.0f) {
-            x1 = bf2f(f2bf(__fmul_rn(prescale, x1)));
-            x2 = bf2f(f2bf(__fmul_rn(prescale, x2)));
+        rope_pair(x1, x2, p, inv_freq[i], prescale);
+        hp[ia] = f2bf(x1);
+        hp[ib] = f2bf(x2);
+    }
+}
+
+// rmsnorm_rope_bf16 (the fusion of a per-head RMSNorm(y, x, w) followed by Rope(y, pos, heads, table))
+//   in:  x bf16 [n, heads·hd]; w f32 [hd]; pos int32 [n]; inv_freq f32 [dims/2]; hd ≤ 256
+//   out: y bf16 [n, heads·hd] (may be x): each head normalized as rmsnorm_warp_bf16 (rounded to bf16), then its
+//        first dims values rotated as rope_bf16
+//   grid: 4 heads per 128-thread block, one warp each (lane l holds dims l, l+32, ...); the normalized head
+//         passes through shared memory to the pair loop
+//   promise: bit-identical to rmsnorm_warp_bf16 then rope_bf16
+extern "C" __global__ void rmsnorm_rope_bf16(bf16_t* y, const bf16_t* x, const float* __restrict__ w,
+                                             const int* __restrict__ pos, const float* __restrict__ inv_freq,
+                                             int groups, int heads, int hd, int dims, int traditional,
+                                             float prescale, float eps) {
+    __shared__ float sm[4][256];
+    const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
+    const int grp = blockIdx.x * 4 + warp;
+    if (grp >= groups) return;
+    const int r = grp / heads;
+    const bf16_t* xs = x + (long long)grp * hd;
+    bf16_t* ys = y + (long long)grp * hd;
+    float v[8];
+    float ss = 0.f;
+#pragma unroll
+    for (int k = 0; k < 8; k++) {
+        const int j = lane + 32 * k;
+        v[k] = j < hd ? bf2f(xs[j]) : 0.f;
+        ss = fmaf(v[k], v[k], ss);
+    }
+    ss = warp_sum(ss);
+    const float inv = 1.0f / sqrtf(ss / (float)hd + eps);
+#pragma unroll
+    for (int k = 0; k < 8; k++) {
+        const int j = lane + 32 * k;
+        if (j < hd) {
+            const bf16_t yn = f2bf(__fmul_rn(__fmul_rn(v[k], inv), w[j]));
+            if (j >= dims) {
+                ys[j] = yn;
+            } else {
+                sm[warp][j] = bf2f(yn);
+            }
         }
-        hp[ia] = f2bf(__fsub_rn(__fmul_rn(x1, c), __fmul_rn(x2, s)));
-        hp[ib] = f2bf(__fadd_rn(__fmul_rn(x1, s), __fmul_rn(x2, c)));
+    }
+    __syncwarp();
+    const int half = dims / 2;
+    const float p = (float)pos[r];
+    for (int i = lane; i < half; i += 32) {
+        const int ia = traditional ? 2 * i : i;
+        const int ib = traditional ? 2 * i + 1 : i + half;
+        float x1 = sm[warp][ia], x2 = sm[warp][ib];
+        rope_pair(x1, x2, p, inv_freq[i], prescale);
+        ys[ia] = f2bf(x1);
+        ys[ib] = f2bf(x2);
     }
 }
 

@@ -1,0 +1,98 @@
+// Peephole fusion: some ops merge into the launch queued just before them when the pair has a fused kernel, so
+// model code keeps calling the plain ops. Each fused launch computes exactly what the pair computes (the same
+// roundings in the same places); the pairs are
+//
+//   - MatMul, MatMul (, MatMul) on the same activations (q, k, v; gate, up): one multi-segment GEMV launch
+//     (linear.go, gemvGroup);
+//   - Add(sum, a, b), RMSNorm(y, sum, w): add_rmsnorm_bf16;
+//   - RMSNorm(x, x, w) per head, Rope(x, ...): rmsnorm_rope_bf16 (the q and k norms and ropes of Qwen3 arrive as
+//     norm q, norm k, rope q, rope k; each rope finds its norm among the head norms queued since the last other op).
+//
+// A candidate stays valid only while nothing else is queued after it (enqueue clears them), never across a flush,
+// and never across the start of a recording (fuseFloor).
+
+package cuda
+
+import (
+	"github.com/mlxbun/mlxbun/internal/rope"
+)
+
+// addOp is a queued Add that a following RMSNorm of its sum may absorb.
+type addOp struct {
+	idx       int
+	sum, a, b *Tensor
+}
+
+// headNorm is a queued per-head RMSNorm that a following Rope of its output may absorb.
+type headNorm struct {
+	idx       int
+	dst, x, w *Tensor
+	groups, g int
+	eps       float32
+}
+
+// fuseAddNorm replaces the queued Add whose sum x is with add_rmsnorm_bf16 writing both the sum and d.
+func (b *Backend) fuseAddNorm(d, x, w *Tensor, g int, eps float32) bool {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	a := b.lastAdd
+	if a == nil || a.idx != len(b.pending)-1 || a.idx < b.fuseFloor || a.sum.ptr != x.ptr || a.sum.elems() != x.elems() {
+		return false
+	}
+	sum, ap, bp, yp, wp := a.sum.ptr, a.a.ptr, a.b.ptr, d.ptr, w.ptr
+	groups, threads := x.elems()/g, rowThreads(g)
+	bytes := float64(8*x.elems() + 4*g)
+	b.pending[a.idx] = func() error {
+		args := NewArgs().Ptr(sum).Ptr(yp).Ptr(ap).Ptr(bp).Ptr(wp).I32(int32(g)).F32(eps)
+		return b.launch("add_rmsnorm_bf16", Dim3{X: groups}, Dim3{X: threads}, 0, args, bytes)
+	}
+	b.lastAdd = nil
+	b.logf("Add + RMSNorm fused")
+	return true
+}
+
+// enqueueHeadNorm queues a per-head RMSNorm launch and keeps it open for a Rope of its output.
+func (b *Backend) enqueueHeadNorm(f func() error, n *headNorm) {
+	b.mu.Lock()
+	open := b.headNorms
+	b.mu.Unlock()
+	b.enqueue(f)
+	b.mu.Lock()
+	n.idx = len(b.pending) - 1
+	if n.g <= 256 {
+		b.headNorms = append(open, n)
+	}
+	b.mu.Unlock()
+}
+
+// fuseNormRope replaces the open head norm that wrote x with rmsnorm_rope_bf16.
+func (b *Backend) fuseNormRope(x, pos *Tensor, heads int, table *rope.Table, freqs DevPtr) bool {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	for i, n := range b.headNorms {
+		if n.idx < b.fuseFloor || n.idx >= len(b.pending) || n.dst.ptr != x.ptr || n.dst.elems() != x.elems() {
+			continue
+		}
+		_, cols := dims(x)
+		if cols/heads != n.g || cols%heads != 0 {
+			continue
+		}
+		yp, xp, wp, pp := n.dst.ptr, n.x.ptr, n.w.ptr, pos.ptr
+		groups, g, eps := n.groups, n.g, n.eps
+		trad := int32(0)
+		if table.Traditional {
+			trad = 1
+		}
+		dimsRot, pre := table.Dims, table.PreScale
+		bytes := float64(4*x.elems() + 4*g)
+		b.pending[n.idx] = func() error {
+			args := NewArgs().Ptr(yp).Ptr(xp).Ptr(wp).Ptr(pp).Ptr(freqs).I32(int32(groups)).I32(int32(heads)).
+				I32(int32(g)).I32(int32(dimsRot)).I32(trad).F32(pre).F32(eps)
+			return b.launch("rmsnorm_rope_bf16", Dim3{X: (groups + 3) / 4}, Dim3{X: 128}, 0, args, bytes)
+		}
+		b.headNorms = append(b.headNorms[:i:i], b.headNorms[i+1:]...)
+		b.logf("RMSNorm + Rope fused")
+		return true
+	}
+	return false
+}
