@@ -55,6 +55,9 @@ The output is built beside --out and renamed into place when complete; an existi
 			if !cmd.Flags().Changed("bits") {
 				return errors.New("quantize: --bits is required (2, 3 or 4)")
 			}
+			if o.L < 1 || o.GroupSize < 1 {
+				return fmt.Errorf("quantize: --L %d and --group-size %d must be positive", o.L, o.GroupSize)
+			}
 			if workers < 0 {
 				return fmt.Errorf("quantize: --workers %d must be positive (0: every core)", workers)
 			}
