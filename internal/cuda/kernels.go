@@ -6,6 +6,7 @@ package cuda
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 
@@ -25,9 +26,50 @@ var kernelOptions = []string{NoLineInfo}
 // chunk: L1 traffic n/R times the weight traffic) and U 16-byte chunks in flight per row and lane.
 type gemvForm struct{ R, U int }
 
-// gemvForms is indexed by the activation row count n (1..maxGemvRows). n = 1: R 1, U 4 reached 84–88 % of the
-// copy bandwidth on the 14B gate/up/down shapes (docs/kernels.md, H200 2026-11-29).
+// gemvForms is the default form per activation row count n (1..maxGemvRows), with gemvSplit's k-split.
 var gemvForms = [maxGemvRows + 1]gemvForm{{}, {1, 4}, {2, 2}, {2, 2}, {4, 1}, {4, 1}, {4, 1}, {4, 1}, {4, 1}}
+
+// gemvChoice is one row of a shape table: the first row whose lower bounds hold (in: the activation width, out:
+// the output rows of the whole launch, grouped linears together) picks the form and k-split (0: gemvSplit).
+type gemvChoice struct {
+	minIn, minOut int
+	form          gemvForm
+	ksplit        int
+}
+
+// gemvTables refines gemvForms per n. Source: TestBackendGEMVLab on the H200 (2026-11-29, docs/kernels.md), µs of
+// the chosen form against the default r1 u4 with gemvSplit; run-to-run spread of the same form was under 1 %.
+var gemvTables = map[int][]gemvChoice{
+	1: {
+		{minIn: 8192, form: gemvForm{2, 2}, ksplit: 2},                // 14B down 17408→5120: 44.1 vs 49.6
+		{minIn: 4096, minOut: 16384, form: gemvForm{4, 2}, ksplit: 4}, // 14B gate+up 82.8 vs 86.5, lm_head 337.6 vs 344.0
+		{minIn: 4096, minOut: 6144, form: gemvForm{1, 2}, ksplit: 1},  // 14B q+k+v 21.9 vs 26.8
+		{minIn: 4096, form: gemvForm{2, 2}},                           // 14B o 5120→5120: 17.0 vs 18.2
+		{minOut: 65536, form: gemvForm{1, 2}, ksplit: 1},              // 0.6B lm_head 72.7 vs 73.9
+		{form: gemvForm{4, 2}},                                        // 0.6B q+k+v 8.4 vs 9.4, down 8.5 vs 9.1
+	},
+}
+
+// gemvChoose picks the form and k-split (0: gemvSplit's) for n activation rows of width in and out output rows.
+func gemvChoose(n, in, out int) (gemvForm, int) {
+	for _, c := range gemvTables[n] {
+		if in >= c.minIn && out >= c.minOut {
+			return c.form, c.ksplit
+		}
+	}
+	return gemvForms[n], 0
+}
+
+// gemvProductionForms lists every form gemvChoose can return for n.
+func gemvProductionForms(n int) []gemvForm {
+	fs := []gemvForm{gemvForms[n]}
+	for _, c := range gemvTables[n] {
+		if !slices.Contains(fs, c.form) {
+			fs = append(fs, c.form)
+		}
+	}
+	return fs
+}
 
 // gemvLab lists GEMV shapes instantiated for measurement only (TestBackendGEMVLab), by n.
 var gemvLab = map[int][]gemvForm{1: {{1, 2}, {1, 8}, {2, 2}, {2, 4}, {4, 2}}, 8: {{2, 2}, {4, 2}, {8, 1}}}
@@ -78,12 +120,15 @@ func instantiations() map[string][]string {
 		return fmt.Sprintf("GEMV_VEC(%s, %d, %d, %d, %s)", gemvName(n, dt, f, true), n, f.R, f.U, outType(dt))
 	}
 	for n := 1; n <= maxGemvRows; n++ {
+		prod := gemvProductionForms(n)
 		for _, dt := range []backend.DType{backend.F32, backend.BF16} {
-			gemv = append(gemv, vec(n, dt, gemvForms[n]))
+			for _, f := range prod {
+				gemv = append(gemv, vec(n, dt, f))
+			}
 			gemv = append(gemv, fmt.Sprintf("GEMV_SCALAR(%s, %d, %s)", gemvName(n, dt, gemvForm{}, false), n, outType(dt)))
 		}
 		for _, f := range gemvLab[n] {
-			if f != gemvForms[n] {
+			if !slices.Contains(prod, f) {
 				gemv = append(gemv, vec(n, backend.BF16, f))
 			}
 		}

@@ -79,7 +79,13 @@ func TestInstantiations(t *testing.T) {
 	var want []string
 	for n := 1; n <= maxGemvRows; n++ {
 		for _, dt := range []backend.DType{backend.F32, backend.BF16} {
-			want = append(want, gemvName(n, dt, gemvForms[n], true), gemvName(n, dt, gemvForm{}, false))
+			want = append(want, gemvName(n, dt, gemvForm{}, false))
+			for _, in := range []int{256, 1024, 5120, 17408} {
+				for _, out := range []int{8, 1024, 7168, 20000, 151936} {
+					f, _ := gemvChoose(n, in, out)
+					want = append(want, gemvName(n, dt, f, true))
+				}
+			}
 		}
 		for _, f := range gemvLab[n] {
 			want = append(want, gemvName(n, backend.BF16, f, true))
@@ -96,8 +102,10 @@ func TestInstantiations(t *testing.T) {
 			t.Errorf("the host may launch %s, which is not instantiated", name)
 		}
 	}
-	if src, _ := kernelSource("attention.cu"); !strings.Contains(src, fmt.Sprintf("#define ATTN_MIN_CHUNK %d ", attnMinChunk)) {
-		t.Errorf("attention.cu's ATTN_MIN_CHUNK differs from attnMinChunk = %d", attnMinChunk)
+	src, _ := kernelSource("attention.cu")
+	if !strings.Contains(src, fmt.Sprintf("#define ATTN_MIN_CHUNK %d ", attnMinChunk)) ||
+		!strings.Contains(src, fmt.Sprintf("#define ATTN_MAX_SPLITS %d ", attnMaxSplits)) {
+		t.Errorf("attention.cu's ATTN_MIN_CHUNK / ATTN_MAX_SPLITS differ from attnMinChunk = %d / attnMaxSplits = %d", attnMinChunk, attnMaxSplits)
 	}
 	// The plain kernels are extern "C" definitions in the sources.
 	for _, name := range []string{"embed_bf16", "rmsnorm_warp_bf16", "rmsnorm_row_bf16", "add_rmsnorm_bf16", "add_bf16",
@@ -161,6 +169,15 @@ func TestSelection(t *testing.T) {
 		if got := apick(tc.a); got != tc.want {
 			t.Errorf("%+v: %q, want %q", tc.a, got, tc.want)
 		}
+	}
+	if f, ks := gemvChoose(1, 17408, 5120); f != (gemvForm{2, 2}) || ks != 2 {
+		t.Errorf("gemvChoose(down) = %v, %d", f, ks)
+	}
+	if f, ks := gemvChoose(1, 5120, 7168); f != (gemvForm{1, 2}) || ks != 1 {
+		t.Errorf("gemvChoose(qkv) = %v, %d", f, ks)
+	}
+	if f, ks := gemvChoose(8, 5120, 7168); f != gemvForms[8] || ks != 0 {
+		t.Errorf("gemvChoose(n=8) = %v, %d", f, ks)
 	}
 	if ks := gemvSplit(1024, 1, 132); ks != 8 {
 		t.Errorf("gemvSplit(1024 rows) = %d, want 8", ks)

@@ -153,9 +153,9 @@ type gemvGroup struct {
 	c    matmulCase
 	x    DevPtr
 	segs []gemvSeg
-	form gemvForm
-	name string
-	ksplit int // 0: gemvSplit's choice (the lab sets it)
+	// lab overrides gemvChoose (TestBackendGEMVLab): a form with its k-split (0: gemvSplit's)
+	lab    *gemvForm
+	ksplit int
 }
 
 func (g *gemvGroup) launch(b *Backend) func() error {
@@ -164,11 +164,14 @@ func (g *gemvGroup) launch(b *Backend) func() error {
 	for _, s := range g.segs {
 		total += int(s.Out)
 	}
-	ks := g.ksplit
-	if ks == 0 {
-		ks = gemvSplit(total, g.form.R, b.info.SMs)
+	form, ks := gemvChoose(g.c.n, g.c.in, total)
+	if g.lab != nil {
+		form, ks = *g.lab, g.ksplit
 	}
-	per := g.form.R * (8 / ks)
+	if ks == 0 {
+		ks = gemvSplit(total, form.R, b.info.SMs)
+	}
+	per := form.R * (8 / ks)
 	blocks := 0
 	var bytes float64
 	for i, s := range g.segs {
@@ -182,7 +185,7 @@ func (g *gemvGroup) launch(b *Backend) func() error {
 	p.KSplit = int32(ks)
 	raw := (*[unsafe.Sizeof(gemvParams{})]byte)(unsafe.Pointer(&p))[:]
 	raw = append([]byte(nil), raw...)
-	x, name := g.x, g.name
+	x, name := g.x, gemvName(g.c.n, g.c.dst, form, true)
 	return func() error {
 		args := NewArgs().Raw(raw, 8).Ptr(x)
 		return b.launch(name, Dim3{X: blocks}, Dim3{X: 256}, 0, args, bytes)
@@ -216,8 +219,7 @@ func enqueueGemv(b *Backend, c matmulCase, y, x DevPtr, l *linear) {
 		return
 	}
 	b.mu.Unlock()
-	f := gemvForms[c.n]
-	g = &gemvGroup{c: c, x: x, segs: []gemvSeg{seg}, form: f, name: gemvName(c.n, c.dst, f, true)}
+	g = &gemvGroup{c: c, x: x, segs: []gemvSeg{seg}}
 	b.enqueueGemvGroup(g)
 }
 

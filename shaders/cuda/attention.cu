@@ -13,7 +13,8 @@
 
 #define ATTN_WARPS 4
 #define ATTN_GMAX 8       // query heads held per pass (a larger GQA group takes several passes)
-#define ATTN_MIN_CHUNK 32 // fewest positions a split block takes (must match attnMinChunk in attention.go)
+#define ATTN_MAX_SPLITS 128 // most position slices per row (must match attnMaxSplits in attention.go)
+#define ATTN_MIN_CHUNK 8 // fewest positions a split block takes (must match attnMinChunk in attention.go)
 
 // Positions per split for a row of len positions over S splits; attn_split and attn_combine must agree.
 __device__ __forceinline__ int split_chunk(int len, int S) {
@@ -26,8 +27,8 @@ __device__ __forceinline__ int split_chunk(int len, int S) {
 //   out: split: part f32 [n, heads, S, hd+2] (unnormalized output, running max, sum) for the splits that hold
 //        positions; rows: out bf16 [n, heads·hd] = softmax(q·Kᵀ·scale)·V over positions 0..pos[r]
 //   grid: (S, kv_heads, n) blocks of 128 threads (rows: S = 1); block s takes positions [s·cl, min((s+1)·cl, len))
-//         with cl = max(ceil(len/S), 32), len = pos[r]+1; warp w takes every 4th position, lane l holds dims
-//         [l·EPT, l·EPT+EPT) of q, k, v; warps merge through shared memory
+//         with cl = max(ceil(len/S), 8), len = pos[r]+1; warp w takes every 4th position, two per step; lane l
+//         holds dims [l·EPT, l·EPT+EPT) of q, k, v; warps merge through shared memory
 //   promise: f32 scores, online softmax in f32 (expf), f32 accumulation: relative error ~1e-6 of the CPU's f32
 //         result on the same bf16 inputs, before the bf16 rounding of the output
 template <int EPT, bool DIRECT>
@@ -75,7 +76,42 @@ __device__ __forceinline__ void attn_rows_body(float* __restrict__ part, bf16_t*
             m[g] = ninf;
             l[g] = 0.f;
         }
-        for (int t = t0 + warp; t < t1; t += ATTN_WARPS) {
+        // Two positions per step (t and t + ATTN_WARPS): both loads are in flight before either is used.
+        int t = t0 + warp;
+        for (; t + ATTN_WARPS < t1; t += 2 * ATTN_WARPS) {
+            const bf16_t* kp = kc + base + (long long)t * width;
+            const bf16_t* vp = vc + base + (long long)t * width;
+            const long long nx = (long long)ATTN_WARPS * width;
+            float k0[EPT], v0[EPT], k1[EPT], v1[EPT];
+#pragma unroll
+            for (int e = 0; e < EPT; e++) {
+                const bool in = d0 + e < hd;
+                k0[e] = in ? bf2f(kp[d0 + e]) : 0.f;
+                v0[e] = in ? bf2f(vp[d0 + e]) : 0.f;
+                k1[e] = in ? bf2f(kp[nx + d0 + e]) : 0.f;
+                v1[e] = in ? bf2f(vp[nx + d0 + e]) : 0.f;
+            }
+#pragma unroll
+            for (int g = 0; g < ATTN_GMAX; g++) {
+                if (g < gn) {
+                    float a = 0.f, b = 0.f;
+#pragma unroll
+                    for (int e = 0; e < EPT; e++) {
+                        a = fmaf(qv[g][e], k0[e], a);
+                        b = fmaf(qv[g][e], k1[e], b);
+                    }
+                    const float s0 = warp_sum(a) * scale, s1 = warp_sum(b) * scale;
+                    const float mn = fmaxf(m[g], fmaxf(s0, s1));
+                    const float corr = expf(m[g] - mn);
+                    const float p0 = expf(s0 - mn), p1 = expf(s1 - mn);
+                    l[g] = l[g] * corr + p0 + p1;
+#pragma unroll
+                    for (int e = 0; e < EPT; e++) acc[g][e] = fmaf(acc[g][e], corr, fmaf(p0, v0[e], p1 * v1[e]));
+                    m[g] = mn;
+                }
+            }
+        }
+        if (t < t1) {
             const bf16_t* kp = kc + base + (long long)t * width;
             const bf16_t* vp = vc + base + (long long)t * width;
             float kv[EPT], vv[EPT];
@@ -147,11 +183,14 @@ __device__ __forceinline__ void attn_rows_body(float* __restrict__ part, bf16_t*
 // attn_combine_bf16
 //   in:  part f32 [n, heads, S, hd+2] from attn_split; seq, pos int32 [n]
 //   out: out bf16 [n, heads·hd] = Σ_s O_s·e^(m_s−M) / Σ_s l_s·e^(m_s−M) over the splits holding positions
-//   grid: (heads, n) blocks of 128 threads striding hd
+//   grid: (heads, n) blocks of 128 threads striding hd; warp 0 first forms the weights e^(m_s−M) in shared
+//         memory (S ≤ 128)
 //   promise: f32, as attn_split
 extern "C" __global__ void attn_combine_bf16(bf16_t* __restrict__ out, const float* __restrict__ part,
                                              const int* __restrict__ seq, const int* __restrict__ pos, int heads,
                                              int hd, int S, int seqs, int max_len) {
+    __shared__ float wt[ATTN_MAX_SPLITS];
+    __shared__ float red[2];
     const int h = blockIdx.x, r = blockIdx.y;
     const int P = pos[r], sq = seq[r];
     bf16_t* o = out + (long long)r * heads * hd + (long long)h * hd;
@@ -163,14 +202,25 @@ extern "C" __global__ void attn_combine_bf16(bf16_t* __restrict__ out, const flo
     const int cl = split_chunk(len, S);
     const int active = (len + cl - 1) / cl;
     const float* pp = part + ((long long)r * heads + h) * S * (hd + 2);
-    float M = -__int_as_float(0x7f800000);
-    for (int s = 0; s < active; s++) M = fmaxf(M, pp[s * (hd + 2) + hd]);
-    float L = 0.f;
-    for (int s = 0; s < active; s++) L += pp[s * (hd + 2) + hd + 1] * expf(pp[s * (hd + 2) + hd] - M);
+    if (threadIdx.x < 32) {
+        float M = -__int_as_float(0x7f800000);
+        for (int s = threadIdx.x; s < active; s += 32) M = fmaxf(M, pp[s * (hd + 2) + hd]);
+        M = warp_max(M);
+        float L = 0.f;
+        for (int s = threadIdx.x; s < active; s += 32) {
+            const float w = expf(pp[s * (hd + 2) + hd] - M);
+            wt[s] = w;
+            L += pp[s * (hd + 2) + hd + 1] * w;
+        }
+        L = warp_sum(L);
+        if (threadIdx.x == 0) red[0] = L;
+    }
+    __syncthreads();
+    const float inv = 1.0f / red[0];
     for (int d = threadIdx.x; d < hd; d += blockDim.x) {
         float acc = 0.f;
-        for (int s = 0; s < active; s++) acc += pp[s * (hd + 2) + d] * expf(pp[s * (hd + 2) + hd] - M);
-        o[d] = f2bf(acc / L);
+        for (int s = 0; s < active; s++) acc = fmaf(pp[s * (hd + 2) + d], wt[s], acc);
+        o[d] = f2bf(acc * inv);
     }
 }
 
