@@ -456,6 +456,7 @@ func TestBackendMatMul(t *testing.T) {
 		{"pycoder lm_head", 512, 384, false}, {"odd width (scalar form)", 100, 37, true},
 		{"14b gate/up", 5120, 17408, false}, {"14b down", 17408, 5120, false}, {"14b q/o", 5120, 5120, false},
 		{"14b k/v", 5120, 1024, true},
+		{"0.6b down", 3072, 1024, false}, {"0.6b gate+up", 1024, 6144, false}, {"0.6b o", 2048, 1024, true},
 	}
 	for _, s := range shapes {
 		wv := h.uniform(s.out*s.in, -0.05, 0.05)

@@ -38,15 +38,17 @@ type gemvChoice struct {
 }
 
 // gemvTables refines gemvForms per n. Source: TestBackendGEMVLab on the H200 (2026-11-29, docs/kernels.md), µs of
-// the chosen form against the default r1 u4 with gemvSplit; run-to-run spread of the same form was under 1 %.
+// the chosen form against the previous choice; run-to-run spread of the same form was under 1 % (14B rows) and
+// about 0.3 µs (0.6B rows, launch-bound shapes).
 var gemvTables = map[int][]gemvChoice{
 	1: {
 		{minIn: 8192, form: gemvForm{2, 2}, ksplit: 2},                // 14B down 17408→5120: 44.1 vs 49.6
 		{minIn: 4096, minOut: 16384, form: gemvForm{4, 2}, ksplit: 4}, // 14B gate+up 82.8 vs 86.5, lm_head 337.6 vs 344.0
 		{minIn: 4096, minOut: 6144, form: gemvForm{1, 2}, ksplit: 1},  // 14B q+k+v 21.9 vs 26.8
 		{minIn: 4096, form: gemvForm{2, 2}},                           // 14B o 5120→5120: 17.0 vs 18.2
-		{minOut: 65536, form: gemvForm{1, 2}, ksplit: 1},              // 0.6B lm_head 72.7 vs 73.9
-		{form: gemvForm{4, 2}},                                        // 0.6B q+k+v 8.4 vs 9.4, down 8.5 vs 9.1
+		{minOut: 4096, form: gemvForm{1, 2}, ksplit: 1},               // 0.6B q+k+v 7.1 vs 8.3, gate+up 7.9 vs 9.4, lm_head 73.6
+		{minIn: 3072, form: gemvForm{2, 4}, ksplit: 8},                // 0.6B down 3072→1024: 6.7 vs 8.2
+		{form: gemvForm{1, 2}},                                        // 0.6B o 2048→1024: 7.1 vs 7.4
 	},
 }
 

@@ -218,9 +218,16 @@ extern "C" __global__ void attn_combine_bf16(bf16_t* __restrict__ out, const flo
     __syncthreads();
     const float inv = 1.0f / red[0];
     for (int d = threadIdx.x; d < hd; d += blockDim.x) {
-        float acc = 0.f;
-        for (int s = 0; s < active; s++) acc = fmaf(pp[s * (hd + 2) + d], wt[s], acc);
-        o[d] = f2bf(acc * inv);
+        float a0 = 0.f, a1 = 0.f, a2 = 0.f, a3 = 0.f; // four independent chains keep four loads in flight
+        int s = 0;
+        for (; s + 4 <= active; s += 4) {
+            a0 = fmaf(pp[s * (hd + 2) + d], wt[s], a0);
+            a1 = fmaf(pp[(s + 1) * (hd + 2) + d], wt[s + 1], a1);
+            a2 = fmaf(pp[(s + 2) * (hd + 2) + d], wt[s + 2], a2);
+            a3 = fmaf(pp[(s + 3) * (hd + 2) + d], wt[s + 3], a3);
+        }
+        for (; s < active; s++) a0 = fmaf(pp[s * (hd + 2) + d], wt[s], a0);
+        o[d] = f2bf(((a0 + a1) + (a2 + a3)) * inv);
     }
 }
 
