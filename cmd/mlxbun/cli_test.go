@@ -171,6 +171,17 @@ func TestBadInput(t *testing.T) {
 		dir := copyModel(t, "models/tiny-qwen3")
 		oneErrorLine(t, mlxbun(t, "", "generate", "--model", dir, ids, "--top-p", "1.5"), "top")
 	})
+	t.Run("missing CUDA driver", func(t *testing.T) {
+		if os.Getenv("MLXBUN_CUDA") == "1" {
+			t.Skip("a GPU machine: the driver is there")
+		}
+		dir := copyModel(t, "models/tiny-qwen3")
+		oneErrorLine(t, mlxbun(t, "", "generate", "--model", dir, ids, "--device", "cuda"), "driver not found")
+	})
+	t.Run("kv cache larger than memory", func(t *testing.T) {
+		dir := copyModel(t, "models/tiny-qwen3")
+		oneErrorLine(t, mlxbun(t, "", "generate", "--model", dir, ids, "--device", "cpu", "--max-kv-size", "900000000"), "out of memory")
+	})
 	t.Run("unknown device", func(t *testing.T) {
 		dir := copyModel(t, "models/tiny-qwen3")
 		oneErrorLine(t, mlxbun(t, "", "generate", "--model", dir, ids, "--device", "tpu"), "tpu")

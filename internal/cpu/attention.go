@@ -28,6 +28,10 @@ func (b *Backend) NewKVCache(cfg backend.KVConfig) (backend.KVCache, error) {
 	if cfg.Layers <= 0 || cfg.Seqs <= 0 || cfg.MaxLen <= 0 || cfg.KVHeads <= 0 || cfg.HeadDim <= 0 {
 		return nil, fmt.Errorf("kv cache: every dimension must be positive, got %+v", cfg)
 	}
+	if mem := physicalMemory(); mem > 0 && int64(cfg.Layers)*int64(cfg.Seqs)*int64(cfg.MaxLen)*int64(cfg.KVHeads*cfg.HeadDim)*8 > mem {
+		return nil, fmt.Errorf("kv cache: %d×%d positions need %.1f GiB of float32 keys and values, the machine has %.1f GiB: out of memory",
+			cfg.Seqs, cfg.MaxLen, float64(int64(n)*8)/(1<<30), float64(mem)/(1<<30))
+	}
 	return &kvCache{cfg: cfg, k: make([]float32, n), v: make([]float32, n)}, nil
 }
 

@@ -176,7 +176,8 @@ type LibraryError struct {
 }
 
 func (e *LibraryError) Error() string {
-	return fmt.Sprintf("cuda: %s not found; tried:\n  %s", e.What, strings.Join(e.Tried, "\n  "))
+	// One line, as every user-facing error: the CLI prints it as is.
+	return fmt.Sprintf("cuda: %s not found (set MLXBUN_CUDA_LIBDIR or CUDA_HOME); tried: %s", e.What, strings.Join(e.Tried, "; "))
 }
 
 // Unwrap lets errors.Is tell "no driver at all" from "driver but no toolkit library".
