@@ -28,6 +28,7 @@ var drv struct {
 	cuEventCreate, cuEventRecord, cuEventSynchronize, cuEventDestroy     uintptr
 	cuEventElapsedTime                                                   uintptr
 	cuModuleLoadData, cuModuleGetFunction, cuModuleUnload                uintptr
+	cuModuleGetFunctionCount, cuModuleEnumerateFunctions, cuFuncGetName  uintptr
 	cuFuncSetAttribute, cuFuncGetAttribute, cuLaunchKernel               uintptr
 	cuStreamBeginCapture, cuStreamEndCapture                             uintptr
 	cuGraphInstantiateWithFlags, cuGraphLaunch                           uintptr
@@ -88,6 +89,9 @@ func loadDriver() error {
 			{fn: &d.cuModuleLoadData, names: []string{"cuModuleLoadData"}},
 			{fn: &d.cuModuleGetFunction, names: []string{"cuModuleGetFunction"}},
 			{fn: &d.cuModuleUnload, names: []string{"cuModuleUnload"}},
+			{fn: &d.cuModuleGetFunctionCount, names: []string{"cuModuleGetFunctionCount"}},
+			{fn: &d.cuModuleEnumerateFunctions, names: []string{"cuModuleEnumerateFunctions"}},
+			{fn: &d.cuFuncGetName, names: []string{"cuFuncGetName"}},
 			{fn: &d.cuFuncSetAttribute, names: []string{"cuFuncSetAttribute"}},
 			{fn: &d.cuFuncGetAttribute, names: []string{"cuFuncGetAttribute"}},
 			{fn: &d.cuLaunchKernel, names: []string{"cuLaunchKernel"}},

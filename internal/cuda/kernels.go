@@ -209,20 +209,21 @@ func (b *Backend) loadKernels(cubins map[string][]byte) error {
 			return fmt.Errorf("cuda backend: %w", err)
 		}
 		b.mods = append(b.mods, m)
+		fs, err := m.Functions()
+		if err != nil {
+			return fmt.Errorf("cuda backend: %w", err)
+		}
+		for _, fn := range fs {
+			b.fns[strings.TrimPrefix(fn.Name(), f+".")] = fn
+		}
 	}
 	return nil
 }
 
-// fn finds a kernel by name in the loaded modules (device thread; lookups are cached by the module).
+// fn finds a kernel by name among those the loaded modules enumerated (device thread).
 func (b *Backend) fn(name string) (*Function, error) {
 	if f, ok := b.fns[name]; ok {
 		return f, nil
-	}
-	for _, m := range b.mods {
-		if f, err := m.Function(name); err == nil {
-			b.fns[name] = f
-			return f, nil
-		}
 	}
 	return nil, fmt.Errorf("cuda backend: kernel %s is in no loaded module", name)
 }

@@ -45,6 +45,37 @@ func (m *Module) Function(name string) (*Function, error) {
 	return f, nil
 }
 
+// Functions lists every kernel in the module (CUDA 12.4+ enumeration), caching each, so callers can index kernels
+// by name without probing modules with lookups that fail (which compute-sanitizer reports as API errors).
+func (m *Module) Functions() ([]*Function, error) {
+	var n uint32
+	if err := check(call(drv.cuModuleGetFunctionCount, uintptr(unsafe.Pointer(&n)), m.h), "cuModuleGetFunctionCount(%s)", m.name); err != nil {
+		return nil, err
+	}
+	if n == 0 {
+		return nil, nil
+	}
+	hs := make([]uintptr, n)
+	if err := check(call(drv.cuModuleEnumerateFunctions, uintptr(unsafe.Pointer(&hs[0])), uintptr(n), m.h), "cuModuleEnumerateFunctions(%s)", m.name); err != nil {
+		return nil, err
+	}
+	out := make([]*Function, 0, n)
+	for _, h := range hs {
+		var p unsafe.Pointer
+		if err := check(call(drv.cuFuncGetName, uintptr(unsafe.Pointer(&p)), h), "cuFuncGetName(%s)", m.name); err != nil {
+			return nil, err
+		}
+		name := goString(p)
+		f, ok := m.funcs[name]
+		if !ok {
+			f = &Function{name: m.name + "." + name, h: h}
+			m.funcs[name] = f
+		}
+		out = append(out, f)
+	}
+	return out, nil
+}
+
 // Unload frees the module; its Functions become invalid.
 func (m *Module) Unload() error {
 	if m == nil || m.h == 0 {
