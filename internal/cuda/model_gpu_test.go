@@ -6,8 +6,6 @@
 package cuda
 
 import (
-	"encoding/binary"
-	"encoding/json"
 	"fmt"
 	"math"
 	"os"
@@ -23,42 +21,10 @@ import (
 	"github.com/mlxbun/mlxbun/internal/testutil"
 )
 
-// fixture finds rel under .devdata/ (what the device run carries) or the shared fixtures.
-func fixture(t *testing.T, rel string) string {
-	t.Helper()
-	p := filepath.Join(testutil.Root(t), ".devdata", rel)
-	if _, err := os.Stat(p); err == nil {
-		return p
-	}
-	return testutil.Fixture(t, rel)
-}
+func fixture(t *testing.T, rel string) string { return testutil.Fixture(t, rel) }
 
-type goldenFile struct {
-	PromptIDs    []int  `json:"prompt_ids"`
-	LogitsFile   string `json:"logits_file"`
-	LogitsShape  []int  `json:"logits_shape"`
-	GreedyNewIDs []int  `json:"greedy_new_ids"`
-}
-
-func loadGolden(t *testing.T, dir string) (goldenFile, []float32) {
-	t.Helper()
-	var g goldenFile
-	b, err := os.ReadFile(filepath.Join(dir, "golden.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := json.Unmarshal(b, &g); err != nil {
-		t.Fatal(err)
-	}
-	raw, err := os.ReadFile(filepath.Join(dir, g.LogitsFile))
-	if err != nil {
-		t.Fatal(err)
-	}
-	ref := make([]float32, len(raw)/4)
-	for i := range ref {
-		ref[i] = math.Float32frombits(binary.LittleEndian.Uint32(raw[4*i:]))
-	}
-	return g, ref
+func loadGolden(t *testing.T, dir string) (testutil.Golden, []float32) {
+	return testutil.ReadGolden(t, dir)
 }
 
 type argmaxPicker struct{}

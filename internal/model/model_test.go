@@ -1,10 +1,7 @@
 package model_test
 
 import (
-	"encoding/binary"
-	"encoding/json"
 	"math"
-	"os"
 	"path/filepath"
 	"slices"
 	"testing"
@@ -14,35 +11,8 @@ import (
 	"github.com/mlxbun/mlxbun/internal/testutil"
 )
 
-type golden struct {
-	PromptIDs    []int  `json:"prompt_ids"`
-	LogitsFile   string `json:"logits_file"`
-	LogitsShape  []int  `json:"logits_shape"`
-	GreedyNewIDs []int  `json:"greedy_new_ids"`
-}
-
-func readGolden(t *testing.T, dir string) (golden, []float32) {
-	t.Helper()
-	var g golden
-	b, err := os.ReadFile(filepath.Join(dir, "golden.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := json.Unmarshal(b, &g); err != nil {
-		t.Fatal(err)
-	}
-	raw, err := os.ReadFile(filepath.Join(dir, g.LogitsFile))
-	if err != nil {
-		t.Fatal(err)
-	}
-	ref := make([]float32, len(raw)/4)
-	for i := range ref {
-		ref[i] = math.Float32frombits(binary.LittleEndian.Uint32(raw[4*i:]))
-	}
-	if len(ref) != g.LogitsShape[0]*g.LogitsShape[1] {
-		t.Fatalf("%s: %d logits for shape %v", dir, len(ref), g.LogitsShape)
-	}
-	return g, ref
+func readGolden(t *testing.T, dir string) (testutil.Golden, []float32) {
+	return testutil.ReadGolden(t, dir)
 }
 
 // argmax is the plain greedy choice HF's generate makes on float32 logits (first index wins ties).

@@ -26,10 +26,13 @@ func Root(tb testing.TB) string {
 	}
 }
 
-// Fixture returns the path of rel under ../shared/fixtures. A missing fixture fails the test under CI=true and
-// skips it elsewhere.
+// Fixture returns the path of rel under .devdata/ (the copy a device run carries, scripts/device) or else under
+// ../shared/fixtures. A missing fixture fails the test under CI=true and skips it elsewhere.
 func Fixture(tb testing.TB, rel string) string {
 	tb.Helper()
+	if p := filepath.Join(Root(tb), ".devdata", rel); exists(p) {
+		return p
+	}
 	p := filepath.Join(Root(tb), "..", "shared", "fixtures", rel)
 	if _, err := os.Stat(p); err != nil {
 		if os.Getenv("CI") == "true" {
@@ -38,4 +41,9 @@ func Fixture(tb testing.TB, rel string) string {
 		tb.Skipf("fixture %s missing: %v", rel, err)
 	}
 	return p
+}
+
+func exists(p string) bool {
+	_, err := os.Stat(p)
+	return err == nil
 }
