@@ -6,8 +6,8 @@ cd "$(dirname "$0")/.."
 BIN=bin/mlxbun
 echo "== making the demo model (Qwen3 architecture, byte-level tokenizer) in build/demo"
 go run ./scripts/mkdemo -out build/demo
-echo "== $BIN generate --model build/demo --prompt 'The engine' --no-chat-template --max-tokens 120 --temp 0.7 --seed 7"
-$BIN generate --model build/demo --prompt "The engine" --no-chat-template --max-tokens 120 --temp 0.7 --seed 7 --device cpu
+echo "== $BIN generate --model build/demo --prompt 'The engine' --no-chat-template --max-tokens 120 --temp 0.5 --seed 7"
+$BIN generate --model build/demo --prompt "The engine" --no-chat-template --max-tokens 120 --temp 0.5 --seed 7 --device cpu
 PY=../shared/fixtures/trained/pycoder-12m
 if [ -d "$PY" ]; then
   echo
