@@ -14,9 +14,8 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"runtime"
-	"sync"
-	"sync/atomic"
+
+	"github.com/mlxbun/mlxbun/internal/vec"
 )
 
 // ErrFormat is wrapped by every rejection of a bit width, group size or tensor size.
@@ -122,48 +121,15 @@ func (w *Weights) MatMul(y, x []float32, n int) {
 	if n == 0 {
 		return
 	}
-	workers := runtime.GOMAXPROCS(0)
-	chunk := max(1, w.Out/(workers*4))
-	var next atomic.Int64
-	var wg sync.WaitGroup
-	for range min(workers, (w.Out+chunk-1)/chunk) {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			row := make([]float32, w.In)
-			for {
-				lo := int(next.Add(int64(chunk))) - chunk
-				if lo >= w.Out {
-					return
-				}
-				for o := lo; o < min(lo+chunk, w.Out); o++ {
-					w.DecodeRow(o, row)
-					for m := range n {
-						y[m*w.Out+o] = dot(row, x[m*w.In:(m+1)*w.In])
-					}
-				}
+	vec.ParallelFor(w.Out, 1, func(lo, hi int) {
+		row := make([]float32, w.In)
+		for o := lo; o < hi; o++ {
+			w.DecodeRow(o, row)
+			for m := range n {
+				y[m*w.Out+o] = vec.Dot(row, x[m*w.In:(m+1)*w.In])
 			}
-		}()
-	}
-	wg.Wait()
-}
-
-// dot is Σ a[i]·b[i] in f32 with four interleaved partial sums, combined (s0+s1)+(s2+s3), then the tail in order.
-func dot(a, b []float32) float32 {
-	b = b[:len(a)]
-	var s0, s1, s2, s3 float32
-	i := 0
-	for ; i+4 <= len(a); i += 4 {
-		s0 += a[i] * b[i]
-		s1 += a[i+1] * b[i+1]
-		s2 += a[i+2] * b[i+2]
-		s3 += a[i+3] * b[i+3]
-	}
-	s := (s0 + s1) + (s2 + s3)
-	for ; i < len(a); i++ {
-		s += a[i] * b[i]
-	}
-	return s
+		}
+	})
 }
 
 // Quantize codes W [out, in] (row-major) at bits and groupSize the way MLX's affine quantize does: per group, the

@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"github.com/mlxbun/mlxbun/internal/backend"
+	"github.com/mlxbun/mlxbun/internal/vec"
 )
 
 type linear struct {
@@ -123,7 +124,7 @@ func (b *Backend) denseMatMul(y, x, w []float32, n, in, out int) {
 var (
 	tileRows, tileCols = 4, 4
 	tile               = tile4x4
-	dot                = dotScalar
+	dot                = vec.Dot
 )
 
 // tile4x4 computes y[r..r+4, o..o+4].
@@ -158,22 +159,4 @@ func tile4x4(y, x, w []float32, r, o, in, out int) {
 	y1[0], y1[1], y1[2], y1[3] = s10, s11, s12, s13
 	y2[0], y2[1], y2[2], y2[3] = s20, s21, s22, s23
 	y3[0], y3[1], y3[2], y3[3] = s30, s31, s32, s33
-}
-
-// dotScalar is a float32 dot product with four independent accumulators (the order differs from a naive loop
-// only within float32 rounding).
-func dotScalar(a, b []float32) float32 {
-	b = b[:len(a)]
-	var s0, s1, s2, s3 float32
-	k := 0
-	for ; k+4 <= len(a); k += 4 {
-		s0 += a[k] * b[k]
-		s1 += a[k+1] * b[k+1]
-		s2 += a[k+2] * b[k+2]
-		s3 += a[k+3] * b[k+3]
-	}
-	for ; k < len(a); k++ {
-		s0 += a[k] * b[k]
-	}
-	return (s0 + s1) + (s2 + s3)
 }

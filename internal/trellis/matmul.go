@@ -5,58 +5,9 @@ package trellis
 
 import (
 	"fmt"
-	"runtime"
-	"sync"
-	"sync/atomic"
+
+	"github.com/mlxbun/mlxbun/internal/vec"
 )
-
-// parallelFor runs fn over [0, n) in chunks of at least grain items on up to GOMAXPROCS goroutines. Which goroutine
-// runs a chunk never changes a result: chunks write disjoint outputs.
-func parallelFor(n, grain int, fn func(lo, hi int)) {
-	workers := runtime.GOMAXPROCS(0)
-	chunk := max(grain, n/(workers*4))
-	if workers == 1 || n <= chunk {
-		if n > 0 {
-			fn(0, n)
-		}
-		return
-	}
-	var next atomic.Int64
-	var wg sync.WaitGroup
-	for range min(workers, (n+chunk-1)/chunk) {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for {
-				lo := int(next.Add(int64(chunk))) - chunk
-				if lo >= n {
-					return
-				}
-				fn(lo, min(lo+chunk, n))
-			}
-		}()
-	}
-	wg.Wait()
-}
-
-// dot is Σ a[i]·b[i] in f32 with four interleaved partial sums ((s0+s1)+(s2+s3), then the tail in order): a fixed
-// order, so results do not depend on scheduling.
-func dot(a, b []float32) float32 {
-	b = b[:len(a)]
-	var s0, s1, s2, s3 float32
-	i := 0
-	for ; i+4 <= len(a); i += 4 {
-		s0 += a[i] * b[i]
-		s1 += a[i+1] * b[i+1]
-		s2 += a[i+2] * b[i+2]
-		s3 += a[i+3] * b[i+3]
-	}
-	s := (s0 + s1) + (s2 + s3)
-	for ; i < len(a); i++ {
-		s += a[i] * b[i]
-	}
-	return s
-}
 
 // axpy is y[i] += a·x[i].
 func axpy(a float32, x, y []float32) {
@@ -90,7 +41,7 @@ func (w *Weights) MatMul(y, x []float32, n int, v Variant) {
 // matMulAxis1: coded row r is output feature r. Rows are split across workers; a decoded row serves all n inputs.
 func (w *Weights) matMulAxis1(y, x []float32, n int, v Variant, tab *tables) {
 	in, out := w.Cols, w.Rows
-	parallelFor(w.Rows, 1, func(lo, hi int) {
+	vec.ParallelFor(w.Rows, 1, func(lo, hi int) {
 		row := make([]float32, in)
 		for r := lo; r < hi; r++ {
 			w.decodeBlocks(r, 0, w.Blocks(), v, tab, row)
@@ -99,7 +50,7 @@ func (w *Weights) matMulAxis1(y, x []float32, n int, v Variant, tab *tables) {
 				f = w.Scales[r] * Rcp1MAD
 			}
 			for m := range n {
-				s := dot(row, x[m*in:(m+1)*in])
+				s := vec.Dot(row, x[m*in:(m+1)*in])
 				if v == Factored {
 					s *= f
 				}
@@ -120,7 +71,7 @@ func (w *Weights) matMulAxis0(y, x []float32, n int, v Variant, tab *tables) {
 	for m := range n {
 		clear(y[m*out : (m+1)*out])
 	}
-	parallelFor(w.Blocks(), 1, func(lo, hi int) {
+	vec.ParallelFor(w.Blocks(), 1, func(lo, hi int) {
 		width := (hi - lo) * T
 		buf := make([]float32, axis0Group*width)
 		xs := make([]float32, axis0Group)
