@@ -6,12 +6,11 @@ package cpu
 import (
 	"fmt"
 	"math"
-	"runtime"
-	"sync"
 
 	"github.com/mlxbun/mlxbun/internal/backend"
 	"github.com/mlxbun/mlxbun/internal/rope"
 	"github.com/mlxbun/mlxbun/internal/sample"
+	"github.com/mlxbun/mlxbun/internal/vec"
 )
 
 // Tensor is a CPU tensor: float32 or int32 elements in row-major order.
@@ -28,14 +27,12 @@ func (t *Tensor) DType() backend.DType { return t.dt }
 // Float32s exposes the data of an F32 tensor (tests and the CLI read results through it).
 func (t *Tensor) Float32s() []float32 { return t.f }
 
-// Backend is the CPU backend. It is safe for one goroutine at a time; ops fan out to Workers goroutines.
+// Backend is the CPU backend. It is safe for one goroutine at a time; ops fan out across the cores.
 type Backend struct {
-	Workers int
 	// ExpandQuantizedBelow: a quantized linear whose float32 expansion takes at most this many bytes is decoded
 	// once at load and multiplied by the dense (vector) kernels; larger ones decode on the fly every call. Both
 	// use the same decode arithmetic. New leaves it 0 (always on the fly: the reference path).
 	ExpandQuantizedBelow int64
-	pool                 *pool
 }
 
 // DefaultExpandQuantizedBelow is what the registered "cpu" device uses: small models' layers (pycoder's largest
@@ -43,17 +40,16 @@ type Backend struct {
 const DefaultExpandQuantizedBelow = 32 << 20
 
 // New returns a CPU backend using every core.
-func New() *Backend {
-	w := runtime.GOMAXPROCS(0)
-	return &Backend{Workers: w, pool: newPool(w)}
-}
+func New() *Backend { return &Backend{} }
 
-func (b *Backend) Name() string                        { return "cpu" }
-func (b *Backend) ActDType() backend.DType             { return backend.F32 }
-func (b *Backend) Sync() error                         { return nil }
-func (b *Backend) Close() error                        { b.pool.close(); return nil }
-func (b *Backend) Free(backend.Tensor)                 {}
-func (b *Backend) parallel(n int, fn func(lo, hi int)) { b.pool.run(n, fn) }
+func (b *Backend) Name() string            { return "cpu" }
+func (b *Backend) ActDType() backend.DType { return backend.F32 }
+func (b *Backend) Sync() error             { return nil }
+func (b *Backend) Close() error            { return nil }
+func (b *Backend) Free(backend.Tensor)     {}
+
+// parallel splits [0, n) across the cores.
+func (b *Backend) parallel(n int, fn func(lo, hi int)) { vec.ParallelFor(n, 1, fn) }
 
 func (b *Backend) Upload(h backend.Host) (backend.Tensor, error) {
 	switch h.DType {
@@ -214,50 +210,6 @@ func (b *Backend) Rope(x, pos backend.Tensor, heads int, table *rope.Table) {
 			}
 		}
 	})
-}
-
-// pool is a fixed set of worker goroutines; run splits [0,n) into contiguous chunks, one per worker.
-type pool struct {
-	workers int
-	jobs    chan func()
-	once    sync.Once
-}
-
-func newPool(workers int) *pool {
-	p := &pool{workers: workers, jobs: make(chan func())}
-	for k := 0; k < workers; k++ {
-		go func() {
-			for job := range p.jobs {
-				job()
-			}
-		}()
-	}
-	return p
-}
-
-func (p *pool) close() { p.once.Do(func() { close(p.jobs) }) }
-
-// run calls fn over [0,n) in up to workers chunks and waits. Small n runs inline: the handoff costs more.
-func (p *pool) run(n int, fn func(lo, hi int)) {
-	if n <= 0 {
-		return
-	}
-	chunks := p.workers
-	if chunks > n {
-		chunks = n
-	}
-	if chunks <= 1 {
-		fn(0, n)
-		return
-	}
-	var wg sync.WaitGroup
-	wg.Add(chunks - 1)
-	for k := 1; k < chunks; k++ {
-		lo, hi := k*n/chunks, (k+1)*n/chunks
-		p.jobs <- func() { defer wg.Done(); fn(lo, hi) }
-	}
-	fn(0, n/chunks)
-	wg.Wait()
 }
 
 func init() {
