@@ -1,5 +1,9 @@
-// The KV cache and Attention: this step's keys and values are stored into the bf16 cache (kv_store_bf16), then
-// one of the attention forms of shaders/cuda/attention.cu runs, picked by the table attnForms.
+// The KV cache and Attention: this step's keys and values are stored into the f32 cache (kv_store), then one of
+// the attention forms of shaders/cuda/attention.cu runs, picked by the table attnForms. q, k, v and the output are
+// activations (F32, or BF16 for tests and tools). The cache is f32 (kvSize) although a bf16 one would halve it:
+// with f32 activations and a bf16 cache the fixture models' prompt logits stayed ~4e-3·max|ref| from the f32
+// oracle, enough to flip near-ties (golden top-2 gaps down to 7e-4); decode reads weights 50-100× the cache's
+// bytes at the contexts benchmarked, so the speed cost is within noise.
 
 package cuda
 
@@ -10,7 +14,10 @@ import (
 	"github.com/mlxbun/mlxbun/internal/backend"
 )
 
-// kvCache is [layers, seqs, maxLen, kvHeads·headDim] bf16 keys and the same for values.
+// kvSize is the bytes of one cache element (kv_t in common.cuh: f32).
+const kvSize = 4
+
+// kvCache is [layers, seqs, maxLen, kvHeads·headDim] f32 keys and the same for values.
 type kvCache struct {
 	b    *Backend
 	cfg  backend.KVConfig
@@ -44,7 +51,7 @@ func (b *Backend) NewKVCache(cfg backend.KVConfig) (backend.KVCache, error) {
 	if cfg.Layers <= 0 || cfg.Seqs <= 0 || cfg.MaxLen <= 0 || cfg.KVHeads <= 0 || cfg.HeadDim <= 0 {
 		return nil, fmt.Errorf("cuda: kv cache: every dimension must be positive, got %+v", cfg)
 	}
-	bytes := 2 * cfg.Layers * cfg.Seqs * cfg.MaxLen * cfg.KVHeads * cfg.HeadDim
+	bytes := kvSize * cfg.Layers * cfg.Seqs * cfg.MaxLen * cfg.KVHeads * cfg.HeadDim
 	c := &kvCache{b: b, cfg: cfg}
 	var err error
 	if c.k, err = b.allocExact(bytes); err != nil {
@@ -66,14 +73,15 @@ const (
 // attnCase is what kernel selection sees of one Attention call.
 type attnCase struct {
 	n, heads, kvHeads, hd int
-	run                   bool  // rows are one sequence at consecutive positions (known from the written values)
-	positions             int64 // Σ (pos[r]+1) as last written, for the profiler's byte count; 0 when unknown
+	act                   backend.DType // q, k, v and output dtype
+	run                   bool          // rows are one sequence at consecutive positions (known from the written values)
+	positions             int64         // Σ (pos[r]+1) as last written, for the profiler's byte count; 0 when unknown
 }
 
 // kvBytes is the cache traffic of reading every row's keys and values once per kv head (an estimate of half the
 // cache per row when the positions are unknown).
 func (a attnCase) kvBytes(maxLen int) float64 {
-	per := float64(2 * 2 * a.kvHeads * a.hd)
+	per := float64(2 * kvSize * a.kvHeads * a.hd)
 	if a.positions > 0 {
 		return per * float64(a.positions)
 	}
@@ -96,13 +104,22 @@ type attnPtrs struct {
 //
 //   - split: decode batches (n ≤ 8): flash-decoding over the positions with a grid that depends only on n, so a
 //     recorded graph replays at every position.
-//   - prompt: one sequence at consecutive positions (a prompt chunk), head dims the tensor-core kernel has.
+//   - prompt: one sequence at consecutive positions (a prompt chunk), head dims the tensor-core kernel has, with
+//     more work than attnRowsMax.
 //   - rows: anything else (one block per row and kv head).
 var attnForms = []attnForm{
 	{name: "split", supports: func(a attnCase) bool { return a.n <= maxGemvRows && a.hd <= 32*attnEPTs[len(attnEPTs)-1] }, enqueue: enqueueAttnSplit},
-	{name: "prompt", supports: func(a attnCase) bool { return a.run && slices.Contains(attnPromptHDs, a.hd) }, enqueue: enqueueAttnPrompt},
+	{name: "prompt", supports: func(a attnCase) bool {
+		return a.run && slices.Contains(attnPromptHDs, a.hd) && (a.positions == 0 || a.positions > int64(attnRowsMax))
+	}, enqueue: enqueueAttnPrompt},
 	{name: "rows", supports: func(a attnCase) bool { return a.hd <= 32*attnEPTs[len(attnEPTs)-1] }, enqueue: enqueueAttnRows},
 }
+
+// attnRowsMax bounds the work (Σ (pos[r]+1) over the rows) of the prompt chunks the rows form serves instead of
+// the tensor-core form (MLXBUN_CUDA_ATTN_ROWS overrides it for experiments): the rows form keeps q and the
+// softmax weights in f32 where the tensor-core form rounds q, K, V and P to bf16. 2^16 covers a prompt of up to
+// ~360 tokens from position 0 (pycoder-12m's 256: 32896), where either form takes a few µs.
+var attnRowsMax = envInt("MLXBUN_CUDA_ATTN_ROWS", 1<<16)
 
 // attnEPT is the smallest instantiated dims-per-lane that covers hd.
 func attnEPT(hd int) int {
@@ -145,8 +162,9 @@ func (b *Backend) Attention(dst, q, k, v backend.Tensor, cache backend.KVCache, 
 	d, qs, ks, vs := tensorOf("Attention", dst), tensorOf("Attention", q), tensorOf("Attention", k), tensorOf("Attention", v)
 	st, pt := tensorOf("Attention", seq), tensorOf("Attention", pos)
 	for _, t := range []*Tensor{d, qs, ks, vs} {
-		wantDType("Attention", "activation", t, backend.BF16)
+		wantDType("Attention", "activation", t, qs.dt)
 	}
+	wantDType("Attention", "q", qs, backend.F32, backend.BF16)
 	wantDType("Attention", "seq", st, backend.I32)
 	wantDType("Attention", "pos", pt, backend.I32)
 	width := cfg.KVHeads * cfg.HeadDim
@@ -170,12 +188,13 @@ func (b *Backend) Attention(dst, q, k, v backend.Tensor, cache backend.KVCache, 
 	p := attnPtrs{out: d.ptr, q: qs.ptr, kc: c.k, vc: c.v, seq: st.ptr, pos: pt.ptr,
 		seqs: cfg.Seqs, maxLen: cfg.MaxLen, layer: layer, scale: scale}
 	kp, vp := ks.ptr, vs.ptr
+	store := opName("kv_store", qs.dt)
 	b.enqueue(func() error {
 		args := NewArgs().Ptr(p.kc).Ptr(p.vc).Ptr(kp).Ptr(vp).Ptr(p.seq).Ptr(p.pos).
 			I32(int32(width)).I32(int32(layer)).I32(int32(cfg.Seqs)).I32(int32(cfg.MaxLen))
-		return b.launch("kv_store_bf16", Dim3{X: n}, Dim3{X: 128}, 0, args, float64(8*n*width+8*n))
+		return b.launch(store, Dim3{X: n}, Dim3{X: 128}, 0, args, float64(2*(kvSize+qs.dt.Size())*n*width+8*n))
 	})
-	a := attnCase{n: n, heads: heads, kvHeads: cfg.KVHeads, hd: cfg.HeadDim, run: oneRun(st, pt, n)}
+	a := attnCase{n: n, heads: heads, kvHeads: cfg.KVHeads, hd: cfg.HeadDim, act: qs.dt, run: oneRun(st, pt, n)}
 	if len(pt.shadow) == n {
 		for _, v := range pt.shadow {
 			a.positions += int64(v) + 1
@@ -215,8 +234,8 @@ func enqueueAttnSplit(b *Backend, a attnCase, p attnPtrs) {
 		b.fail(fmt.Errorf("cuda backend: attention scratch: %w", err))
 		return
 	}
-	name := attnSplitName(attnEPT(a.hd))
-	bytes := float64(2*a.n*a.heads*a.hd) + a.kvBytes(p.maxLen)
+	name, combine := attnSplitName(attnEPT(a.hd), a.act), opName("attn_combine", a.act)
+	bytes := float64(a.act.Size()*a.n*a.heads*a.hd) + a.kvBytes(p.maxLen)
 	b.enqueue(func() error {
 		args := NewArgs().Ptr(part).Ptr(p.q).Ptr(p.kc).Ptr(p.vc).Ptr(p.seq).Ptr(p.pos).
 			I32(int32(a.heads)).I32(int32(a.kvHeads)).I32(int32(a.hd)).I32(int32(p.seqs)).I32(int32(p.maxLen)).
@@ -226,13 +245,13 @@ func enqueueAttnSplit(b *Backend, a attnCase, p attnPtrs) {
 		}
 		args = NewArgs().Ptr(p.out).Ptr(part).Ptr(p.seq).Ptr(p.pos).I32(int32(a.heads)).I32(int32(a.hd)).
 			I32(int32(S)).I32(int32(p.seqs)).I32(int32(p.maxLen))
-		return b.launch("attn_combine_bf16", Dim3{X: a.heads, Y: a.n}, Dim3{X: 128}, 0, args, float64(a.n*a.heads*(S*4*(a.hd+2)+2*a.hd)))
+		return b.launch(combine, Dim3{X: a.heads, Y: a.n}, Dim3{X: 128}, 0, args, float64(a.n*a.heads*(S*4*(a.hd+2)+a.act.Size()*a.hd)))
 	})
 }
 
 func enqueueAttnRows(b *Backend, a attnCase, p attnPtrs) {
-	name := attnRowsName(attnEPT(a.hd))
-	bytes := float64(4*a.n*a.heads*a.hd) + a.kvBytes(p.maxLen)
+	name := attnRowsName(attnEPT(a.hd), a.act)
+	bytes := float64(2*a.act.Size()*a.n*a.heads*a.hd) + a.kvBytes(p.maxLen)
 	b.enqueue(func() error {
 		args := NewArgs().Ptr(p.out).Ptr(p.q).Ptr(p.kc).Ptr(p.vc).Ptr(p.seq).Ptr(p.pos).
 			I32(int32(a.heads)).I32(int32(a.kvHeads)).I32(int32(a.hd)).I32(int32(p.seqs)).I32(int32(p.maxLen)).
@@ -242,14 +261,17 @@ func enqueueAttnRows(b *Backend, a attnCase, p attnPtrs) {
 }
 
 func enqueueAttnPrompt(b *Backend, a attnCase, p attnPtrs) {
-	name := attnPromptName(a.hd)
+	name := attnPromptName(a.hd, a.act)
 	tiles := (a.n + 63) / 64
 	// bytes: q and out once, and each block's k/v tiles (every head's blocks read their kv head's tiles)
-	bytes := float64(4*a.n*a.heads*a.hd) + float64(a.heads*tiles*2*2*a.hd)*float64(a.n)/2
-	b.enqueue(func() error {
-		args := NewArgs().Ptr(p.out).Ptr(p.q).Ptr(p.kc).Ptr(p.vc).Ptr(p.seq).Ptr(p.pos).I32(int32(a.n)).
-			I32(int32(a.heads)).I32(int32(a.kvHeads)).I32(int32(p.seqs)).I32(int32(p.maxLen)).
-			I32(int32(p.layer)).F32(p.scale)
-		return b.launch(name, Dim3{X: tiles, Y: a.heads}, Dim3{X: 128}, 0, args, bytes)
+	bytes := float64(2*a.act.Size()*a.n*a.heads*a.hd) + float64(a.heads*tiles*2*kvSize*a.hd)*float64(a.n)/2
+	out := &Tensor{ptr: p.out, shape: []int{a.n, a.heads * a.hd}, dt: a.act, kind: kindView}
+	b.enqueueShadow(out, func(y16 DevPtr) func() error {
+		return func() error {
+			args := NewArgs().Ptr(p.out).Ptr(p.q).Ptr(p.kc).Ptr(p.vc).Ptr(p.seq).Ptr(p.pos).I32(int32(a.n)).
+				I32(int32(a.heads)).I32(int32(a.kvHeads)).I32(int32(p.seqs)).I32(int32(p.maxLen)).
+				I32(int32(p.layer)).F32(p.scale).Ptr(y16)
+			return b.launch(name, Dim3{X: tiles, Y: a.heads}, Dim3{X: 128}, 0, args, bytes)
+		}
 	})
 }

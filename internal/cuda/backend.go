@@ -1,4 +1,5 @@
-// The CUDA implementation of backend.Backend: bf16 activations with f32 accumulation on one stream of one GPU.
+// The CUDA implementation of backend.Backend: f32 activations (as the CPU oracle), bf16 weights, an f32 KV cache,
+// f32 accumulation, on one stream of one GPU.
 //
 // Ops are called on the model's goroutine but every driver call must run on the device thread (Device.Do, about
 // 16 µs a round trip), so an op only checks shapes and appends a closure to a pending list; the list runs on the
@@ -44,12 +45,14 @@ type Backend struct {
 	pending []func() error
 	// Peephole fusion: the last queued op when the next may merge into it (see fuse.go). Valid only while it is
 	// still the last pending op at or above fuseFloor.
-	lastGemv  *gemvGroup
-	lastAdd   *addOp
-	headNorms []*headNorm
-	fuseFloor int
-	err       error // first failure since the last Sync
-	busy      bool  // work was put on the stream since it was last waited for
+	lastGemv   *gemvGroup
+	lastAdd    *addOp
+	headNorms  []*headNorm
+	lastOut    *shadowOut // a launch that can also write its f32 output as bf16 (a prompt GEMM's input)
+	lastGemmIn *gemmIn    // the bf16 input of the GEMM queued last
+	fuseFloor  int
+	err        error // first failure since the last Sync
+	busy       bool  // work was put on the stream since it was last waited for
 
 	mem   allocator
 	up    *HostMem // pinned staging for small writes, bump-allocated between synced flushes
@@ -65,12 +68,14 @@ type Backend struct {
 	prof      *profiler
 	stats     Stats
 
-	ropes   map[*rope.Table]DevPtr // inverse frequencies per rope table
-	scratch DevPtr                 // split-attention partials
-	scrLen  int
-	retired []DevPtr // scratch buffers replaced while graphs may still point at them
-	copyBW  float64
-	closed  bool
+	ropes       map[*rope.Table]DevPtr // inverse frequencies per rope table
+	scratch     DevPtr                 // split-attention partials
+	scrLen      int
+	gemmScratch DevPtr // bf16 copies of prompt-GEMM inputs
+	gemmLen     int
+	retired     []DevPtr // scratch buffers replaced while graphs may still point at them
+	copyBW      float64
+	closed      bool
 }
 
 var (
@@ -136,7 +141,7 @@ func init() {
 }
 
 func (b *Backend) Name() string            { return "cuda" }
-func (b *Backend) ActDType() backend.DType { return backend.BF16 }
+func (b *Backend) ActDType() backend.DType { return backend.F32 }
 
 // Info describes the GPU.
 func (b *Backend) Info() Info { return b.info }
@@ -162,7 +167,7 @@ func (b *Backend) logf(format string, args ...any) {
 func (b *Backend) enqueue(f func() error) {
 	b.mu.Lock()
 	b.pending = append(b.pending, f)
-	b.lastGemv, b.lastAdd, b.headNorms = nil, nil, nil
+	b.lastGemv, b.lastAdd, b.headNorms, b.lastOut, b.lastGemmIn = nil, nil, nil, nil, nil
 	b.mu.Unlock()
 }
 
@@ -190,7 +195,7 @@ func (b *Backend) flush(tail func() error) error {
 	b.mu.Lock()
 	ops := b.pending
 	b.pending = nil
-	b.lastGemv, b.lastAdd, b.headNorms, b.fuseFloor = nil, nil, nil, 0
+	b.lastGemv, b.lastAdd, b.headNorms, b.lastOut, b.lastGemmIn, b.fuseFloor = nil, nil, nil, nil, nil, 0
 	b.mu.Unlock()
 	if len(ops) > 0 || tail != nil {
 		b.busy = true
@@ -287,6 +292,7 @@ func (b *Backend) Close() error {
 			b.mem.release(p)
 		}
 		b.mem.release(b.scratch)
+		b.mem.release(b.gemmScratch)
 		for _, p := range b.retired {
 			b.mem.release(p)
 		}

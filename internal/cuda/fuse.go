@@ -4,9 +4,13 @@
 //
 //   - MatMul, MatMul (, MatMul) on the same activations (q, k, v; gate, up): one multi-segment GEMV launch
 //     (linear.go, gemvGroup);
-//   - Add(sum, a, b), RMSNorm(y, sum, w): add_rmsnorm_bf16;
-//   - RMSNorm(x, x, w) per head, Rope(x, ...): rmsnorm_rope_bf16 (the q and k norms and ropes of Qwen3 arrive as
-//     norm q, norm k, rope q, rope k; each rope finds its norm among the head norms queued since the last other op).
+//   - Add(sum, a, b), RMSNorm(y, sum, w): add_rmsnorm_{f32,bf16};
+//   - RMSNorm(x, x, w) per head, Rope(x, ...): rmsnorm_rope_{f32,bf16} (the q and k norms and ropes of Qwen3 arrive
+//     as norm q, norm k, rope q, rope k; each rope finds its norm among the head norms queued since the last other
+//     op);
+//   - a row RMSNorm (or Add + RMSNorm), SwiGLU or tensor-core prompt Attention writing f32, then a prompt MatMul
+//     of that output: the launch also writes the bf16 copy cuBLASLt reads (its y16 argument; shadowOut, gemmInput
+//     in linear.go).
 //
 // A candidate stays valid only while nothing else is queued after it (enqueue clears them), never across a flush,
 // and never across the start of a recording (fuseFloor).
@@ -14,6 +18,7 @@
 package cuda
 
 import (
+	"github.com/mlxbun/mlxbun/internal/backend"
 	"github.com/mlxbun/mlxbun/internal/rope"
 )
 
@@ -31,7 +36,26 @@ type headNorm struct {
 	eps       float32
 }
 
-// fuseAddNorm replaces the queued Add whose sum x is with add_rmsnorm_bf16 writing both the sum and d.
+// shadowOut is a queued launch writing f32 elems at out that can also write them rounded to bf16 at a y16 pointer:
+// with gives that launch.
+type shadowOut struct {
+	idx, elems int
+	out        DevPtr
+	with       func(y16 DevPtr) func() error
+}
+
+// enqueueShadow queues mk(0) and, for f32 outputs, keeps it open for a prompt GEMM that needs its output in bf16.
+func (b *Backend) enqueueShadow(out *Tensor, mk func(y16 DevPtr) func() error) {
+	b.enqueue(mk(0))
+	if out.dt != backend.F32 {
+		return
+	}
+	b.mu.Lock()
+	b.lastOut = &shadowOut{idx: len(b.pending) - 1, elems: out.elems(), out: out.ptr, with: mk}
+	b.mu.Unlock()
+}
+
+// fuseAddNorm replaces the queued Add whose sum x is with add_rmsnorm writing both the sum and d.
 func (b *Backend) fuseAddNorm(d, x, w *Tensor, g int, eps float32) bool {
 	b.mu.Lock()
 	defer b.mu.Unlock()
@@ -41,12 +65,19 @@ func (b *Backend) fuseAddNorm(d, x, w *Tensor, g int, eps float32) bool {
 	}
 	sum, ap, bp, yp, wp := a.sum.ptr, a.a.ptr, a.b.ptr, d.ptr, w.ptr
 	groups, threads := x.elems()/g, rowThreads(g)
-	bytes := float64(8*x.elems() + 4*g)
-	b.pending[a.idx] = func() error {
-		args := NewArgs().Ptr(sum).Ptr(yp).Ptr(ap).Ptr(bp).Ptr(wp).I32(int32(g)).F32(eps)
-		return b.launch("add_rmsnorm_bf16", Dim3{X: groups}, Dim3{X: threads}, 0, args, bytes)
+	bytes := float64(4*x.elems()*x.dt.Size() + 4*g)
+	name := opName("add_rmsnorm", x.dt)
+	mk := func(y16 DevPtr) func() error {
+		return func() error {
+			args := NewArgs().Ptr(sum).Ptr(yp).Ptr(y16).Ptr(ap).Ptr(bp).Ptr(wp).I32(int32(g)).F32(eps)
+			return b.launch(name, Dim3{X: groups}, Dim3{X: threads}, 0, args, bytes)
+		}
 	}
+	b.pending[a.idx] = mk(0)
 	b.lastAdd = nil
+	if d.dt == backend.F32 {
+		b.lastOut = &shadowOut{idx: a.idx, elems: d.elems(), out: d.ptr, with: mk}
+	}
 	b.logf("Add + RMSNorm fused")
 	return true
 }
@@ -84,11 +115,12 @@ func (b *Backend) fuseNormRope(x, pos *Tensor, heads int, table *rope.Table, fre
 			trad = 1
 		}
 		dimsRot, pre := table.Dims, table.PreScale
-		bytes := float64(4*x.elems() + 4*g)
+		bytes := float64(2*x.elems()*x.dt.Size() + 4*g)
+		name := opName("rmsnorm_rope", x.dt)
 		b.pending[n.idx] = func() error {
 			args := NewArgs().Ptr(yp).Ptr(xp).Ptr(wp).Ptr(pp).Ptr(freqs).I32(int32(groups)).I32(int32(heads)).
 				I32(int32(g)).I32(int32(dimsRot)).I32(trad).F32(pre).F32(eps)
-			return b.launch("rmsnorm_rope_bf16", Dim3{X: (groups + 3) / 4}, Dim3{X: 128}, 0, args, bytes)
+			return b.launch(name, Dim3{X: (groups + 3) / 4}, Dim3{X: 128}, 0, args, bytes)
 		}
 		b.headNorms = append(b.headNorms[:i:i], b.headNorms[i+1:]...)
 		b.logf("RMSNorm + Rope fused")

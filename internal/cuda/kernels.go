@@ -102,45 +102,71 @@ func dtName(dt backend.DType) string {
 	return "bf16"
 }
 
-// gemvName names the GEMV kernel for n activation rows writing dtype out in form f (vec), or the scalar form.
-func gemvName(n int, out backend.DType, f gemvForm, vec bool) string {
-	if vec {
-		return fmt.Sprintf("gemv_bf16_n%d_r%d_u%d_%s", n, f.R, f.U, dtName(out))
+// actTypes are the activation dtypes the kernels are instantiated for: F32 (the backend's ActDType) and BF16
+// (tests and tools).
+var actTypes = []backend.DType{backend.F32, backend.BF16}
+
+// xSuffix marks the f32-activation instantiations of the templated families (the bf16 ones keep their names).
+func xSuffix(x backend.DType) string {
+	if x == backend.F32 {
+		return "_xf32"
 	}
-	return fmt.Sprintf("gemv_scalar_n%d_%s", n, dtName(out))
+	return ""
 }
 
-func attnSplitName(ept int) string        { return fmt.Sprintf("attn_split_e%d", ept) }
-func attnRowsName(ept int) string         { return fmt.Sprintf("attn_rows_e%d", ept) }
-func attnPromptName(hd int) string        { return fmt.Sprintf("attn_prompt_hd%d", hd) }
+// gemvName names the GEMV kernel for n activation rows of dtype x writing dtype out in form f (vec), or the scalar
+// form.
+func gemvName(n int, x, out backend.DType, f gemvForm, vec bool) string {
+	if vec {
+		return fmt.Sprintf("gemv_bf16%s_n%d_r%d_u%d_%s", xSuffix(x), n, f.R, f.U, dtName(out))
+	}
+	return fmt.Sprintf("gemv_scalar%s_n%d_%s", xSuffix(x), n, dtName(out))
+}
+
+func attnSplitName(ept int, x backend.DType) string {
+	return fmt.Sprintf("attn_split_e%d%s", ept, xSuffix(x))
+}
+func attnRowsName(ept int, x backend.DType) string {
+	return fmt.Sprintf("attn_rows_e%d%s", ept, xSuffix(x))
+}
+func attnPromptName(hd int, x backend.DType) string {
+	return fmt.Sprintf("attn_prompt_hd%d%s", hd, xSuffix(x))
+}
 func biasAddName(dt backend.DType) string { return "bias_add_" + dtName(dt) }
+
+// opName names a plain kernel of ops.cu or attention.cu for activation dtype dt ("add" -> add_f32, add_bf16).
+func opName(op string, dt backend.DType) string { return op + "_" + dtName(dt) }
 
 // instantiations lists, per file, the macro lines that instantiate its template families.
 func instantiations() map[string][]string {
 	var gemv, attn []string
-	vec := func(n int, dt backend.DType, f gemvForm) string {
-		return fmt.Sprintf("GEMV_VEC(%s, %d, %d, %d, %s)", gemvName(n, dt, f, true), n, f.R, f.U, outType(dt))
+	vec := func(n int, x, dt backend.DType, f gemvForm) string {
+		return fmt.Sprintf("GEMV_VEC(%s, %d, %d, %d, %s, %s)", gemvName(n, x, dt, f, true), n, f.R, f.U, outType(x), outType(dt))
 	}
 	for n := 1; n <= maxGemvRows; n++ {
 		prod := gemvProductionForms(n)
-		for _, dt := range []backend.DType{backend.F32, backend.BF16} {
-			for _, f := range prod {
-				gemv = append(gemv, vec(n, dt, f))
+		for _, x := range actTypes {
+			for _, dt := range []backend.DType{backend.F32, backend.BF16} {
+				for _, f := range prod {
+					gemv = append(gemv, vec(n, x, dt, f))
+				}
+				gemv = append(gemv, fmt.Sprintf("GEMV_SCALAR(%s, %d, %s, %s)", gemvName(n, x, dt, gemvForm{}, false), n, outType(x), outType(dt)))
 			}
-			gemv = append(gemv, fmt.Sprintf("GEMV_SCALAR(%s, %d, %s)", gemvName(n, dt, gemvForm{}, false), n, outType(dt)))
-		}
-		for _, f := range gemvLab[n] {
-			if !slices.Contains(prod, f) {
-				gemv = append(gemv, vec(n, backend.BF16, f))
+			for _, f := range gemvLab[n] {
+				if !slices.Contains(prod, f) {
+					gemv = append(gemv, vec(n, x, backend.BF16, f))
+				}
 			}
 		}
 	}
-	for _, e := range attnEPTs {
-		attn = append(attn, fmt.Sprintf("ATTN_SPLIT(%s, %d)", attnSplitName(e), e))
-		attn = append(attn, fmt.Sprintf("ATTN_ROWS(%s, %d)", attnRowsName(e), e))
-	}
-	for _, hd := range attnPromptHDs {
-		attn = append(attn, fmt.Sprintf("ATTN_PROMPT(%s, %d)", attnPromptName(hd), hd))
+	for _, x := range actTypes {
+		for _, e := range attnEPTs {
+			attn = append(attn, fmt.Sprintf("ATTN_SPLIT(%s, %d, %s)", attnSplitName(e, x), e, outType(x)))
+			attn = append(attn, fmt.Sprintf("ATTN_ROWS(%s, %d, %s)", attnRowsName(e, x), e, outType(x)))
+		}
+		for _, hd := range attnPromptHDs {
+			attn = append(attn, fmt.Sprintf("ATTN_PROMPT(%s, %d, %s)", attnPromptName(hd, x), hd, outType(x)))
+		}
 	}
 	return map[string][]string{"gemv.cu": gemv, "attention.cu": attn}
 }

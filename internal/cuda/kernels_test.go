@@ -78,24 +78,28 @@ func TestInstantiations(t *testing.T) {
 	}
 	var want []string
 	for n := 1; n <= maxGemvRows; n++ {
-		for _, dt := range []backend.DType{backend.F32, backend.BF16} {
-			want = append(want, gemvName(n, dt, gemvForm{}, false))
-			for _, in := range []int{256, 1024, 5120, 17408} {
-				for _, out := range []int{8, 1024, 7168, 20000, 151936} {
-					f, _ := gemvChoose(n, in, out)
-					want = append(want, gemvName(n, dt, f, true))
+		for _, x := range actTypes {
+			for _, dt := range []backend.DType{backend.F32, backend.BF16} {
+				want = append(want, gemvName(n, x, dt, gemvForm{}, false))
+				for _, in := range []int{256, 1024, 5120, 17408} {
+					for _, out := range []int{8, 1024, 7168, 20000, 151936} {
+						f, _ := gemvChoose(n, in, out)
+						want = append(want, gemvName(n, x, dt, f, true))
+					}
 				}
 			}
-		}
-		for _, f := range gemvLab[n] {
-			want = append(want, gemvName(n, backend.BF16, f, true))
+			for _, f := range gemvLab[n] {
+				want = append(want, gemvName(n, x, backend.BF16, f, true))
+			}
 		}
 	}
-	for _, hd := range []int{16, 32, 64, 80, 96, 128, 256} {
-		want = append(want, attnSplitName(attnEPT(hd)), attnRowsName(attnEPT(hd)))
-	}
-	for _, hd := range attnPromptHDs {
-		want = append(want, attnPromptName(hd))
+	for _, x := range actTypes {
+		for _, hd := range []int{16, 32, 64, 80, 96, 128, 256} {
+			want = append(want, attnSplitName(attnEPT(hd), x), attnRowsName(attnEPT(hd), x))
+		}
+		for _, hd := range attnPromptHDs {
+			want = append(want, attnPromptName(hd, x))
+		}
 	}
 	for _, name := range want {
 		if !seen[name] {
@@ -108,13 +112,21 @@ func TestInstantiations(t *testing.T) {
 		t.Errorf("attention.cu's ATTN_MIN_CHUNK / ATTN_MAX_SPLITS differ from attnMinChunk = %d / attnMaxSplits = %d", attnMinChunk, attnMaxSplits)
 	}
 	// The plain kernels are extern "C" definitions in the sources.
-	for _, name := range []string{"embed_bf16", "rmsnorm_warp_bf16", "rmsnorm_row_bf16", "add_rmsnorm_bf16", "add_bf16",
-		"swiglu_bf16", "rope_bf16", "rmsnorm_rope_bf16", "kv_store_bf16", "bias_add_f32", "bias_add_bf16", "argmax_f32",
-		"attn_combine_bf16"} {
+	plain := []string{"bias_add_f32", "bias_add_bf16", "argmax_f32", "cvt_f32_bf16"}
+	for _, x := range actTypes {
+		for _, op := range []string{"embed", "rmsnorm_warp", "rmsnorm_row", "add_rmsnorm", "add", "swiglu", "rope",
+			"rmsnorm_rope", "kv_store", "attn_combine"} {
+			plain = append(plain, opName(op, x))
+		}
+	}
+	for _, name := range plain {
 		found := false
 		for _, f := range kernelFiles {
 			src, _ := kernelSource(f)
-			if strings.Contains(src, "void "+name+"(") {
+			// a literal definition, or one of ops.cu's OPS_INSTANTIATE(T, SFX) macro definitions
+			i := strings.LastIndex(name, "_")
+			if strings.Contains(src, "void "+name+"(") || strings.Contains(src, "void "+name[:i]+"_##SFX(") &&
+				strings.Contains(src, "OPS_INSTANTIATE("+map[string]string{"f32": "float", "bf16": "bf16_t"}[name[i+1:]]+", "+name[i+1:]+")") {
 				found = true
 			}
 		}

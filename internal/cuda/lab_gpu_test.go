@@ -78,7 +78,7 @@ func TestBackendGEMVLab(t *testing.T) {
 				for _, ks := range []int{0, 1, 2, 4, 8} {
 					enqueue := func(i int) {
 						c := i % copies
-						grp := &gemvGroup{c: matmulCase{n: n, in: s.in, dst: backend.BF16}, x: x.(*Tensor).ptr, lab: &f, ksplit: ks}
+						grp := &gemvGroup{c: matmulCase{n: n, in: s.in, x: backend.BF16, dst: backend.BF16}, x: x.(*Tensor).ptr, lab: &f, ksplit: ks}
 						w, yp := base.Add(c*wbytes), y.(*Tensor).ptr
 						for _, o := range s.outs {
 							grp.segs = append(grp.segs, gemvSeg{W: w, Y: yp, Out: int32(o)})

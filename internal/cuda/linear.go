@@ -1,11 +1,14 @@
 // Linear layers: dense weights uploaded once as bf16 [out, in], and the table that picks MatMul's kernel by the
-// number of activation rows: the hand-written GEMV (shaders/cuda/gemv.cu) for decode batches, cuBLASLt for
-// prompts. Trellis and affine weights are not served yet (LoadLinear says so, naming the layer).
+// number of activation rows: the hand-written GEMV (shaders/cuda/gemv.cu, f32 or bf16 activations read as they
+// are) for decode batches, cuBLASLt for prompts (bf16 × bf16 → f32 or bf16: cuBLASLt has no f32 × bf16 form, so
+// f32 activations are first rounded to a bf16 copy; see gemmInput). Trellis and affine weights are not served yet (LoadLinear says so, naming the layer).
 
 package cuda
 
 import (
 	"fmt"
+	"os"
+	"strconv"
 	"unsafe"
 
 	"github.com/mlxbun/mlxbun/internal/backend"
@@ -66,7 +69,7 @@ func (b *Backend) LoadLinear(spec backend.LinearSpec) (backend.Linear, error) {
 // matmulCase is what kernel selection sees of one MatMul.
 type matmulCase struct {
 	n, in, out int
-	dst        backend.DType
+	x, dst     backend.DType
 }
 
 // matmulForm is one way to compute a MatMul: the first form in matmulForms whose supports holds is used.
@@ -81,12 +84,19 @@ type matmulForm struct {
 //   - gemv: decode batches (n ≤ 8) with rows of whole 16-byte chunks; bandwidth-bound, so it wins wherever the
 //     weight read dominates (cuBLASLt at m ≤ 8 pads to a tile and runs far from the copy bandwidth).
 //   - gemv_scalar: the same batches at any width.
-//   - cublaslt: prompts with widths in whole 16-byte rows, ~700 TFLOP/s at m = 512 (MEASUREMENTS.md).
+//   - cublaslt_split: small prompt GEMMs (n·in·out ≤ gemmSplitMax) on f32 activations: x = hi + lo in two bf16
+//     parts, two GEMMs accumulated in f32, so the input is not rounded to bf16 (~2^-17 instead of 2^-9). At these
+//     sizes a GEMM is a few µs of launch latency, so the second one costs about one launch.
+//   - cublaslt: prompts with widths in whole 16-byte rows, ~700 TFLOP/s at m = 512 (MEASUREMENTS.md); f32
+//     activations are rounded to a bf16 copy first (gemmInput).
 //   - gemv_scalar_chunks: anything else, as scalar GEMVs over chunks of 8 rows (correct, slow; no model has
 //     such widths).
 var matmulForms = []matmulForm{
 	{name: "gemv", supports: func(c matmulCase) bool { return c.n <= maxGemvRows && c.in%8 == 0 }, enqueue: enqueueGemv},
 	{name: "gemv_scalar", supports: func(c matmulCase) bool { return c.n <= maxGemvRows }, enqueue: enqueueGemvScalar},
+	{name: "cublaslt_split", supports: func(c matmulCase) bool {
+		return c.x == backend.F32 && c.dst == backend.F32 && c.in%8 == 0 && c.out%8 == 0 && c.n*c.in*c.out <= gemmSplitMax
+	}, enqueue: enqueueGemmSplit},
 	{name: "cublaslt", supports: func(c matmulCase) bool { return c.in%8 == 0 && c.out%8 == 0 }, enqueue: enqueueGemm},
 	{name: "gemv_scalar_chunks", supports: func(matmulCase) bool { return true }, enqueue: enqueueGemvChunks},
 }
@@ -97,7 +107,7 @@ func (b *Backend) MatMul(dst, x backend.Tensor, w backend.Linear) {
 		panic(fmt.Sprintf("backend: MatMul: linear of type %T is not a CUDA linear", w))
 	}
 	d, xs := tensorOf("MatMul", dst), tensorOf("MatMul", x)
-	wantDType("MatMul", "x", xs, backend.BF16)
+	wantDType("MatMul", "x", xs, backend.F32, backend.BF16)
 	wantDType("MatMul", "dst", d, backend.BF16, backend.F32)
 	n, in := dims(xs)
 	if in != l.in || d.elems() != n*l.out {
@@ -106,7 +116,7 @@ func (b *Backend) MatMul(dst, x backend.Tensor, w backend.Linear) {
 	if n == 0 {
 		return
 	}
-	c := matmulCase{n: n, in: in, out: l.out, dst: d.dt}
+	c := matmulCase{n: n, in: in, out: l.out, x: xs.dt, dst: d.dt}
 	for _, f := range matmulForms {
 		if f.supports(c) {
 			b.logf("MatMul %s n=%d %d->%d: %s", l.name, n, in, l.out, f.name)
@@ -130,7 +140,7 @@ func gemvSplit(out, rows, sms int) int {
 }
 
 func gemvBytes(c matmulCase) float64 {
-	return float64(2*c.out*c.in + 2*c.n*c.in + c.n*c.out*c.dst.Size())
+	return float64(2*c.out*c.in + c.n*c.in*c.x.Size() + c.n*c.out*c.dst.Size())
 }
 
 // gemvSeg mirrors GemvSeg in shaders/cuda/gemv.cu (32 bytes).
@@ -185,7 +195,7 @@ func (g *gemvGroup) launch(b *Backend) func() error {
 	p.KSplit = int32(ks)
 	raw := (*[unsafe.Sizeof(gemvParams{})]byte)(unsafe.Pointer(&p))[:]
 	raw = append([]byte(nil), raw...)
-	x, name := g.x, gemvName(g.c.n, g.c.dst, form, true)
+	x, name := g.x, gemvName(g.c.n, g.c.x, g.c.dst, form, true)
 	return func() error {
 		args := NewArgs().Raw(raw, 8).Ptr(x)
 		return b.launch(name, Dim3{X: blocks}, Dim3{X: 256}, 0, args, bytes)
@@ -203,7 +213,7 @@ func enqueueGemv(b *Backend, c matmulCase, y, x DevPtr, l *linear) {
 	b.mu.Lock()
 	g := b.lastGemv
 	join := g != nil && g.idx == len(b.pending)-1 && g.idx >= b.fuseFloor && len(g.segs) < 3 && g.x == x &&
-		g.c.n == c.n && g.c.in == c.in && g.c.dst == c.dst && !overlaps(y, ybytes, x, c.n*c.in*2)
+		g.c.n == c.n && g.c.in == c.in && g.c.x == c.x && g.c.dst == c.dst && !overlaps(y, ybytes, x, c.n*c.in*c.x.Size())
 	if join {
 		for _, s := range g.segs {
 			if overlaps(y, ybytes, s.Y, c.n*int(s.Out)*c.dst.Size()) {
@@ -234,7 +244,7 @@ func (b *Backend) enqueueGemvGroup(g *gemvGroup) {
 
 func enqueueGemvScalar(b *Backend, c matmulCase, y, x DevPtr, l *linear) {
 	grid := Dim3{X: (c.out + 7) / 8}
-	name, w, bias := gemvName(c.n, c.dst, gemvForm{}, false), l.w, l.bias
+	name, w, bias := gemvName(c.n, c.x, c.dst, gemvForm{}, false), l.w, l.bias
 	b.enqueue(func() error {
 		args := NewArgs().Ptr(y).Ptr(w).Ptr(x).Ptr(bias).I32(int32(c.in)).I32(int32(c.out))
 		return b.launch(name, grid, Dim3{X: 256}, 0, args, gemvBytes(c))
@@ -247,9 +257,17 @@ func enqueueGemm(b *Backend, c matmulCase, y, x DevPtr, l *linear) {
 		out = Float32
 	}
 	w, bias := l.w, l.bias
+	xb := x
+	if c.x == backend.F32 {
+		var err error
+		if xb, err = b.gemmInput(x, c.n*c.in); err != nil {
+			b.fail(fmt.Errorf("cuda backend: MatMul %s: bf16 input: %w", l.name, err))
+			return
+		}
+	}
 	b.enqueue(func() error {
 		return b.timed("gemm_cublaslt", gemvBytes(c), func() error {
-			return b.blas.GemmBF16(b.stream, y, out, x, w, c.n, c.out, c.in)
+			return b.blas.GemmBF16(b.stream, y, out, xb, w, c.n, c.out, c.in)
 		})
 	})
 	if bias != 0 {
@@ -260,12 +278,118 @@ func enqueueGemm(b *Backend, c matmulCase, y, x DevPtr, l *linear) {
 			return b.launch(biasAddName(c.dst), grid, Dim3{X: 256}, 0, args, float64(total*int64(2*c.dst.Size())+4*int64(c.out)))
 		})
 	}
+	if c.x == backend.F32 && !overlaps(y, c.n*c.out*c.dst.Size(), x, c.n*c.in*4) {
+		b.mu.Lock()
+		b.lastGemmIn = &gemmIn{idx: len(b.pending) - 1, x: x, elems: c.n * c.in, bf: xb}
+		b.mu.Unlock()
+	}
+}
+
+// gemmSplitMax bounds n·in·out of the GEMMs cublaslt_split serves (MLXBUN_CUDA_SPLIT_GEMM overrides it for
+// experiments): 2^28 takes every GEMM of the fixture models (pycoder-12m's largest at a 256-token prompt is 2.0e8)
+// and none of a Qwen3-0.6B pp512 (5.4e8 and up), whose speed the second GEMM would cost.
+var gemmSplitMax = envInt("MLXBUN_CUDA_SPLIT_GEMM", 1<<28)
+
+func envInt(name string, def int) int {
+	if v, err := strconv.Atoi(os.Getenv(name)); err == nil {
+		return v
+	}
+	return def
+}
+
+// enqueueGemmSplit computes y = hi·Wᵀ + lo·Wᵀ with x = hi + lo split into two bf16 parts (split_f32_bf16): two
+// cuBLASLt GEMMs, the second accumulating (beta = 1) into the f32 output, so the input is carried to ~2^-17.
+func enqueueGemmSplit(b *Backend, c matmulCase, y, x DevPtr, l *linear) {
+	elems := c.n * c.in
+	buf, err := b.ensureGemmScratch(4 * elems)
+	if err != nil {
+		b.fail(fmt.Errorf("cuda backend: MatMul %s: split input: %w", l.name, err))
+		return
+	}
+	hi, lo := buf, buf.Add(2*elems)
+	w, bias := l.w, l.bias
+	grid := b.grid1D(int64(elems), 256)
+	b.enqueue(func() error {
+		args := NewArgs().Ptr(hi).Ptr(lo).Ptr(x).I64(int64(elems))
+		if err := b.launch("split_f32_bf16", grid, Dim3{X: 256}, 0, args, float64(8*elems)); err != nil {
+			return err
+		}
+		return b.timed("gemm_cublaslt_split", 2*gemvBytes(c), func() error {
+			if err := b.blas.GemmBF16Scaled(b.stream, y, Float32, hi, w, c.n, c.out, c.in, 1, 0); err != nil {
+				return err
+			}
+			return b.blas.GemmBF16Scaled(b.stream, y, Float32, lo, w, c.n, c.out, c.in, 1, 1)
+		})
+	})
+	if bias != 0 {
+		total := int64(c.n) * int64(c.out)
+		grid := b.grid1D(total, 256)
+		b.enqueue(func() error {
+			args := NewArgs().Ptr(y).Ptr(bias).I64(total).I32(int32(c.out))
+			return b.launch(biasAddName(c.dst), grid, Dim3{X: 256}, 0, args, float64(total*8+4*int64(c.out)))
+		})
+	}
+}
+
+// gemmIn is the bf16 copy of a prompt GEMM's f32 input, reusable by the next GEMM on the same input while nothing
+// but GEMMs was queued since (q, k, v; gate, up).
+type gemmIn struct {
+	idx, elems int
+	x, bf      DevPtr
+}
+
+// gemmInput returns a bf16 copy of the f32 activations x (elems values) for cuBLASLt, in the backend's GEMM-input
+// scratch: the copy the previous GEMM on x made, or one written by the launch that produced x (its y16 output,
+// see shadowOut in fuse.go), or a cvt_f32_bf16 launch.
+func (b *Backend) gemmInput(x DevPtr, elems int) (DevPtr, error) {
+	b.mu.Lock()
+	if g := b.lastGemmIn; g != nil && g.idx == len(b.pending)-1 && g.idx >= b.fuseFloor && g.x == x && g.elems == elems {
+		b.mu.Unlock()
+		return g.bf, nil
+	}
+	b.mu.Unlock()
+	buf, err := b.ensureGemmScratch(2 * elems)
+	if err != nil {
+		return 0, err
+	}
+	b.mu.Lock()
+	if p := b.lastOut; p != nil && p.idx == len(b.pending)-1 && p.idx >= b.fuseFloor && p.out == x && p.elems == elems {
+		b.pending[p.idx] = p.with(buf)
+		b.lastOut = nil
+		b.mu.Unlock()
+		b.logf("bf16 GEMM input written by the launch producing it")
+		return buf, nil
+	}
+	b.mu.Unlock()
+	grid := b.grid1D(int64((elems+7)/8), 256)
+	b.enqueue(func() error {
+		args := NewArgs().Ptr(buf).Ptr(x).I64(int64(elems))
+		return b.launch("cvt_f32_bf16", grid, Dim3{X: 256}, 0, args, float64(6*elems))
+	})
+	return buf, nil
+}
+
+// ensureGemmScratch makes the GEMM-input scratch at least bytes long; a replaced buffer is kept until Close
+// (recorded graphs may still point at it).
+func (b *Backend) ensureGemmScratch(bytes int) (DevPtr, error) {
+	if b.gemmLen >= bytes {
+		return b.gemmScratch, nil
+	}
+	p, err := b.allocExact(bytes)
+	if err != nil {
+		return 0, err
+	}
+	if b.gemmScratch != 0 {
+		b.retired = append(b.retired, b.gemmScratch)
+	}
+	b.gemmScratch, b.gemmLen = p, bytes
+	return p, nil
 }
 
 func enqueueGemvChunks(b *Backend, c matmulCase, y, x DevPtr, l *linear) {
 	for r0 := 0; r0 < c.n; r0 += maxGemvRows {
 		part := c
 		part.n = min(maxGemvRows, c.n-r0)
-		enqueueGemvScalar(b, part, y.Add(r0*c.out*c.dst.Size()), x.Add(r0*c.in*2), l)
+		enqueueGemvScalar(b, part, y.Add(r0*c.out*c.dst.Size()), x.Add(r0*c.in*c.x.Size()), l)
 	}
 }

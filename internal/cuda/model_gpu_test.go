@@ -58,8 +58,9 @@ func margin(l []float32) float64 {
 var modelFixtures = []string{"models/tiny-llama3", "models/tiny-qwen3", "models/tiny-qwen2-yarn", "trained/pycoder-12m"}
 
 // TestBackendModels: prompt logits within 2e-2·max|ref| of the golden, the same top-1 at every prompt position
-// (unless the golden's own top-2 margin is inside the error), and the greedy continuation (reported where it
-// departs from the golden, with the golden-side margin there).
+// (no exceptions: f32 activations keep pycoder-12m's closest call, a top-2 gap of 0.035 at logits of ~18, on
+// the golden's side), and the greedy continuation (reported where it departs from the golden, with the
+// golden-side margin there).
 func TestBackendModels(t *testing.T) {
 	g, _ := bk(t)
 	for _, name := range modelFixtures {
@@ -91,12 +92,7 @@ func TestBackendModels(t *testing.T) {
 				gr, rr := got[r*vocab:(r+1)*vocab], ref[r*vocab:(r+1)*vocab]
 				if a, b := argmaxOf(gr), argmaxOf(rr); a != b {
 					disagree++
-					mg := margin(rr)
-					if mg > 2*maxErr {
-						t.Errorf("MISMATCH position %d: top-1 %d, golden %d (golden margin %.3g > 2·max|err| %.3g)", r, a, b, mg, 2*maxErr)
-					} else {
-						t.Logf("position %d: top-1 %d, golden %d: a near tie (golden margin %.3g)", r, a, b, mg)
-					}
+					t.Errorf("MISMATCH position %d: top-1 %d, golden %d (golden margin %.3g, max|err| %.3g)", r, a, b, margin(rr), maxErr)
 				}
 			}
 			res, err := m.Generate(gold.PromptIDs, model.GenOptions{MaxTokens: len(gold.GreedyNewIDs), Picker: argmaxPicker{}, EOS: m.Config.EOS})

@@ -1,5 +1,6 @@
 // The elementwise and row ops of the backend (kernels in shaders/cuda/ops.cu): each checks shapes and dtypes on
-// the caller's goroutine (a mismatch is a programmer error and panics there) and queues one launch.
+// the caller's goroutine (a mismatch is a programmer error and panics there) and queues one launch. Activations
+// are F32 (ActDType) or BF16 (tests, tools): every operand of an op has the same one, which picks the kernel.
 
 package cuda
 
@@ -14,7 +15,7 @@ func (b *Backend) Embed(dst, table, ids backend.Tensor) {
 	d, tab, id := tensorOf("Embed", dst), tensorOf("Embed", table), tensorOf("Embed", ids)
 	wantDType("Embed", "table", tab, backend.BF16)
 	wantDType("Embed", "ids", id, backend.I32)
-	wantDType("Embed", "dst", d, backend.BF16)
+	wantDType("Embed", "dst", d, backend.F32, backend.BF16)
 	vocab, width := dims(tab)
 	n := id.elems()
 	if d.elems() != n*width {
@@ -24,9 +25,10 @@ func (b *Backend) Embed(dst, table, ids backend.Tensor) {
 		return
 	}
 	dp, tp, ip := d.ptr, tab.ptr, id.ptr
+	name := opName("embed", d.dt)
 	b.enqueue(func() error {
 		args := NewArgs().Ptr(dp).Ptr(tp).Ptr(ip).I32(int32(width)).I32(int32(vocab))
-		return b.launch("embed_bf16", Dim3{X: n}, Dim3{X: 256}, 0, args, float64(n*(4+4*width)))
+		return b.launch(name, Dim3{X: n}, Dim3{X: 256}, 0, args, float64(n*(4+(2+d.dt.Size())*width)))
 	})
 }
 
@@ -45,8 +47,8 @@ func rowThreads(g int) int {
 
 func (b *Backend) RMSNorm(dst, x, w backend.Tensor, eps float32) {
 	d, xs, ws := tensorOf("RMSNorm", dst), tensorOf("RMSNorm", x), tensorOf("RMSNorm", w)
-	wantDType("RMSNorm", "x", xs, backend.BF16)
-	wantDType("RMSNorm", "dst", d, backend.BF16)
+	wantDType("RMSNorm", "x", xs, backend.F32, backend.BF16)
+	wantDType("RMSNorm", "dst", d, xs.dt)
 	wantDType("RMSNorm", "weight", ws, backend.F32)
 	g := ws.elems()
 	if g == 0 || xs.elems()%g != 0 || d.elems() != xs.elems() {
@@ -60,47 +62,52 @@ func (b *Backend) RMSNorm(dst, x, w backend.Tensor, eps float32) {
 		return
 	}
 	dp, xp, wp := d.ptr, xs.ptr, ws.ptr
-	bytes := float64(4*xs.elems() + 4*g)
+	bytes := float64(2*xs.elems()*xs.dt.Size() + 4*g)
 	if g < rmsnormWarpMax {
 		grid := Dim3{X: (groups + 3) / 4}
+		name := opName("rmsnorm_warp", xs.dt)
 		f := func() error {
 			args := NewArgs().Ptr(dp).Ptr(xp).Ptr(wp).I32(int32(groups)).I32(int32(g)).F32(eps)
-			return b.launch("rmsnorm_warp_bf16", grid, Dim3{X: 128}, 0, args, bytes)
+			return b.launch(name, grid, Dim3{X: 128}, 0, args, bytes)
 		}
 		b.enqueueHeadNorm(f, &headNorm{dst: d, x: xs, w: ws, groups: groups, g: g, eps: eps})
 		return
 	}
 	threads := rowThreads(g)
-	b.enqueue(func() error {
-		args := NewArgs().Ptr(dp).Ptr(xp).Ptr(wp).I32(int32(g)).F32(eps)
-		return b.launch("rmsnorm_row_bf16", Dim3{X: groups}, Dim3{X: threads}, 0, args, bytes)
+	name := opName("rmsnorm_row", xs.dt)
+	b.enqueueShadow(d, func(y16 DevPtr) func() error {
+		return func() error {
+			args := NewArgs().Ptr(dp).Ptr(y16).Ptr(xp).Ptr(wp).I32(int32(g)).F32(eps)
+			return b.launch(name, Dim3{X: groups}, Dim3{X: threads}, 0, args, bytes)
+		}
 	})
 }
 
-// elementwise3 queues a bf16 kernel over three equal-length tensors (dst, a, c).
-func (b *Backend) elementwise3(op, kernel string, dst, a, c backend.Tensor) {
-	d, x, y := tensorOf(op, dst), tensorOf(op, a), tensorOf(op, c)
-	for _, t := range []*Tensor{d, x, y} {
-		wantDType(op, "operand", t, backend.BF16)
+// elementwise3 checks three equal-length tensors (dst, a, c) of one activation dtype and returns the kernel
+// name, the grid and the element count (0: nothing to do).
+func (b *Backend) elementwise3(op, kernel string, d, x, y *Tensor) (string, Dim3, int) {
+	wantDType(op, "a", x, backend.F32, backend.BF16)
+	for _, t := range []*Tensor{d, y} {
+		wantDType(op, "operand", t, x.dt)
 	}
 	n := x.elems()
 	if y.elems() != n || d.elems() != n {
 		backend.ShapeError(op, "a, b", x.shape, y.shape)
 	}
-	if n == 0 {
-		return
-	}
-	dp, xp, yp := d.ptr, x.ptr, y.ptr
-	grid := b.grid1D(int64((n+7)/8), 256)
-	b.enqueue(func() error {
-		args := NewArgs().Ptr(dp).Ptr(xp).Ptr(yp).I64(int64(n))
-		return b.launch(kernel, grid, Dim3{X: 256}, 0, args, float64(6*n))
-	})
+	return opName(kernel, x.dt), b.grid1D(int64((n+7)/8), 256), n
 }
 
 func (b *Backend) Add(dst, a, c backend.Tensor) {
 	d, x, y := tensorOf("Add", dst), tensorOf("Add", a), tensorOf("Add", c)
-	b.elementwise3("Add", "add_bf16", dst, a, c)
+	name, grid, n := b.elementwise3("Add", "add", d, x, y)
+	if n == 0 {
+		return
+	}
+	dp, xp, yp := d.ptr, x.ptr, y.ptr
+	b.enqueue(func() error {
+		args := NewArgs().Ptr(dp).Ptr(xp).Ptr(yp).I64(int64(n))
+		return b.launch(name, grid, Dim3{X: 256}, 0, args, float64(3*n*x.dt.Size()))
+	})
 	if x.elems() > 0 {
 		b.mu.Lock()
 		b.lastAdd = &addOp{idx: len(b.pending) - 1, sum: d, a: x, b: y}
@@ -109,7 +116,18 @@ func (b *Backend) Add(dst, a, c backend.Tensor) {
 }
 
 func (b *Backend) SwiGLU(dst, gate, up backend.Tensor) {
-	b.elementwise3("SwiGLU", "swiglu_bf16", dst, gate, up)
+	d, x, y := tensorOf("SwiGLU", dst), tensorOf("SwiGLU", gate), tensorOf("SwiGLU", up)
+	name, grid, n := b.elementwise3("SwiGLU", "swiglu", d, x, y)
+	if n == 0 {
+		return
+	}
+	dp, xp, yp := d.ptr, x.ptr, y.ptr
+	b.enqueueShadow(d, func(y16 DevPtr) func() error {
+		return func() error {
+			args := NewArgs().Ptr(dp).Ptr(y16).Ptr(xp).Ptr(yp).I64(int64(n))
+			return b.launch(name, grid, Dim3{X: 256}, 0, args, float64(3*n*x.dt.Size()))
+		}
+	})
 }
 
 // ropeFreqs returns the device copy of a table's inverse frequencies, uploading it on first use (outside any
@@ -138,7 +156,7 @@ func (b *Backend) Rope(x, pos backend.Tensor, heads int, table *rope.Table) {
 		return // NoPE layer
 	}
 	xs, ps := tensorOf("Rope", x), tensorOf("Rope", pos)
-	wantDType("Rope", "x", xs, backend.BF16)
+	wantDType("Rope", "x", xs, backend.F32, backend.BF16)
 	wantDType("Rope", "pos", ps, backend.I32)
 	n, c := dims(xs)
 	if ps.elems() != n || heads <= 0 || c%heads != 0 || table.Dims > c/heads || table.Dims%2 != 0 {
@@ -162,9 +180,10 @@ func (b *Backend) Rope(x, pos backend.Tensor, heads int, table *rope.Table) {
 		trad = 1
 	}
 	dimsRot, pre := table.Dims, table.PreScale
+	name := opName("rope", xs.dt)
 	b.enqueue(func() error {
 		args := NewArgs().Ptr(xp).Ptr(pp).Ptr(freqs).I32(int32(heads)).I32(int32(hd)).I32(int32(dimsRot)).I32(trad).F32(pre)
-		return b.launch("rope_bf16", Dim3{X: n * heads}, Dim3{X: 64}, 0, args, float64(n*(4+4*heads*dimsRot)))
+		return b.launch(name, Dim3{X: n * heads}, Dim3{X: 64}, 0, args, float64(n*(4+2*xs.dt.Size()*heads*dimsRot)))
 	})
 }
 

@@ -38,13 +38,13 @@ func (b *Backend) Record(key any, fn func()) error {
 	}
 	b.mu.Lock()
 	pre := len(b.pending)
-	b.lastGemv, b.lastAdd, b.headNorms, b.fuseFloor = nil, nil, nil, pre // fn's ops fuse only among themselves
+	b.lastGemv, b.lastAdd, b.headNorms, b.lastOut, b.lastGemmIn, b.fuseFloor = nil, nil, nil, nil, nil, pre // fn's ops fuse only among themselves
 	b.mu.Unlock()
 	fn()
 	b.mu.Lock()
 	ops := append([]func() error(nil), b.pending[pre:]...)
 	b.pending = b.pending[:pre]
-	b.lastGemv, b.lastAdd, b.headNorms, b.fuseFloor = nil, nil, nil, 0
+	b.lastGemv, b.lastAdd, b.headNorms, b.lastOut, b.lastGemmIn, b.fuseFloor = nil, nil, nil, nil, nil, 0
 	b.mu.Unlock()
 	var g *recorded
 	err := b.flush(func() error {

@@ -1,13 +1,14 @@
-// attention.cu: causal attention over the bf16 KV cache (kv_store_bf16 in ops.cu has already written this step's
-// keys and values). Three forms, chosen by the table in internal/cuda/attention.go:
+// attention.cu: causal attention over the f32 KV cache (kv_t, common.cuh; kv_store in ops.cu has already written
+// this step's keys and values). Queries and outputs are activations of type T: float (the backend's, names ending _f32) or bf16
+// (names as before: tests and tools); scores, softmax and accumulation are f32 in both. Three forms, chosen by the table in internal/cuda/attention.go:
 //   attn_split_e*   decode: flash-decoding, each block one slice of one row's positions for one kv head (all the
-//                   query heads of its group), partial results to a scratch buffer, then attn_combine_bf16. The grid
+//                   query heads of its group), partial results to a scratch buffer, then attn_combine_{f32,bf16}. The grid
 //                   depends only on the row count, never on the position: blocks past pos[r] exit at once, so one
 //                   captured graph serves every position.
 //   attn_rows_e*    any rows, no split: one block per (row, kv head) over all of the row's positions (fallback).
 //   attn_prompt_hd* prompt: the rows are one sequence at consecutive positions; 64 query rows × one head per block,
 //                   tensor-core (mma.sync m16n8k16 bf16) flash attention over 64-position tiles.
-// Cache layout: [layers, seqs, max_len, kv_heads·hd] bf16. Contracts are repeated in docs/kernels.md ("CUDA").
+// Cache layout: [layers, seqs, max_len, kv_heads·hd] f32. Contracts are repeated in docs/kernels.md ("CUDA").
 // The instantiation list is appended by the host (internal/cuda/kernels.go: attnSplitName, attnRowsName,
 // attnPromptName).
 
@@ -23,18 +24,18 @@ __device__ __forceinline__ int split_chunk(int len, int S) {
 }
 
 // attn_split_e{EPT} (DIRECT = false) / attn_rows_e{EPT} (DIRECT = true)
-//   in:  q bf16 [n, heads·hd]; kc, vc bf16 cache; seq, pos int32 [n]; hd ≤ 32·EPT; heads % kv_heads == 0
+//   in:  q T [n, heads·hd]; kc, vc f32 cache; seq, pos int32 [n]; hd ≤ 32·EPT; heads % kv_heads == 0
 //   out: split: part f32 [n, heads, S, hd+2] (unnormalized output, running max, sum) for the splits that hold
-//        positions; rows: out bf16 [n, heads·hd] = softmax(q·Kᵀ·scale)·V over positions 0..pos[r]
+//        positions; rows: out T [n, heads·hd] = softmax(q·Kᵀ·scale)·V over positions 0..pos[r]
 //   grid: (S, kv_heads, n) blocks of 128 threads (rows: S = 1); block s takes positions [s·cl, min((s+1)·cl, len))
 //         with cl = max(ceil(len/S), 8), len = pos[r]+1; warp w takes every 4th position, two per step; lane l
 //         holds dims [l·EPT, l·EPT+EPT) of q, k, v; warps merge through shared memory
 //   promise: f32 scores, online softmax in f32 (expf), f32 accumulation: relative error ~1e-6 of the CPU's f32
-//         result on the same bf16 inputs, before the bf16 rounding of the output
-template <int EPT, bool DIRECT>
-__device__ __forceinline__ void attn_rows_body(float* __restrict__ part, bf16_t* __restrict__ out,
-                                               const bf16_t* __restrict__ q, const bf16_t* __restrict__ kc,
-                                               const bf16_t* __restrict__ vc, const int* __restrict__ seq,
+//         result on the same inputs, before the rounding of the output to T (none for f32)
+template <int EPT, bool DIRECT, typename T>
+__device__ __forceinline__ void attn_rows_body(float* __restrict__ part, T* __restrict__ out,
+                                               const T* __restrict__ q, const kv_t* __restrict__ kc,
+                                               const kv_t* __restrict__ vc, const int* __restrict__ seq,
                                                const int* __restrict__ pos, int heads, int kv_heads, int hd,
                                                int seqs, int max_len, int layer, float scale) {
     __shared__ float sm_m[ATTN_WARPS][ATTN_GMAX], sm_l[ATTN_WARPS][ATTN_GMAX];
@@ -67,10 +68,10 @@ __device__ __forceinline__ void attn_rows_body(float* __restrict__ part, bf16_t*
 #pragma unroll
         for (int g = 0; g < ATTN_GMAX; g++) {
             const int h = kvh * group + g0 + g;
-            const bf16_t* qp = q + (long long)r * heads * hd + (long long)h * hd;
+            const T* qp = q + (long long)r * heads * hd + (long long)h * hd;
 #pragma unroll
             for (int e = 0; e < EPT; e++) {
-                qv[g][e] = (g < gn && d0 + e < hd) ? bf2f(qp[d0 + e]) : 0.f;
+                qv[g][e] = (g < gn && d0 + e < hd) ? ld1(qp + d0 + e) : 0.f;
                 acc[g][e] = 0.f;
             }
             m[g] = ninf;
@@ -79,17 +80,17 @@ __device__ __forceinline__ void attn_rows_body(float* __restrict__ part, bf16_t*
         // Two positions per step (t and t + ATTN_WARPS): both loads are in flight before either is used.
         int t = t0 + warp;
         for (; t + ATTN_WARPS < t1; t += 2 * ATTN_WARPS) {
-            const bf16_t* kp = kc + base + (long long)t * width;
-            const bf16_t* vp = vc + base + (long long)t * width;
+            const kv_t* kp = kc + base + (long long)t * width;
+            const kv_t* vp = vc + base + (long long)t * width;
             const long long nx = (long long)ATTN_WARPS * width;
             float k0[EPT], v0[EPT], k1[EPT], v1[EPT];
 #pragma unroll
             for (int e = 0; e < EPT; e++) {
                 const bool in = d0 + e < hd;
-                k0[e] = in ? bf2f(kp[d0 + e]) : 0.f;
-                v0[e] = in ? bf2f(vp[d0 + e]) : 0.f;
-                k1[e] = in ? bf2f(kp[nx + d0 + e]) : 0.f;
-                v1[e] = in ? bf2f(vp[nx + d0 + e]) : 0.f;
+                k0[e] = in ? ld1(kp + (d0 + e)) : 0.f;
+                v0[e] = in ? ld1(vp + (d0 + e)) : 0.f;
+                k1[e] = in ? ld1(kp + (nx + d0 + e)) : 0.f;
+                v1[e] = in ? ld1(vp + (nx + d0 + e)) : 0.f;
             }
 #pragma unroll
             for (int g = 0; g < ATTN_GMAX; g++) {
@@ -112,13 +113,13 @@ __device__ __forceinline__ void attn_rows_body(float* __restrict__ part, bf16_t*
             }
         }
         if (t < t1) {
-            const bf16_t* kp = kc + base + (long long)t * width;
-            const bf16_t* vp = vc + base + (long long)t * width;
+            const kv_t* kp = kc + base + (long long)t * width;
+            const kv_t* vp = vc + base + (long long)t * width;
             float kv[EPT], vv[EPT];
 #pragma unroll
             for (int e = 0; e < EPT; e++) {
-                kv[e] = d0 + e < hd ? bf2f(kp[d0 + e]) : 0.f;
-                vv[e] = d0 + e < hd ? bf2f(vp[d0 + e]) : 0.f;
+                kv[e] = d0 + e < hd ? ld1(kp + (d0 + e)) : 0.f;
+                vv[e] = d0 + e < hd ? ld1(vp + (d0 + e)) : 0.f;
             }
 #pragma unroll
             for (int g = 0; g < ATTN_GMAX; g++) {
@@ -165,7 +166,7 @@ __device__ __forceinline__ void attn_rows_body(float* __restrict__ part, bf16_t*
 #pragma unroll
                 for (int w = 0; w < ATTN_WARPS; w++) o += sm_o[w][g][d] * wt[w];
                 if (DIRECT) {
-                    out[(long long)r * heads * hd + (long long)h * hd + d] = f2bf(o / L);
+                    store_out(out + (long long)r * heads * hd + (long long)h * hd + d, o / L);
                 } else {
                     part[(((long long)r * heads + h) * S + s) * (hd + 2) + d] = o;
                 }
@@ -180,20 +181,21 @@ __device__ __forceinline__ void attn_rows_body(float* __restrict__ part, bf16_t*
     }
 }
 
-// attn_combine_bf16
+// attn_combine_{f32,bf16}
 //   in:  part f32 [n, heads, S, hd+2] from attn_split; seq, pos int32 [n]
-//   out: out bf16 [n, heads·hd] = Σ_s O_s·e^(m_s−M) / Σ_s l_s·e^(m_s−M) over the splits holding positions
+//   out: out T [n, heads·hd] = Σ_s O_s·e^(m_s−M) / Σ_s l_s·e^(m_s−M) over the splits holding positions
 //   grid: (heads, n) blocks of 128 threads striding hd; warp 0 first forms the weights e^(m_s−M) in shared
 //         memory (S ≤ 128)
 //   promise: f32, as attn_split
-extern "C" __global__ void attn_combine_bf16(bf16_t* __restrict__ out, const float* __restrict__ part,
+template <typename T>
+__device__ __forceinline__ void attn_combine(T* __restrict__ out, const float* __restrict__ part,
                                              const int* __restrict__ seq, const int* __restrict__ pos, int heads,
                                              int hd, int S, int seqs, int max_len) {
     __shared__ float wt[ATTN_MAX_SPLITS];
     __shared__ float red[2];
     const int h = blockIdx.x, r = blockIdx.y;
     const int P = pos[r], sq = seq[r];
-    bf16_t* o = out + (long long)r * heads * hd + (long long)h * hd;
+    T* o = out + (long long)r * heads * hd + (long long)h * hd;
     if (P < 0 || P >= max_len || sq < 0 || sq >= seqs) {
         for (int d = threadIdx.x; d < hd; d += blockDim.x) o[d] = 0;
         return;
@@ -227,8 +229,16 @@ extern "C" __global__ void attn_combine_bf16(bf16_t* __restrict__ out, const flo
             a3 = fmaf(pp[(s + 3) * (hd + 2) + d], wt[s + 3], a3);
         }
         for (; s < active; s++) a0 = fmaf(pp[s * (hd + 2) + d], wt[s], a0);
-        o[d] = f2bf(((a0 + a1) + (a2 + a3)) * inv);
+        store_out(o + d, ((a0 + a1) + (a2 + a3)) * inv);
     }
+}
+extern "C" __global__ void attn_combine_f32(float* out, const float* part, const int* seq, const int* pos, int heads,
+                                            int hd, int S, int seqs, int max_len) {
+    attn_combine<float>(out, part, seq, pos, heads, hd, S, seqs, max_len);
+}
+extern "C" __global__ void attn_combine_bf16(bf16_t* out, const float* part, const int* seq, const int* pos, int heads,
+                                             int hd, int S, int seqs, int max_len) {
+    attn_combine<bf16_t>(out, part, seq, pos, heads, hd, S, seqs, max_len);
 }
 
 __device__ __forceinline__ void mma_bf16_16816(float* d, const unsigned* a, unsigned b0, unsigned b1) {
@@ -239,16 +249,16 @@ __device__ __forceinline__ void mma_bf16_16816(float* d, const unsigned* a, unsi
 }
 
 // attn_prompt_hd{HD}
-//   in:  q bf16 [n, heads·HD]; kc, vc bf16 cache; seq, pos int32 [n] with every seq[r] == seq[0] and
+//   in:  q T [n, heads·HD]; kc, vc f32 cache; seq, pos int32 [n] with every seq[r] == seq[0] and
 //        pos[r] == pos[0] + r (the host checks the values it wrote); HD ∈ {32, 64, 96, 128}
-//   out: out bf16 [n, heads·HD] = softmax(q·Kᵀ·scale, causal: t ≤ pos[r])·V
+//   out: out T [n, heads·HD] (and y16 bf16, the same rounded, unless null: an o-projection GEMM's input) = softmax(q·Kᵀ·scale, causal: t ≤ pos[r])·V
 //   grid: (ceil(n/64), heads) blocks of 128 threads; warp w owns query rows 16w..16w+15 of its block's 64; K and V
-//         tiles of 64 positions staged in shared memory (rows padded by 8 bf16: conflict-free fragment loads)
-//   promise: S = q·Kᵀ exact bf16 products summed in f32 by the tensor cores; P rounded to bf16 for P·V (the
+//         tiles of 64 positions rounded to bf16 and staged in shared memory (rows padded by 8 bf16: conflict-free fragment loads)
+//   promise: q, K and V rounded to bf16 (the tensor-core operands); S = q·Kᵀ exact bf16 products summed in f32; P rounded to bf16 for P·V (the
 //         flash-attention convention), row sums in f32: relative error ~2^-9 per weight, ~1e-3 of max|out|
-template <int HD>
-__device__ __forceinline__ void attn_prompt_body(bf16_t* __restrict__ out, const bf16_t* __restrict__ q,
-                                                 const bf16_t* __restrict__ kc, const bf16_t* __restrict__ vc,
+template <int HD, typename T>
+__device__ __forceinline__ void attn_prompt_body(T* __restrict__ out, bf16_t* __restrict__ y16, const T* __restrict__ q,
+                                                 const kv_t* __restrict__ kc, const kv_t* __restrict__ vc,
                                                  const int* __restrict__ seq, const int* __restrict__ pos, int n,
                                                  int heads, int kv_heads, int seqs, int max_len, int layer,
                                                  float scale) {
@@ -273,12 +283,12 @@ __device__ __forceinline__ void attn_prompt_body(bf16_t* __restrict__ out, const
     unsigned qa[KSTEPS][4];
 #pragma unroll
     for (int kk = 0; kk < KSTEPS; kk++) {
-        const bf16_t* qra = q + (long long)ra * qstride + h * HD + kk * 16 + c * 2;
-        const bf16_t* qrb = qra + 8 * (long long)qstride;
-        qa[kk][0] = ra < n ? *(const unsigned*)qra : 0u;
-        qa[kk][1] = rb < n ? *(const unsigned*)qrb : 0u;
-        qa[kk][2] = ra < n ? *(const unsigned*)(qra + 8) : 0u;
-        qa[kk][3] = rb < n ? *(const unsigned*)(qrb + 8) : 0u;
+        const T* qra = q + (long long)ra * qstride + h * HD + kk * 16 + c * 2;
+        const T* qrb = qra + 8 * (long long)qstride;
+        qa[kk][0] = ra < n ? ld2bf(qra) : 0u;
+        qa[kk][1] = rb < n ? ld2bf(qrb) : 0u;
+        qa[kk][2] = ra < n ? ld2bf(qra + 8) : 0u;
+        qa[kk][3] = rb < n ? ld2bf(qrb + 8) : 0u;
     }
     float o[DTILES][4];
 #pragma unroll
@@ -293,8 +303,11 @@ __device__ __forceinline__ void attn_prompt_body(bf16_t* __restrict__ out, const
             const int t = kt * BK + i;
             uint4 kv = make_uint4(0, 0, 0, 0), vv = make_uint4(0, 0, 0, 0);
             if (t <= last) {
-                kv = *(const uint4*)(kc + cbase + (long long)t * width + cc * 8);
-                vv = *(const uint4*)(vc + cbase + (long long)t * width + cc * 8);
+                float f[8];
+                ld8(kc + cbase + (long long)t * width + cc * 8, f);
+                kv = pack8(f);
+                ld8(vc + cbase + (long long)t * width + cc * 8, f);
+                vv = pack8(f);
             }
             *(uint4*)(Ks + i * LD + cc * 8) = kv;
             *(uint4*)(Vs + i * LD + cc * 8) = vv;
@@ -372,30 +385,32 @@ __device__ __forceinline__ void attn_prompt_body(bf16_t* __restrict__ out, const
 #pragma unroll
     for (int dt = 0; dt < DTILES; dt++) {
         const int col = h * HD + dt * 8 + c * 2;
-        if (ra < n) *(unsigned*)(out + (long long)ra * qstride + col) = pack_bf2(o[dt][0] * iA, o[dt][1] * iA);
-        if (rb < n) *(unsigned*)(out + (long long)rb * qstride + col) = pack_bf2(o[dt][2] * iB, o[dt][3] * iB);
+        if (ra < n) st2(out + (long long)ra * qstride + col, o[dt][0] * iA, o[dt][1] * iA);
+        if (rb < n) st2(out + (long long)rb * qstride + col, o[dt][2] * iB, o[dt][3] * iB);
+        if (y16 && ra < n) st2(y16 + (long long)ra * qstride + col, o[dt][0] * iA, o[dt][1] * iA);
+        if (y16 && rb < n) st2(y16 + (long long)rb * qstride + col, o[dt][2] * iB, o[dt][3] * iB);
     }
 }
 
-#define ATTN_SPLIT(name, EPT)                                                                                   \
+#define ATTN_SPLIT(name, EPT, T)                                                                                \
     extern "C" __global__ void __launch_bounds__(128)                                                         \
-        name(float* part, const bf16_t* q, const bf16_t* kc, const bf16_t* vc, const int* seq, const int* pos, \
+        name(float* part, const T* q, const kv_t* kc, const kv_t* vc, const int* seq, const int* pos,      \
              int heads, int kv_heads, int hd, int seqs, int max_len, int layer, float scale) {                 \
-        attn_rows_body<EPT, false>(part, 0, q, kc, vc, seq, pos, heads, kv_heads, hd, seqs, max_len, layer,   \
-                                   scale);                                                                     \
+        attn_rows_body<EPT, false, T>(part, 0, q, kc, vc, seq, pos, heads, kv_heads, hd, seqs, max_len, layer, \
+                                      scale);                                                                  \
     }
 
-#define ATTN_ROWS(name, EPT)                                                                                    \
+#define ATTN_ROWS(name, EPT, T)                                                                                 \
     extern "C" __global__ void __launch_bounds__(128)                                                         \
-        name(bf16_t* out, const bf16_t* q, const bf16_t* kc, const bf16_t* vc, const int* seq, const int* pos, \
+        name(T* out, const T* q, const kv_t* kc, const kv_t* vc, const int* seq, const int* pos,           \
              int heads, int kv_heads, int hd, int seqs, int max_len, int layer, float scale) {                 \
-        attn_rows_body<EPT, true>(0, out, q, kc, vc, seq, pos, heads, kv_heads, hd, seqs, max_len, layer,     \
-                                  scale);                                                                      \
+        attn_rows_body<EPT, true, T>(0, out, q, kc, vc, seq, pos, heads, kv_heads, hd, seqs, max_len, layer,  \
+                                     scale);                                                                   \
     }
 
-#define ATTN_PROMPT(name, HD)                                                                                   \
+#define ATTN_PROMPT(name, HD, T)                                                                                \
     extern "C" __global__ void __launch_bounds__(128)                                                         \
-        name(bf16_t* out, const bf16_t* q, const bf16_t* kc, const bf16_t* vc, const int* seq, const int* pos, \
-             int n, int heads, int kv_heads, int seqs, int max_len, int layer, float scale) {                  \
-        attn_prompt_body<HD>(out, q, kc, vc, seq, pos, n, heads, kv_heads, seqs, max_len, layer, scale);       \
+        name(T* out, const T* q, const kv_t* kc, const kv_t* vc, const int* seq, const int* pos, int n,    \
+             int heads, int kv_heads, int seqs, int max_len, int layer, float scale, bf16_t* y16) {            \
+        attn_prompt_body<HD, T>(out, y16, q, kc, vc, seq, pos, n, heads, kv_heads, seqs, max_len, layer, scale); \
     }

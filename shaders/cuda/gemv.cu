@@ -4,7 +4,15 @@
 // to cuBLASLt (internal/cuda/linear.go). Contracts are repeated in docs/kernels.md ("CUDA").
 //
 // The instantiation list is appended by the host from its kernel table (internal/cuda/kernels.go, gemvName);
-// each line is GEMV_VEC(name, N, R, U, OUT_T) or GEMV_SCALAR(name, N, OUT_T).
+// each line is GEMV_VEC(name, N, R, U, X_T, OUT_T) or GEMV_SCALAR(name, N, X_T, OUT_T). X_T is the activation type:
+// float (the backend's activations) or bf16_t (tests, tools, the lab forms).
+
+// ldg8 reads 8 consecutive activations through the read-only cache (16-byte aligned).
+__device__ __forceinline__ void ldg8(const bf16_t* p, float* v) { unpack8(__ldg((const uint4*)p), v); }
+__device__ __forceinline__ void ldg8(const float* p, float* v) {
+    const float4 a = __ldg((const float4*)p), b = __ldg((const float4*)p + 1);
+    v[0] = a.x, v[1] = a.y, v[2] = a.z, v[3] = a.w, v[4] = b.x, v[5] = b.y, v[6] = b.z, v[7] = b.w;
+}
 
 // GemvSeg / GemvParams: one launch serves up to three weight matrices that multiply the same activations (the q,
 // k and v projections, or gate and up), each a run of whole blocks. Mirrored by gemvSeg / gemvParams in
@@ -26,7 +34,7 @@ struct GemvParams {
 
 // gemv_vec
 //   in:  per segment W bf16 [out, in] row-major (in % 8 == 0, rows 16-byte aligned), bias f32 [out] or null;
-//        x bf16 [N, in] contiguous, shared by the segments
+//        x X_T [N, in] contiguous (f32 or bf16), shared by the segments
 //   out: per segment y [N, out] (f32 or bf16): y[n, o] = Σ_k x[n, k]·W[o, k] (+ bias[o]), f32 accumulation, one
 //        rounding
 //   grid: 256 threads = 8 warps; warps form 8/ksplit row groups of R output rows, each group's ksplit warps split
@@ -37,8 +45,8 @@ struct GemvParams {
 //         |err| ≤ ~in·2^-24·Σ|x·w| before the output rounding
 template <typename T> __device__ __forceinline__ T pick3(int s, T a, T b, T c) { return s == 0 ? a : (s == 1 ? b : c); }
 
-template <int N, int R, int U, typename OutT>
-__device__ __forceinline__ void gemv_vec(const GemvParams& p, const bf16_t* __restrict__ x) {
+template <int N, int R, int U, typename XT, typename OutT>
+__device__ __forceinline__ void gemv_vec(const GemvParams& p, const XT* __restrict__ x) {
     __shared__ float red[8][R][N];
     int s = 0;
     if (p.nseg > 1 && (int)blockIdx.x >= p.seg[1].block0) s = 1;
@@ -62,7 +70,6 @@ __device__ __forceinline__ void gemv_vec(const GemvParams& p, const bf16_t* __re
     const uint4* wp[R];
 #pragma unroll
     for (int r = 0; r < R; r++) wp[r] = (const uint4*)(W + (long long)min(row0 + r, out - 1) * in);
-    const uint4* xp = (const uint4*)x;
     const int stride = 32 * ksplit;
     for (int c0 = part * 32 + lane; c0 < in8; c0 += stride * U) {
         uint4 w[U][R];
@@ -78,9 +85,10 @@ __device__ __forceinline__ void gemv_vec(const GemvParams& p, const bf16_t* __re
             if (c < in8) {
 #pragma unroll
                 for (int n = 0; n < N; n++) {
-                    const uint4 xv = __ldg(xp + (long long)n * in8 + c);
-                    const float x0 = bf_lo(xv.x), x1 = bf_hi(xv.x), x2 = bf_lo(xv.y), x3 = bf_hi(xv.y);
-                    const float x4 = bf_lo(xv.z), x5 = bf_hi(xv.z), x6 = bf_lo(xv.w), x7 = bf_hi(xv.w);
+                    float xv[8];
+                    ldg8(x + (long long)n * in + 8 * c, xv);
+                    const float x0 = xv[0], x1 = xv[1], x2 = xv[2], x3 = xv[3];
+                    const float x4 = xv[4], x5 = xv[5], x6 = xv[6], x7 = xv[7];
 #pragma unroll
                     for (int r = 0; r < R; r++) {
                         float a = acc[r][n];
@@ -136,9 +144,9 @@ __device__ __forceinline__ void gemv_vec(const GemvParams& p, const bf16_t* __re
 //   in/out: as gemv_vec, any in (no alignment needed)
 //   grid: 256 threads = 8 warps, one output row per warp, lanes stride the row by 32; x = ceil(out / 8) blocks
 //   promise: as gemv_vec
-template <int N, typename OutT>
+template <int N, typename XT, typename OutT>
 __device__ __forceinline__ void gemv_scalar(OutT* __restrict__ y, const bf16_t* __restrict__ W,
-                                            const bf16_t* __restrict__ x, const float* __restrict__ bias, int in,
+                                            const XT* __restrict__ x, const float* __restrict__ bias, int in,
                                             int out) {
     const int row = blockIdx.x * 8 + (threadIdx.x >> 5), lane = threadIdx.x & 31;
     if (row >= out) return;
@@ -149,7 +157,7 @@ __device__ __forceinline__ void gemv_scalar(OutT* __restrict__ y, const bf16_t* 
     for (int k = lane; k < in; k += 32) {
         const float wv = bf2f(w[k]);
 #pragma unroll
-        for (int n = 0; n < N; n++) acc[n] = fmaf(wv, bf2f(x[(long long)n * in + k]), acc[n]);
+        for (int n = 0; n < N; n++) acc[n] = fmaf(wv, ld1(x + (long long)n * in + k), acc[n]);
     }
 #pragma unroll
     for (int n = 0; n < N; n++) acc[n] = warp_sum(acc[n]);
@@ -160,13 +168,13 @@ __device__ __forceinline__ void gemv_scalar(OutT* __restrict__ y, const bf16_t* 
     }
 }
 
-#define GEMV_VEC(name, N, R, U, OUT_T)                                                                       \
-    extern "C" __global__ void __launch_bounds__(256) name(const GemvParams p, const bf16_t* x) {            \
-        gemv_vec<N, R, U, OUT_T>(p, x);                                                                      \
+#define GEMV_VEC(name, N, R, U, X_T, OUT_T)                                                                  \
+    extern "C" __global__ void __launch_bounds__(256) name(const GemvParams p, const X_T* x) {               \
+        gemv_vec<N, R, U, X_T, OUT_T>(p, x);                                                                 \
     }
 
-#define GEMV_SCALAR(name, N, OUT_T)                                                                          \
-    extern "C" __global__ void __launch_bounds__(256) name(OUT_T* y, const bf16_t* W, const bf16_t* x,      \
+#define GEMV_SCALAR(name, N, X_T, OUT_T)                                                                     \
+    extern "C" __global__ void __launch_bounds__(256) name(OUT_T* y, const bf16_t* W, const X_T* x,         \
                                                            const float* bias, int in, int out) {             \
-        gemv_scalar<N, OUT_T>(y, W, x, bias, in, out);                                                       \
+        gemv_scalar<N, X_T, OUT_T>(y, W, x, bias, in, out);                                                  \
     }

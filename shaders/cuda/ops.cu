@@ -1,123 +1,127 @@
 // ops.cu: the small kernels of the CUDA backend: embedding gather, RMSNorm, residual add, SwiGLU, rotary
-// embedding, KV-cache store, bias add and the normalized greedy argmax, plus two fusions the backend forms from
-// adjacent ops (add + RMSNorm, per-head RMSNorm + rope). Each is memory-bound and launched once per
-// op; the contracts below are repeated in docs/kernels.md ("CUDA"). Activations are bf16 with f32 arithmetic.
-// Names are plain extern "C" symbols (no template families here), looked up by internal/cuda/kernels.go.
+// embedding, KV-cache store, bias add, the f32→bf16 conversion of prompt-GEMM inputs and the normalized greedy
+// argmax, plus two fusions the backend forms from adjacent ops (add + RMSNorm, per-head RMSNorm + rope). Each is
+// memory-bound and launched once per op; the contracts below are repeated in docs/kernels.md ("CUDA").
+//
+// Every activation kernel is a template over the activation type T and is instantiated twice at the end of the
+// file: NAME_f32 (T = float, what the backend computes in: ActDType is F32) and NAME_bf16 (T = bf16, kept for
+// tests and tools). Arithmetic is f32 in both; "rounded to T" is a no-op for f32. Weights and embedding tables
+// stay bf16; the KV cache is f32 (kv_t). Names are plain extern "C" symbols, looked up by internal/cuda (opName).
 
 #define GRID_STRIDE(i, n)                                                                                   \
     for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < (long long)(n);              \
          i += (long long)gridDim.x * blockDim.x)
 
-// embed_bf16
+// embed_{f32,bf16}
 //   in:  table bf16 [vocab, d] row-major; ids int32 [n]
-//   out: dst bf16 [n, d]; dst[r] = table[ids[r]] bit for bit; an id outside [0, vocab) writes zeros
-//   grid: x = n rows; block 256 threads stride the row (16-byte copies when d % 8 == 0 and rows are aligned)
-//   promise: exact copy (the CPU reference rounds the same bf16 values into f32 exactly)
-extern "C" __global__ void embed_bf16(bf16_t* __restrict__ dst, const bf16_t* __restrict__ table,
+//   out: dst T [n, d]; dst[r] = table[ids[r]] widened exactly; an id outside [0, vocab) writes zeros
+//   grid: x = n rows; block 256 threads stride the row (16-byte chunks when d % 8 == 0 and rows are aligned)
+//   promise: exact (the CPU reference widens the same bf16 values)
+template <typename T>
+__device__ __forceinline__ void embed(T* __restrict__ dst, const bf16_t* __restrict__ table,
                                       const int* __restrict__ ids, int d, int vocab) {
     const int r = blockIdx.x;
     const int id = ids[r];
-    bf16_t* out = dst + (long long)r * d;
+    T* out = dst + (long long)r * d;
     if (id < 0 || id >= vocab) {
         for (int j = threadIdx.x; j < d; j += blockDim.x) out[j] = 0;
         return;
     }
     const bf16_t* src = table + (long long)id * d;
     if ((d & 7) == 0 && aligned16(out, src, out)) {
-        const uint4* s = (const uint4*)src;
-        uint4* o = (uint4*)out;
-        for (int j = threadIdx.x; j < d / 8; j += blockDim.x) o[j] = s[j];
+        for (int j = threadIdx.x; j < d / 8; j += blockDim.x) {
+            float v[8];
+            ld8(src + 8 * j, v);
+            st8(out + 8 * j, v);
+        }
     } else {
-        for (int j = threadIdx.x; j < d; j += blockDim.x) out[j] = src[j];
+        for (int j = threadIdx.x; j < d; j += blockDim.x) store_out(out + j, bf2f(src[j]));
     }
 }
 
-// rmsnorm_warp_bf16
-//   in:  x bf16 [groups·g] (each head of a row is one group); w f32 [g]; eps
-//   out: dst bf16 [groups·g]; dst = bf16((x · inv) · w), inv = 1 / sqrt(Σx²/g + eps) with Σ in f32; dst may be x
+// rmsnorm_warp_{f32,bf16}
+//   in:  x T [groups·g] (each head of a row is one group); w f32 [g]; eps
+//   out: dst T [groups·g]; dst = (x · inv) · w rounded to T, inv = 1 / sqrt(Σx²/g + eps) with Σ in f32; dst may
+//        be x
 //   grid: 4 groups per 128-thread block, one warp each; for g < 1024 (head norms)
-//   promise: f32 sum of squares (the CPU sums in f64): relative error of inv ≤ ~g·2^-24, then one bf16 rounding
-extern "C" __global__ void rmsnorm_warp_bf16(bf16_t* dst, const bf16_t* x, const float* __restrict__ w, int groups,
-                                             int g, float eps) {
+//   promise: f32 sum of squares (the CPU sums in f64): relative error of inv ≤ ~g·2^-24, then the rounding to T
+template <typename T>
+__device__ __forceinline__ void rmsnorm_warp(T* dst, const T* x, const float* __restrict__ w, int groups, int g,
+                                             float eps) {
     const int grp = blockIdx.x * (blockDim.x >> 5) + (threadIdx.x >> 5);
     const int lane = threadIdx.x & 31;
     if (grp >= groups) return;
-    const bf16_t* xs = x + (long long)grp * g;
-    bf16_t* ys = dst + (long long)grp * g;
+    const T* xs = x + (long long)grp * g;
+    T* ys = dst + (long long)grp * g;
     float ss = 0.f;
     for (int j = lane; j < g; j += 32) {
-        const float v = bf2f(xs[j]);
+        const float v = ld1(xs + j);
         ss = fmaf(v, v, ss);
     }
     ss = warp_sum(ss);
     const float inv = 1.0f / sqrtf(ss / (float)g + eps);
-    for (int j = lane; j < g; j += 32) ys[j] = f2bf(__fmul_rn(__fmul_rn(bf2f(xs[j]), inv), w[j]));
+    for (int j = lane; j < g; j += 32) store_out(ys + j, __fmul_rn(__fmul_rn(ld1(xs + j), inv), w[j]));
 }
 
-// rownorm: one block per group (a whole row); ADD first forms sum = bf16(a + b) and writes it, then normalizes
-// that (rounded) sum, which is exactly Add followed by RMSNorm. Each thread keeps up to ROWNORM_CACHE 16-byte
-// chunks in registers between the two passes.
+// rownorm: one block per group (a whole row); ADD first forms sum = a + b (rounded to T) and writes it, then
+// normalizes that sum, which is exactly Add followed by RMSNorm. Each thread keeps up to ROWNORM_CACHE 8-value
+// chunks in registers between the two passes. y16, when not null, also receives the output rounded to bf16 (the
+// input of a following prompt GEMM, so it needs no conversion launch).
 #define ROWNORM_CACHE 4
-template <bool ADD>
-__device__ __forceinline__ void rownorm(bf16_t* sum, bf16_t* y, const bf16_t* a, const bf16_t* b,
+template <typename T, bool ADD>
+__device__ __forceinline__ void rownorm(T* sum, T* y, bf16_t* y16, const T* a, const T* b,
                                         const float* __restrict__ w, int g, float eps) {
     __shared__ float part[32];
     const long long base = (long long)blockIdx.x * g;
-    const bf16_t* as = a + base;
-    const bf16_t* bs = ADD ? b + base : as;
-    bf16_t* ss = ADD ? sum + base : (bf16_t*)as; // the normalized input: the sum, or x itself
-    bf16_t* ys = y + base;
+    const T* as = a + base;
+    const T* bs = ADD ? b + base : as;
+    T* ss = ADD ? sum + base : (T*)as; // the normalized input: the sum, or x itself
+    T* ys = y + base;
+    bf16_t* hs = y16 ? y16 + base : 0;
     const int n8 = g / 8;
-    const bool vec = (g & 7) == 0 && aligned16(as, bs, ss) && aligned16(ys, ys, ys);
+    const bool vec = (g & 7) == 0 && aligned16(as, bs, ss) && aligned16(ys, hs ? (const void*)hs : (const void*)ys, ys);
     float acc = 0.f;
-    uint4 cache[ROWNORM_CACHE];
+    float cache[ROWNORM_CACHE][8];
     if (vec) {
 #pragma unroll
         for (int k = 0; k < ROWNORM_CACHE; k++) {
             const int c = threadIdx.x + k * blockDim.x;
             if (c < n8) {
-                uint4 o = ((const uint4*)as)[c];
+                float v[8];
+                ld8(as + 8 * c, v);
                 if (ADD) {
-                    const uint4 v = ((const uint4*)bs)[c];
-                    o.x = pack_bf2(bf_lo(o.x) + bf_lo(v.x), bf_hi(o.x) + bf_hi(v.x));
-                    o.y = pack_bf2(bf_lo(o.y) + bf_lo(v.y), bf_hi(o.y) + bf_hi(v.y));
-                    o.z = pack_bf2(bf_lo(o.z) + bf_lo(v.z), bf_hi(o.z) + bf_hi(v.z));
-                    o.w = pack_bf2(bf_lo(o.w) + bf_lo(v.w), bf_hi(o.w) + bf_hi(v.w));
-                    ((uint4*)ss)[c] = o;
-                }
-                cache[k] = o;
-                const unsigned ws[4] = {o.x, o.y, o.z, o.w};
+                    float u[8];
+                    ld8(bs + 8 * c, u);
 #pragma unroll
-                for (int q = 0; q < 4; q++) {
-                    acc = fmaf(bf_lo(ws[q]), bf_lo(ws[q]), acc);
-                    acc = fmaf(bf_hi(ws[q]), bf_hi(ws[q]), acc);
+                    for (int q = 0; q < 8; q++) v[q] = as_act(v[q] + u[q], ss);
+                    st8(ss + 8 * c, v);
+                }
+#pragma unroll
+                for (int q = 0; q < 8; q++) {
+                    cache[k][q] = v[q];
+                    acc = fmaf(v[q], v[q], acc);
                 }
             }
         }
         for (int c = threadIdx.x + ROWNORM_CACHE * blockDim.x; c < n8; c += blockDim.x) {
-            uint4 o = ((const uint4*)as)[c];
+            float v[8];
+            ld8(as + 8 * c, v);
             if (ADD) {
-                const uint4 v = ((const uint4*)bs)[c];
-                o.x = pack_bf2(bf_lo(o.x) + bf_lo(v.x), bf_hi(o.x) + bf_hi(v.x));
-                o.y = pack_bf2(bf_lo(o.y) + bf_lo(v.y), bf_hi(o.y) + bf_hi(v.y));
-                o.z = pack_bf2(bf_lo(o.z) + bf_lo(v.z), bf_hi(o.z) + bf_hi(v.z));
-                o.w = pack_bf2(bf_lo(o.w) + bf_lo(v.w), bf_hi(o.w) + bf_hi(v.w));
-                ((uint4*)ss)[c] = o;
-            }
-            const unsigned ws[4] = {o.x, o.y, o.z, o.w};
+                float u[8];
+                ld8(bs + 8 * c, u);
 #pragma unroll
-            for (int q = 0; q < 4; q++) {
-                acc = fmaf(bf_lo(ws[q]), bf_lo(ws[q]), acc);
-                acc = fmaf(bf_hi(ws[q]), bf_hi(ws[q]), acc);
+                for (int q = 0; q < 8; q++) v[q] = as_act(v[q] + u[q], ss);
+                st8(ss + 8 * c, v);
             }
+#pragma unroll
+            for (int q = 0; q < 8; q++) acc = fmaf(v[q], v[q], acc);
         }
     } else {
         for (int j = threadIdx.x; j < g; j += blockDim.x) {
-            float v = bf2f(as[j]);
+            float v = ld1(as + j);
             if (ADD) {
-                const bf16_t sb = f2bf(v + bf2f(bs[j]));
-                ss[j] = sb;
-                v = bf2f(sb);
+                v = as_act(v + ld1(bs + j), ss);
+                store_out(ss + j, v);
             }
             acc = fmaf(v, v, acc);
         }
@@ -137,76 +141,64 @@ __device__ __forceinline__ void rownorm(bf16_t* sum, bf16_t* y, const bf16_t* a,
         for (int k = 0; k < ROWNORM_CACHE; k++) {
             const int c = threadIdx.x + k * blockDim.x;
             if (c < n8) {
-                const unsigned ws[4] = {cache[k].x, cache[k].y, cache[k].z, cache[k].w};
-                unsigned o[4];
+                float o[8];
 #pragma unroll
-                for (int q = 0; q < 4; q++) {
-                    const int j = c * 8 + 2 * q;
-                    o[q] = pack_bf2(__fmul_rn(__fmul_rn(bf_lo(ws[q]), inv), w[j]),
-                                    __fmul_rn(__fmul_rn(bf_hi(ws[q]), inv), w[j + 1]));
-                }
-                ((uint4*)ys)[c] = make_uint4(o[0], o[1], o[2], o[3]);
+                for (int q = 0; q < 8; q++) o[q] = __fmul_rn(__fmul_rn(cache[k][q], inv), w[8 * c + q]);
+                st8(ys + 8 * c, o);
+                if (hs) st8(hs + 8 * c, o);
             }
         }
         for (int c = threadIdx.x + ROWNORM_CACHE * blockDim.x; c < n8; c += blockDim.x) {
-            const uint4 u = ((const uint4*)ss)[c]; // this thread's own sum (or x)
-            const unsigned ws[4] = {u.x, u.y, u.z, u.w};
-            unsigned o[4];
+            float v[8], o[8];
+            ld8(ss + 8 * c, v); // this thread's own sum (or x)
 #pragma unroll
-            for (int q = 0; q < 4; q++) {
-                const int j = c * 8 + 2 * q;
-                o[q] = pack_bf2(__fmul_rn(__fmul_rn(bf_lo(ws[q]), inv), w[j]),
-                                __fmul_rn(__fmul_rn(bf_hi(ws[q]), inv), w[j + 1]));
-            }
-            ((uint4*)ys)[c] = make_uint4(o[0], o[1], o[2], o[3]);
+            for (int q = 0; q < 8; q++) o[q] = __fmul_rn(__fmul_rn(v[q], inv), w[8 * c + q]);
+            st8(ys + 8 * c, o);
+            if (hs) st8(hs + 8 * c, o);
         }
     } else {
-        for (int j = threadIdx.x; j < g; j += blockDim.x) ys[j] = f2bf(__fmul_rn(__fmul_rn(bf2f(ss[j]), inv), w[j]));
+        for (int j = threadIdx.x; j < g; j += blockDim.x) {
+            const float o = __fmul_rn(__fmul_rn(ld1(ss + j), inv), w[j]);
+            store_out(ys + j, o);
+            if (hs) hs[j] = f2bf(o);
+        }
     }
 }
 
-// rmsnorm_row_bf16
-//   in/out: as rmsnorm_warp_bf16, one group (a whole row) per block
-//   grid: x = groups; block = min(1024, 32·ceil(g/8/32)) threads (host), one 16-byte chunk each per 4·block
-//   promise: as rmsnorm_warp_bf16
-extern "C" __global__ void rmsnorm_row_bf16(bf16_t* dst, const bf16_t* x, const float* __restrict__ w, int g,
-                                            float eps) {
-    rownorm<false>(0, dst, x, 0, w, g, eps);
-}
+// rmsnorm_row_{f32,bf16}
+//   in/out: as rmsnorm_warp, one group (a whole row) per block; y16 bf16 [groups·g] or null: the output again,
+//        rounded to bf16
+//   grid: x = groups; block = min(1024, 32·ceil(g/8/32)) threads (host), one 8-value chunk each per 4·block
+//   promise: as rmsnorm_warp
+//
+// add_rmsnorm_{f32,bf16} (the fusion of Add(sum, a, b) followed by RMSNorm(y, sum, w))
+//   in:  a, b T [groups·g]; w f32 [g]; eps
+//   out: sum T = a + b rounded to T (may alias a or b); y T = (sum · inv) · w over each group of the stored sum (y
+//        may alias sum); y16 as rmsnorm_row
+//   grid: as rmsnorm_row
+//   promise: bit-identical to add then rmsnorm_row
 
-// add_rmsnorm_bf16 (the fusion of Add(sum, a, b) followed by RMSNorm(y, sum, w))
-//   in:  a, b bf16 [groups·g]; w f32 [g]; eps
-//   out: sum bf16 = bf16(a + b) (may alias a or b); y bf16 = bf16((sum · inv) · w) over each group of the rounded
-//        sum (y may alias sum)
-//   grid: as rmsnorm_row_bf16
-//   promise: bit-identical to add_bf16 then rmsnorm_row_bf16
-extern "C" __global__ void add_rmsnorm_bf16(bf16_t* sum, bf16_t* y, const bf16_t* a, const bf16_t* b,
-                                            const float* __restrict__ w, int g, float eps) {
-    rownorm<true>(sum, y, a, b, w, g, eps);
-}
-
-// add_bf16
-//   in:  a, b bf16 [n]; out: dst bf16 [n] = bf16(a + b) (f32 add, one rounding); dst may alias a or b
-//   grid: grid-stride over 8-element chunks (16-byte loads when all three are aligned), tail scalar
-//   promise: exactly the CPU's f32 sum rounded once to bf16
-extern "C" __global__ void add_bf16(bf16_t* dst, const bf16_t* a, const bf16_t* b, long long n) {
+// add_{f32,bf16}
+//   in:  a, b T [n]; out: dst T [n] = a + b (f32 add, rounded to T); dst may alias a or b
+//   grid: grid-stride over 8-element chunks (16-byte accesses when all three are aligned), tail scalar
+//   promise: exactly the CPU's f32 sum (rounded once for bf16)
+template <typename T> __device__ __forceinline__ void add(T* dst, const T* a, const T* b, long long n) {
     if (aligned16(dst, a, b)) {
         const long long n8 = n / 8;
         GRID_STRIDE(i, n8) {
-            const uint4 u = ((const uint4*)a)[i], v = ((const uint4*)b)[i];
-            uint4 o;
-            o.x = pack_bf2(bf_lo(u.x) + bf_lo(v.x), bf_hi(u.x) + bf_hi(v.x));
-            o.y = pack_bf2(bf_lo(u.y) + bf_lo(v.y), bf_hi(u.y) + bf_hi(v.y));
-            o.z = pack_bf2(bf_lo(u.z) + bf_lo(v.z), bf_hi(u.z) + bf_hi(v.z));
-            o.w = pack_bf2(bf_lo(u.w) + bf_lo(v.w), bf_hi(u.w) + bf_hi(v.w));
-            ((uint4*)dst)[i] = o;
+            float u[8], v[8];
+            ld8(a + 8 * i, u);
+            ld8(b + 8 * i, v);
+#pragma unroll
+            for (int q = 0; q < 8; q++) u[q] += v[q];
+            st8(dst + 8 * i, u);
         }
         GRID_STRIDE(j, n - n8 * 8) {
             const long long k = n8 * 8 + j;
-            dst[k] = f2bf(bf2f(a[k]) + bf2f(b[k]));
+            store_out(dst + k, ld1(a + k) + ld1(b + k));
         }
     } else {
-        GRID_STRIDE(k, n) dst[k] = f2bf(bf2f(a[k]) + bf2f(b[k]));
+        GRID_STRIDE(k, n) store_out(dst + k, ld1(a + k) + ld1(b + k));
     }
 }
 
@@ -214,40 +206,83 @@ __device__ __forceinline__ float silu_mul(float g, float u) {
     return __fmul_rn(__fdiv_rn(g, __fadd_rn(1.0f, expf(-g))), u);
 }
 
-// swiglu_bf16
-//   in:  gate, up bf16 [n]; out: dst bf16 [n] = bf16(gate / (1 + exp(-gate)) · up); dst may alias either
-//   grid: as add_bf16
-//   promise: f32 arithmetic in the CPU's order; expf differs from the CPU's f64 exp by ≤ 2 ulp before rounding
-extern "C" __global__ void swiglu_bf16(bf16_t* dst, const bf16_t* gate, const bf16_t* up, long long n) {
-    if (aligned16(dst, gate, up)) {
+// swiglu_{f32,bf16}
+//   in:  gate, up T [n]; out: dst T [n] = gate / (1 + exp(-gate)) · up rounded to T; dst may alias either;
+//        y16 bf16 [n] or null: the output again, rounded to bf16 (a following prompt GEMM's input)
+//   grid: as add
+//   promise: f32 arithmetic in the CPU's order; expf differs from the CPU's f64 exp by ≤ 2 ulp
+template <typename T>
+__device__ __forceinline__ void swiglu(T* dst, bf16_t* y16, const T* gate, const T* up, long long n) {
+    if (aligned16(dst, gate, up) && aligned16(y16 ? (const void*)y16 : (const void*)dst, dst, dst)) {
         const long long n8 = n / 8;
         GRID_STRIDE(i, n8) {
-            const uint4 u = ((const uint4*)gate)[i], v = ((const uint4*)up)[i];
-            uint4 o;
-            o.x = pack_bf2(silu_mul(bf_lo(u.x), bf_lo(v.x)), silu_mul(bf_hi(u.x), bf_hi(v.x)));
-            o.y = pack_bf2(silu_mul(bf_lo(u.y), bf_lo(v.y)), silu_mul(bf_hi(u.y), bf_hi(v.y)));
-            o.z = pack_bf2(silu_mul(bf_lo(u.z), bf_lo(v.z)), silu_mul(bf_hi(u.z), bf_hi(v.z)));
-            o.w = pack_bf2(silu_mul(bf_lo(u.w), bf_lo(v.w)), silu_mul(bf_hi(u.w), bf_hi(v.w)));
-            ((uint4*)dst)[i] = o;
+            float u[8], v[8];
+            ld8(gate + 8 * i, u);
+            ld8(up + 8 * i, v);
+#pragma unroll
+            for (int q = 0; q < 8; q++) u[q] = silu_mul(u[q], v[q]);
+            st8(dst + 8 * i, u);
+            if (y16) st8(y16 + 8 * i, u);
         }
         GRID_STRIDE(j, n - n8 * 8) {
             const long long k = n8 * 8 + j;
-            dst[k] = f2bf(silu_mul(bf2f(gate[k]), bf2f(up[k])));
+            const float o = silu_mul(ld1(gate + k), ld1(up + k));
+            store_out(dst + k, o);
+            if (y16) y16[k] = f2bf(o);
         }
     } else {
-        GRID_STRIDE(k, n) dst[k] = f2bf(silu_mul(bf2f(gate[k]), bf2f(up[k])));
+        GRID_STRIDE(k, n) {
+            const float o = silu_mul(ld1(gate + k), ld1(up + k));
+            store_out(dst + k, o);
+            if (y16) y16[k] = f2bf(o);
+        }
     }
 }
 
-// rope_pair rotates one pair of a head held at (ia, ib), rope.Table.Apply's arithmetic on bf16 inputs.
+// cvt_f32_bf16
+//   in:  x f32 [n]; out: y bf16 [n] = bf16(x), round to nearest even (the input of a prompt GEMM, cuBLASLt bf16)
+//   grid: as add
+//   promise: exact rounding, as backend.F32ToBF16
+extern "C" __global__ void cvt_f32_bf16(bf16_t* __restrict__ y, const float* __restrict__ x, long long n) {
+    if (aligned16(y, x, x)) {
+        const long long n8 = n / 8;
+        GRID_STRIDE(i, n8) {
+            float v[8];
+            ld8(x + 8 * i, v);
+            st8(y + 8 * i, v);
+        }
+        GRID_STRIDE(j, n - n8 * 8) y[n8 * 8 + j] = f2bf(x[n8 * 8 + j]);
+    } else {
+        GRID_STRIDE(k, n) y[k] = f2bf(x[k]);
+    }
+}
+
+// split_f32_bf16
+//   in:  x f32 [n]; out: hi, lo bf16 [n]: hi = bf16(x), lo = bf16(x − hi) (x − hi is exact in f32), so hi + lo
+//        holds x to ~2^-17 relative: two bf16 GEMMs accumulated in f32 give an f32-accurate input (cublaslt_split)
+//   grid: grid-stride over n
+//   promise: exact roundings
+extern "C" __global__ void split_f32_bf16(bf16_t* __restrict__ hi, bf16_t* __restrict__ lo,
+                                          const float* __restrict__ x, long long n) {
+    GRID_STRIDE(k, n) {
+        const float v = x[k];
+        const bf16_t h = f2bf(v);
+        hi[k] = h;
+        lo[k] = f2bf(v - bf2f(h));
+    }
+}
+
+// rope_pair rotates one pair of a head, rope.Table.Apply's arithmetic; T is the activation type (the prescaled
+// input is rounded to it).
+template <typename T>
 __device__ __forceinline__ void rope_pair(float& x1, float& x2, float p, float inv_freq, float prescale) {
     const float ang = __fmul_rn(p, inv_freq);
     double sd, cd;
     sincos((double)ang, &sd, &cd);
     const float c = (float)cd, s = (float)sd;
     if (prescale != 1.0f) {
-        x1 = bf2f(f2bf(__fmul_rn(prescale, x1)));
-        x2 = bf2f(f2bf(__fmul_rn(prescale, x2)));
+        x1 = as_act(__fmul_rn(prescale, x1), (const T*)0);
+        x2 = as_act(__fmul_rn(prescale, x2), (const T*)0);
     }
     const float a = __fsub_rn(__fmul_rn(x1, c), __fmul_rn(x2, s));
     const float b = __fadd_rn(__fmul_rn(x1, s), __fmul_rn(x2, c));
@@ -255,54 +290,55 @@ __device__ __forceinline__ void rope_pair(float& x1, float& x2, float p, float i
     x2 = b;
 }
 
-// rope_bf16
-//   in:  x bf16 [n, heads·hd] (rotated in place); pos int32 [n]; inv_freq f32 [dims/2] (rope.Table.InvFreq)
-//   out: x; per head, the first dims values rotated as rope.Table.Apply does: x[:dims] = bf16(prescale · x) when
-//        prescale != 1; angle = f32(pos)·inv_freq[i] in f32; c, s = f32(cos/sin(angle)) evaluated in double; pair
-//        (a, b) = (i, i+dims/2), or (2i, 2i+1) when traditional; a' = x_a·c − x_b·s, b' = x_a·s + x_b·c with each
-//        product and sum rounded to f32 (no FMA); dims beyond dims untouched
+// rope_{f32,bf16}
+//   in:  x T [n, heads·hd] (rotated in place); pos int32 [n]; inv_freq f32 [dims/2] (rope.Table.InvFreq)
+//   out: x; per head, the first dims values rotated as rope.Table.Apply does: x[:dims] = prescale · x (rounded to
+//        T) when prescale != 1; angle = f32(pos)·inv_freq[i] in f32; c, s = f32(cos/sin(angle)) evaluated in
+//        double; pair (a, b) = (i, i+dims/2), or (2i, 2i+1) when traditional; a' = x_a·c − x_b·s,
+//        b' = x_a·s + x_b·c with each product and sum rounded to f32 (no FMA); dims beyond dims untouched
 //   grid: x = n·heads blocks (one per row and head) of 64 threads over the pairs
-//   promise: bit-exact to rope.Table.Apply on the same bf16 inputs, then one bf16 rounding
-extern "C" __global__ void rope_bf16(bf16_t* x, const int* __restrict__ pos, const float* __restrict__ inv_freq,
-                                     int heads, int hd, int dims, int traditional, float prescale) {
+//   promise: bit-exact to rope.Table.Apply on the same inputs (f32), then one bf16 rounding (bf16)
+template <typename T>
+__device__ __forceinline__ void rope(T* x, const int* __restrict__ pos, const float* __restrict__ inv_freq, int heads,
+                                     int hd, int dims, int traditional, float prescale) {
     const int r = blockIdx.x / heads, h = blockIdx.x - r * heads;
     const int half = dims / 2;
     const float p = (float)pos[r];
-    bf16_t* hp = x + ((long long)r * heads + h) * hd;
+    T* hp = x + ((long long)r * heads + h) * hd;
     for (int i = threadIdx.x; i < half; i += blockDim.x) {
         const int ia = traditional ? 2 * i : i;
         const int ib = traditional ? 2 * i + 1 : i + half;
-        float x1 = bf2f(hp[ia]), x2 = bf2f(hp[ib]);
-        rope_pair(x1, x2, p, inv_freq[i], prescale);
-        hp[ia] = f2bf(x1);
-        hp[ib] = f2bf(x2);
+        float x1 = ld1(hp + ia), x2 = ld1(hp + ib);
+        rope_pair<T>(x1, x2, p, inv_freq[i], prescale);
+        store_out(hp + ia, x1);
+        store_out(hp + ib, x2);
     }
 }
 
-// rmsnorm_rope_bf16 (the fusion of a per-head RMSNorm(y, x, w) followed by Rope(y, pos, heads, table))
-//   in:  x bf16 [n, heads·hd]; w f32 [hd]; pos int32 [n]; inv_freq f32 [dims/2]; hd ≤ 256
-//   out: y bf16 [n, heads·hd] (may be x): each head normalized as rmsnorm_warp_bf16 (rounded to bf16), then its
-//        first dims values rotated as rope_bf16
+// rmsnorm_rope_{f32,bf16} (the fusion of a per-head RMSNorm(y, x, w) followed by Rope(y, pos, heads, table))
+//   in:  x T [n, heads·hd]; w f32 [hd]; pos int32 [n]; inv_freq f32 [dims/2]; hd ≤ 256
+//   out: y T [n, heads·hd] (may be x): each head normalized as rmsnorm_warp (rounded to T), then its first dims
+//        values rotated as rope
 //   grid: 4 heads per 128-thread block, one warp each (lane l holds dims l, l+32, ...); the normalized head
 //         passes through shared memory to the pair loop
-//   promise: bit-identical to rmsnorm_warp_bf16 then rope_bf16
-extern "C" __global__ void rmsnorm_rope_bf16(bf16_t* y, const bf16_t* x, const float* __restrict__ w,
-                                             const int* __restrict__ pos, const float* __restrict__ inv_freq,
-                                             int groups, int heads, int hd, int dims, int traditional,
-                                             float prescale, float eps) {
+//   promise: bit-identical to rmsnorm_warp then rope
+template <typename T>
+__device__ __forceinline__ void rmsnorm_rope(T* y, const T* x, const float* __restrict__ w, const int* __restrict__ pos,
+                                             const float* __restrict__ inv_freq, int groups, int heads, int hd,
+                                             int dims, int traditional, float prescale, float eps) {
     __shared__ float sm[4][256];
     const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
     const int grp = blockIdx.x * 4 + warp;
     if (grp >= groups) return;
     const int r = grp / heads;
-    const bf16_t* xs = x + (long long)grp * hd;
-    bf16_t* ys = y + (long long)grp * hd;
+    const T* xs = x + (long long)grp * hd;
+    T* ys = y + (long long)grp * hd;
     float v[8];
     float ss = 0.f;
 #pragma unroll
     for (int k = 0; k < 8; k++) {
         const int j = lane + 32 * k;
-        v[k] = j < hd ? bf2f(xs[j]) : 0.f;
+        v[k] = j < hd ? ld1(xs + j) : 0.f;
         ss = fmaf(v[k], v[k], ss);
     }
     ss = warp_sum(ss);
@@ -311,11 +347,11 @@ extern "C" __global__ void rmsnorm_rope_bf16(bf16_t* y, const bf16_t* x, const f
     for (int k = 0; k < 8; k++) {
         const int j = lane + 32 * k;
         if (j < hd) {
-            const bf16_t yn = f2bf(__fmul_rn(__fmul_rn(v[k], inv), w[j]));
+            const float yn = as_act(__fmul_rn(__fmul_rn(v[k], inv), w[j]), ys);
             if (j >= dims) {
-                ys[j] = yn;
+                store_out(ys + j, yn);
             } else {
-                sm[warp][j] = bf2f(yn);
+                sm[warp][j] = yn;
             }
         }
     }
@@ -326,39 +362,80 @@ extern "C" __global__ void rmsnorm_rope_bf16(bf16_t* y, const bf16_t* x, const f
         const int ia = traditional ? 2 * i : i;
         const int ib = traditional ? 2 * i + 1 : i + half;
         float x1 = sm[warp][ia], x2 = sm[warp][ib];
-        rope_pair(x1, x2, p, inv_freq[i], prescale);
-        ys[ia] = f2bf(x1);
-        ys[ib] = f2bf(x2);
+        rope_pair<T>(x1, x2, p, inv_freq[i], prescale);
+        store_out(ys + ia, x1);
+        store_out(ys + ib, x2);
     }
 }
 
-// kv_store_bf16
-//   in:  k, v bf16 [n, width]; seq, pos int32 [n]; cache geometry (seqs, max_len, width) and layer
-//   out: kc, vc bf16 [layers, seqs, max_len, width]: slot (layer, seq[r], pos[r]) = row r; rows outside the cache
-//        are skipped (the model validates positions before it calls)
-//   grid: x = n rows; 128 threads, 16-byte copies when width % 8 == 0
-//   promise: exact copy
-extern "C" __global__ void kv_store_bf16(bf16_t* __restrict__ kc, bf16_t* __restrict__ vc, const bf16_t* __restrict__ k,
-                                         const bf16_t* __restrict__ v, const int* __restrict__ seq,
+// kv_store_{f32,bf16}
+//   in:  k, v T [n, width]; seq, pos int32 [n]; cache geometry (seqs, max_len, width) and layer
+//   out: kc, vc kv_t (f32) [layers, seqs, max_len, width]: slot (layer, seq[r], pos[r]) = row r; rows outside the
+//        cache are skipped (the model validates positions before it calls)
+//   grid: x = n rows; 128 threads, 8-value chunks when width % 8 == 0
+//   promise: exact copy (bf16 rows widen exactly)
+template <typename T>
+__device__ __forceinline__ void kv_store(kv_t* __restrict__ kc, kv_t* __restrict__ vc, const T* __restrict__ k,
+                                         const T* __restrict__ v, const int* __restrict__ seq,
                                          const int* __restrict__ pos, int width, int layer, int seqs, int max_len) {
     const int r = blockIdx.x;
     const int s = seq[r], p = pos[r];
     if (s < 0 || s >= seqs || p < 0 || p >= max_len) return;
     const long long slot = (((long long)layer * seqs + s) * max_len + p) * width;
-    const bf16_t* ks = k + (long long)r * width;
-    const bf16_t* vs = v + (long long)r * width;
+    const T* ks = k + (long long)r * width;
+    const T* vs = v + (long long)r * width;
     if ((width & 7) == 0 && aligned16(ks, vs, kc + slot) && aligned16(vc + slot, vc + slot, vc + slot)) {
         for (int c = threadIdx.x; c < width / 8; c += blockDim.x) {
-            ((uint4*)(kc + slot))[c] = ((const uint4*)ks)[c];
-            ((uint4*)(vc + slot))[c] = ((const uint4*)vs)[c];
+            float t[8];
+            ld8(ks + 8 * c, t);
+            st8(kc + slot + 8 * c, t);
+            ld8(vs + 8 * c, t);
+            st8(vc + slot + 8 * c, t);
         }
     } else {
         for (int j = threadIdx.x; j < width; j += blockDim.x) {
-            kc[slot + j] = ks[j];
-            vc[slot + j] = vs[j];
+            store_out(kc + slot + j, ld1(ks + j));
+            store_out(vc + slot + j, ld1(vs + j));
         }
     }
 }
+
+// The instantiations: NAME_f32 and NAME_bf16 of each template above.
+#define OPS_INSTANTIATE(T, SFX)                                                                                  \
+    extern "C" __global__ void embed_##SFX(T* dst, const bf16_t* table, const int* ids, int d, int vocab) {   \
+        embed<T>(dst, table, ids, d, vocab);                                                                   \
+    }                                                                                                          \
+    extern "C" __global__ void rmsnorm_warp_##SFX(T* dst, const T* x, const float* w, int groups, int g,      \
+                                                  float eps) {                                                 \
+        rmsnorm_warp<T>(dst, x, w, groups, g, eps);                                                            \
+    }                                                                                                          \
+    extern "C" __global__ void rmsnorm_row_##SFX(T* dst, bf16_t* y16, const T* x, const float* w, int g,      \
+                                                 float eps) {                                                  \
+        rownorm<T, false>(0, dst, y16, x, 0, w, g, eps);                                                       \
+    }                                                                                                          \
+    extern "C" __global__ void add_rmsnorm_##SFX(T* sum, T* y, bf16_t* y16, const T* a, const T* b,           \
+                                                 const float* w, int g, float eps) {                           \
+        rownorm<T, true>(sum, y, y16, a, b, w, g, eps);                                                        \
+    }                                                                                                          \
+    extern "C" __global__ void add_##SFX(T* dst, const T* a, const T* b, long long n) { add<T>(dst, a, b, n); } \
+    extern "C" __global__ void swiglu_##SFX(T* dst, bf16_t* y16, const T* gate, const T* up, long long n) {   \
+        swiglu<T>(dst, y16, gate, up, n);                                                                      \
+    }                                                                                                          \
+    extern "C" __global__ void rope_##SFX(T* x, const int* pos, const float* inv_freq, int heads, int hd,     \
+                                          int dims, int traditional, float prescale) {                         \
+        rope<T>(x, pos, inv_freq, heads, hd, dims, traditional, prescale);                                     \
+    }                                                                                                          \
+    extern "C" __global__ void rmsnorm_rope_##SFX(T* y, const T* x, const float* w, const int* pos,           \
+                                                  const float* inv_freq, int groups, int heads, int hd,        \
+                                                  int dims, int traditional, float prescale, float eps) {      \
+        rmsnorm_rope<T>(y, x, w, pos, inv_freq, groups, heads, hd, dims, traditional, prescale, eps);          \
+    }                                                                                                          \
+    extern "C" __global__ void kv_store_##SFX(kv_t* kc, kv_t* vc, const T* k, const T* v, const int* seq, \
+                                              const int* pos, int width, int layer, int seqs, int max_len) {   \
+        kv_store<T>(kc, vc, k, v, seq, pos, width, layer, seqs, max_len);                                      \
+    }
+OPS_INSTANTIATE(float, f32)
+OPS_INSTANTIATE(bf16_t, bf16)
 
 // bias_add_f32 / bias_add_bf16
 //   in:  y [n, out] (f32 or bf16); bias f32 [out]; out: y[r, o] += bias[o] (f32 add, one rounding for bf16)
