@@ -10,6 +10,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -126,7 +127,7 @@ func runGenerate(cmd *cobra.Command, f *generateFlags) error {
 	defer m.Close()
 	eos := m.Config.EOS
 	if tok != nil {
-		if id := tok.Specials().EOS; id >= 0 && !containsInt(eos, id) {
+		if id := tok.Specials().EOS; id >= 0 && !slices.Contains(eos, id) {
 			eos = append(eos, id)
 		}
 	}
@@ -156,7 +157,7 @@ func runGenerate(cmd *cobra.Command, f *generateFlags) error {
 			}
 			s, stop := stopper.Push(id, piece)
 			emit(s)
-			return stop && !isIn(id, eos), nil
+			return stop && !slices.Contains(eos, id), nil
 		},
 	})
 	if err != nil {
@@ -189,17 +190,6 @@ func rate(n int, sec float64) float64 {
 		return 0
 	}
 	return float64(n) / sec
-}
-
-func containsInt(xs []int, x int) bool { return isIn(x, xs) }
-
-func isIn(x int, xs []int) bool {
-	for _, v := range xs {
-		if v == x {
-			return true
-		}
-	}
-	return false
 }
 
 // loadTokenizer loads dir's tokenizer.json; without one it is an error only when the prompt is text.

@@ -5,6 +5,7 @@ package model
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 )
 
@@ -102,7 +103,7 @@ func (m *Model) Generate(prompt []int, opt GenOptions) (*GenResult, error) {
 				break
 			}
 		}
-		if isEOS(id, opt.EOS) {
+		if slices.Contains(opt.EOS, id) {
 			res.StopReason = "eos"
 			break
 		}
@@ -122,13 +123,4 @@ func (m *Model) Generate(prompt []int, opt GenOptions) (*GenResult, error) {
 	}
 	res.GenTime = time.Since(start)
 	return res, nil
-}
-
-func isEOS(id int, eos []int) bool {
-	for _, e := range eos {
-		if id == e {
-			return true
-		}
-	}
-	return false
 }
