@@ -23,7 +23,7 @@ lint: $(STATICCHECK)
 
 # The full suite: lint, then every package's tests (fixtures from ../shared/fixtures).
 test: lint
-	$(GO) test -timeout 40m -count=1 ./...
+	$(GO) test -timeout 70m -count=1 ./...
 
 cross:
 	GOOS=linux GOARCH=amd64 $(GO) build -trimpath -ldflags '$(LDFLAGS)' -o bin/mlxbun-linux-amd64 ./cmd/mlxbun
