@@ -21,7 +21,7 @@ func TestTrellisQuality(t *testing.T) {
 		t.Skip("quantizes a 12M-parameter model three times (minutes on 2 cores)")
 	}
 	dir := testutil.Fixture(t, "trained/pycoder-12m")
-	text, err := os.ReadFile(filepath.Join(dir, "heldout.txt"))
+	text, err := os.ReadFile(testutil.Fixture(t, "trained/pycoder-12m/heldout.txt"))
 	if err != nil {
 		t.Fatal(err)
 	}
