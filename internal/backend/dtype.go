@@ -163,3 +163,12 @@ func F32ToF16(f float32) uint16 {
 	}
 	return sign | uint16(half)
 }
+
+// HostF32 wraps float32 values as an F32 host tensor (little-endian), for tests and tools that make weights.
+func HostF32(name string, v []float32, shape ...int) Host {
+	b := make([]byte, 4*len(v))
+	for i, x := range v {
+		binary.LittleEndian.PutUint32(b[4*i:], math.Float32bits(x))
+	}
+	return Host{Name: name, DType: F32, Shape: shape, Data: b}
+}

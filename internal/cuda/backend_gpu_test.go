@@ -185,7 +185,7 @@ func (h *harness) ints(v []int32) pair {
 // upload places a host tensor (weights) on both.
 func (h *harness) upload(v []float32, shape ...int) pair {
 	h.t.Helper()
-	host := hostF32("w", v, shape...)
+	host := backend.HostF32("w", v, shape...)
 	var p pair
 	var err error
 	if p.g, err = h.g.Upload(host); err != nil {
@@ -195,15 +195,6 @@ func (h *harness) upload(v []float32, shape ...int) pair {
 		h.t.Fatal(err)
 	}
 	return p
-}
-
-func hostF32(name string, v []float32, shape ...int) backend.Host {
-	b := make([]byte, 4*len(v))
-	for i, f := range v {
-		u := math.Float32bits(f)
-		b[4*i], b[4*i+1], b[4*i+2], b[4*i+3] = byte(u), byte(u>>8), byte(u>>16), byte(u>>24)
-	}
-	return backend.Host{Name: name, DType: backend.F32, Shape: shape, Data: b}
 }
 
 func hostBF16(name string, v []float32, shape ...int) backend.Host {
@@ -484,7 +475,7 @@ func TestBackendMatMul(t *testing.T) {
 			host := hostBF16(s.name, wv, s.out, s.in)
 			spec.Dense = &host
 			if s.bias {
-				bh := hostF32("bias", h.uniform(s.out, -1, 1), s.out)
+				bh := backend.HostF32("bias", h.uniform(s.out, -1, 1), s.out)
 				spec.Bias = &bh
 			}
 			lg, err := h.g.LoadLinear(spec)
@@ -736,7 +727,7 @@ func TestBackendFusion(t *testing.T) {
 				wh := hostBF16("w", h.uniform(out*in, -0.05, 0.05), out, in)
 				spec := backend.LinearSpec{Name: fmt.Sprint("proj", i), Out: out, In: in, Dense: &wh}
 				if i == 2 {
-					bh := hostF32("bias", h.uniform(out, -1, 1), out)
+					bh := backend.HostF32("bias", h.uniform(out, -1, 1), out)
 					spec.Bias = &bh
 				}
 				lg, err := h.g.LoadLinear(spec)

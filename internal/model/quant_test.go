@@ -18,14 +18,6 @@ import (
 	"github.com/mlxbun/mlxbun/internal/trellis"
 )
 
-func f32Host(name string, v []float32, shape ...int) backend.Host {
-	b := make([]byte, 4*len(v))
-	for i, x := range v {
-		binary.LittleEndian.PutUint32(b[4*i:], math.Float32bits(x))
-	}
-	return backend.Host{Name: name, DType: backend.F32, Shape: shape, Data: b}
-}
-
 func u32Host(name string, v []uint32, shape ...int) backend.Host {
 	b := make([]byte, 4*len(v))
 	for i, x := range v {
@@ -61,7 +53,7 @@ func quantizeFixture(t *testing.T, fixture string, quant func(name string, w []f
 		path := strings.TrimSuffix(name, ".weight")
 		hosts, dense, spec := quant(path, w, h.Shape[0], h.Shape[1])
 		qts = append(qts, hosts...)
-		dts = append(dts, f32Host(name, dense, h.Shape...))
+		dts = append(dts, backend.HostF32(name, dense, h.Shape...))
 		perPath[path] = spec
 		def = spec
 	}
@@ -157,7 +149,7 @@ func TestAffineModel(t *testing.T) {
 			t.Fatal(err)
 		}
 		hosts := []backend.Host{u32Host(path+".weight", a.Packed, out, in*4/32),
-			f32Host(path+".scales", a.Scales, out, in/64), f32Host(path+".biases", a.Biases, out, in/64)}
+			backend.HostF32(path+".scales", a.Scales, out, in/64), backend.HostF32(path+".biases", a.Biases, out, in/64)}
 		return hosts, a.Dense(), map[string]any{"mode": "affine", "bits": 4, "group_size": 64}
 	})
 	sameLogits(t, "models/tiny-qwen3", qdir, ddir)

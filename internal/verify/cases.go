@@ -157,10 +157,10 @@ func matmulCase(d Dims, in, out, n int, bias bool, dst backend.DType, heavy bool
 		run: func(h *harness) (float64, error) {
 			w := h.randn(out*in, 1/math.Sqrt(float64(in)))
 			spec := backend.LinearSpec{Name: "verify", Out: out, In: in}
-			wh := hostF32("verify.weight", w, out, in)
+			wh := backend.HostF32("verify.weight", w, out, in)
 			spec.Dense = &wh
 			if bias {
-				bh := hostF32("verify.bias", h.randn(out, 1), out)
+				bh := backend.HostF32("verify.bias", h.randn(out, 1), out)
 				spec.Bias = &bh
 			}
 			lr, err := h.ref.LoadLinear(spec)

@@ -60,16 +60,6 @@ func (h *harness) randn(n int, std float64) []float32 {
 	return v
 }
 
-// hostF32 wraps values as an F32 host tensor.
-func hostF32(name string, v []float32, shape ...int) backend.Host {
-	b := make([]byte, 4*len(v))
-	for i, x := range v {
-		u := math.Float32bits(x)
-		b[4*i], b[4*i+1], b[4*i+2], b[4*i+3] = byte(u), byte(u>>8), byte(u>>16), byte(u>>24)
-	}
-	return backend.Host{Name: name, DType: backend.F32, Shape: shape, Data: b}
-}
-
 // pair is one logical tensor on both backends.
 type pair struct{ ref, dut backend.Tensor }
 
@@ -119,7 +109,7 @@ func place(b backend.Backend, dt backend.DType, v []float32, shape []int) (backe
 		return t, w.WriteFloat32(t, v)
 	}
 	b.Free(t)
-	return b.Upload(hostF32("input", v, shape...))
+	return b.Upload(backend.HostF32("input", v, shape...))
 }
 
 // ints places int32 values on both backends.
@@ -145,10 +135,10 @@ func (h *harness) ints(v []int32) (pair, error) {
 func (h *harness) upload(v []float32, shape ...int) (pair, error) {
 	var p pair
 	var err error
-	if p.ref, err = h.ref.Upload(hostF32("weight", v, shape...)); err != nil {
+	if p.ref, err = h.ref.Upload(backend.HostF32("weight", v, shape...)); err != nil {
 		return p, err
 	}
-	p.dut, err = h.dut.Upload(hostF32("weight", v, shape...))
+	p.dut, err = h.dut.Upload(backend.HostF32("weight", v, shape...))
 	return p, err
 }
 
