@@ -36,6 +36,17 @@ var (
 	supportedGroups = map[int]bool{32: true, 64: true, 128: true}
 )
 
+// Supported reports whether this package (and MLX) handles bits and groupSize, naming which one it does not.
+func Supported(bits, groupSize int) error {
+	if !supportedBits[bits] {
+		return fmt.Errorf("%w: %d bits (want 2, 3, 4, 5, 6 or 8)", ErrFormat, bits)
+	}
+	if !supportedGroups[groupSize] {
+		return fmt.Errorf("%w: group size %d (want 32, 64 or 128)", ErrFormat, groupSize)
+	}
+	return nil
+}
+
 // New binds packed words [out, in·bits/32] and scales and biases [out, in/groupSize] (kept, not copied),
 // validating every size.
 func New(bits, groupSize, out, in int, packed []uint32, scales, biases []float32) (*Weights, error) {
@@ -49,11 +60,8 @@ func New(bits, groupSize, out, in int, packed []uint32, scales, biases []float32
 // Validate checks the bit width (2, 3, 4, 5, 6, 8), the group size (32, 64, 128), that In is whole groups and
 // whole words, and the three slices' lengths.
 func (w *Weights) Validate() error {
-	if !supportedBits[w.Bits] {
-		return fmt.Errorf("%w: %d bits (want 2, 3, 4, 5, 6 or 8)", ErrFormat, w.Bits)
-	}
-	if !supportedGroups[w.GroupSize] {
-		return fmt.Errorf("%w: group size %d (want 32, 64 or 128)", ErrFormat, w.GroupSize)
+	if err := Supported(w.Bits, w.GroupSize); err != nil {
+		return err
 	}
 	if w.Out < 1 || w.In < 1 || w.In > math.MaxInt32 || w.Out > math.MaxInt/w.In {
 		return fmt.Errorf("%w: matrix %d×%d", ErrFormat, w.Out, w.In)

@@ -56,6 +56,9 @@ type KVCache interface {
 // Unless an op says otherwise dst may alias an input.
 type Backend interface {
 	Name() string
+	// Supports returns nil when the backend serves q, else an *UnsupportedError saying why. It is asked before
+	// any weight is read (support.go), so LoadLinear of a served layer does not fail for its format.
+	Supports(q Query) error
 
 	// Upload places a host tensor (embedding table, norm weight, ...) on the device in its own dtype.
 	Upload(h Host) (Tensor, error)

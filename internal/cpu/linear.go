@@ -5,7 +5,9 @@ package cpu
 import (
 	"fmt"
 
+	"github.com/mlxbun/mlxbun/internal/affine"
 	"github.com/mlxbun/mlxbun/internal/backend"
+	"github.com/mlxbun/mlxbun/internal/trellis"
 	"github.com/mlxbun/mlxbun/internal/vec"
 )
 
@@ -159,4 +161,31 @@ func tile4x4(y, x, w []float32, r, o, in, out int) {
 	y1[0], y1[1], y1[2], y1[3] = s10, s11, s12, s13
 	y2[0], y2[1], y2[2], y2[3] = s20, s21, s22, s23
 	y3[0], y3[1], y3[2], y3[3] = s30, s31, s32, s33
+}
+
+// Supports: the CPU serves every weight format the loader reads, at any row count (it is the reference).
+func (b *Backend) Supports(q backend.Query) error {
+	if q.Op != backend.OpMatMul {
+		return &backend.UnsupportedError{Backend: b.Name(), Query: q, Why: "unknown op"}
+	}
+	w := q.Weight
+	var err error
+	switch w.Format {
+	case backend.FormatDense:
+		switch w.DType {
+		case backend.F32, backend.F16, backend.BF16:
+		default:
+			err = fmt.Errorf("dense weights in %s", w.DType)
+		}
+	case backend.FormatTrellis:
+		err = trellis.Spec{K: w.Bits, L: w.L, T: w.Group, Code: w.Code, Axis: w.Axis}.Validate()
+	case backend.FormatAffine:
+		err = affine.Supported(w.Bits, w.Group)
+	default:
+		err = fmt.Errorf("unknown weight format")
+	}
+	if err != nil {
+		return &backend.UnsupportedError{Backend: b.Name(), Query: q, Why: err.Error()}
+	}
+	return nil
 }

@@ -76,9 +76,9 @@ func gemvProductionForms(n int) []gemvForm {
 // gemvLab lists GEMV shapes instantiated for measurement only (TestBackendGEMVLab), by n.
 var gemvLab = map[int][]gemvForm{1: {{1, 2}, {1, 8}, {2, 2}, {2, 4}, {4, 2}}, 8: {{2, 2}, {4, 2}, {8, 1}}}
 
-// maxGemvRows is the largest activation row count the GEMV kernels are instantiated for (the model's recorded
-// decode workspaces hold at most 8 rows).
-const maxGemvRows = 8
+// maxGemvRows is the largest activation row count the GEMV kernels are instantiated for: the contract's decode
+// row bound, which the model's recorded decode workspaces share.
+const maxGemvRows = backend.MaxDecodeRows
 
 // attnEPTs are the decode-attention instantiations: dims per lane (head dim ≤ 32·EPT).
 var attnEPTs = []int{1, 2, 3, 4, 8}

@@ -393,3 +393,21 @@ func enqueueGemvChunks(b *Backend, c matmulCase, y, x DevPtr, l *linear) {
 		enqueueGemvScalar(b, part, y.Add(r0*c.out*c.dst.Size()), x.Add(r0*c.in*c.x.Size()), l)
 	}
 }
+
+// Supports: dense bf16/f16/f32 weights (stored as bf16) at any row count. Trellis and affine weights have no
+// CUDA kernels yet; the model asks before loading so "auto" falls back to the CPU for them.
+func (b *Backend) Supports(q backend.Query) error {
+	why := ""
+	switch {
+	case q.Op != backend.OpMatMul:
+		why = "unknown op"
+	case q.Weight.Format != backend.FormatDense:
+		why = "no CUDA kernels for " + q.Weight.Format.String() + " weights yet"
+	case q.Weight.DType != backend.BF16 && q.Weight.DType != backend.F16 && q.Weight.DType != backend.F32:
+		why = "dense weights in " + q.Weight.DType.String()
+	}
+	if why != "" {
+		return &backend.UnsupportedError{Backend: "cuda", Query: q, Why: why}
+	}
+	return nil
+}

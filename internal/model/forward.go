@@ -16,7 +16,7 @@ type Step struct {
 
 // maxRecordedRows bounds the row counts whose workspaces are kept (and whose ops a Recorder backend records
 // as a graph): the decode shapes. Longer prompt chunks get a transient workspace.
-const maxRecordedRows = 8
+const maxRecordedRows = backend.MaxDecodeRows
 
 // NewCache allocates a KV cache for seqs sequences of up to maxLen positions.
 func (m *Model) NewCache(seqs, maxLen int) (backend.KVCache, error) {
