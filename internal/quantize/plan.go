@@ -25,8 +25,8 @@ const (
 )
 
 // classify finds a tensor in the family's tensor map: its entry (module path, kind, the shape the config
-// implies, the coded axis), or an error for a tensor the family's checkpoints do not hold. ok is false for a
-// tensor that is dropped.
+// implies, the coded axis) and true; false for a tensor that is dropped; or an error for a tensor the family's
+// checkpoints do not hold.
 func classify(tm *family.Map, famName, name string) (family.Tensor, bool, error) {
 	if t, ok := tm.Lookup(name); ok {
 		return t, true, nil
