@@ -88,7 +88,17 @@ func runBench(cmd *cobra.Command, f *benchFlags) error {
 	if f.reps < 1 || f.pp < 0 || f.tg < 0 || f.pp+f.tg == 0 {
 		return fmt.Errorf("bench: need -r ≥ 1 and some of -p/-n (got -p %d -n %d -r %d)", f.pp, f.tg, f.reps)
 	}
-	b, err := backend.Open(f.device)
+	var qs []backend.Query
+	var err error
+	if f.synthetic != "" {
+		qs, err = model.SyntheticQueries(f.synthetic)
+	} else {
+		qs, err = model.Queries(f.modelDir)
+	}
+	if err != nil {
+		return err
+	}
+	b, err := openFor(f.device, qs)
 	if err != nil {
 		return err
 	}

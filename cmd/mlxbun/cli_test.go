@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/mlxbun/mlxbun/internal/testutil"
+	"github.com/mlxbun/mlxbun/internal/testutil/variant"
 )
 
 var binPath string
@@ -275,5 +276,37 @@ func TestTokenizeGolden(t *testing.T) {
 		if strings.TrimSuffix(r.stdout, "\n") != c.Text {
 			t.Errorf("decode %s: got %q want %q", want, r.stdout, c.Text)
 		}
+	}
+}
+
+// TestQuantizedPhi3DeviceChoice: a Phi-3 model (fused qkv_proj, gate_up_proj) quantized by the CLI generates, and
+// "auto" says in one info line which device it picked and why: cuda, when it is there, serves no trellis layer,
+// so the CPU runs it, and a forced --device cuda fails before loading, naming the layer and its format.
+func TestQuantizedPhi3DeviceChoice(t *testing.T) {
+	src := variant.For(t, "phi3").Dir
+	out := filepath.Join(t.TempDir(), "phi3-q2")
+	if r := mlxbun(t, "", "quantize", "--model", src, "--out", out, "--bits", "2", "--L", "8", "--group-size", "64", "--quiet"); r.code != 0 {
+		t.Fatalf("quantize: exit %d: %s", r.code, r.stderr)
+	}
+	r := mlxbun(t, "", "generate", "--model", out, "--prompt-ids=1,2,3", "--max-tokens", "4", "--ignore-eos", "--json",
+		"--device", "auto", "--log-level", "info", "--log-format", "json")
+	if r.code != 0 {
+		t.Fatalf("generate: exit %d: %s", r.code, r.stderr)
+	}
+	var picked string
+	for _, line := range strings.Split(r.stderr, "\n") {
+		var rec struct{ Message string }
+		if json.Unmarshal([]byte(line), &rec) == nil && strings.HasPrefix(rec.Message, "device ") {
+			picked = rec.Message
+		}
+	}
+	want := "device cpu: cuda did not open"
+	if os.Getenv("MLXBUN_CUDA") == "1" {
+		want = "device cpu: cuda cannot serve matmul model.layers.0.self_attn.qkv_proj[0:256] (trellis 2-bit"
+		oneErrorLine(t, mlxbun(t, "", "generate", "--model", out, "--prompt-ids=1,2,3", "--device", "cuda"),
+			"cuda cannot serve", "qkv_proj", "trellis 2-bit")
+	}
+	if !strings.HasPrefix(picked, want) {
+		t.Errorf("device line %q, want it to start %q", picked, want)
 	}
 }

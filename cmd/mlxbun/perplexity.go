@@ -11,7 +11,6 @@ import (
 	"github.com/schollz/progressbar/v3"
 	"github.com/spf13/cobra"
 
-	"github.com/mlxbun/mlxbun/internal/backend"
 	"github.com/mlxbun/mlxbun/internal/eval"
 	"github.com/mlxbun/mlxbun/internal/model"
 	"github.com/mlxbun/mlxbun/internal/tokenizer"
@@ -44,7 +43,7 @@ the start, runs each window from an empty cache and scores every token after the
 			if err != nil {
 				return err
 			}
-			b, err := backend.Open(device)
+			b, err := openForModel(device, dir)
 			if err != nil {
 				return err
 			}

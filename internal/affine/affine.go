@@ -198,3 +198,14 @@ func Quantize(dense []float32, out, in, bits, groupSize int) (*Weights, error) {
 }
 
 func abs(x float32) float32 { return float32(math.Abs(float64(x))) }
+
+// OutputRows is the matrix of output rows [start, start+n) alone (a part of a fused projection): row blocks of
+// the packed words, scales and biases, which are views of w's, not copies.
+func (w *Weights) OutputRows(start, n int) (*Weights, error) {
+	if start < 0 || n < 1 || start+n > w.Out {
+		return nil, fmt.Errorf("%w: output rows [%d, %d) outside %d", ErrFormat, start, start+n, w.Out)
+	}
+	wpr, g := w.WordsPerRow(), w.In/w.GroupSize
+	return New(w.Bits, w.GroupSize, n, w.In, w.Packed[start*wpr:(start+n)*wpr],
+		w.Scales[start*g:(start+n)*g], w.Biases[start*g:(start+n)*g])
+}

@@ -227,3 +227,26 @@ func BenchmarkMatMul(b *testing.B) {
 	}
 	b.ReportMetric(float64(4096*4096)*float64(b.N)/b.Elapsed().Seconds(), "weights/s")
 }
+
+// TestOutputRows: a block of output rows decodes to those rows of the whole.
+func TestOutputRows(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	w := randomWeights(t, rng, 3, 32, 6, 64)
+	part, err := w.OutputRows(4, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	whole, got := make([]float32, w.In), make([]float32, w.In)
+	for r := range 2 {
+		w.DecodeRow(4+r, whole)
+		part.DecodeRow(r, got)
+		for c := range got {
+			if got[c] != whole[c] {
+				t.Fatalf("part row %d col %d = %g, the whole's row %d has %g", r, c, got[c], 4+r, whole[c])
+			}
+		}
+	}
+	if _, err := w.OutputRows(5, 2); !errors.Is(err, ErrFormat) {
+		t.Errorf("rows past the end: %v", err)
+	}
+}

@@ -1,8 +1,11 @@
+// The device registry: backends register a kind from init, and a caller opens one by name or lets "auto" pick
+// the best that opens and serves the whole model (OpenFor, asked with the model's queries before any weight is
+// read).
 package backend
 
 import (
-	"errors"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 )
@@ -31,27 +34,66 @@ func Devices() []string {
 	return out
 }
 
-// Open opens the named device, or for "auto" the best one that opens on this machine.
+// Open opens the named device, or for "auto" the best one that opens on this machine (OpenFor with no queries).
 func Open(name string) (Backend, error) {
-	if name == "auto" {
-		var errs []error
-		for _, d := range devices {
-			b, err := d.Open()
-			if err == nil {
-				return b, nil
-			}
-			errs = append(errs, fmt.Errorf("%s: %w", d.Name, err))
-		}
-		return nil, fmt.Errorf("no device could be opened: %w", errors.Join(errs...))
-	}
-	for _, d := range devices {
-		if d.Name == name {
-			b, err := d.Open()
-			if err != nil {
-				return nil, fmt.Errorf("device %s: %w", name, err)
-			}
-			return b, nil
-		}
-	}
-	return nil, fmt.Errorf("unknown device %q (this build has: auto, %s)", name, strings.Join(Devices(), ", "))
+	b, _, err := OpenFor(name, nil)
+	return b, err
 }
+
+// OpenFor opens a device for a model whose linear layers are qs (model.Queries) and returns one line saying
+// which device it is and why, for the caller to log. "auto" tries the devices best first and passes over one
+// that does not open or does not serve every query, naming the first layer it cannot serve; a named device that
+// cannot serve one fails with its *UnsupportedError, naming the layer and its format. Either way no weight has
+// been read: the queries come from the config and the tensor headers.
+func OpenFor(name string, qs []Query) (Backend, string, error) {
+	serves := fmt.Sprintf("serves all %d linear layers", len(qs))
+	if len(qs) == 0 {
+		serves = "opened (no layers asked about)"
+	}
+	if name != "auto" {
+		i := slices.IndexFunc(devices, func(d Device) bool { return d.Name == name })
+		if i < 0 {
+			return nil, "", fmt.Errorf("unknown device %q (this build has: auto, %s)", name, strings.Join(Devices(), ", "))
+		}
+		b, err := devices[i].Open()
+		if err != nil {
+			return nil, "", fmt.Errorf("device %s: %w", name, err)
+		}
+		if err := SupportsAll(b, qs); err != nil {
+			b.Close()
+			return nil, "", err
+		}
+		return b, fmt.Sprintf("device %s: as named; it %s", name, serves), nil
+	}
+	var passed passedOver
+	for _, d := range devices {
+		b, err := d.Open()
+		if err != nil {
+			passed = append(passed, fmt.Errorf("%s did not open: %w", d.Name, err))
+			continue
+		}
+		if err := SupportsAll(b, qs); err != nil {
+			b.Close()
+			passed = append(passed, err)
+			continue
+		}
+		if len(passed) == 0 {
+			return b, fmt.Sprintf("device %s: the best device; it %s", d.Name, serves), nil
+		}
+		return b, fmt.Sprintf("device %s: %s", d.Name, passed.Error()), nil
+	}
+	return nil, "", fmt.Errorf("no device can run this model: %w", passed)
+}
+
+// passedOver is why "auto" passed over each better device, as one line; errors.Is and errors.As see each.
+type passedOver []error
+
+func (p passedOver) Error() string {
+	s := make([]string, len(p))
+	for i, e := range p {
+		s[i] = e.Error()
+	}
+	return strings.Join(s, "; ")
+}
+
+func (p passedOver) Unwrap() []error { return p }

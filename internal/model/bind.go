@@ -7,6 +7,7 @@ import (
 	"slices"
 
 	"github.com/mlxbun/mlxbun/internal/backend"
+	"github.com/mlxbun/mlxbun/internal/family"
 )
 
 type binder struct {
@@ -43,16 +44,16 @@ func (w *binder) host(name string, shape ...int) (backend.Host, bool) {
 	return h, true
 }
 
-// vector uploads a norm weight or embedding table.
-func (w *binder) vector(name string, shape ...int) backend.Tensor {
-	if w.err == nil && w.m.arch.Has(quantScales(name)) {
-		h, ok := w.dequantized(name, shape...)
+// vector uploads a norm weight or embedding table (a quantized table dequantized).
+func (w *binder) vector(v family.Vector) backend.Tensor {
+	if w.err == nil && w.m.arch.Has(quantScales(v.Name)) {
+		h, ok := w.dequantized(v.Name, v.Shape...)
 		if !ok {
 			return nil
 		}
 		return w.upload(h)
 	}
-	h, ok := w.host(name, shape...)
+	h, ok := w.host(v.Name, v.Shape...)
 	if !ok {
 		return nil
 	}
@@ -68,70 +69,79 @@ func (w *binder) upload(h backend.Host) backend.Tensor {
 	return t
 }
 
-// linear binds <path>.weight (+ .bias) as a [out, in] linear, dense or quantized as the checkpoint stores it.
-func (w *binder) linear(path string, out, in int) backend.Linear {
+// linear binds the module l.Path (<path>.weight, dense or quantized as the checkpoint stores it, + .bias) as one
+// backend linear per part: a fused module (Phi-3's qkv_proj, gate_up_proj) is split by output rows, of the dense
+// weight, of the trellis codes and their per-row scales, or of the affine codes, scales and biases.
+func (w *binder) linear(l family.Linear) []backend.Linear {
+	res := make([]backend.Linear, len(l.Parts))
 	if w.err != nil {
-		return nil
+		return res
 	}
-	spec := backend.LinearSpec{Name: path, Out: out, In: in}
-	if w.m.arch.Has(path + ".scales") {
-		if !w.quantized(&spec, path) {
-			return nil
+	whole := backend.LinearSpec{Name: l.Path, Out: l.Out, In: l.In}
+	if w.m.arch.Has(l.Path + ".scales") {
+		if !w.quantized(&whole, l.Path) {
+			return res
 		}
 	} else {
-		h, ok := w.host(path+".weight", out, in)
+		h, ok := w.host(l.Path+".weight", l.Out, l.In)
 		if !ok {
-			return nil
+			return res
 		}
-		spec.Dense = &h
+		whole.Dense = &h
 	}
-	if w.m.arch.Has(path + ".bias") {
-		b, ok := w.host(path+".bias", out)
+	if w.m.arch.Has(l.Path + ".bias") {
+		b, ok := w.host(l.Path+".bias", l.Out)
 		if !ok {
-			return nil
+			return res
 		}
-		spec.Bias = &b
+		whole.Bias = &b
 	}
-	l, err := w.m.b.LoadLinear(spec)
-	if err != nil {
-		w.fail(err)
-		return nil
-	}
-	return l
-}
-
-// splitLinear binds a fused dense projection [Σouts, in] as consecutive row blocks (Phi-3's qkv_proj, gate_up_proj).
-func (w *binder) splitLinear(path string, in int, outs ...int) []backend.Linear {
-	res := make([]backend.Linear, len(outs))
-	if w.err != nil {
-		return res
-	}
-	if w.m.arch.Has(path + ".scales") {
-		w.fail(fmt.Errorf("tensor %q: fused quantized projections: %w", path+".weight", backend.ErrUnsupported))
-		return res
-	}
-	total := 0
-	for _, o := range outs {
-		total += o
-	}
-	h, ok := w.host(path+".weight", total, in)
-	if !ok {
-		return res
-	}
-	rowBytes := in * h.DType.Size()
-	start := 0
-	for k, o := range outs {
-		part := backend.Host{Name: fmt.Sprintf("%s.weight[%d:%d]", path, start, start+o), DType: h.DType,
-			Shape: []int{o, in}, Data: h.Data[start*rowBytes : (start+o)*rowBytes]}
-		l, err := w.m.b.LoadLinear(backend.LinearSpec{Name: part.Name, Out: o, In: in, Dense: &part})
+	for k := range l.Parts {
+		spec := whole
+		if l.Fused() {
+			start, n := l.RowRange(k)
+			var err error
+			if spec, err = outputRows(whole, l.PartName(k), start, n); err != nil {
+				w.fail(err)
+				return res
+			}
+		}
+		lin, err := w.m.b.LoadLinear(spec)
 		if err != nil {
 			w.fail(err)
 			return res
 		}
-		res[k] = l
-		start += o
+		res[k] = lin
 	}
 	return res
+}
+
+// outputRows is the spec of output rows [start, start+n) of s, named name; the weights are views of s's.
+func outputRows(s backend.LinearSpec, name string, start, n int) (backend.LinearSpec, error) {
+	part := backend.LinearSpec{Name: name, Out: n, In: s.In}
+	var err error
+	switch {
+	case s.Dense != nil:
+		part.Dense = rowsOf(*s.Dense, name+".weight", start, n)
+	case s.Trellis != nil:
+		part.Trellis, err = s.Trellis.OutputRows(start, n)
+	case s.Affine != nil:
+		part.Affine, err = s.Affine.OutputRows(start, n)
+	}
+	if err != nil {
+		return part, fmt.Errorf("tensor %q: fused projection: %w", s.Name+".weight", err)
+	}
+	if s.Bias != nil {
+		part.Bias = rowsOf(*s.Bias, name+".bias", start, n)
+	}
+	return part, nil
+}
+
+// rowsOf is rows [start, start+n) of a host tensor whose first dimension is rows (a view).
+func rowsOf(h backend.Host, name string, start, n int) *backend.Host {
+	rowBytes := len(h.Data) / h.Shape[0]
+	shape := append([]int{n}, h.Shape[1:]...)
+	return &backend.Host{Name: name, DType: h.DType, Shape: shape, Data: h.Data[start*rowBytes : (start+n)*rowBytes]}
 }
 
 // quantScales names the scales tensor beside a weight tensor name ("x.weight" -> "x.scales").

@@ -1,5 +1,6 @@
-// Loading a model directory (config.json, safetensors) onto a backend: binds every tensor the family needs,
-// checking shapes against the config so a wrong checkpoint fails at load with the tensor's name.
+// Loading a model directory (config.json, safetensors) onto a backend: asks the backend whether it serves every
+// linear layer (queries.go), then binds every tensor of the family's tensor map (internal/family), checking
+// shapes against the config so a wrong checkpoint fails at load with the tensor's name.
 package model
 
 import (
@@ -8,6 +9,7 @@ import (
 
 	"github.com/mlxbun/mlxbun/internal/backend"
 	"github.com/mlxbun/mlxbun/internal/config"
+	"github.com/mlxbun/mlxbun/internal/family"
 	"github.com/mlxbun/mlxbun/internal/rope"
 	"github.com/mlxbun/mlxbun/internal/safetensors"
 )
@@ -15,7 +17,7 @@ import (
 // Model is a loaded decoder-only transformer bound to one backend.
 type Model struct {
 	Config *config.Model
-	Family Family
+	Family family.Family
 	b      backend.Backend
 	arch   Source
 
@@ -46,13 +48,14 @@ type Source interface {
 	Close() error
 }
 
-// Load reads dir's config.json and safetensors and places the weights on b.
+// Load reads dir's config.json and safetensors and places the weights on b. A backend that cannot serve one of
+// the model's linear layers fails it before anything is uploaded, naming the layer and its format.
 func Load(dir string, b backend.Backend) (*Model, error) {
 	cfg, err := config.Load(dir)
 	if err != nil {
 		return nil, err
 	}
-	if _, err := familyFor(cfg); err != nil {
+	if _, err := family.For(cfg); err != nil {
 		return nil, fmt.Errorf("%s: %w", dir, err)
 	}
 	arch, err := safetensors.OpenDir(dir)
@@ -66,9 +69,18 @@ func Load(dir string, b backend.Backend) (*Model, error) {
 	return m, nil
 }
 
-// LoadFrom binds a config's tensors from src onto b. The model owns src and closes it.
+// LoadFrom binds a config's tensors from src onto b. The model owns src and closes it. b is asked about every
+// linear layer (SourceQueries) before any weight is read.
 func LoadFrom(cfg *config.Model, src Source, b backend.Backend) (*Model, error) {
-	fam, err := familyFor(cfg)
+	fam, err := family.For(cfg)
+	if err != nil {
+		src.Close()
+		return nil, err
+	}
+	qs, err := SourceQueries(cfg, src)
+	if err == nil {
+		err = backend.SupportsAll(b, qs)
+	}
 	if err != nil {
 		src.Close()
 		return nil, err
@@ -106,61 +118,42 @@ func (m *Model) bind() error {
 	if c.NumHeads%c.NumKVHeads != 0 {
 		return fmt.Errorf("config.json: num_attention_heads %d is not a multiple of num_key_value_heads %d", c.NumHeads, c.NumKVHeads)
 	}
+	tm := m.Family.Tensors(c)
 	w := binder{m: m}
-	m.embed = w.vector("model.embed_tokens.weight", c.VocabSize, c.HiddenSize)
-	m.norm = w.vector("model.norm.weight", c.HiddenSize)
-	ropeCache := map[bool]*rope.Table{}
+	m.embed = w.vector(tm.Embed)
+	m.norm = w.vector(tm.Norm)
+	var table *rope.Table
 	m.layers = make([]layer, c.NumLayers)
-	for i := range m.layers {
+	for i, lt := range tm.Layers {
 		L := &m.layers[i]
-		p := fmt.Sprintf("model.layers.%d.", i)
-		L.inNorm = w.vector(p+"input_layernorm.weight", c.HiddenSize)
-		L.postNorm = w.vector(p+"post_attention_layernorm.weight", c.HiddenSize)
-		qOut, kvOut := c.NumHeads*c.HeadDim, c.NumKVHeads*c.HeadDim
-		if m.Family.FusedQKV {
-			parts := w.splitLinear(p+"self_attn.qkv_proj", c.HiddenSize, qOut, kvOut, kvOut)
-			L.q, L.k, L.v = parts[0], parts[1], parts[2]
-		} else {
-			L.q = w.linear(p+"self_attn.q_proj", qOut, c.HiddenSize)
-			L.k = w.linear(p+"self_attn.k_proj", kvOut, c.HiddenSize)
-			L.v = w.linear(p+"self_attn.v_proj", kvOut, c.HiddenSize)
+		L.inNorm = w.vector(lt.InNorm)
+		L.postNorm = w.vector(lt.PostNorm)
+		if lt.QNorm != nil {
+			L.qNorm = w.vector(*lt.QNorm)
+			L.kNorm = w.vector(*lt.KNorm)
 		}
-		L.o = w.linear(p+"self_attn.o_proj", c.HiddenSize, qOut)
-		if m.Family.QKNorm {
-			L.qNorm = w.vector(p+"self_attn.q_norm.weight", c.HeadDim)
-			L.kNorm = w.vector(p+"self_attn.k_norm.weight", c.HeadDim)
+		slots := [...]*backend.Linear{family.Q: &L.q, family.K: &L.k, family.V: &L.v, family.O: &L.o,
+			family.Gate: &L.gate, family.Up: &L.up, family.Down: &L.down}
+		for _, l := range lt.Linears {
+			for k, part := range w.linear(l) {
+				*slots[l.Parts[k].Slot] = part
+			}
 		}
-		if m.Family.FusedGateUp {
-			parts := w.splitLinear(p+"mlp.gate_up_proj", c.HiddenSize, c.IntermediateSize, c.IntermediateSize)
-			L.gate, L.up = parts[0], parts[1]
-		} else {
-			L.gate = w.linear(p+"mlp.gate_proj", c.IntermediateSize, c.HiddenSize)
-			L.up = w.linear(p+"mlp.up_proj", c.IntermediateSize, c.HiddenSize)
-		}
-		L.down = w.linear(p+"mlp.down_proj", c.HiddenSize, c.IntermediateSize)
 		if w.err != nil {
 			return w.err
 		}
-		uses := m.Family.UsesRope == nil || m.Family.UsesRope(c, i)
-		if uses {
-			if ropeCache[true] == nil {
+		if lt.Rope {
+			if table == nil {
 				t, err := newRope(c)
 				if err != nil {
 					return err
 				}
-				ropeCache[true] = t
+				table = t
 			}
-			L.rope = ropeCache[true]
+			L.rope = table
 		}
 	}
-	switch {
-	case m.arch.Has("lm_head.weight") || m.arch.Has("lm_head.scales"):
-		m.lmHead = w.linear("lm_head", c.VocabSize, c.HiddenSize)
-	case c.TieWordEmbeddings || !m.arch.Has("lm_head.weight"):
-		// Tied (or a checkpoint that omits lm_head, which mlx-lm treats as tied): the embedding table doubles as
-		// the output projection.
-		m.lmHead = w.linear("model.embed_tokens", c.VocabSize, c.HiddenSize)
-	}
+	m.lmHead = w.linear(tm.OutputHead(m.arch.Has))[0]
 	return w.err
 }
 

@@ -15,6 +15,7 @@ import (
 	"github.com/mlxbun/mlxbun/internal/model"
 	"github.com/mlxbun/mlxbun/internal/safetensors"
 	"github.com/mlxbun/mlxbun/internal/testutil"
+	"github.com/mlxbun/mlxbun/internal/testutil/variant"
 	"github.com/mlxbun/mlxbun/internal/trellis"
 )
 
@@ -26,11 +27,10 @@ func u32Host(name string, v []uint32, shape ...int) backend.Host {
 	return backend.Host{Name: name, DType: backend.U32, Shape: shape, Data: b}
 }
 
-// quantizeFixture writes two copies of a fixture model: every projection quantized by quant (the codes and the
-// config block it returns), and the same model with those projections replaced by their decoded dense weights.
-func quantizeFixture(t *testing.T, fixture string, quant func(name string, w []float32, out, in int) ([]backend.Host, []float32, map[string]any)) (qdir, ddir string) {
+// quantizeFixture writes two copies of a model directory: every projection quantized by quant (the codes and
+// the config block it returns), and the same model with those projections replaced by their decoded dense weights.
+func quantizeFixture(t *testing.T, src string, quant func(name string, w []float32, out, in int) ([]backend.Host, []float32, map[string]any)) (qdir, ddir string) {
 	t.Helper()
-	src := testutil.Fixture(t, fixture)
 	arch, err := safetensors.OpenDir(src)
 	if err != nil {
 		t.Fatal(err)
@@ -120,7 +120,7 @@ func sameLogits(t *testing.T, fixture, qdir, ddir string) {
 // TestTrellisModel: a tiny-qwen3 whose projections are 4-bit trellis codes (down_proj on axis 0) runs on the
 // CPU with the same logits as the model holding their decoded dense weights.
 func TestTrellisModel(t *testing.T) {
-	qdir, ddir := quantizeFixture(t, "models/tiny-qwen3", func(path string, w []float32, out, in int) ([]backend.Host, []float32, map[string]any) {
+	qdir, ddir := quantizeFixture(t, testutil.Fixture(t, "models/tiny-qwen3"), func(path string, w []float32, out, in int) ([]backend.Host, []float32, map[string]any) {
 		axis := 1
 		if strings.HasSuffix(path, "down_proj") {
 			axis = 0
@@ -141,9 +141,10 @@ func TestTrellisModel(t *testing.T) {
 	sameLogits(t, "models/tiny-qwen3", qdir, ddir)
 }
 
-// TestAffineModel: the same for MLX affine 4-bit, group 64.
+// TestAffineModel: the same for MLX affine 4-bit, group 64, and for Phi-3's fused projections split by rows of
+// the affine codes, scales and biases.
 func TestAffineModel(t *testing.T) {
-	qdir, ddir := quantizeFixture(t, "models/tiny-qwen3", func(path string, w []float32, out, in int) ([]backend.Host, []float32, map[string]any) {
+	quant := func(path string, w []float32, out, in int) ([]backend.Host, []float32, map[string]any) {
 		a, err := affine.Quantize(w, out, in, 4, 64)
 		if err != nil {
 			t.Fatal(err)
@@ -151,6 +152,11 @@ func TestAffineModel(t *testing.T) {
 		hosts := []backend.Host{u32Host(path+".weight", a.Packed, out, in*4/32),
 			backend.HostF32(path+".scales", a.Scales, out, in/64), backend.HostF32(path+".biases", a.Biases, out, in/64)}
 		return hosts, a.Dense(), map[string]any{"mode": "affine", "bits": 4, "group_size": 64}
-	})
+	}
+	qdir, ddir := quantizeFixture(t, testutil.Fixture(t, "models/tiny-qwen3"), quant)
 	sameLogits(t, "models/tiny-qwen3", qdir, ddir)
+	t.Run("phi3", func(t *testing.T) {
+		qdir, ddir := quantizeFixture(t, variant.For(t, "phi3").Dir, quant)
+		sameLogits(t, "models/tiny-llama3", qdir, ddir)
+	})
 }

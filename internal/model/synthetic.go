@@ -104,6 +104,15 @@ func (r *randomSource) shape(name string) ([]int, bool) {
 	return s, ok
 }
 
+// Header describes a tensor without making its weights (SourceQueries asks before loading).
+func (r *randomSource) Header(name string) (backend.Host, error) {
+	shape, ok := r.shape(name)
+	if !ok {
+		return backend.Host{}, fmt.Errorf("synthetic model: no tensor %q", name)
+	}
+	return backend.Host{Name: name, DType: backend.BF16, Shape: shape}, nil
+}
+
 func (r *randomSource) Tensor(name string) (backend.Host, error) {
 	shape, ok := r.shape(name)
 	if !ok {

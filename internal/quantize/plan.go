@@ -1,14 +1,16 @@
 // The plan: what happens to every tensor of the input checkpoint, decided and checked before any encoding starts,
-// so that bad input (an unknown tensor, a shape the block length does not divide, a rule matching nothing) fails
-// in a second rather than after an hour of encoding.
+// so that bad input (an unknown tensor, a shape the config does not imply or the block length does not divide, a
+// rule matching nothing) fails in a second rather than after an hour of encoding. Names, shapes, coded axes and
+// what may be quantized come from the family's tensor map (internal/family), the one the loader binds through.
 package quantize
 
 import (
 	"fmt"
-	"strings"
+	"slices"
 
 	"github.com/mlxbun/mlxbun/internal/backend"
 	"github.com/mlxbun/mlxbun/internal/config"
+	"github.com/mlxbun/mlxbun/internal/family"
 	"github.com/mlxbun/mlxbun/internal/trellis"
 )
 
@@ -20,52 +22,20 @@ const (
 	roleCoded              // trellis-coded linear weight: <path>.weight U32 + <path>.scales F16
 	roleAffine             // MLX affine 8-bit group 64: <path>.weight U32 + <path>.scales/.biases BF16
 	roleDrop               // not written (rotary inverse frequencies, which every loader recomputes)
-	roleEmbed              // an embedding or lm_head: becomes roleKeep or roleAffine per Options.Embeddings
 )
 
-// projections maps a linear layer's module name (the path's last component) to its coded axis: the attention and
-// MLP input projections are coded along their input dimension, the down projection along its output dimension
-// (stored transposed). Phi-3's fused qkv_proj and gate_up_proj are input projections too.
-var projections = map[string]int{
-	"q_proj": 1, "k_proj": 1, "v_proj": 1, "o_proj": 1, "gate_proj": 1, "up_proj": 1, "down_proj": 0,
-	"qkv_proj": 1, "gate_up_proj": 1,
-}
-
-// embeddingNames are the tensors --embeddings decides about.
-var embeddingNames = map[string]bool{"model.embed_tokens.weight": true, "lm_head.weight": true}
-
-// roles classifies a tensor name; the first entry whose test holds wins. path is the name without its last
-// component, leaf the path's last component, suffix the name's last component ("weight", "bias", ...).
-var roles = []struct {
-	role role
-	test func(name, path, leaf, suffix string) bool
-}{
-	{roleEmbed, func(name, _, _, _ string) bool { return embeddingNames[name] }},
-	{roleCoded, func(_, path, leaf, suffix string) bool {
-		_, ok := projections[leaf]
-		return ok && suffix == "weight" && strings.HasPrefix(path, "model.layers.")
-	}},
-	{roleKeep, func(_, _, leaf, suffix string) bool { _, ok := projections[leaf]; return ok && suffix == "bias" }},
-	{roleKeep, func(_, _, leaf, suffix string) bool {
-		return strings.HasSuffix(leaf, "norm") && (suffix == "weight" || suffix == "bias")
-	}},
-	{roleDrop, func(name, _, _, _ string) bool { return strings.HasSuffix(name, ".rotary_emb.inv_freq") }},
-}
-
-// classify returns a tensor's role and module path, or an error for a tensor no supported decoder has.
-func classify(name string) (role, string, error) {
-	path, suffix := name, ""
-	if i := strings.LastIndexByte(name, '.'); i >= 0 {
-		path, suffix = name[:i], name[i+1:]
+// classify finds a tensor in the family's tensor map: its entry (module path, kind, the shape the config
+// implies, the coded axis) and true; false for a tensor that is dropped; or an error for a tensor the family's
+// checkpoints do not hold.
+func classify(tm *family.Map, famName, name string) (family.Tensor, bool, error) {
+	if t, ok := tm.Lookup(name); ok {
+		return t, true, nil
 	}
-	leaf := path[strings.LastIndexByte(path, '.')+1:]
-	for _, r := range roles {
-		if r.test(name, path, leaf, suffix) {
-			return r.role, path, nil
-		}
+	if family.Dropped(name) {
+		return family.Tensor{Name: name}, false, nil
 	}
-	return 0, "", fmt.Errorf("tensor %q is not part of a supported decoder (embeddings, lm_head, norms, and the "+
-		"q/k/v/o, gate/up/down projections of model.layers.N)", name)
+	return family.Tensor{}, false, fmt.Errorf("tensor %q is not part of a %s checkpoint with this config (embeddings, "+
+		"lm_head, norms, and the projections of model.layers.0-%d)", name, famName, len(tm.Layers)-1)
 }
 
 // item is one input tensor and what becomes of it.
@@ -77,6 +47,7 @@ type item struct {
 	spec       trellis.Spec
 	interleave bool             // roleCoded: store the 3-bit axis-0 block interleave
 	qspec      config.QuantSpec // roleCoded, roleAffine: what the config block says for path
+	table      bool             // the embedding table or lm_head (family.KindTable)
 }
 
 // affine8 is the spec of --embeddings affine8: MLX affine, 8 bits, groups of 64.
@@ -90,39 +61,48 @@ func quantSpec(s trellis.Spec) config.QuantSpec {
 // floatDTypes are the input dtypes the quantizer reads.
 var floatDTypes = map[backend.DType]bool{backend.F32: true, backend.F16: true, backend.BF16: true}
 
-// plan classifies every tensor and checks each coded one against its spec. headers gives each tensor's dtype and
-// shape (data untouched).
-func plan(headers []backend.Host, o Options) ([]item, error) {
+// plan classifies every tensor through the family's tensor map and checks each against the shape the config
+// implies and each coded one against its spec. headers gives each tensor's dtype and shape (data untouched).
+// Completeness is the loader's to check: a checkpoint missing a tensor quantizes, and fails to load naming it.
+func plan(headers []backend.Host, fam family.Family, cfg *config.Model, o Options) ([]item, error) {
+	tm := fam.Tensors(cfg)
 	items := make([]item, 0, len(headers))
 	used := make([]bool, len(o.Rules))
 	for _, h := range headers {
-		r, path, err := classify(h.Name)
+		t, kept, err := classify(tm, fam.Name, h.Name)
 		if err != nil {
 			return nil, err
 		}
-		if r != roleDrop && !floatDTypes[h.DType] {
+		if !kept {
+			items = append(items, item{name: h.Name, role: roleDrop, shape: h.Shape})
+			continue
+		}
+		if !floatDTypes[h.DType] {
 			return nil, fmt.Errorf("tensor %q has dtype %s; the quantizer reads unquantized BF16, F16 or F32 checkpoints", h.Name, h.DType)
 		}
-		it := item{name: h.Name, path: path, role: r, shape: h.Shape}
-		if r == roleEmbed {
+		if !slices.Equal(h.Shape, t.Shape) {
+			return nil, fmt.Errorf("tensor %q has shape %v, the config implies %v", h.Name, h.Shape, t.Shape)
+		}
+		it := item{name: h.Name, path: t.Path, shape: h.Shape, table: t.Kind == family.KindTable}
+		switch t.Kind {
+		case family.KindTable:
 			it.role = roleKeep
 			if o.Embeddings == EmbeddingsAffine8 {
 				it.role = roleAffine
 			}
+		case family.KindWeight:
+			it.role = roleCoded
 		}
 		if it.role == roleCoded || it.role == roleAffine {
-			if len(h.Shape) != 2 || h.Shape[0] < 1 || h.Shape[1] < 1 {
-				return nil, fmt.Errorf("tensor %q has shape %v, want a 2-D [out, in] weight", h.Name, h.Shape)
-			}
 			it.out, it.in = h.Shape[0], h.Shape[1]
 		}
 		switch it.role {
 		case roleCoded:
 			for i, r := range o.Rules {
-				used[i] = used[i] || r.Matches(path)
+				used[i] = used[i] || r.Matches(it.path)
 			}
-			bits := bitsFor(o.Rules, path, o.Bits)
-			it.spec = trellis.Spec{K: bits, L: o.L, T: o.GroupSize, Code: "1mad", Axis: projections[path[strings.LastIndexByte(path, '.')+1:]]}
+			bits := bitsFor(o.Rules, it.path, o.Bits)
+			it.spec = trellis.Spec{K: bits, L: o.L, T: o.GroupSize, Code: "1mad", Axis: t.Axis}
 			if err := checkCoded(&it); err != nil {
 				return nil, err
 			}

@@ -5,8 +5,10 @@
 // `mlxbun quantize`; tests and quality checks call Run directly.
 //
 // Choices worth knowing:
-//   - q/k/v/o, gate/up (and Phi-3's fused qkv_proj, gate_up_proj) are coded along axis 1, down_proj along axis 0;
-//     3-bit down projections use the block interleave [out/512, in, 48] when T 256, L 12 and out % 512 == 0.
+//   - Which tensors exist, their shapes and coded axes come from the family's tensor map (internal/family), the one
+//     the loader binds through: q/k/v/o, gate/up (and Phi-3's fused qkv_proj, gate_up_proj, split by rows at load)
+//     are coded along axis 1, down_proj along axis 0; 3-bit down projections use the block interleave
+//     [out/512, in, 48] when T 256, L 12 and out % 512 == 0.
 //   - A projection whose coded dimension is not a multiple of the group size is an error naming the tensor (with a
 //     group size that would divide it), not silently left in bf16: a model quantized "mostly" is a surprise.
 //   - The config block holds the default spec (axis 1) and an entry for every tensor that differs from it (each
@@ -22,12 +24,11 @@ import (
 	"fmt"
 	"math"
 	"slices"
-	"strings"
 	"time"
 
 	"github.com/mlxbun/mlxbun/internal/backend"
 	"github.com/mlxbun/mlxbun/internal/config"
-	"github.com/mlxbun/mlxbun/internal/model"
+	"github.com/mlxbun/mlxbun/internal/family"
 	"github.com/mlxbun/mlxbun/internal/safetensors"
 	"github.com/mlxbun/mlxbun/internal/trellis"
 )
@@ -117,9 +118,9 @@ func Run(inDir, outDir string, o Options, progress func(Event)) (*Report, error)
 	if err != nil {
 		return nil, err
 	}
-	if !slices.Contains(model.Known(), cfg.ModelType) {
-		return nil, fmt.Errorf("%s: config.json: model_type %q is not a supported architecture (known: %s)",
-			inDir, cfg.ModelType, strings.Join(model.Known(), ", "))
+	fam, err := family.For(cfg)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", inDir, err)
 	}
 	if cfg.Quant != nil {
 		return nil, fmt.Errorf("%s: config.json already has a quantization block; quantize an unquantized checkpoint", inDir)
@@ -137,7 +138,7 @@ func Run(inDir, outDir string, o Options, progress func(Event)) (*Report, error)
 		}
 		headers = append(headers, h)
 	}
-	items, err := plan(headers, o)
+	items, err := plan(headers, fam, cfg, o)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", inDir, err)
 	}

@@ -143,7 +143,7 @@ func quantBlock(o Options, items []item) *orderedObject {
 		switch {
 		case (it.role == roleCoded || it.role == roleAffine) && !reflect.DeepEqual(it.qspec, def):
 			entries[it.path] = specObject(it.qspec)
-		case it.role == roleKeep && embeddingNames[it.name]:
+		case it.role == roleKeep && it.table:
 			entries[it.path] = false
 		default:
 			continue
@@ -234,7 +234,7 @@ func verifyConfig(dir string, items []item) error {
 		wantOK := it.role == roleCoded || it.role == roleAffine
 		if wantOK {
 			want = it.qspec
-		} else if !embeddingNames[it.name] {
+		} else if !it.table {
 			continue
 		}
 		got, ok := cfg.Quant.For(it.path)

@@ -252,3 +252,20 @@ func (w *Weights) Block(r, b int) []uint32 {
 	off := w.blockOffset(r, b)
 	return w.Words[off : off+w.WordsPerBlock()]
 }
+
+// OutputRows is the linear layer of output features [start, start+n) alone: for a fused projection (Phi-3's
+// qkv_proj, gate_up_proj) split into its parts. On axis 1 a coded row is one output feature and rows are coded
+// independently, so the part is a row block of the words and of the scales (views of w's, not copies). Axis 0
+// codes along the outputs; splitting it would cut coded rows, which is refused.
+func (w *Weights) OutputRows(start, n int) (*Weights, error) {
+	if w.Axis != 1 {
+		return nil, fmt.Errorf("%w: output rows of a matrix coded along axis %d (only axis 1 splits by rows)", ErrFormat, w.Axis)
+	}
+	if start < 0 || n < 1 || start+n > w.Rows {
+		return nil, fmt.Errorf("%w: output rows [%d, %d) outside %d", ErrFormat, start, start+n, w.Rows)
+	}
+	g := w.Geometry
+	g.Rows = n
+	wpr := w.WordsPerRow()
+	return NewWeights(g, w.Words[start*wpr:(start+n)*wpr], w.Scales[start:start+n])
+}

@@ -177,3 +177,38 @@ func seq(n int) []uint32 {
 	}
 	return s
 }
+
+// TestOutputRows: a block of output rows of an axis-1 matrix decodes to those rows of the whole, with its own
+// scales; axis 0 and out-of-range blocks are refused.
+func TestOutputRows(t *testing.T) {
+	g, _ := NewGeometry(Spec{K: 2, L: 8, T: 64, Code: "1mad", Axis: 1}, []int{6, 8})
+	scales := []float32{1, 2, 3, 4, 5, 6}
+	w, _ := NewWeights(g, seq(g.Words()), scales)
+	part, err := w.OutputRows(2, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if part.OutFeatures() != 3 || part.InFeatures() != w.InFeatures() || part.Scales[0] != 3 {
+		t.Fatalf("part %d→%d, first scale %g", part.InFeatures(), part.OutFeatures(), part.Scales[0])
+	}
+	whole, got := make([]float32, w.Cols), make([]float32, w.Cols)
+	for r := range 3 {
+		w.DecodeRow(2+r, Exact, whole)
+		part.DecodeRow(r, Exact, got)
+		for c := range got {
+			if got[c] != whole[c] {
+				t.Fatalf("part row %d col %d = %g, the whole's row %d has %g", r, c, got[c], 2+r, whole[c])
+			}
+		}
+	}
+	for _, bad := range [][2]int{{-1, 2}, {5, 2}, {0, 0}} {
+		if _, err := w.OutputRows(bad[0], bad[1]); !errors.Is(err, ErrFormat) {
+			t.Errorf("rows [%d, +%d): %v", bad[0], bad[1], err)
+		}
+	}
+	g0, _ := NewGeometry(k3Axis0, []int{3, 96})
+	w0, _ := NewWeights(g0, seq(g0.Words()), make([]float32, 3))
+	if _, err := w0.OutputRows(0, 1); err == nil || !strings.Contains(err.Error(), "axis 0") {
+		t.Errorf("axis 0: %v", err)
+	}
+}

@@ -1,10 +1,10 @@
 // SmolLM3: Llama's layout where every no_rope_layer_interval-th layer skips rope (NoPE), as no_rope_layers says.
-package model
+package family
 
 import "github.com/mlxbun/mlxbun/internal/config"
 
 func init() {
-	register(Family{Name: "smollm3", UsesRope: smolUsesRope}, "smollm3")
+	register(Family{Name: "smollm3", Projections: llamaProjections, UsesRope: smolUsesRope}, "smollm3")
 }
 
 // smolUsesRope follows the config's no_rope_layers (1 = rope) or, when absent, the default interval of 4:

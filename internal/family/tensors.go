@@ -1,0 +1,230 @@
+// The tensor map: every tensor one family's checkpoint holds for one config, with the shape the config implies,
+// what each tensor is to the forward pass, and what the quantizer may do with it.
+package family
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/mlxbun/mlxbun/internal/config"
+)
+
+// Slot is one linear layer of the shared forward pass.
+type Slot uint8
+
+const (
+	Q    Slot = iota // [heads·headDim, hidden]
+	K                // [kvHeads·headDim, hidden]
+	V                // [kvHeads·headDim, hidden]
+	O                // [hidden, heads·headDim]
+	Gate             // [intermediate, hidden]
+	Up               // [intermediate, hidden]
+	Down             // [hidden, intermediate]
+	Head             // the output projection [vocab, hidden], lm_head or the tied embedding table
+	numSlots
+
+	layerSlots = Head // Q..Down: what every layer stores
+)
+
+var slotNames = [numSlots]string{"q", "k", "v", "o", "gate", "up", "down", "lm_head"}
+
+func (s Slot) String() string {
+	if s < numSlots {
+		return slotNames[s]
+	}
+	return fmt.Sprintf("slot(%d)", uint8(s))
+}
+
+// Axis is the trellis coded axis of the slot's weight: 1 (along the input dimension) for the attention and MLP
+// input projections and o_proj, 0 (along the output dimension, stored transposed) for down_proj.
+func (s Slot) Axis() int {
+	if s == Down {
+		return 0
+	}
+	return 1
+}
+
+// shape is the slot's [out, in] under c.
+func (s Slot) shape(c *config.Model) (out, in int) {
+	q, kv := c.NumHeads*c.HeadDim, c.NumKVHeads*c.HeadDim
+	switch s {
+	case Q:
+		return q, c.HiddenSize
+	case K, V:
+		return kv, c.HiddenSize
+	case O:
+		return c.HiddenSize, q
+	case Gate, Up:
+		return c.IntermediateSize, c.HiddenSize
+	case Down:
+		return c.HiddenSize, c.IntermediateSize
+	case Head:
+		return c.VocabSize, c.HiddenSize
+	}
+	panic(fmt.Sprintf("family: shape of %s", s))
+}
+
+// Kind is what a checkpoint tensor is, which decides what the quantizer may do with it.
+type Kind uint8
+
+const (
+	// KindTable: the embedding table or the output head [vocab, hidden]; kept in bf16 or stored as MLX affine
+	// (quantize --embeddings affine8), never trellis-coded (the table is looked up by row).
+	KindTable Kind = iota
+	// KindWeight: a projection's weight [out, in]; trellis-coded along its Linear's Axis (MLX checkpoints may
+	// hold it affine-quantized).
+	KindWeight
+	KindBias // a projection's optional bias [out]: kept
+	KindNorm // an RMSNorm weight: kept
+)
+
+// Vector is a tensor uploaded as it is stored: the embedding table and the norm weights.
+type Vector struct {
+	Name  string
+	Shape []int
+}
+
+// Part is one row block of a stored projection.
+type Part struct {
+	Slot Slot
+	Rows int
+}
+
+// Linear is one stored linear module: <Path>.weight [Out, In] (or the quantized tensors beside it, as the
+// config's quantization block says for Path) and an optional <Path>.bias [Out].
+type Linear struct {
+	Path    string
+	Out, In int
+	Parts   []Part // row blocks in order, Σ Rows = Out; one part when unfused
+	Axis    int    // the coded axis of its trellis codes
+	Table   bool   // the output head: stored as the embedding table is (KindTable), never trellis-coded
+}
+
+// Fused reports whether the module stacks several slots.
+func (l Linear) Fused() bool { return len(l.Parts) > 1 }
+
+// RowRange is part k's first row and row count.
+func (l Linear) RowRange(k int) (start, n int) {
+	for _, p := range l.Parts[:k] {
+		start += p.Rows
+	}
+	return start, l.Parts[k].Rows
+}
+
+// PartName names part k in messages and to the backend: the path when unfused, else the path and its rows
+// ("model.layers.0.self_attn.qkv_proj[256:320]").
+func (l Linear) PartName(k int) string {
+	if !l.Fused() {
+		return l.Path
+	}
+	start, n := l.RowRange(k)
+	return fmt.Sprintf("%s[%d:%d]", l.Path, start, start+n)
+}
+
+// Layer is one decoder layer's tensors.
+type Layer struct {
+	InNorm, PostNorm Vector
+	QNorm, KNorm     *Vector // [headDim]; nil unless the family has QKNorm
+	Linears          []Linear
+	Rope             bool // false: a NoPE layer
+}
+
+// Map is every tensor of a model as its family stores it, with the shapes its config implies.
+type Map struct {
+	Embed    Vector // model.embed_tokens.weight [vocab, hidden]
+	Norm     Vector // model.norm.weight [hidden]
+	Layers   []Layer
+	Head     Linear // lm_head [vocab, hidden]
+	TiedHead Linear // the embedding table as the output projection
+
+	index map[string]Tensor
+}
+
+// Tensor is one checkpoint tensor of a map.
+type Tensor struct {
+	Name  string // "model.layers.0.self_attn.q_proj.weight"
+	Path  string // its module, as the quantization block keys it: "model.layers.0.self_attn.q_proj"
+	Kind  Kind
+	Shape []int // unquantized, as the config implies
+	Axis  int   // KindWeight: the coded axis
+}
+
+// Tensors is the family's map for c.
+func (f Family) Tensors(c *config.Model) *Map {
+	vocab, hidden := c.VocabSize, c.HiddenSize
+	m := &Map{
+		Embed:    Vector{"model.embed_tokens.weight", []int{vocab, hidden}},
+		Norm:     Vector{"model.norm.weight", []int{hidden}},
+		Layers:   make([]Layer, c.NumLayers),
+		Head:     Linear{Path: "lm_head", Out: vocab, In: hidden, Parts: []Part{{Head, vocab}}, Axis: 1, Table: true},
+		TiedHead: Linear{Path: "model.embed_tokens", Out: vocab, In: hidden, Parts: []Part{{Head, vocab}}, Axis: 1, Table: true},
+	}
+	for i := range m.Layers {
+		L := &m.Layers[i]
+		p := fmt.Sprintf("model.layers.%d.", i)
+		L.InNorm = Vector{p + "input_layernorm.weight", []int{hidden}}
+		L.PostNorm = Vector{p + "post_attention_layernorm.weight", []int{hidden}}
+		if f.QKNorm {
+			L.QNorm = &Vector{p + "self_attn.q_norm.weight", []int{c.HeadDim}}
+			L.KNorm = &Vector{p + "self_attn.k_norm.weight", []int{c.HeadDim}}
+		}
+		L.Rope = f.UsesRope == nil || f.UsesRope(c, i)
+		for _, pr := range f.Projections {
+			l := Linear{Path: p + pr.Module, Axis: pr.Slots[0].Axis()}
+			for _, s := range pr.Slots {
+				out, in := s.shape(c)
+				l.Parts = append(l.Parts, Part{s, out})
+				l.Out, l.In = l.Out+out, in
+			}
+			L.Linears = append(L.Linears, l)
+		}
+	}
+	m.index = map[string]Tensor{}
+	vec := func(v Vector, k Kind) {
+		m.index[v.Name] = Tensor{Name: v.Name, Path: strings.TrimSuffix(v.Name, ".weight"), Kind: k, Shape: v.Shape}
+	}
+	lin := func(l Linear) {
+		k := KindWeight
+		if l.Table {
+			k = KindTable
+		}
+		m.index[l.Path+".weight"] = Tensor{Name: l.Path + ".weight", Path: l.Path, Kind: k, Shape: []int{l.Out, l.In}, Axis: l.Axis}
+		m.index[l.Path+".bias"] = Tensor{Name: l.Path + ".bias", Path: l.Path, Kind: KindBias, Shape: []int{l.Out}}
+	}
+	vec(m.Embed, KindTable)
+	vec(m.Norm, KindNorm)
+	for _, L := range m.Layers {
+		vec(L.InNorm, KindNorm)
+		vec(L.PostNorm, KindNorm)
+		if L.QNorm != nil {
+			vec(*L.QNorm, KindNorm)
+			vec(*L.KNorm, KindNorm)
+		}
+		for _, l := range L.Linears {
+			lin(l)
+		}
+	}
+	lin(m.Head)
+	delete(m.index, "lm_head.bias") // no family has one
+	return m
+}
+
+// Lookup finds an unquantized checkpoint tensor by name.
+func (m *Map) Lookup(name string) (Tensor, bool) {
+	t, ok := m.index[name]
+	return t, ok
+}
+
+// OutputHead is the output projection a checkpoint binds: lm_head when it holds one (dense or quantized), else
+// the embedding table. A checkpoint without lm_head is tied whatever tie_word_embeddings says, as mlx-lm
+// treats it.
+func (m *Map) OutputHead(has func(name string) bool) Linear {
+	if has(m.Head.Path+".weight") || has(m.Head.Path+".scales") {
+		return m.Head
+	}
+	return m.TiedHead
+}
+
+// Dropped reports a tensor a checkpoint may hold that no loader reads: rotary inverse frequencies, which are
+// recomputed from the config.
+func Dropped(name string) bool { return strings.HasSuffix(name, ".rotary_emb.inv_freq") }

@@ -1,0 +1,136 @@
+// What a model asks of a device before it is loaded: one matmul query per linear layer, built from config.json
+// (and its quantization block) and the checkpoint's tensor headers alone, through the family's tensor map. The
+// registry (backend.OpenFor) picks a device from them and LoadFrom asks its backend about them before binding,
+// so a device that cannot serve a layer is passed over, or fails naming the layer, before any weight is read.
+package model
+
+import (
+	"fmt"
+	"slices"
+
+	"github.com/mlxbun/mlxbun/internal/backend"
+	"github.com/mlxbun/mlxbun/internal/config"
+	"github.com/mlxbun/mlxbun/internal/family"
+	"github.com/mlxbun/mlxbun/internal/safetensors"
+	"github.com/mlxbun/mlxbun/internal/trellis"
+)
+
+// Queries lists the matmul queries of the model in dir (SourceQueries); no weight data is read.
+func Queries(dir string) ([]backend.Query, error) {
+	cfg, err := config.Load(dir)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := family.For(cfg); err != nil {
+		return nil, fmt.Errorf("%s: %w", dir, err)
+	}
+	arch, err := safetensors.OpenDir(dir)
+	if err != nil {
+		return nil, err
+	}
+	defer arch.Close()
+	qs, err := SourceQueries(cfg, arch)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", dir, err)
+	}
+	return qs, nil
+}
+
+// SyntheticQueries lists the matmul queries of a synthetic preset (dense bf16 throughout).
+func SyntheticQueries(name string) ([]backend.Query, error) {
+	cfg, err := SyntheticConfig(name)
+	if err != nil {
+		return nil, err
+	}
+	return SourceQueries(cfg, &randomSource{cfg: cfg})
+}
+
+// SourceQueries lists one matmul query per linear layer the model binds, in binding order: every layer's
+// projections (a fused one gives a query per part, named as LoadLinear will see it) and the output head. Each
+// query's weight is described from its tensors' headers: dtype for dense weights, the quantization block's spec
+// and the stored shape (the 3-bit interleave) for quantized ones. A tensor missing, or shaped unlike the config
+// implies, is an error naming it.
+func SourceQueries(cfg *config.Model, src Source) ([]backend.Query, error) {
+	fam, err := family.For(cfg)
+	if err != nil {
+		return nil, err
+	}
+	tm := fam.Tensors(cfg)
+	var qs []backend.Query
+	add := func(l family.Linear) error {
+		wt, err := describe(cfg, src, l)
+		if err != nil {
+			return err
+		}
+		for k, p := range l.Parts {
+			qs = append(qs, backend.Query{Op: backend.OpMatMul, Name: l.PartName(k), Weight: wt, Out: p.Rows, In: l.In})
+		}
+		return nil
+	}
+	for _, L := range tm.Layers {
+		for _, l := range L.Linears {
+			if err := add(l); err != nil {
+				return nil, err
+			}
+		}
+	}
+	if err := add(tm.OutputHead(src.Has)); err != nil {
+		return nil, err
+	}
+	return qs, nil
+}
+
+// describe is the Weight of module l as src stores it.
+func describe(cfg *config.Model, src Source, l family.Linear) (backend.Weight, error) {
+	name := l.Path + ".weight"
+	h, err := header(src, name)
+	if err != nil {
+		return backend.Weight{}, err
+	}
+	if !src.Has(l.Path + ".scales") {
+		if !slices.Equal(h.Shape, []int{l.Out, l.In}) {
+			return backend.Weight{}, fmt.Errorf("tensor %q has shape %v, the config implies %v", name, h.Shape, []int{l.Out, l.In})
+		}
+		return backend.Weight{Format: backend.FormatDense, DType: h.DType}, nil
+	}
+	q, ok := cfg.Quant.For(l.Path)
+	if !ok {
+		return backend.Weight{}, fmt.Errorf("tensor %q: has %s.scales but config.json's quantization block does not cover %s", name, l.Path, l.Path)
+	}
+	switch q.Mode {
+	case "trellis":
+		g, err := trellis.NewGeometry(trellis.Spec{K: q.Bits, L: q.Trellis.L, T: q.GroupSize, Code: q.Trellis.Code, Axis: q.Trellis.Axis}, h.Shape)
+		if err != nil {
+			return backend.Weight{}, fmt.Errorf("tensor %q: %w", name, err)
+		}
+		if g.InFeatures() != l.In || g.OutFeatures() != l.Out {
+			return backend.Weight{}, fmt.Errorf("tensor %q: trellis codes of a %d→%d projection, the config implies %d→%d",
+				name, g.InFeatures(), g.OutFeatures(), l.In, l.Out)
+		}
+		if l.Fused() && g.Axis != 1 {
+			return backend.Weight{}, fmt.Errorf("tensor %q: a fused projection coded along axis %d (only axis 1 splits by rows): %w",
+				name, g.Axis, backend.ErrUnsupported)
+		}
+		return backend.Weight{Format: backend.FormatTrellis, Bits: g.K, Group: g.T, L: g.L, Code: g.Code, Axis: g.Axis,
+			Interleaved: g.Interleaved}, nil
+	case "affine":
+		return backend.Weight{Format: backend.FormatAffine, Bits: q.Bits, Group: q.GroupSize}, nil
+	}
+	return backend.Weight{}, fmt.Errorf("tensor %q: quantization mode %q: %w", name, q.Mode, backend.ErrUnsupported)
+}
+
+// headerSource is a Source that can describe a tensor (name, dtype, shape) without producing its data; a
+// safetensors archive needs no such method, its Tensor only slices the mapping.
+type headerSource interface {
+	Header(name string) (backend.Host, error)
+}
+
+// header is a tensor's description without its data.
+func header(src Source, name string) (backend.Host, error) {
+	if hs, ok := src.(headerSource); ok {
+		return hs.Header(name)
+	}
+	h, err := src.Tensor(name)
+	h.Data = nil
+	return h, err
+}
