@@ -2,7 +2,8 @@
 // the wall-clock ns/op:
 //
 //   - BenchmarkGEMV: MatMul at the Qwen3-14B dense shapes, n = 1, 8 (GEMV, µs and % of 4.25 TB/s) and 512
-//     (cuBLASLt, TFLOP/s), weights rotating through copies larger than L2, activations in ActDType;
+//     (cuBLASLt, TFLOP/s, with the f32 input's conversion to bf16 included), weights rotating through copies
+//     larger than L2, activations in ActDType;
 //   - BenchmarkGEMVLab: the kernel lab, every instantiated (R, U) form of the vector GEMV and every k-split at the
 //     Qwen3-14B and Qwen3-0.6B decode shapes, single linears and the q/k/v and gate/up groups the backend fuses; the
 //     production choice is the sub-benchmark ending in "-prod". A variant that wins by more than the run-to-run
@@ -25,7 +26,7 @@ import (
 const copyBW = 4.25e12
 
 // profiled calls enqueue(i) b.N times under the profiler (syncing every 64 calls so queue and events stay small)
-// and returns the device seconds per call of the one kernel it launches, and that kernel's name.
+// and returns the device seconds per call of every kernel it launched, and their names with their shares.
 func profiled(b *testing.B, g *Backend, enqueue func(i int)) (float64, string) {
 	b.Helper()
 	for i := 0; i < 4; i++ { // warm-up: plans, first-launch costs
@@ -47,10 +48,15 @@ func profiled(b *testing.B, g *Backend, enqueue func(i int)) (float64, string) {
 	if err := g.Sync(); err != nil {
 		b.Fatal(err)
 	}
-	if len(prof) != 1 {
-		b.Fatalf("profile %+v: want one kernel", prof)
+	var total float64
+	for _, k := range prof {
+		total += k.Seconds
 	}
-	return prof[0].Seconds / float64(prof[0].Calls), prof[0].Name
+	var names []string
+	for _, k := range prof {
+		names = append(names, fmt.Sprintf("%s %.0f%%", k.Name, 100*k.Seconds/total))
+	}
+	return total / float64(b.N), strings.Join(names, ", ")
 }
 
 // BenchmarkGEMV: the four Qwen3-14B dense shapes at n = 1, 8 and 512.
