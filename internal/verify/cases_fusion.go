@@ -108,7 +108,8 @@ func normRopeCase(tag string, n, heads, kvHeads, hd int, k bool, act backend.DTy
 	if k {
 		which = "k"
 	}
-	return Case{Op: "Fused/RMSNorm+Rope", Shape: fmt.Sprintf("%s %d rows, %d/%d heads × %d, %s%s", tag, n, heads, kvHeads, hd, which, actName(act)),
+	shape := fmt.Sprintf("%s %d rows, %d/%d heads × %d, %s%s", tag, n, heads, kvHeads, hd, which, actName(act))
+	return Case{Op: "Fused/RMSNorm+Rope", Shape: shape,
 		Act: act, Promise: "the head norm rounded, then rotated as rope.Table.Apply", Tol: pick(act, tolRowF32, tolFusedBF16),
 		Launches: &Launches{Kernels: 2},
 		run: func(h *harness) float64 {
@@ -166,7 +167,8 @@ const promptRows = 300
 // shadowCase is first (RMSNorm, Add then RMSNorm, or SwiGLU) producing the input of a 300-row prompt MatMul
 // 1024→1024 with f32 output.
 func shadowCase(first string, act backend.DType) Case {
-	return Case{Op: "Fused/" + first + "→MatMul", Shape: fmt.Sprintf("qwen3-0.6b %d rows, 1024→1024, out f32%s", promptRows, actName(act)),
+	shape := fmt.Sprintf("qwen3-0.6b %d rows, 1024→1024, out f32%s", promptRows, actName(act))
+	return Case{Op: "Fused/" + first + "→MatMul", Shape: shape,
 		Act: act, Promise: "the prompt GEMM of the first op's output (its bf16 copy written by that launch)", Tol: tolMatRounded,
 		Launches: &Launches{Kernels: 2},
 		run: func(h *harness) float64 {
@@ -195,7 +197,8 @@ func shadowCase(first string, act backend.DType) Case {
 // attnShadowCase is a 512-row prompt's Attention (16/4 heads × 64, the prompt form) feeding the o projection
 // 1024→1024 with f32 output.
 func attnShadowCase(act backend.DType) Case {
-	return Case{Op: "Fused/Attention→MatMul", Shape: "qwen3-0.6b 512 rows from position 0, 16/4 heads × 64, o 1024→1024" + actName(act),
+	shape := "qwen3-0.6b 512 rows from position 0, 16/4 heads × 64, o 1024→1024" + actName(act)
+	return Case{Op: "Fused/Attention→MatMul", Shape: shape,
 		Act: act, Promise: "the prompt GEMM of the attention output", Tol: tolAttn, Launches: &Launches{Kernels: 3},
 		run: func(h *harness) float64 {
 			const n, heads, kvHeads, hd = 512, 16, 4, 64
@@ -222,7 +225,8 @@ func attnShadowCase(act backend.DType) Case {
 // outputs, comparing segment seg: the three share one bf16 copy of the norm.
 func sharedInputCase(seg int, act backend.DType) Case {
 	outs := []int{2048, 1024, 1024}
-	return Case{Op: "Fused/RMSNorm→MatMul×3", Shape: fmt.Sprintf("qwen3-0.6b %d rows, q, k, v 1024→%v, out f32, segment %d%s", promptRows, outs, seg, actName(act)),
+	shape := fmt.Sprintf("qwen3-0.6b %d rows, q, k, v 1024→%v, out f32, segment %d%s", promptRows, outs, seg, actName(act))
+	return Case{Op: "Fused/RMSNorm→MatMul×3", Shape: shape,
 		Act: act, Promise: "each prompt GEMM as alone", Tol: tolMatRounded, Launches: &Launches{Kernels: 5},
 		run: func(h *harness) float64 {
 			const n, d = promptRows, 1024

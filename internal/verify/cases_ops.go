@@ -27,7 +27,8 @@ func opCases(act backend.DType) []Case {
 	for _, s := range []struct {
 		tag string
 		n   int
-	}{{"odd", 1}, {"odd", 7}, {"fixture", 256}, {"odd", 1001}, {"qwen3-14b 3 × 5120 =", 3 * 5120}, {"qwen3-14b 8 × 17408 =", 8 * 17408}} {
+	}{{"odd", 1}, {"odd", 7}, {"fixture", 256}, {"odd", 1001},
+		{"qwen3-14b 3 × 5120 =", 3 * 5120}, {"qwen3-14b 8 × 17408 =", 8 * 17408}} {
 		for _, op := range []string{"Add", "SwiGLU", "Add/in-place"} {
 			cs = append(cs, eltSweep(op, s.tag, s.n, act))
 		}
