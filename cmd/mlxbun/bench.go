@@ -65,7 +65,7 @@ of a real architecture (qwen3-14b, qwen3-8b, qwen3-0.6b) with no files. --profil
 	fl.StringVar(&f.modelDir, "model", "", "model directory")
 	fl.StringVar(&f.synthetic, "synthetic", "", "synthetic architecture: "+strings.Join(model.Presets(), ", "))
 	fl.StringVar(&f.dtype, "dtype", "bf16", "weight dtype of a synthetic model (bf16)")
-	fl.StringVar(&f.device, "device", "auto", "auto, cpu, cuda or metal")
+	fl.StringVar(&f.device, "device", "auto", deviceHelp("device"))
 	fl.StringVarP(&f.output, "output", "o", "md", "output format: md or json")
 	fl.IntVarP(&f.pp, "n-prompt", "p", 512, "prompt tokens (0: skip the pp row)")
 	fl.IntVarP(&f.tg, "n-gen", "n", 128, "generated tokens (0: skip the tg row)")

@@ -68,7 +68,7 @@ Prompt and generation speed and peak memory go to stderr; --json prints one reco
 	fl.Uint64Var(&f.seed, "seed", 0, "sampling seed (same seed, same output)")
 	fl.StringArrayVar(&f.stops, "stop", nil, "stop string (repeatable)")
 	fl.BoolVar(&f.ignoreEOS, "ignore-eos", false, "keep generating past end-of-sequence tokens")
-	fl.StringVar(&f.device, "device", "auto", "auto, cpu, cuda or metal")
+	fl.StringVar(&f.device, "device", "auto", deviceHelp("device"))
 	fl.BoolVar(&f.jsonOut, "json", false, "print one JSON record (text, ids, timings) instead of streaming")
 	return cmd
 }

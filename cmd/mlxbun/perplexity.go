@@ -83,7 +83,7 @@ the start, runs each window from an empty cache and scores every token after the
 	fl.StringVar(&file, "file", "", "text file to score (required)")
 	fl.IntVar(&ctx, "ctx", 512, "window length in tokens")
 	fl.IntVar(&limit, "max-bytes", 0, "score only the first N bytes of the file (0: all)")
-	fl.StringVar(&device, "device", "auto", "auto, cpu, cuda or metal")
+	fl.StringVar(&device, "device", "auto", deviceHelp("device"))
 	fl.BoolVar(&jsonOut, "json", false, "print one JSON record")
 	fl.BoolVar(&quiet, "quiet", false, "no progress bar")
 	return cmd

@@ -3,23 +3,27 @@
 #
 #   scripts/device/cuda-check.sh
 #
-# It vets and unit-tests internal/cuda on this machine (with an NVRTC present here, e.g. Debian's libnvrtc11.2
-# linked as libnvrtc.so.12 in a folder named by MLXBUN_CUDA_LIBDIR, every backend kernel is also compiled for
-# sm_90 here), cross-compiles (CGO_ENABLED=0, linux/amd64, stripped) the internal/cuda test binary and the mlxbun
-# CLI into the git-ignored .devbin/, copies the model fixtures the GPU tests read into the git-ignored .devdata/
+# It vets and unit-tests internal/cuda (the backend), internal/cuda/driver (the runtime) and internal/verify (the
+# conformance harness, on the CPU and fakes) on this machine (with an NVRTC present here, e.g. Debian's
+# libnvrtc11.2 linked as libnvrtc.so.12 in a folder named by MLXBUN_CUDA_LIBDIR, every backend kernel is also
+# compiled for sm_90 here), cross-compiles (CGO_ENABLED=0, GOEXPERIMENT=simd so the CPU oracle is fast,
+# linux/amd64, stripped) the two GPU test binaries (.devbin/cuda.test, .devbin/driver.test) and the mlxbun CLI
+# into the git-ignored .devbin/, copies the model fixtures the GPU tests read into the git-ignored .devdata/
 # (about 40 MB: tiny models and pycoder-12m), then prints the one `run` call to make with the device tool. That
 # call carries .devbin/ and .devdata/ and runs scripts/device/remote.sh there, which needs no Go.
 set -euo pipefail
 cd "$(git rev-parse --show-toplevel)"
+export GOEXPERIMENT=${GOEXPERIMENT:-simd} CGO_ENABLED=0
 
-go vet ./internal/cuda ./shaders/cuda
-go test -count=1 ./internal/cuda ./shaders/cuda
+go vet ./internal/cuda/... ./internal/verify ./shaders/cuda
+go test -count=1 ./internal/cuda/... ./internal/verify ./shaders/cuda
 
 rm -rf .devbin
 mkdir -p .devbin
 (
-	export CGO_ENABLED=0 GOOS=linux GOARCH=amd64
+	export GOOS=linux GOARCH=amd64
 	go test -c -ldflags="-s -w" -o .devbin/cuda.test ./internal/cuda
+	go test -c -ldflags="-s -w" -o .devbin/driver.test ./internal/cuda/driver
 	if [ -d cmd/mlxbun ]; then
 		go build -ldflags="-s -w" -o .devbin/mlxbun ./cmd/mlxbun 2>.devbin/mlxbun-build.log ||
 			echo "note: cmd/mlxbun did not build (see .devbin/mlxbun-build.log); the device run skips the bench phase" >&2
@@ -40,7 +44,8 @@ du -sh .devbin/* .devdata 2>/dev/null | sed 's/^/built: /'
 
 cat <<'MSG'
 
-Now call the device tool once (phases: compile ops matmul attention models timing synthetic bench; default all):
-  run(command="bash scripts/device/remote.sh", carry=[".devbin", ".devdata"], timeout_s=480)
+Now call the device tool (phases: runtime compile ops matmul attention fusion conformance models timing lab
+synthetic bench; default compile ops matmul attention fusion models timing synthetic):
+  run(command="bash scripts/device/remote.sh", carry=[".devbin", ".devdata"], timeout_s=590)
 Then give_back() if no further run follows.
 MSG

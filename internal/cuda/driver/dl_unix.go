@@ -4,7 +4,7 @@
 // functions without cgo. Every CUDA, NVRTC and cuBLASLt entry point used here takes only integers and pointers,
 // so the plain integer-register convention of purego.SyscallN covers them all.
 
-package cuda
+package driver
 
 import (
 	"fmt"

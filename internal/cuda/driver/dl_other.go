@@ -2,7 +2,7 @@
 
 // Stubs for systems purego cannot load libraries on: the package builds, and opening reports no driver.
 
-package cuda
+package driver
 
 import (
 	"runtime"

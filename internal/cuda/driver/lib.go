@@ -2,7 +2,7 @@
 // and the error that lists every place tried when none loads. The search list is pure Go (environment and glob
 // are injected) so it is tested on machines without CUDA.
 
-package cuda
+package driver
 
 import (
 	"errors"

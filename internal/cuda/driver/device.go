@@ -1,4 +1,6 @@
-// Package cuda is mlxbun's cgo-free CUDA runtime: the driver API, NVRTC and cuBLASLt reached through purego.
+// Package driver is mlxbun's cgo-free CUDA runtime: the driver API (devices, memory, streams, events, modules,
+// launches with packed arguments, graphs), NVRTC and cuBLASLt, reached through purego. It knows no tensors and no
+// ops; the backend built on it is the parent package, internal/cuda.
 //
 // A CUDA context is current per OS thread, so each Device owns one goroutine locked to one OS thread with the
 // device's primary context current on it. Every driver call must run there: callers on any goroutine hand it a
@@ -7,7 +9,7 @@
 // one Do: a Do round trip wakes two threads (about 16 µs on the lent H200 VM), a driver call through purego costs
 // about 0.1 µs and a kernel launch about 4.4 µs (replayed from a graph, about 1 µs of GPU time per kernel). A
 // closure must return rather than end its goroutine (runtime.Goexit, t.Fatal): the device thread runs it.
-package cuda
+package driver
 
 import (
 	"errors"

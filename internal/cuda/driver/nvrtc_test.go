@@ -1,6 +1,6 @@
 // Tests of the compile cache that need no GPU: what the key covers, and that writes are atomic and readable.
 
-package cuda
+package driver
 
 import (
 	"os"

@@ -3,7 +3,7 @@
 // one buffer (each at its natural alignment) and builds the pointer array just before a launch, so appending never
 // leaves a stale pointer behind.
 
-package cuda
+package driver
 
 import (
 	"encoding/binary"
@@ -14,7 +14,7 @@ import (
 
 // Args is a reusable kernel argument list, built in parameter order:
 //
-//	args := cuda.NewArgs().Ptr(out).Ptr(in).U32(n).F32(scale)
+//	args := driver.NewArgs().Ptr(out).Ptr(in).U32(n).F32(scale)
 type Args struct {
 	buf  []byte    // values, each at its alignment
 	offs []int     // start of each value in buf

@@ -1,7 +1,7 @@
 // Tests of the kernel argument packer's memory layout: cuLaunchKernel reads each parameter through its pointer,
 // so every pointer must land on its value's bytes, at the value's C alignment.
 
-package cuda
+package driver
 
 import (
 	"encoding/binary"

@@ -1,6 +1,6 @@
 // Streams and events: ordered queues of device work, and markers on them for waiting and timing.
 
-package cuda
+package driver
 
 import (
 	"unsafe"

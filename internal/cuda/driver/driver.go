@@ -1,9 +1,10 @@
 // The CUDA driver API table: the entry points this package uses, bound once per process from libcuda, and the
 // error type every failing driver call is reported with (operation, cuGetErrorName, cuGetErrorString).
 
-package cuda
+package driver
 
 import (
+	"errors"
 	"fmt"
 	"sync"
 	"unsafe"
@@ -117,9 +118,16 @@ func loadDriver() error {
 
 // Driver result codes this package reacts to.
 const (
+	errOutOfMemory    = 2   // CUDA_ERROR_OUT_OF_MEMORY
 	errInvalidContext = 201 // CUDA_ERROR_INVALID_CONTEXT: called off the device thread
 	errNotReady       = 600 // CUDA_ERROR_NOT_READY
 )
+
+// IsOutOfMemory reports whether err is (or wraps) the driver's out-of-memory error.
+func IsOutOfMemory(err error) bool {
+	var e *Error
+	return errors.As(err, &e) && e.Code == errOutOfMemory
+}
 
 // Error is a failed driver call.
 type Error struct {

@@ -2,7 +2,7 @@
 // f32 accumulation and bf16 or f32 output. Descriptors, layouts and the heuristic's chosen algorithm are built once
 // per shape and reused, so a steady-state GEMM is a single cublasLtMatmul call (and capturable into a graph).
 
-package cuda
+package driver
 
 import (
 	"fmt"

@@ -1,7 +1,7 @@
 // CUDA graphs: record a stream's work once by capture and replay it with one launch, which removes the per-kernel
 // CPU launch cost and most of the gaps between small kernels (the decode step of a model is hundreds of them).
 
-package cuda
+package driver
 
 import (
 	"errors"

@@ -1,6 +1,6 @@
 // Modules and kernels: load a CUBIN, look kernels up by name, and launch them with packed arguments.
 
-package cuda
+package driver
 
 import (
 	"fmt"

@@ -1,7 +1,7 @@
 // Tests of library discovery that need no GPU: the search order built from the environment, and the error a
 // machine without CUDA gets.
 
-package cuda
+package driver
 
 import (
 	"errors"

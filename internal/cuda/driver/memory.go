@@ -1,7 +1,7 @@
 // Device memory, pinned host memory, copies and fills. Sizes are bytes unless a name says elements; typed
 // helpers (CopyToDevice, CopyFromDevice) take slices of any fixed-size element type.
 
-package cuda
+package driver
 
 import (
 	"fmt"

@@ -3,7 +3,7 @@
 // The cost of one C call through call() (purego), measured on libc's getpid so it needs no GPU: the floor under
 // every driver call this package makes.
 
-package cuda
+package driver
 
 import (
 	"testing"

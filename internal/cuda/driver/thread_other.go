@@ -2,6 +2,6 @@
 
 // No device ever opens off linux, so no thread needs recognising.
 
-package cuda
+package driver
 
 func threadID() int { return -1 }

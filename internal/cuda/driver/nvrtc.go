@@ -1,7 +1,7 @@
 // NVRTC: compile CUDA C++ source to a CUBIN for the device's exact architecture at run time, so no toolkit is
 // needed at build time and the driver never JIT-compiles PTX. Results are cached on disk by content.
 
-package cuda
+package driver
 
 import (
 	"bytes"
@@ -127,6 +127,15 @@ func compileOptions(arch string, extra []string) []string {
 func Compile(name, src, arch string, extra ...string) ([]byte, error) {
 	cubin, _, err := compileCached(name, src, arch, extra)
 	return cubin, err
+}
+
+// CompileLog compiles like Compile, bypassing the cache, and also returns the compiler's log (warnings; ptxas's
+// register and spill report when extra holds --ptxas-options=-v).
+func CompileLog(name, src, arch string, extra ...string) (cubin []byte, log string, err error) {
+	if err := loadNVRTC(); err != nil {
+		return nil, "", err
+	}
+	return nvrtcCompileLog(name, src, arch, compileOptions(arch, extra))
 }
 
 func compileCached(name, src, arch string, extra []string) (cubin []byte, cached bool, err error) {

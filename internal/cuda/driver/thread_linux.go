@@ -1,6 +1,6 @@
 // The OS thread id, used to recognise the device goroutine's locked thread.
 
-package cuda
+package driver
 
 import "syscall"
 
