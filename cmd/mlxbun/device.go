@@ -19,10 +19,14 @@ func openForModel(device, dir string) (backend.Backend, error) {
 
 // openFor opens device for a model with the given queries and logs which device it is and why.
 func openFor(device string, qs []backend.Query) (backend.Backend, error) {
-	b, why, err := backend.OpenFor(device, qs)
+	b, choice, err := backend.OpenFor(device, qs)
 	if err != nil {
 		return nil, err
 	}
-	log.Info().Msg(why)
+	if choice.FellBack {
+		log.Warn().Msg(choice.Line) // a GPU is here but this model runs on a slower device: say so by default
+	} else {
+		log.Info().Msg(choice.Line)
+	}
 	return b, nil
 }

@@ -2,7 +2,7 @@
 # acceptance.sh: the CLI-level CUDA acceptance run, ON the device machine (after scripts/device/cuda-check.sh built
 # .devbin/ and .devdata/ here; build .devbin/mlxbun with GOEXPERIMENT=simd so the CPU oracle is fast):
 #
-#   run(command="bash scripts/device/acceptance.sh", carry=[".devbin", ".devdata"], timeout_s=560)
+#   run(command="tar xzf .devpack/dev.tgz && bash scripts/device/acceptance.sh", carry=[".devpack"], timeout_s=560)
 #
 # verify-kernels (every case of internal/verify, heavy ones included) against the CPU oracle; bench rows for
 # Qwen3-14B and Qwen3-0.6B shapes; generate on every fixture model (greedy ids as JSON, checked here afterwards
@@ -37,6 +37,19 @@ for d in .devdata/models/* .devdata/trained/pycoder-12m; do
 done
 timeout 60 $B generate --model .devdata/trained/pycoder-12m --device cuda --prompt "def fibonacci(n):" --no-chat-template --max-tokens 120 --temp 0.7 --top-p 0.95 --seed 1 >"$OUT/gen-text.txt" 2>&1
 cat "$OUT/gen-text.txt"
+
+step device-choice
+Q=.devdata/quantized/tiny-qwen3-3bit
+if [ -d "$Q" ]; then
+	# auto on a model CUDA cannot serve: one info line naming the device and why, then it runs.
+	timeout 60 $B generate --model "$Q" --device auto --prompt-ids 1,2,3 --max-tokens 4 --json >"$OUT/auto.json" 2>"$OUT/auto.err"
+	echo "auto on trellis exit $?" | tee -a "$OUT/acceptance.log"; grep -i device "$OUT/auto.err" | tee -a "$OUT/acceptance.log"
+	# forced cuda: fails before any upload, naming the layer and its format.
+	timeout 60 $B generate --model "$Q" --device cuda --prompt-ids 1,2,3 --max-tokens 4 >"$OUT/forced.txt" 2>&1
+	echo "forced cuda on trellis exit $? ($(wc -l <"$OUT/forced.txt") line)" | tee -a "$OUT/acceptance.log"; cat "$OUT/forced.txt" | tee -a "$OUT/acceptance.log"
+else
+	echo "no quantized artifact under $Q" | tee -a "$OUT/acceptance.log"
+fi
 
 step out-of-memory
 timeout 60 $B generate --model .devdata/trained/pycoder-12m --device cuda --prompt-ids 1,2,3 --max-kv-size 80000000 >"$OUT/oom.txt" 2>&1

@@ -34,18 +34,31 @@ fixtures=../shared/fixtures
 if [ -d "$fixtures" ]; then
 	rm -rf .devdata
 	mkdir -p .devdata/models .devdata/trained/pycoder-12m
-	cp -r "$fixtures"/models/* .devdata/models/
+	# Only the models the CUDA tests and acceptance.sh load (the whole fixture tree is over the 64 MiB a call carries).
+	for m in ${MLXBUN_DEV_MODELS:-tiny-llama3 tiny-qwen3 tiny-qwen2-yarn}; do
+		cp -r "$fixtures/models/$m" .devdata/models/
+	done
 	for f in config.json generation_config.json golden.json model.safetensors prompt_logits.f32 tokenizer.json tokenizer_config.json; do
 		cp "$fixtures/trained/pycoder-12m/$f" .devdata/trained/pycoder-12m/ 2>/dev/null || true
 	done
 	chmod -R u+w .devdata
+	# A 3-bit trellis artifact for the device-choice checks (auto falls back while CUDA lacks trellis kernels;
+	# a forced --device cuda must fail before upload, naming the layer).
+	if [ -x .devbin/mlxbun ]; then
+		.devbin/mlxbun quantize --model .devdata/models/tiny-qwen3 --bits 3 --out .devdata/quantized/tiny-qwen3-3bit >/dev/null 2>&1 ||
+			echo "note: quantizing tiny-qwen3 failed; the device-choice checks will say so" >&2
+	fi
 fi
 du -sh .devbin/* .devdata 2>/dev/null | sed 's/^/built: /'
+# One gzip of both: the binaries and fixtures together are over the 64 MiB a call carries beside the tree.
+mkdir -p .devpack
+tar cf - .devbin .devdata | gzip -6 >.devpack/dev.tgz
+du -sh .devpack/dev.tgz | sed 's/^/packed: /'
 
 cat <<'MSG'
 
 Now call the device tool (phases: runtime compile ops matmul attention fusion conformance models timing lab
 synthetic bench; default compile ops matmul attention fusion models timing synthetic):
-  run(command="bash scripts/device/remote.sh", carry=[".devbin", ".devdata"], timeout_s=590)
+  run(command="tar xzf .devpack/dev.tgz && bash scripts/device/remote.sh", carry=[".devpack"], timeout_s=590)
 Then give_back() if no further run follows.
 MSG
