@@ -17,6 +17,7 @@ import (
 
 	"github.com/mlxbun/mlxbun/internal/backend"
 	"github.com/mlxbun/mlxbun/internal/model"
+	"github.com/mlxbun/mlxbun/internal/modeldir"
 )
 
 type benchFlags struct {
@@ -100,7 +101,10 @@ func runBench(cmd *cobra.Command, f *benchFlags) error {
 		log.Info().Str("model", name).Msg("building synthetic weights")
 		m, err = model.Synthetic(f.synthetic, f.seed, b)
 	} else {
-		m, err = model.Load(f.modelDir, b)
+		var d *modeldir.Dir
+		if d, err = modeldir.Open(f.modelDir); err == nil {
+			m, err = loadModel(d, b, false)
+		}
 	}
 	if err != nil {
 		return err

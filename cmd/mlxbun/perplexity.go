@@ -13,8 +13,7 @@ import (
 
 	"github.com/mlxbun/mlxbun/internal/backend"
 	"github.com/mlxbun/mlxbun/internal/eval"
-	"github.com/mlxbun/mlxbun/internal/model"
-	"github.com/mlxbun/mlxbun/internal/tokenizer"
+	"github.com/mlxbun/mlxbun/internal/modeldir"
 )
 
 func newPerplexity() *cobra.Command {
@@ -40,7 +39,11 @@ the start, runs each window from an empty cache and scores every token after the
 			if limit > 0 && limit < len(text) {
 				text = text[:limit]
 			}
-			tok, err := tokenizer.Load(dir)
+			d, err := modeldir.Open(dir)
+			if err != nil {
+				return err
+			}
+			tok, err := d.Tokenizer()
 			if err != nil {
 				return err
 			}
@@ -49,7 +52,7 @@ the start, runs each window from an empty cache and scores every token after the
 				return err
 			}
 			defer b.Close()
-			m, err := model.Load(dir, b)
+			m, err := loadModel(d, b, false)
 			if err != nil {
 				return err
 			}
