@@ -17,6 +17,7 @@ import (
 
 	"github.com/mlxbun/mlxbun/internal/backend"
 	"github.com/mlxbun/mlxbun/internal/model"
+	"github.com/mlxbun/mlxbun/internal/modeldir"
 )
 
 type benchFlags struct {
@@ -88,33 +89,11 @@ func runBench(cmd *cobra.Command, f *benchFlags) error {
 	if f.reps < 1 || f.pp < 0 || f.tg < 0 || f.pp+f.tg == 0 {
 		return fmt.Errorf("bench: need -r ≥ 1 and some of -p/-n (got -p %d -n %d -r %d)", f.pp, f.tg, f.reps)
 	}
-	var qs []backend.Query
-	var err error
-	if f.synthetic != "" {
-		qs, err = model.SyntheticQueries(f.synthetic)
-	} else {
-		qs, err = model.Queries(f.modelDir)
-	}
-	if err != nil {
-		return err
-	}
-	b, err := openFor(f.device, qs)
+	b, m, name, err := openBenchModel(f)
 	if err != nil {
 		return err
 	}
 	defer b.Close()
-	var m *model.Model
-	name := f.modelDir
-	if f.synthetic != "" {
-		name = f.synthetic + " " + f.dtype
-		log.Info().Str("model", name).Msg("building synthetic weights")
-		m, err = model.Synthetic(f.synthetic, f.seed, b)
-	} else {
-		m, err = model.Load(f.modelDir, b)
-	}
-	if err != nil {
-		return err
-	}
 	defer m.Close()
 	ctx := f.pp + f.tg + 1
 	if mp := m.Config.MaxPositions; mp > 0 && ctx > mp {
@@ -273,4 +252,33 @@ func meanSD(xs []float64) (float64, float64) {
 		v += (x - mean) * (x - mean)
 	}
 	return mean, math.Sqrt(v / float64(len(xs)-1))
+}
+
+// openBenchModel opens the device and the model bench measures: a model directory, or synthetic weights of a
+// named architecture (built on the device that serves them).
+func openBenchModel(f *benchFlags) (backend.Backend, *model.Model, string, error) {
+	if f.synthetic == "" {
+		d, err := modeldir.Open(f.modelDir)
+		if err != nil {
+			return nil, nil, "", err
+		}
+		b, m, err := openModel(f.device, d, false)
+		return b, m, f.modelDir, err
+	}
+	qs, err := model.SyntheticQueries(f.synthetic)
+	if err != nil {
+		return nil, nil, "", err
+	}
+	b, err := openFor(f.device, qs)
+	if err != nil {
+		return nil, nil, "", err
+	}
+	name := f.synthetic + " " + f.dtype
+	log.Info().Str("model", name).Msg("building synthetic weights")
+	m, err := model.Synthetic(f.synthetic, f.seed, b)
+	if err != nil {
+		b.Close()
+		return nil, nil, "", err
+	}
+	return b, m, name, nil
 }

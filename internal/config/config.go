@@ -1,6 +1,7 @@
-// Package config reads a Hugging Face / MLX model directory's config.json and generation_config.json into the
-// numbers the model code needs, with HF's defaults applied and both spellings of rope settings unified. It
-// does not judge whether the model family is supported; the model package does that from ModelType.
+// Package config parses a Hugging Face / MLX model directory's config.json and generation_config.json (read by
+// package modeldir) into the numbers the model code needs, with HF's defaults applied and both spellings of rope
+// settings unified. It does not judge whether the model family is supported; package family does that from
+// ModelType.
 package config
 
 import (
@@ -9,8 +10,6 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"os"
-	"path/filepath"
 	"sort"
 	"strings"
 )
@@ -53,23 +52,6 @@ type Model struct {
 
 	Quant *Quantization  // MLX quantization block; nil for an unquantized model
 	Raw   map[string]any // the whole config.json (numbers as float64) for family-specific keys
-}
-
-// Load reads dir/config.json and, when present, dir/generation_config.json.
-func Load(dir string) (*Model, error) {
-	cfg, err := os.ReadFile(filepath.Join(dir, ConfigFile))
-	if err != nil {
-		return nil, fmt.Errorf("config: %w", err)
-	}
-	gen, err := os.ReadFile(filepath.Join(dir, GenerationFile))
-	if err != nil && !errors.Is(err, os.ErrNotExist) {
-		return nil, fmt.Errorf("config: %w", err)
-	}
-	m, err := Parse(cfg, gen)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", dir, err)
-	}
-	return m, nil
 }
 
 // Parse reads config.json's bytes and generation_config.json's (nil or empty when the file is absent).

@@ -53,7 +53,7 @@ func TestFixtureConfigs(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.dir, func(t *testing.T) {
 			dir := filepath.Dir(testutil.Fixture(t, c.dir+"/config.json"))
-			m, err := Load(dir)
+			m, err := load(dir)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -293,15 +293,23 @@ func TestRejects(t *testing.T) {
 	}
 }
 
-func TestLoadErrors(t *testing.T) {
-	dir := t.TempDir()
-	if _, err := Load(dir); !errors.Is(err, os.ErrNotExist) || !strings.Contains(err.Error(), filepath.Join(dir, "config.json")) {
-		t.Errorf("missing config: %v", err)
+// load reads a fixture directory's two files as package modeldir does and parses them.
+func load(dir string) (*Model, error) {
+	cfg, err := os.ReadFile(filepath.Join(dir, ConfigFile))
+	if err != nil {
+		return nil, err
 	}
-	os.WriteFile(filepath.Join(dir, "config.json"), []byte("{"+base+"}"), 0o644)
-	os.WriteFile(filepath.Join(dir, "generation_config.json"), []byte("{"), 0o644)
-	_, err := Load(dir)
-	if err == nil || !strings.HasPrefix(err.Error(), dir+": generation_config.json: malformed JSON") {
+	gen, err := os.ReadFile(filepath.Join(dir, GenerationFile))
+	if err != nil && !errors.Is(err, os.ErrNotExist) {
+		return nil, err
+	}
+	return Parse(cfg, gen)
+}
+
+// Missing files are the directory reader's to report (internal/modeldir); a malformed generation config is ours.
+func TestParseBadGeneration(t *testing.T) {
+	_, err := Parse([]byte("{"+base+"}"), []byte("{"))
+	if err == nil || !strings.HasPrefix(err.Error(), "generation_config.json: malformed JSON") {
 		t.Errorf("bad generation config: %v", err)
 	}
 }

@@ -10,8 +10,8 @@ import (
 	"github.com/mlxbun/mlxbun/internal/backend"
 	"github.com/mlxbun/mlxbun/internal/config"
 	"github.com/mlxbun/mlxbun/internal/family"
+	"github.com/mlxbun/mlxbun/internal/modeldir"
 	"github.com/mlxbun/mlxbun/internal/rope"
-	"github.com/mlxbun/mlxbun/internal/safetensors"
 )
 
 // Model is a loaded decoder-only transformer bound to one backend.
@@ -51,14 +51,18 @@ type Source interface {
 // Load reads dir's config.json and safetensors and places the weights on b. A backend that cannot serve one of
 // the model's linear layers fails it before anything is uploaded, naming the layer and its format.
 func Load(dir string, b backend.Backend) (*Model, error) {
-	cfg, err := config.Load(dir)
+	d, err := modeldir.Open(dir)
+	if err != nil {
+		return nil, err
+	}
+	cfg, err := d.Config()
 	if err != nil {
 		return nil, err
 	}
 	if _, err := family.For(cfg); err != nil {
 		return nil, fmt.Errorf("%s: %w", dir, err)
 	}
-	arch, err := safetensors.OpenDir(dir)
+	arch, err := d.Weights()
 	if err != nil {
 		return nil, err
 	}

@@ -110,7 +110,7 @@ func checkQueries(t *testing.T, dir string, bits int, fused bool) {
 // variant) to f32 [out, in] under its .weight name, everything else as it is, the quantization block dropped.
 func decoded(t *testing.T, dir string) string {
 	t.Helper()
-	cfg, err := config.Load(dir)
+	cfg, err := loadConfig(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
