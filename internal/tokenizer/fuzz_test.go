@@ -5,7 +5,8 @@
 //
 // The round-trip promise checked is the one the goldens back: a byte-level tokenizer (Llama 3, Qwen 3, the
 // trained pycoder model) decodes its own encoding of valid UTF-8 text back to that text after its normalizer
-// (NFC for Qwen 3, none for the others), and streaming decode concatenates to Decode's text. Llama 2
+// (NFC for Qwen 3, none for the others), and streaming decode concatenates to Decode's text (for a byte-level
+// tokenizer whatever the ids; otherwise for ids encoding valid text, see streamed). Llama 2
 // (metaspace, byte fallback, Strip decoder) promises less: Decode(Encode(s)) == s only for text that holds no
 // '▁' (which decodes to ' ') and no added token's content (after which the Prepend normalizer adds a space), and
 // that is what is asserted for it.
@@ -242,7 +243,10 @@ func fuzzLoaded(f *testing.F) []fuzzTok {
 	return out
 }
 
-// streamed decodes ids one at a time through a Stream and joins what it emits.
+// streamed decodes ids one at a time through a Stream and joins what it emits. That equals Decode(ids) for the
+// encoding of valid UTF-8 text, but not for every id sequence: with byte fallback a later byte token can turn an
+// earlier, already emitted run of <0xXX> tokens invalid (<0x0A> then <0xFE> decodes to "\n" and then, as one
+// run, to "\uFFFD\uFFFD"), and Hugging Face's DecodeStream emits the same "\n" first.
 func streamed(tok *Tokenizer, ids []int, skipSpecial bool) string {
 	var b strings.Builder
 	s := tok.NewStream(skipSpecial)
@@ -280,12 +284,15 @@ func FuzzEncode(f *testing.F) {
 				}
 			}
 			dec := tok.Decode(ids, false)
+			if !utf8.ValidString(text) {
+				continue // see streamed for why the stream promise needs valid text
+			}
 			for _, skip := range []bool{false, true} {
 				if got, want := streamed(tok, ids, skip), tok.Decode(ids, skip); got != want {
 					t.Fatalf("%s: stream(skip=%v) of %v = %q, Decode %q", c.dir, skip, ids, got, want)
 				}
 			}
-			if o.AddSpecial || !utf8.ValidString(text) {
+			if o.AddSpecial {
 				continue
 			}
 			want := text
@@ -336,7 +343,9 @@ func FuzzDecode(f *testing.F) {
 			if !utf8.ValidString(text) {
 				t.Fatalf("%s: Decode(%v, %v) = %q is not valid UTF-8", c.dir, ids, skip, text)
 			}
-			streamed(tok, ids, skip)
+			if got := streamed(tok, ids, skip); got != text && c.byteLevel {
+				t.Fatalf("%s: stream(skip=%v) of %v = %q, Decode %q", c.dir, skip, ids, got, text)
+			}
 		}
 		for _, id := range ids {
 			tok.TokenBytes(id)
