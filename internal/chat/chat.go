@@ -137,6 +137,7 @@ func (t *Template) Render(msgs []Message, addGenerationPrompt bool, kwargs map[s
 	}
 	vars["raise_exception"] = jinja.NewCallable("raise_exception", raiseException)
 	vars["strftime_now"] = jinja.NewCallable("strftime_now", t.strftimeNow)
+	new(limits).define(vars) // bounded range() and the loop and macro guards
 
 	for k, v := range kwargs {
 		if reserved[k] {

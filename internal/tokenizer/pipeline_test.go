@@ -399,6 +399,10 @@ func TestLoadErrors(t *testing.T) {
 		{"template", func(m map[string]any) {
 			m["post_processor"] = map[string]any{"type": "TemplateProcessing", "single": []any{map[string]any{"SpecialToken": map[string]any{"id": "<s>"}}}}
 		}, `"<s>"`, false},
+		{"huge id", func(m map[string]any) { m["model"].(map[string]any)["vocab"].(map[string]any)["a"] = 1 << 32 }, "outside 0..", false},
+		{"post id", func(m map[string]any) {
+			m["post_processor"] = map[string]any{"type": "BertProcessing", "cls": []any{"a", 0}, "sep": []any{"z", 1 << 20}}
+		}, "post_processor adds id 1048576", false},
 		{"not json", nil, "tokenizer.json", false},
 	}
 	for _, c := range cases {

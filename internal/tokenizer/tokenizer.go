@@ -107,6 +107,14 @@ func FromJSON(tokenizerJSON []byte, cfg *Config) (*Tokenizer, error) {
 	if err := t.buildVocab(f.AddedTokens, cfg.AddedTokensDecoder); err != nil {
 		return nil, err
 	}
+	// The post-processor adds the same ids around every sequence; an empty one shows them all.
+	if t.post != nil {
+		for _, id := range t.post.process(nil) {
+			if id < 0 || id >= t.vocabSize {
+				return nil, fmt.Errorf("tokenizer.json post_processor adds id %d, outside the vocabulary of %d", id, t.vocabSize)
+			}
+		}
+	}
 	t.specials = SpecialTokens{BOS: -1, EOS: -1, PAD: -1, UNK: t.model.unkID}
 	if t.model.unkID >= 0 {
 		t.specials.UNKText = t.idToTok[t.model.unkID]
@@ -134,6 +142,10 @@ func FromJSON(tokenizerJSON []byte, cfg *Config) (*Tokenizer, error) {
 	return t, nil
 }
 
+// maxTokenID bounds the ids a file may use: the id→token table is dense, so one stray huge id would allocate
+// gigabytes (the largest shipped vocabularies, Gemma's, are ~262k), and merges store ids as int32.
+const maxTokenID = 1<<24 - 1
+
 // buildVocab indexes the model vocabulary and the added tokens. Added tokens listed only in
 // tokenizer_config.json's added_tokens_decoder are added too, as transformers does.
 func (t *Tokenizer) buildVocab(added []AddedToken, fromConfig map[string]AddedToken) error {
@@ -159,21 +171,21 @@ func (t *Tokenizer) buildVocab(added []AddedToken, fromConfig map[string]AddedTo
 		}
 	}
 	maxID := -1
-	for _, id := range t.model.vocab {
+	for tok, id := range t.model.vocab {
+		if id < 0 || id > maxTokenID {
+			return fmt.Errorf("tokenizer.json vocab token %q has id %d outside 0..%d", tok, id, maxTokenID)
+		}
 		maxID = max(maxID, id)
 	}
 	for _, a := range added {
-		if a.ID < 0 {
-			return fmt.Errorf("tokenizer.json added token %q has negative id %d", a.Content, a.ID)
+		if a.ID < 0 || a.ID > maxTokenID {
+			return fmt.Errorf("tokenizer.json added token %q has id %d outside 0..%d", a.Content, a.ID, maxTokenID)
 		}
 		maxID = max(maxID, a.ID)
 	}
 	t.vocabSize = maxID + 1
 	t.idToTok = make([]string, t.vocabSize)
 	for tok, id := range t.model.vocab {
-		if id < 0 {
-			return fmt.Errorf("tokenizer.json vocab token %q has negative id %d", tok, id)
-		}
 		t.idToTok[id] = tok
 	}
 	t.added = append([]AddedToken(nil), added...)
