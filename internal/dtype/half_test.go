@@ -6,87 +6,10 @@ import (
 	"math"
 	"math/rand/v2"
 	"os"
-	"sort"
 	"testing"
+
+	"github.com/mlxbun/mlxbun/internal/dtype/dtypetest"
 )
-
-// refF16Value is the value of binary16 bits by the format's definition (NaN for every NaN pattern).
-func refF16Value(h uint16) float64 {
-	sign := 1.0
-	if h&0x8000 != 0 {
-		sign = -1
-	}
-	e, m := int(h>>10&0x1F), float64(h&0x3FF)
-	switch e {
-	case 0:
-		return sign * math.Ldexp(m, -24)
-	case 31:
-		if m == 0 {
-			return sign * math.Inf(1)
-		}
-		return math.NaN()
-	}
-	return sign * math.Ldexp(1+m/1024, e-15)
-}
-
-// fmtValue is one finite non-negative value of a format with its bit pattern (for ties to even).
-type fmtValue struct {
-	v    float64
-	bits uint32
-}
-
-var (
-	f16Table = func() (t []fmtValue) {
-		for h := uint32(0); h < 0x7c00; h++ {
-			t = append(t, fmtValue{refF16Value(uint16(h)), h})
-		}
-		return t
-	}()
-	bf16Table = func() (t []fmtValue) {
-		for h := uint32(0); h < 0x7f80; h++ {
-			t = append(t, fmtValue{float64(math.Float32frombits(h << 16)), h})
-		}
-		return t
-	}()
-)
-
-// nearest rounds x into a format by searching its table for x's neighbours: the nearer wins, a tie goes to the
-// even bit pattern, and a magnitude at or past overflow (the largest value plus half its ulp) becomes ±Inf.
-func nearest(table []fmtValue, overflow, x float64) float64 {
-	if x != x || math.IsInf(x, 0) {
-		return x
-	}
-	a := math.Abs(x)
-	if a >= overflow {
-		return math.Copysign(math.Inf(1), x)
-	}
-	i := sort.Search(len(table), func(i int) bool { return table[i].v >= a })
-	var r float64
-	switch {
-	case i < len(table) && table[i].v == a:
-		r = a
-	case i == len(table):
-		r = table[i-1].v
-	default:
-		lo, hi := table[i-1], table[i]
-		switch {
-		case a-lo.v < hi.v-a:
-			r = lo.v
-		case a-lo.v > hi.v-a:
-			r = hi.v
-		case lo.bits&1 == 0:
-			r = lo.v
-		default:
-			r = hi.v
-		}
-	}
-	return math.Copysign(r, x)
-}
-
-func f16Nearest(x float64) float64 { return nearest(f16Table, 65520, x) }
-func bf16Nearest(x float64) float64 {
-	return nearest(bf16Table, float64(math.Float32frombits(0x7f7f8000)), x) // (2 − 2^-8)·2^127
-}
 
 func same(a, b float64) bool { return a == b && math.Signbit(a) == math.Signbit(b) || a != a && b != b }
 
@@ -94,7 +17,7 @@ func same(a, b float64) bool { return a == b && math.Signbit(a) == math.Signbit(
 // non-NaN one narrows back to itself, through F32ToF16 and through RoundF16 alike.
 func TestEveryF16PatternRoundTrips(t *testing.T) {
 	for h := range 1 << 16 {
-		want := refF16Value(uint16(h))
+		want := dtypetest.F16Value(uint16(h))
 		got := F16ToF32(uint16(h))
 		if !same(float64(got), want) {
 			t.Fatalf("F16ToF32(%#04x) = %v, want %v", h, got, want)
@@ -170,11 +93,11 @@ func TestRoundingMatchesNearestSearch(t *testing.T) {
 	check := func(f float32) {
 		t.Helper()
 		x := float64(f)
-		if want := f16Nearest(x); !same(float64(RoundF16(f)), want) || !same(float64(F16ToF32(F32ToF16(f))), want) && f == f {
+		if want := dtypetest.NearestF16(x); !same(float64(RoundF16(f)), want) || !same(float64(F16ToF32(F32ToF16(f))), want) && f == f {
 			t.Fatalf("f16 rounding of %g (%#08x): RoundF16 %g, via bits %g, want %g", f, math.Float32bits(f),
 				RoundF16(f), F16ToF32(F32ToF16(f)), want)
 		}
-		if want := bf16Nearest(x); !same(float64(RoundBF16(f)), want) || !same(float64(BF16ToF32(F32ToBF16(f))), want) && f == f {
+		if want := dtypetest.NearestBF16(x); !same(float64(RoundBF16(f)), want) || !same(float64(BF16ToF32(F32ToBF16(f))), want) && f == f {
 			t.Fatalf("bf16 rounding of %g (%#08x): RoundBF16 %g, via bits %g, want %g", f, math.Float32bits(f),
 				RoundBF16(f), BF16ToF32(F32ToBF16(f)), want)
 		}
@@ -189,29 +112,29 @@ func TestRoundingMatchesNearestSearch(t *testing.T) {
 		0x33000000, 0x33000001, 0x33c00000, 0x387fc000, 0x387fe000, 0x38800000} {
 		check(math.Float32frombits(u))
 	}
-	for i := 1; i < len(f16Table); i++ {
-		check(float32((f16Table[i-1].v + f16Table[i].v) / 2)) // every f16 midpoint is an f32
+	for i := 1; i < len(dtypetest.F16Table); i++ {
+		check(float32((dtypetest.F16Table[i-1].V + dtypetest.F16Table[i].V) / 2)) // every f16 midpoint is an f32
 	}
-	for i := 1; i < len(bf16Table); i += 7 {
-		check(float32((bf16Table[i-1].v + bf16Table[i].v) / 2))
+	for i := 1; i < len(dtypetest.BF16Table); i += 7 {
+		check(float32((dtypetest.BF16Table[i-1].V + dtypetest.BF16Table[i].V) / 2))
 	}
 }
 
 // TestRoundF16F64MatchesNearestSearch: one rounding of float64 values that float32 cannot hold, just off every
 // half midpoint, and the overflow and underflow edges.
 func TestRoundF16F64MatchesNearestSearch(t *testing.T) {
-	for i := 1; i < len(f16Table); i++ {
-		lo, hi := f16Table[i-1].v, f16Table[i].v
+	for i := 1; i < len(dtypetest.F16Table); i++ {
+		lo, hi := dtypetest.F16Table[i-1].V, dtypetest.F16Table[i].V
 		mid := (lo + hi) / 2
 		for _, x := range []float64{lo, mid, math.Nextafter(mid, 0), math.Nextafter(mid, 1e9), -mid, hi} {
-			if got, want := RoundF16F64(x), f16Nearest(x); !same(float64(got), want) {
+			if got, want := RoundF16F64(x), dtypetest.NearestF16(x); !same(float64(got), want) {
 				t.Fatalf("RoundF16F64(%g) = %g, want %g", x, got, want)
 			}
 		}
 	}
 	for _, x := range []float64{65504, 65519.99, 65520, 65536, -65520, 1e-9, 2.9802322387695312e-08,
 		5.960464477539063e-08, math.Inf(-1), 0, math.Copysign(0, -1)} {
-		if got, want := RoundF16F64(x), f16Nearest(x); !same(float64(got), want) {
+		if got, want := RoundF16F64(x), dtypetest.NearestF16(x); !same(float64(got), want) {
 			t.Fatalf("RoundF16F64(%g) = %g, want %g", x, got, want)
 		}
 	}

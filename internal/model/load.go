@@ -12,6 +12,7 @@ import (
 	"github.com/mlxbun/mlxbun/internal/family"
 	"github.com/mlxbun/mlxbun/internal/modeldir"
 	"github.com/mlxbun/mlxbun/internal/rope"
+	"github.com/mlxbun/mlxbun/internal/safetensors"
 )
 
 // Model is a loaded decoder-only transformer bound to one backend.
@@ -51,18 +52,7 @@ type Source interface {
 // Load reads dir's config.json and safetensors and places the weights on b. A backend that cannot serve one of
 // the model's linear layers fails it before anything is uploaded, naming the layer and its format.
 func Load(dir string, b backend.Backend) (*Model, error) {
-	d, err := modeldir.Open(dir)
-	if err != nil {
-		return nil, err
-	}
-	cfg, err := d.Config()
-	if err != nil {
-		return nil, err
-	}
-	if _, err := family.For(cfg); err != nil {
-		return nil, fmt.Errorf("%s: %w", dir, err)
-	}
-	arch, err := d.Weights()
+	cfg, arch, err := openDir(dir)
 	if err != nil {
 		return nil, err
 	}
@@ -71,6 +61,23 @@ func Load(dir string, b backend.Backend) (*Model, error) {
 		return nil, fmt.Errorf("%s: %w", dir, err)
 	}
 	return m, nil
+}
+
+// openDir reads dir through the one directory reader: its config, checked for a known family, and its weights.
+func openDir(dir string) (*config.Model, *safetensors.Archive, error) {
+	d, err := modeldir.Open(dir)
+	if err != nil {
+		return nil, nil, err
+	}
+	cfg, err := d.Config()
+	if err != nil {
+		return nil, nil, err
+	}
+	if _, err := family.For(cfg); err != nil {
+		return nil, nil, fmt.Errorf("%s: %w", dir, err)
+	}
+	arch, err := d.Weights()
+	return cfg, arch, err
 }
 
 // LoadFrom binds a config's tensors from src onto b. The model owns src and closes it. b is asked about every

@@ -11,24 +11,12 @@ import (
 	"github.com/mlxbun/mlxbun/internal/backend"
 	"github.com/mlxbun/mlxbun/internal/config"
 	"github.com/mlxbun/mlxbun/internal/family"
-	"github.com/mlxbun/mlxbun/internal/modeldir"
 	"github.com/mlxbun/mlxbun/internal/trellis"
 )
 
 // Queries lists the matmul queries of the model in dir (SourceQueries); no weight data is read.
 func Queries(dir string) ([]backend.Query, error) {
-	d, err := modeldir.Open(dir)
-	if err != nil {
-		return nil, err
-	}
-	cfg, err := d.Config()
-	if err != nil {
-		return nil, err
-	}
-	if _, err := family.For(cfg); err != nil {
-		return nil, fmt.Errorf("%s: %w", dir, err)
-	}
-	arch, err := d.Weights()
+	cfg, arch, err := openDir(dir)
 	if err != nil {
 		return nil, err
 	}

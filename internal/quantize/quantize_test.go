@@ -603,7 +603,7 @@ func TestBadInput(t *testing.T) {
 		o    Options
 		want string
 	}{
-		{"missing dir", filepath.Join(t.TempDir(), "nope"), cheap(2), "no such file"},
+		{"missing dir", filepath.Join(t.TempDir(), "nope"), cheap(2), "does not exist"},
 		{"bits 0", good, Options{Bits: 0}, "--bits 0 outside 1..8"},
 		{"bits 9", good, Options{Bits: 9}, "--bits 9 outside 1..8"},
 		{"L 17", good, Options{Bits: 4, L: 17}, "--L 17 above 16"},

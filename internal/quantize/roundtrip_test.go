@@ -14,10 +14,10 @@ import (
 	"testing"
 
 	"github.com/mlxbun/mlxbun/internal/backend"
-	"github.com/mlxbun/mlxbun/internal/config"
 	"github.com/mlxbun/mlxbun/internal/cpu"
 	"github.com/mlxbun/mlxbun/internal/family"
 	"github.com/mlxbun/mlxbun/internal/model"
+	"github.com/mlxbun/mlxbun/internal/modeldir"
 	"github.com/mlxbun/mlxbun/internal/quantize"
 	"github.com/mlxbun/mlxbun/internal/testutil"
 	"github.com/mlxbun/mlxbun/internal/testutil/variant"
@@ -110,7 +110,11 @@ func checkQueries(t *testing.T, dir string, bits int, fused bool) {
 // variant) to f32 [out, in] under its .weight name, everything else as it is, the quantization block dropped.
 func decoded(t *testing.T, dir string) string {
 	t.Helper()
-	cfg, err := loadConfig(dir)
+	d, err := modeldir.Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := d.Config()
 	if err != nil {
 		t.Fatal(err)
 	}

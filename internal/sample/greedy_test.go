@@ -7,90 +7,18 @@ import (
 	"math"
 	"math/rand/v2"
 	"slices"
-	"sort"
 	"testing"
+
+	"github.com/mlxbun/mlxbun/internal/dtype/dtypetest"
 )
-
-// A format's table: every finite non-negative value in increasing order with its bit pattern (for ties to even).
-type fmtValue struct {
-	v    float64
-	bits uint32
-}
-
-// f16Decode turns IEEE half bits into their value.
-func f16Decode(h uint16) float64 {
-	sign := 1.0
-	if h&0x8000 != 0 {
-		sign = -1
-	}
-	e := int(h>>10) & 0x1f
-	m := float64(h & 0x3ff)
-	if e == 0 {
-		return sign * m * math.Pow(2, -24)
-	}
-	return sign * (1 + m/1024) * math.Pow(2, float64(e-15))
-}
-
-var (
-	f16Table = func() (t []fmtValue) {
-		for h := uint32(0); h < 0x7c00; h++ {
-			t = append(t, fmtValue{f16Decode(uint16(h)), h})
-		}
-		return t
-	}()
-	bf16Table = func() (t []fmtValue) {
-		for h := uint32(0); h < 0x7f80; h++ {
-			t = append(t, fmtValue{float64(math.Float32frombits(h << 16)), h})
-		}
-		return t
-	}()
-)
-
-// nearest rounds x into a format by searching its table for x's neighbours: the nearer wins, a tie goes to the
-// even bit pattern, and a magnitude at or past overflow (the largest value plus half its ulp) becomes ±Inf.
-func nearest(table []fmtValue, overflow, x float64) float64 {
-	if x != x || math.IsInf(x, 0) {
-		return x
-	}
-	a := math.Abs(x)
-	if a >= overflow {
-		return math.Copysign(math.Inf(1), x)
-	}
-	i := sort.Search(len(table), func(i int) bool { return table[i].v >= a })
-	var r float64
-	switch {
-	case i < len(table) && table[i].v == a:
-		r = a
-	case i == len(table):
-		r = table[i-1].v
-	default:
-		lo, hi := table[i-1], table[i]
-		switch {
-		case a-lo.v < hi.v-a:
-			r = lo.v
-		case a-lo.v > hi.v-a:
-			r = hi.v
-		case lo.bits&1 == 0:
-			r = lo.v
-		default:
-			r = hi.v
-		}
-	}
-	return math.Copysign(r, x)
-}
-
-func f16Nearest(x float64) float64 { return nearest(f16Table, 65520, x) }
-func bf16Nearest(x float64) float64 {
-	return nearest(bf16Table, float64(math.Float32frombits(0x7f7f8000)), x) // (2 − 2^-8)·2^127
-}
 
 // refRound rounds a logit to r with the reference rounders.
 func refRound(x float64, r Rounding) float64 {
 	switch r {
 	case BF16:
-		return bf16Nearest(x)
+		return dtypetest.NearestBF16(x)
 	case F16:
-		return f16Nearest(x)
+		return dtypetest.NearestF16(x)
 	}
 	return float64(float32(x))
 }
@@ -130,9 +58,9 @@ func refGreedy(logits []float32, r Rounding) int {
 		var v float64
 		switch r {
 		case BF16:
-			v = bf16Nearest(float64(float32(x) - float32(lse)))
+			v = dtypetest.NearestBF16(float64(float32(x) - float32(lse)))
 		case F16:
-			v = f16Nearest(x - lse)
+			v = dtypetest.NearestF16(x - lse)
 		default:
 			v = float64(float32(x) - float32(lse))
 		}
