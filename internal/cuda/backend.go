@@ -73,7 +73,8 @@ type Backend struct {
 	scrLen      int
 	gemmScratch DevPtr // bf16 copies of prompt-GEMM inputs
 	gemmLen     int
-	retired     []DevPtr // scratch buffers replaced while graphs may still point at them
+	retired     []DevPtr   // scratch buffers replaced while graphs may still point at them
+	quant       quantState // quantized layers' mode and scratch (trellis.go)
 	copyBW      float64
 	closed      bool
 }
