@@ -56,6 +56,7 @@ func Cases(quick bool) []Case {
 		}
 		cs = append(cs, argmaxCase(d))
 	}
+	cs = append(cs, quantCases()...) // quant_cases.go
 	if quick {
 		kept := cs[:0]
 		for _, c := range cs {
