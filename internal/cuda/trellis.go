@@ -10,6 +10,7 @@ package cuda
 import (
 	"fmt"
 	"os"
+	"strings"
 	"unsafe"
 
 	"github.com/mlxbun/mlxbun/internal/affine"
@@ -28,7 +29,7 @@ type quantState struct {
 	expandLen  int
 	partial    DevPtr // axis-0 split-K partials
 	partialLen int
-	smemSet    map[string]bool // kernels whose dynamic shared memory limit was raised (device thread)
+	smemReady  bool // the qgemv_rows kernels may take qSmemMax of dynamic shared memory
 }
 
 // SetQuantExact makes layers loaded afterwards use the reference arithmetic (trellis.Reciprocal per weight, f32
@@ -102,6 +103,9 @@ func (b *Backend) loadQuant(spec backend.LinearSpec) (backend.Linear, error) {
 	w := spec.Describe()
 	if why := quantSupport(w); why != "" {
 		return nil, fmt.Errorf("cuda: linear %s: %s: %w", spec.Name, why, backend.ErrUnsupported)
+	}
+	if err := b.allowQSmem(); err != nil {
+		return nil, fmt.Errorf("cuda: linear %s: %w", spec.Name, err)
 	}
 	exact := b.quant.exact || os.Getenv(envExact) == "1"
 	l := &qlinear{name: spec.Name, out: spec.Out, in: spec.In, w: w, exact: exact, shift: log2(w.Group), variant: trellis.Factored}
@@ -229,23 +233,24 @@ func (l *qlinear) arith() string {
 	return l.variant.String()
 }
 
-// launchSmem launches with dynamic shared memory, raising the kernel's limit first when it passes 48 KiB (device
-// thread).
-func (b *Backend) launchSmem(name string, grid Dim3, smem int, args *Args, bytes float64) error {
-	if smem > 48<<10 && !b.quant.smemSet[name] {
-		f, err := b.fn(name)
-		if err != nil {
-			return err
-		}
-		if err := f.SetMaxDynamicShared(qSmemMax); err != nil {
-			return err
-		}
-		if b.quant.smemSet == nil {
-			b.quant.smemSet = map[string]bool{}
-		}
-		b.quant.smemSet[name] = true
+// allowQSmem raises the dynamic shared memory limit of every qgemv_rows kernel to qSmemMax, once, at the first
+// quantized load (not at launch: a graph may be recording then).
+func (b *Backend) allowQSmem() error {
+	if b.quant.smemReady {
+		return nil
 	}
-	return b.launch(name, grid, Dim3{X: 256}, smem, args, bytes)
+	err := b.dev.Do(func() error {
+		for name, f := range b.fns {
+			if strings.HasPrefix(name, "trellis_gemv1_") || strings.HasPrefix(name, "affine_gemv_") {
+				if err := f.SetMaxDynamicShared(qSmemMax); err != nil {
+					return err
+				}
+			}
+		}
+		return nil
+	})
+	b.quant.smemReady = err == nil
+	return err
 }
 
 // enqueueQGemv launches the qgemv_rows form of an axis-1 trellis or affine layer (n ≤ 8).
@@ -273,7 +278,7 @@ func enqueueQGemv(b *Backend, c quantCase, y, x DevPtr, l *qlinear) {
 	raw, bytes := p.raw(), l.bytes(c.n)
 	b.logf("  %s grid %d ks %d chunk %d smem %d", name, grid.X, p.KS, p.Chunk, smem)
 	b.enqueue(func() error {
-		return b.launchSmem(name, grid, smem, NewArgs().Raw(raw, 8), bytes)
+		return b.launch(name, grid, Dim3{X: 256}, smem, NewArgs().Raw(raw, 8), bytes)
 	})
 }
 
