@@ -114,7 +114,7 @@ __device__ __forceinline__ void trellis_gemv0(const QGemvParams& p) {
     constexpr bool ALIGNED = Piece<K, P>::ALIGNED;
     constexpr int RPS = (2048 / N) < 1024 ? (2048 / N) : 1024;
     __shared__ float red[4][P * N][32];
-    __shared__ float xsh[N * RPS];
+    __shared__ __align__(16) float xsh[RPS * N]; // [rows of the split, N]
     __shared__ float ssh[RPS];
     const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
     const int rows = p.in, cols = p.out;
@@ -127,7 +127,7 @@ __device__ __forceinline__ void trellis_gemv0(const QGemvParams& p) {
 #pragma unroll
         for (int m = 0; m < N; m++) {
             float v = m < p.nrows ? __ldg(p.x + (long long)m * rows + rs + i) : 0.f;
-            xsh[m * RPS + i] = VAR == 0 ? v : __fmul_rn(v, f);
+            xsh[i * N + m] = VAR == 0 ? v : __fmul_rn(v, f);
         }
     }
     __syncthreads();
@@ -149,16 +149,32 @@ __device__ __forceinline__ void trellis_gemv0(const QGemvParams& p) {
 #pragma unroll
         for (int m = 0; m < N; m++) acc[j][m] = 0.f;
     if (active) {
+        // One pointer per loaded word, stepped by 8 rows: a 64-bit add and a load per word and row.
+        const unsigned* pw[NL];
+#pragma unroll
+        for (int i = 0; i < NL; i++) pw[i] = p.W + base + (long long)(rs + warp) * stride + idx[i];
+        const long long step = 8LL * stride;
         for (int r = rs + warp; r < re; r += 8) {
-            const unsigned* wr = p.W + base + (long long)r * stride;
             unsigned ld[NL], a[NA];
 #pragma unroll
-            for (int i = 0; i < NL; i++) ld[i] = __ldg(wr + idx[i]);
+            for (int i = 0; i < NL; i++) {
+                ld[i] = __ldg(pw[i]);
+                pw[i] += step;
+            }
 #pragma unroll
             for (int i = 0; i < NA; i++) a[i] = ALIGNED ? ld[i] : shf_r(ld[i], ld[ALIGNED ? i : i + 1], sh);
-            float xv[N];
+            float xv[N]; // the row's N activations, contiguous in xsh: N/4 16-byte reads
+            const float* xr = xsh + (r - rs) * N;
+            if (N % 4 == 0) {
 #pragma unroll
-            for (int m = 0; m < N; m++) xv[m] = xsh[m * RPS + r - rs];
+                for (int m = 0; m < N; m += 4) {
+                    const float4 t = *(const float4*)(xr + m);
+                    xv[m] = t.x, xv[m + 1] = t.y, xv[m + 2] = t.z, xv[m + 3] = t.w;
+                }
+            } else {
+#pragma unroll
+                for (int m = 0; m < N; m++) xv[m] = xr[m];
+            }
             const float sc = ssh[r - rs];
 #pragma unroll
             for (int j = 0; j < P; j++) {
