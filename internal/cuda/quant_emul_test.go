@@ -8,6 +8,7 @@ package cuda
 import (
 	"fmt"
 	"math"
+	"math/big"
 	"math/rand/v2"
 	"regexp"
 	"strconv"
@@ -88,6 +89,30 @@ func TestTrellisConstants(t *testing.T) {
 		if got := math.Float32frombits(q|0x4B000000) - 8388608; got != float32(q) {
 			t.Fatalf("affine_q(%d) = %v", q, got)
 		}
+	}
+}
+
+// fma32 is a correctly rounded f32 fused multiply-add (CUDA's fmaf).
+func fma32(a, b, c float32) float32 {
+	x := new(big.Float).SetPrec(200).SetFloat64(float64(a))
+	x.Mul(x, new(big.Float).SetPrec(200).SetFloat64(float64(b)))
+	x.Add(x, new(big.Float).SetPrec(200).SetFloat64(float64(c)))
+	f, _ := x.Float32()
+	return f
+}
+
+// TestTrellisRefinedValue: trellis_value (the expansion's division-free value) is trellis.Value1MAD for every code.
+func TestTrellisRefinedValue(t *testing.T) {
+	for y := -510; y <= 510; y++ {
+		yf := float32(y)
+		q := yf * trellis.Rcp1MAD
+		got := fma32(fma32(-q, trellis.Divisor1MAD, yf), trellis.Rcp1MAD, q)
+		if want := yf / trellis.Divisor1MAD; got != want {
+			t.Errorf("y %d: %v, want %v", y, got, want)
+		}
+	}
+	if !strings.Contains(cudashaders.Sources["trellis.cu"], "return fmaf(fmaf(-q, 147.800537109375f, y), trellis_rcp(), q);") {
+		t.Error("trellis.cu's trellis_value is not the arithmetic checked here")
 	}
 }
 

@@ -84,9 +84,10 @@ func qInst(n int) int {
 // groups, so activations staged once per block serve several groups).
 type qShape struct{ R, blocksPerSM int }
 
-// qShapes is the shape per activation rows N. Source: DESIGN.md's measurement of the seeds' layout on the H200
-// (staged activations, two rows per warp: 37.7 µs for 17408×5120 3-bit, one row); no CUDA measurement of this
-// backend's forms yet (docs/perf.md, "trellis GEMV").
+// qShapes is the shape per activation rows N. Source: DESIGN.md (two rows per warp), then the H200 on 2026-11-30
+// (docs/perf.md, `bench --synthetic qwen3-14b --bits 3 --profile`, 3840 one-row axis-1 launches): R 2 77.6 ms,
+// R 4 75.8 ms (−2.4 %), R 1 79.2 ms; 2 blocks/SM 82.4 ms, 8 blocks/SM 77.2 ms. R 4 is not promoted yet:
+// verify-kernels has run only R 2 (the lab forms are instantiated for k 3, one row).
 var qShapes = map[int]qShape{1: {2, 4}, 2: {2, 4}, 4: {2, 4}, 8: {2, 4}}
 
 // qLab lists shapes instantiated for measurement only (3-bit trellis, one row): R per warp.
@@ -127,8 +128,9 @@ func gemv0Piece(N int) int {
 
 func gemv0MaxRows(N int) int { return min(1024, 2048/N) }
 
-// gemv0BlocksPerSM is the grid the axis-0 split aims for (blocks per multiprocessor). Source: none measured yet;
-// four 256-thread blocks keep 32 warps per multiprocessor when registers allow.
+// gemv0BlocksPerSM is the grid the axis-0 split aims for (blocks per multiprocessor): four 256-thread blocks keep
+// 32 warps per multiprocessor when registers allow. Measured (H200, 2026-11-30): the 14B down projection (3-bit,
+// one row) at 35 µs a launch, 2.5 G weights/ms; other values not tried yet.
 const gemv0BlocksPerSM = 4
 
 // gemv0Split returns the rows per split and the split count for a coded matrix of rows × cols at N rows.

@@ -18,6 +18,14 @@
 // trellis_rcp: f32(1/147.800537109375), bit for bit trellis.Rcp1MAD (TestTrellisConstants reads this line).
 __device__ __forceinline__ float trellis_rcp() { return __uint_as_float(0x3bddb447u); }
 
+// trellis_value: y / 147.800537109375 correctly rounded (trellis.Value1MAD) for |y| ≤ 510 without a division: the
+// reciprocal product refined by one residual step, q' = fma(fma(−q, d, y), rcp, q) (the seeds' trellis_refined_y);
+// TestTrellisRefinedValue checks all 1021 codes against Go's correctly rounded division.
+__device__ __forceinline__ float trellis_value(float y) {
+    const float q = __fmul_rn(y, trellis_rcp());
+    return fmaf(fmaf(-q, 147.800537109375f, y), trellis_rcp(), q);
+}
+
 // trellis_y: f32(Code1MAD(s)) for a masked state s.
 __device__ __forceinline__ float trellis_y(unsigned s) {
     const unsigned x = s * 34038481u + 76625530u;
@@ -244,8 +252,8 @@ extern "C" __global__ void __launch_bounds__(256) trellis_splitk_reduce(const QG
 //   in:  the codes of either axis (p.axis; p.interleaved for the 3-bit down interleave), scales f32 [coded rows],
 //        T = 2^shift (T % 32 == 0), L ≤ 16
 //   out: dst bf16 [out, in] row-major, W in the linear layer's orientation, each weight trellis.BF16's bit for bit:
-//        bf16(f32(y / 147.800537109375)·scale), the value correctly rounded (__fdiv_rn), one rounded multiply, then
-//        round to nearest even
+//        bf16(f32(y / 147.800537109375)·scale), the value correctly rounded (trellis_value), one rounded multiply,
+//        then round to nearest even
 //   grid: grid-stride over (coded row, run of 32) pairs, 256 threads; axis 1: consecutive threads take consecutive
 //         runs of one row (64-byte row pieces, 16-byte stores); axis 0: consecutive coded rows of one run, so each
 //         of the 32 output rows gets 64 contiguous bytes per warp
@@ -279,7 +287,7 @@ __device__ __forceinline__ void trellis_expand(bf16_t* __restrict__ dst, const Q
         float v[32];
 #pragma unroll
         for (int j = 0; j < 32; j++)
-            v[j] = bf2f(f2bf(__fmul_rn(__fdiv_rn(trellis_y(piece_state<K, 32>(a, j) & mask), 147.800537109375f), sc)));
+            v[j] = bf2f(f2bf(__fmul_rn(trellis_value(trellis_y(piece_state<K, 32>(a, j) & mask)), sc)));
         if (axis1) {
             uint4* o = (uint4*)(dst + (long long)r * cols + pos);
 #pragma unroll
