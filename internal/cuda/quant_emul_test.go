@@ -320,7 +320,7 @@ func TestQuantSelection(t *testing.T) {
 		n := qInst(N)
 		for _, k := range trellisBits {
 			for _, v := range quantVariants {
-				want = append(want, trellisGemv1Name(k, n, qShapes[n].R, v), trellisGemv0Name(k, n, v))
+				want = append(want, trellisGemv1Name(k, n, qShapes[n].R, v, false), trellisGemv0Name(k, n, v))
 			}
 			want = append(want, trellisExpandName(k))
 		}
@@ -328,9 +328,12 @@ func TestQuantSelection(t *testing.T) {
 			want = append(want, affineGemvName(b, n, qShapes[n].R), affineExpandName(b))
 		}
 	}
-	for _, r := range qLab {
-		for _, v := range quantVariants {
-			want = append(want, trellisGemv1Name(3, 1, r, v))
+	for _, v := range quantVariants {
+		for _, r := range qLab {
+			want = append(want, trellisGemv1Name(3, 1, r, v, false))
+		}
+		for _, r := range qLabPrefetch {
+			want = append(want, trellisGemv1Name(3, 1, r, v, true))
 		}
 	}
 	for _, name := range want {

@@ -90,8 +90,12 @@ type qShape struct{ R, blocksPerSM int }
 // verify-kernels has run only R 2 (the lab forms are instantiated for k 3, one row).
 var qShapes = map[int]qShape{1: {2, 4}, 2: {2, 4}, 4: {2, 4}, 8: {2, 4}}
 
-// qLab lists shapes instantiated for measurement only (3-bit trellis, one row): R per warp.
-var qLab = []int{1, 4}
+// qLab lists shapes instantiated for measurement only (3-bit trellis, one row): R per warp, and the R whose
+// prefetching form (PF, quant.cuh) is instantiated (MLXBUN_CUDA_QGEMV_PF=1; not yet run on a device).
+var (
+	qLab         = []int{1, 4}
+	qLabPrefetch = []int{2, 4}
+)
 
 // qSmemMax bounds the activations a qgemv_rows block stages at once (dynamic shared memory, bytes): a layer whose
 // N·in f32 activations (plus padding) exceed it is staged in passes.
@@ -154,8 +158,11 @@ func variantSuffix(v trellis.Variant) (string, int) {
 }
 
 // The naming functions of the quantized families (one each, used by quantInstantiations and the launchers).
-func trellisGemv1Name(k, n, r int, v trellis.Variant) string {
+func trellisGemv1Name(k, n, r int, v trellis.Variant, prefetch bool) string {
 	s, _ := variantSuffix(v)
+	if prefetch {
+		s += "_pf"
+	}
 	return fmt.Sprintf("trellis_gemv1_k%d_n%d_r%d_%s", k, n, r, s)
 }
 func trellisGemv0Name(k, n int, v trellis.Variant) string {
@@ -200,7 +207,12 @@ func quantInstantiations() map[string][]string {
 					}
 				}
 				for _, r := range R {
-					m[unit] = append(m[unit], fmt.Sprintf("TRELLIS_GEMV_ROWS(%s, %d, %d, %d, %d)", trellisGemv1Name(k, N, r, v), k, N, r, vi))
+					m[unit] = append(m[unit], fmt.Sprintf("TRELLIS_GEMV_ROWS(%s, %d, %d, %d, %d, false)", trellisGemv1Name(k, N, r, v, false), k, N, r, vi))
+				}
+				if k == 3 && N == 1 {
+					for _, r := range qLabPrefetch {
+						m[unit] = append(m[unit], fmt.Sprintf("TRELLIS_GEMV_ROWS(%s, %d, %d, %d, %d, true)", trellisGemv1Name(k, N, r, v, true), k, N, r, vi))
+					}
 				}
 				m[unit] = append(m[unit], fmt.Sprintf("TRELLIS_GEMV_SPLITK(%s, %d, %d, %d)", trellisGemv0Name(k, N, v), k, N, vi))
 			}

@@ -258,9 +258,11 @@ func enqueueQGemv(b *Backend, c quantCase, y, x DevPtr, l *qlinear) {
 	N := qInst(c.n)
 	sh := qShapes[N]
 	R := sh.R
-	if v := envInt("MLXBUN_CUDA_QGEMV_R", 0); v > 0 && l.w.Format == backend.FormatTrellis && l.w.Bits == 3 && N == 1 {
+	lab := l.w.Format == backend.FormatTrellis && l.w.Bits == 3 && N == 1
+	if v := envInt("MLXBUN_CUDA_QGEMV_R", 0); v > 0 && lab {
 		R = v // lab override (instantiated: qShapes, qLab)
 	}
+	prefetch := lab && envInt("MLXBUN_CUDA_QGEMV_PF", 0) == 1 // lab: qLabPrefetch
 	per := envInt("MLXBUN_CUDA_QGEMV_BLOCKS", sh.blocksPerSM)
 	p := l.params(y, x, c.n)
 	p.KS = int32(qSplit(c.out, R, b.info.SMs))
@@ -271,7 +273,7 @@ func enqueueQGemv(b *Backend, c quantCase, y, x DevPtr, l *qlinear) {
 	smem := N * int(p.Chunk) / 32 * 36 * 4
 	var name string
 	if l.w.Format == backend.FormatTrellis {
-		name = trellisGemv1Name(l.w.Bits, N, R, l.variant)
+		name = trellisGemv1Name(l.w.Bits, N, R, l.variant, prefetch)
 	} else {
 		name = affineGemvName(l.w.Bits, N, R)
 	}

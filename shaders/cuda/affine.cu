@@ -42,10 +42,12 @@ __device__ __forceinline__ float affine_q(const unsigned* v, int j) {
 // AffineRow: the qgemv_rows codec of one output row: run q's B words and its group's scale and bias.
 template <int B>
 struct AffineRow {
+    struct Words {
+        unsigned v[B];
+        float s, b; // the run's group scale and bias
+    };
     const unsigned* w;
     const float *sc, *bi;
-    unsigned v[B];
-    float s, b;
     __device__ __forceinline__ void init(const QGemvParams& p, int row) {
         w = p.W + (long long)row * ((p.in >> 5) * B);
         const long long ng = p.in >> p.shift;
@@ -56,12 +58,14 @@ struct AffineRow {
         int q, g; // the run and its group
     };
     static __device__ __forceinline__ Run run(const QGemvParams& p, int q) { return Run{q, (q << 5) >> p.shift}; }
-    __device__ __forceinline__ void load(const Run& ru) {
-        affine_words<B>(w + ru.q * B, v);
-        s = __ldg(sc + ru.g);
-        b = __ldg(bi + ru.g);
+    __device__ __forceinline__ void load(const Run& ru, Words& d) const {
+        affine_words<B>(w + ru.q * B, d.v);
+        d.s = __ldg(sc + ru.g);
+        d.b = __ldg(bi + ru.g);
     }
-    __device__ __forceinline__ float weight(int j) const { return __fadd_rn(__fmul_rn(s, affine_q<B>(v, j)), b); }
+    __device__ __forceinline__ float weight(const Words& d, int j) const {
+        return __fadd_rn(__fmul_rn(d.s, affine_q<B>(d.v, j)), d.b);
+    }
     __device__ __forceinline__ float finish(float acc) const { return acc; }
 };
 
@@ -73,7 +77,7 @@ struct AffineRow {
 //   promise: every weight is affine.Weights.DecodeRow's bit for bit (f32(scale·q) + bias, no fma), sums in f32:
 //            within f32 accumulation-order rounding of the CPU
 #define AFFINE_GEMV(name, B, N, R)                                                                             \
-    extern "C" __global__ void __launch_bounds__(256) name(const QGemvParams p) { qgemv_rows<AffineRow<B>, N, R>(p); }
+    extern "C" __global__ void __launch_bounds__(256) name(const QGemvParams p) { qgemv_rows<AffineRow<B>, N, R, false>(p); }
 
 // affine_expand_b{B}
 //   in:  as affine_gemv; out: dst bf16 [out, in] = bf16(f32(scale·q) + bias) (round to nearest even)
@@ -86,10 +90,11 @@ __device__ __forceinline__ void affine_expand(bf16_t* __restrict__ dst, const QG
         const int r = (int)(it / nq), q = (int)(it - (long long)r * nq);
         AffineRow<B> row;
         row.init(p, r);
-        row.load(AffineRow<B>::run(p, q));
+        typename AffineRow<B>::Words d;
+        row.load(AffineRow<B>::run(p, q), d);
         float v[32];
 #pragma unroll
-        for (int j = 0; j < 32; j++) v[j] = row.weight(j);
+        for (int j = 0; j < 32; j++) v[j] = row.weight(d, j);
         uint4* o = (uint4*)(dst + (long long)r * p.in + (q << 5));
 #pragma unroll
         for (int k = 0; k < 4; k++) o[k] = pack8(v + 8 * k);

@@ -53,8 +53,11 @@ __device__ __forceinline__ void qstage(float* xs, int cs, const float* __restric
 // qgemv_rows: y[m, o] = finish_o(Σ_i x[m, i]·w_o(i)) (+ bias[o]) for m < nrows ≤ N, each weight w_o(i) made by the
 // codec Row from its row's words, applied to all N activation rows (each weight decoded once per launch).
 //   Row: init(p, o) binds output row o; Row::run(p, q) is what every row shares of run q (positions
-//        32q..32q+31); load(run) reads the row's words of it; weight(j) is the f32 weight at position 32q + j (j a
-//        compile-time constant); finish(s) applies what the codec left out of the sum (the factored trellis scale).
+//        32q..32q+31); load(run, words) reads the row's words of it into a Row::Words; weight(words, j) is the f32
+//        weight at position 32q + j (j a compile-time constant); finish(s) applies what the codec left out of the
+//        sum (the factored trellis scale).
+//   PF: prefetch — each lane loads its next run's words before decoding the current one (two sets of words in
+//       registers), so the loads of one run overlap the arithmetic of the previous.
 //   in:  x f32 [nrows, in] (in % 32 == 0, rows 16-byte aligned); out: y f32 [nrows, out]
 //   grid: 256 threads = 8 warps = 8/ks row groups of R rows; the ks warps of a group split its runs (part p takes
 //         runs p·32 + lane, then every 32·ks) and meet in shared memory; blocks stride over the ⌈out/(R·8/ks)⌉
@@ -62,7 +65,7 @@ __device__ __forceinline__ void qstage(float* xs, int cs, const float* __restric
 //   smem: dynamic, N·(chunk/32)·36 floats (positions staged per pass; several passes when chunk < in)
 //   order: per lane f32 fma chains in position order, a warp tree sum, the ks parts added in order, then finish
 //          and bias: deterministic for a given launch shape.
-template <class Row, int N, int R>
+template <class Row, int N, int R, bool PF>
 __device__ __forceinline__ void qgemv_rows(const QGemvParams& p) {
     extern __shared__ float4 qsm[];
     float* xs = (float*)qsm;
@@ -95,10 +98,27 @@ __device__ __forceinline__ void qgemv_rows(const QGemvParams& p) {
                 __syncthreads();
             }
             const int q0 = c0 >> 5, nq = len >> 5;
-            for (int lq = part * 32 + lane; lq < nq; lq += 32 * ks) {
+            typename Row::Words cur[R], nxt[R];
+            int lq = part * 32 + lane;
+            if (PF && lq < nq) {
                 const typename Row::Run ru = Row::run(p, q0 + lq);
 #pragma unroll
-                for (int r = 0; r < R; r++) rw[r].load(ru);
+                for (int r = 0; r < R; r++) rw[r].load(ru, nxt[r]);
+            }
+            for (; lq < nq; lq += 32 * ks) {
+                if (PF) {
+#pragma unroll
+                    for (int r = 0; r < R; r++) cur[r] = nxt[r];
+                    if (lq + 32 * ks < nq) {
+                        const typename Row::Run ru = Row::run(p, q0 + lq + 32 * ks);
+#pragma unroll
+                        for (int r = 0; r < R; r++) rw[r].load(ru, nxt[r]);
+                    }
+                } else {
+                    const typename Row::Run ru = Row::run(p, q0 + lq);
+#pragma unroll
+                    for (int r = 0; r < R; r++) rw[r].load(ru, cur[r]);
+                }
                 const float* xr = xs + lq * 36;
 #pragma unroll
                 for (int j4 = 0; j4 < 8; j4++) {
@@ -109,7 +129,7 @@ __device__ __forceinline__ void qgemv_rows(const QGemvParams& p) {
                     for (int c = 0; c < 4; c++) {
 #pragma unroll
                         for (int r = 0; r < R; r++) {
-                            const float w = rw[r].weight(4 * j4 + c);
+                            const float w = rw[r].weight(cur[r], 4 * j4 + c);
 #pragma unroll
                             for (int m = 0; m < N; m++) acc[r][m] = fmaf(w, f4(xv[m], c), acc[r][m]);
                         }

@@ -5,7 +5,8 @@
 // repeated in docs/kernels.md; the host side is internal/cuda/trellis.go (launch) and quant_select.go (selection).
 //
 // The instantiation list is appended by the host (internal/cuda/kernels.go, from the names quant_select.go
-// builds): TRELLIS_GEMV_ROWS(name, K, N, R, VAR), TRELLIS_GEMV_SPLITK(name, K, N, VAR), TRELLIS_EXPAND(name, K). VAR names
+// builds): TRELLIS_GEMV_ROWS(name, K, N, R, VAR, PF), TRELLIS_GEMV_SPLITK(name, K, N, VAR), TRELLIS_EXPAND(name, K);
+// PF (prefetch of the next run's words, quant.cuh) is a lab option, off in production. VAR names
 // the decode arithmetic (trellis.Variant): 0 Reciprocal — each weight (f32(y)·rcp)·scale, two rounded multiplies,
 // the CPU backend's arithmetic (internal/cpu, TrellisVariant) — or 1 Factored — Σ f32(y)·x with the scale applied
 // once per output (axis 1) or folded into each input row (axis 0).
@@ -68,23 +69,25 @@ struct TrellisRow {
         const int o = blk + (((1 << p.shift) - t0) >> 5) * K - K;
         return Run{o, t0 == 0 ? blk : o + K};
     }
+    struct Words {
+        unsigned a[K + 1];
+    };
     const unsigned* w;
     float scale;
     unsigned mask;
-    unsigned a[K + 1];
     __device__ __forceinline__ void init(const QGemvParams& p, int row) {
         w = p.W + (long long)row * ((p.in >> 5) * K);
         scale = __ldg(p.scales + row);
         mask = (1u << p.L) - 1u;
     }
-    __device__ __forceinline__ void load(const Run& ru) {
+    __device__ __forceinline__ void load(const Run& ru, Words& d) const {
         const unsigned* pw = w + ru.o;
 #pragma unroll
-        for (int i = 0; i < K; i++) a[i] = __ldg(pw + i);
-        a[K] = __ldg(w + ru.ow);
+        for (int i = 0; i < K; i++) d.a[i] = __ldg(pw + i);
+        d.a[K] = __ldg(w + ru.ow);
     }
-    __device__ __forceinline__ float weight(int j) const {
-        const float y = trellis_y(piece_state<K, 32>(a, j) & mask);
+    __device__ __forceinline__ float weight(const Words& d, int j) const {
+        const float y = trellis_y(piece_state<K, 32>(d.a, j) & mask);
         return VAR == 0 ? __fmul_rn(__fmul_rn(y, trellis_rcp()), scale) : y;
     }
     __device__ __forceinline__ float finish(float s) const {
@@ -92,16 +95,16 @@ struct TrellisRow {
     }
 };
 
-// trellis_gemv1_k{K}_n{N}_r{R}_{rcp|fac} (axis 1: q/k/v/o, gate/up)
+// trellis_gemv1_k{K}_n{N}_r{R}_{rcp|fac}[_pf] (axis 1: q/k/v/o, gate/up)
 //   in:  W uint32 [out, in·K/32] (coded rows = outputs, blocks of T = 2^shift positions, T % 32 == 0, L ≤ 16),
 //        scales f32 [out], bias f32 [out] or null, x f32 [nrows, in], nrows ≤ N
 //   out: y f32 [nrows, out] = x·Wᵀ (+ bias) with W under VAR
 //   grid, smem, order: qgemv_rows (quant.cuh)
 //   promise: VAR 0 — every weight is trellis.Reciprocal's bit for bit, sums in f32 (fma) in the qgemv_rows order:
 //            within f32 accumulation-order rounding of the CPU (internal/cpu); VAR 1 — trellis.Factored's sums.
-#define TRELLIS_GEMV_ROWS(name, K, N, R, VAR)                                                                      \
+#define TRELLIS_GEMV_ROWS(name, K, N, R, VAR, PF)                                                                      \
     extern "C" __global__ void __launch_bounds__(256) name(const QGemvParams p) {                              \
-        qgemv_rows<TrellisRow<K, VAR>, N, R>(p);                                                               \
+        qgemv_rows<TrellisRow<K, VAR>, N, R, PF>(p);                                                               \
     }
 
 // trellis_gemv0_k{K}_n{N}_{rcp|fac} (axis 0: down, coded along the output)
