@@ -76,8 +76,10 @@ struct AffineRow {
 //   grid, smem, order: qgemv_rows (quant.cuh)
 //   promise: every weight is affine.Weights.DecodeRow's bit for bit (f32(scale·q) + bias, no fma), sums in f32:
 //            within f32 accumulation-order rounding of the CPU
-#define AFFINE_GEMV(name, B, N, R)                                                                             \
-    extern "C" __global__ void __launch_bounds__(256) name(const QGemvParams p) { qgemv_rows<AffineRow<B>, N, R, false>(p); }
+#define AFFINE_GEMV(name, B, N, R)                                                                              \
+    extern "C" __global__ void __launch_bounds__(256) name(const QGemvParams p) {                               \
+        qgemv_rows<AffineRow<B>, N, R, false>(p);                                                               \
+    }
 
 // affine_expand_b{B}
 //   in:  as affine_gemv; out: dst bf16 [out, in] = bf16(f32(scale·q) + bias) (round to nearest even)
@@ -101,5 +103,7 @@ __device__ __forceinline__ void affine_expand(bf16_t* __restrict__ dst, const QG
     }
 }
 
-#define AFFINE_EXPAND(name, B)                                                                                 \
-    extern "C" __global__ void __launch_bounds__(256) name(bf16_t* dst, const QGemvParams p) { affine_expand<B>(dst, p); }
+#define AFFINE_EXPAND(name, B)                                                                                  \
+    extern "C" __global__ void __launch_bounds__(256) name(bf16_t* dst, const QGemvParams p) {                  \
+        affine_expand<B>(dst, p);                                                                               \
+    }

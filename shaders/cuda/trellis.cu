@@ -102,9 +102,9 @@ struct TrellisRow {
 //   grid, smem, order: qgemv_rows (quant.cuh)
 //   promise: VAR 0 — every weight is trellis.Reciprocal's bit for bit, sums in f32 (fma) in the qgemv_rows order:
 //            within f32 accumulation-order rounding of the CPU (internal/cpu); VAR 1 — trellis.Factored's sums.
-#define TRELLIS_GEMV_ROWS(name, K, N, R, VAR, PF)                                                                      \
-    extern "C" __global__ void __launch_bounds__(256) name(const QGemvParams p) {                              \
-        qgemv_rows<TrellisRow<K, VAR>, N, R, PF>(p);                                                               \
+#define TRELLIS_GEMV_ROWS(name, K, N, R, VAR, PF)                                                               \
+    extern "C" __global__ void __launch_bounds__(256) name(const QGemvParams p) {                               \
+        qgemv_rows<TrellisRow<K, VAR>, N, R, PF>(p);                                                            \
     }
 
 // trellis_gemv0_k{K}_n{N}_{rcp|fac} (axis 0: down, coded along the output)
@@ -225,8 +225,10 @@ __device__ __forceinline__ void trellis_gemv0(const QGemvParams& p) {
     }
 }
 
-#define TRELLIS_GEMV_SPLITK(name, K, N, VAR)                                                                         \
-    extern "C" __global__ void __launch_bounds__(256) name(const QGemvParams p) { trellis_gemv0<K, N, VAR>(p); }
+#define TRELLIS_GEMV_SPLITK(name, K, N, VAR)                                                                    \
+    extern "C" __global__ void __launch_bounds__(256) name(const QGemvParams p) {                               \
+        trellis_gemv0<K, N, VAR>(p);                                                                            \
+    }
 
 // trellis_splitk_reduce
 //   in:  partial f32 [splits, nrows, out] (trellis_gemv0), bias f32 [out] or null
@@ -302,5 +304,7 @@ __device__ __forceinline__ void trellis_expand(bf16_t* __restrict__ dst, const Q
     }
 }
 
-#define TRELLIS_EXPAND(name, K)                                                                                \
-    extern "C" __global__ void __launch_bounds__(256) name(bf16_t* dst, const QGemvParams p) { trellis_expand<K>(dst, p); }
+#define TRELLIS_EXPAND(name, K)                                                                                 \
+    extern "C" __global__ void __launch_bounds__(256) name(bf16_t* dst, const QGemvParams p) {                  \
+        trellis_expand<K>(dst, p);                                                                              \
+    }
