@@ -72,6 +72,7 @@ type Backend struct {
 	gemmScratch driver.DevPtr // bf16 copies of prompt-GEMM inputs
 	gemmLen     int
 	retired     []driver.DevPtr // scratch buffers replaced while graphs may still point at them
+	quant       quantState      // quantized layers' mode and scratch (trellis.go)
 	copyBW      float64
 	closed      bool
 }

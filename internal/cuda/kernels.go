@@ -16,7 +16,17 @@ import (
 )
 
 // kernelFiles are the sources compiled at Open, each prefixed with common.cuh.
-var kernelFiles = []string{"ops.cu", "gemv.cu", "attention.cu"}
+// A name "file.cu#unit" is one compilation unit of file.cu holding part of its instantiation list (quantUnits).
+var kernelFiles = append([]string{"ops.cu", "gemv.cu", "attention.cu"}, quantUnits()...)
+
+// kernelHeaders are the shared headers a file gets after common.cuh.
+var kernelHeaders = map[string][]string{"trellis.cu": {"quant.cuh"}, "affine.cu": {"quant.cuh"}}
+
+// sourceFile is the embedded source of a compilation unit ("trellis.cu#n1" -> "trellis.cu").
+func sourceFile(unit string) string {
+	base, _, _ := strings.Cut(unit, "#")
+	return base
+}
 
 // kernelOptions are the NVRTC options of the backend's kernels: no -lineinfo, which crashes NVRTC 11.8 on
 // templates (driver.NoLineInfo).
@@ -169,7 +179,9 @@ func instantiations() map[string][]string {
 			attn = append(attn, fmt.Sprintf("ATTN_PROMPT(%s, %d, %s)", attnPromptName(hd, x), hd, outType(x)))
 		}
 	}
-	return map[string][]string{"gemv.cu": gemv, "attention.cu": attn}
+	m := quantInstantiations()
+	m["gemv.cu"], m["attention.cu"] = gemv, attn
+	return m
 }
 
 // kernelSource is what NVRTC compiles for file: common.cuh, the file (line numbers restarted so compiler messages
@@ -179,13 +191,20 @@ func kernelSource(file string) (string, error) {
 	if !ok {
 		return "", fmt.Errorf("cuda backend: common.cuh is not embedded")
 	}
-	body, ok := cudashaders.Sources[file]
+	body, ok := cudashaders.Sources[sourceFile(file)]
 	if !ok {
 		return "", fmt.Errorf("cuda backend: kernel source %s is not embedded", file)
 	}
 	var sb strings.Builder
 	sb.WriteString(common)
-	fmt.Fprintf(&sb, "\n#line 1 %q\n", file)
+	for _, h := range kernelHeaders[sourceFile(file)] {
+		hs, ok := cudashaders.Sources[h]
+		if !ok {
+			return "", fmt.Errorf("cuda backend: header %s is not embedded", h)
+		}
+		fmt.Fprintf(&sb, "\n#line 1 %q\n%s", h, hs)
+	}
+	fmt.Fprintf(&sb, "\n#line 1 %q\n", sourceFile(file))
 	sb.WriteString(body)
 	sb.WriteString("\n// instantiations (internal/cuda/kernels.go)\n")
 	for _, line := range instantiations()[file] {

@@ -1,7 +1,7 @@
 // Linear layers: dense weights uploaded once as bf16 [out, in], and the table that picks MatMul's kernel by the
 // number of activation rows: the hand-written GEMV (shaders/cuda/gemv.cu, f32 or bf16 activations read as they
 // are) for decode batches, cuBLASLt for prompts (bf16 × bf16 → f32 or bf16: cuBLASLt has no f32 × bf16 form, so
-// f32 activations are first rounded to a bf16 copy; see gemmInput). Trellis and affine weights are not served yet (LoadLinear says so, naming the layer).
+// f32 activations are first rounded to a bf16 copy; see gemmInput). Trellis and affine weights are trellis.go's.
 
 package cuda
 
@@ -27,10 +27,8 @@ func (l *linear) Out() int { return l.out }
 
 func (b *Backend) LoadLinear(spec backend.LinearSpec) (backend.Linear, error) {
 	switch {
-	case spec.Trellis != nil:
-		return nil, fmt.Errorf("cuda: linear %s: trellis weights: %w", spec.Name, backend.ErrUnsupported)
-	case spec.Affine != nil:
-		return nil, fmt.Errorf("cuda: linear %s: affine-quantized weights: %w", spec.Name, backend.ErrUnsupported)
+	case spec.Trellis != nil || spec.Affine != nil:
+		return b.loadQuant(spec) // trellis.go
 	case spec.Dense == nil:
 		return nil, fmt.Errorf("cuda: linear %s: no weights given", spec.Name)
 	}
@@ -103,6 +101,10 @@ var matmulForms = []matmulForm{
 }
 
 func (b *Backend) MatMul(dst, x backend.Tensor, w backend.Linear) {
+	if q, ok := w.(*qlinear); ok {
+		b.matmulQuant(tensorOf("MatMul", dst), tensorOf("MatMul", x), q) // trellis.go; never joins a dense GEMV group
+		return
+	}
 	l, ok := w.(*linear)
 	if !ok {
 		panic(fmt.Sprintf("backend: MatMul: linear of type %T is not a CUDA linear", w))
@@ -395,15 +397,16 @@ func enqueueGemvChunks(b *Backend, c matmulCase, y, x driver.DevPtr, l *linear) 
 	}
 }
 
-// Supports: dense bf16/f16/f32 weights (stored as bf16) at any row count. Trellis and affine weights have no
-// CUDA kernels yet; the model asks before loading so "auto" falls back to the CPU for them.
+// Supports: dense bf16/f16/f32 weights (stored as bf16), trellis codes and affine weights the quantized kernels
+// take (quantSupport, trellis.go), at any row count; the model asks before loading so "auto" falls back to the CPU
+// for anything else.
 func (b *Backend) Supports(q backend.Query) error {
 	why := ""
 	switch {
 	case q.Op != backend.OpMatMul:
 		why = "unknown op"
 	case q.Weight.Format != backend.FormatDense:
-		why = "no CUDA kernels for " + q.Weight.Format.String() + " weights yet"
+		why = quantSupport(q.Weight)
 	case q.Weight.DType != backend.BF16 && q.Weight.DType != backend.F16 && q.Weight.DType != backend.F32:
 		why = "dense weights in " + q.Weight.DType.String()
 	}

@@ -45,6 +45,7 @@ func Cases(quick bool) []Case {
 		cs = append(cs, recordCases(act)...)
 	}
 	cs = append(cs, argmaxSweep())
+	cs = append(cs, quantCases()...) // quant_cases.go
 	if quick {
 		cs = slices.DeleteFunc(cs, func(c Case) bool { return c.Heavy })
 	}
