@@ -139,8 +139,7 @@ func (b *Backend) GatedDeltaRule(dst, qkv, a, bt, aLog, dtBias backend.Tensor, s
 			fmt.Sprintf("[n, %d], [n, %d] ×2, [n, %d], layer < %d", 2*kw+vw, c.ValueHeads, vw, c.Layers))
 	}
 	// Runs: each sequence's rows in order, cut where a row restarts its sequence at position 0.
-	type run struct{ seq, start int }
-	var runs []run
+	var runs []int // each run's sequence
 	var rows [][]int
 	open := map[int]int{} // sequence → its current run
 	for r := range n {
@@ -152,7 +151,7 @@ func (b *Backend) GatedDeltaRule(dst, qkv, a, bt, aLog, dtBias backend.Tensor, s
 		if !ok || poss[r] == 0 {
 			k = len(runs)
 			open[q] = k
-			runs = append(runs, run{seq: q})
+			runs = append(runs, q)
 			rows = append(rows, nil)
 		}
 		rows[k] = append(rows[k], r)
@@ -178,8 +177,8 @@ func (b *Backend) GatedDeltaRule(dst, qkv, a, bt, aLog, dtBias backend.Tensor, s
 				return deltaInputs{q: q, k: k, v: row[2*kw+h*c.ValueDim : 2*kw+(h+1)*c.ValueDim],
 					beta: sigmoid(bs[r*c.ValueHeads+h]), g: A * softplus(as[r*c.ValueHeads+h]+db[h])}
 			}
-			for k, ru := range runs {
-				S := s.matrix(layer, ru.seq, h)
+			for k, q := range runs {
+				S := s.matrix(layer, q, h)
 				rs := rows[k]
 				if poss[rs[0]] == 0 {
 					clear(S)
