@@ -132,9 +132,6 @@ func (m *Model) prepare(s Step, cache backend.KVCache, outRows int) (*workspace,
 			return nil, fmt.Errorf("forward: token id %d outside the vocabulary of %d", s.IDs[r], m.Config.VocabSize)
 		}
 	}
-	if err := advanceHybrid(cache, s); err != nil {
-		return nil, err
-	}
 	var ws *workspace
 	key := [2]int{n, outRows}
 	if n <= maxRecordedRows {
@@ -151,6 +148,9 @@ func (m *Model) prepare(s Step, cache backend.KVCache, outRows int) (*workspace,
 			}
 			m.kept[key] = ws
 		}
+	}
+	if err := advanceHybrid(cache, s); err != nil { // a recurrent state moves only forward (hybrid.go)
+		return nil, err
 	}
 	for _, w := range []struct {
 		t backend.Tensor
