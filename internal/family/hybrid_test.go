@@ -104,6 +104,9 @@ func TestHybridMaps(t *testing.T) {
 		if _, ok := m.Lookup(p + "self_attn.q_proj.weight"); ok {
 			t.Errorf("%s: a DeltaNet layer has q_proj", typ)
 		}
+		if !Dropped("mtp.layers.0.mlp.experts.gate_up_proj") {
+			t.Error("the multi-token-prediction head is not dropped")
+		}
 	}
 }
 

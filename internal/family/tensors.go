@@ -251,5 +251,7 @@ func (m *Map) OutputHead(has func(name string) bool) Linear {
 }
 
 // Dropped reports a tensor a checkpoint may hold that no loader reads: rotary inverse frequencies, which are
-// recomputed from the config.
-func Dropped(name string) bool { return strings.HasSuffix(name, ".rotary_emb.inv_freq") }
+// recomputed from the config, and Qwen3-Next's multi-token-prediction head (mtp.*, which transformers ignores too).
+func Dropped(name string) bool {
+	return strings.HasSuffix(name, ".rotary_emb.inv_freq") || strings.HasPrefix(name, "mtp.")
+}
