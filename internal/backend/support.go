@@ -90,6 +90,9 @@ type Query struct {
 }
 
 func (q Query) String() string {
+	if q.Weight == (Weight{}) && q.Op != OpMatMul { // an op over activations (hybrid.go)
+		return fmt.Sprintf("%s %s", q.Op, q.Name)
+	}
 	return fmt.Sprintf("%s %s (%s, %d→%d)", q.Op, q.Name, q.Weight, q.In, q.Out)
 }
 

@@ -166,7 +166,7 @@ func tile4x4(y, x, w []float32, r, o, in, out int) {
 // Supports: the CPU serves every weight format the loader reads, at any row count (it is the reference).
 func (b *Backend) Supports(q backend.Query) error {
 	if q.Op != backend.OpMatMul {
-		return &backend.UnsupportedError{Backend: b.Name(), Query: q, Why: "unknown op"}
+		return b.supportsOp(q) // the hybrids' ops (deltanet.go)
 	}
 	w := q.Weight
 	var err error

@@ -27,6 +27,13 @@ type Family struct {
 	QKNorm bool
 	// UsesRope reports whether layer i rotates queries and keys (false: a NoPE layer). Nil: every layer does.
 	UsesRope func(c *config.Model, layer int) bool
+	// NormPlusOne: every RMSNorm scales by (1 + w), its weight stored zero-centred (Qwen3.5, Qwen3-Next).
+	NormPlusOne bool
+	// Layer, when set, builds layer i's map itself, for families whose layers differ by kind (the hybrids,
+	// hybrid.go); Projections, QKNorm and UsesRope are then not read. Check, when set, validates the
+	// family's own config keys (For calls it), so Layer may assume a config it accepted.
+	Layer func(c *config.Model, layer int) Layer
+	Check func(c *config.Model) error
 }
 
 // Projection is one stored linear module of a layer and the forward-pass slots its output rows hold, in order.
@@ -47,6 +54,12 @@ var families = map[string]Family{}
 // register adds a family under its model_type values. A layout that misses a slot, repeats one, or fuses slots
 // coded along different axes is a programmer error.
 func register(f Family, modelTypes ...string) {
+	if f.Layer != nil {
+		for _, t := range modelTypes {
+			families[t] = f
+		}
+		return
+	}
 	seen := map[Slot]bool{}
 	for _, p := range f.Projections {
 		for _, s := range p.Slots {
@@ -80,6 +93,11 @@ func For(c *config.Model) (Family, error) {
 	if !ok {
 		return Family{}, fmt.Errorf("%s: model_type %q is not a supported architecture (known: %s)",
 			config.ConfigFile, c.ModelType, strings.Join(Known(), ", "))
+	}
+	if f.Check != nil {
+		if err := f.Check(c); err != nil {
+			return Family{}, fmt.Errorf("%s: %s: %w", config.ConfigFile, c.ModelType, err)
+		}
 	}
 	return f, nil
 }

@@ -32,6 +32,9 @@ func (s Slot) String() string {
 	if s < numSlots {
 		return slotNames[s]
 	}
+	if n, ok := hybridSlotName(s); ok {
+		return n
+	}
 	return fmt.Sprintf("slot(%d)", uint8(s))
 }
 
@@ -76,18 +79,23 @@ const (
 	KindWeight
 	KindBias // a projection's optional bias [out]: kept
 	KindNorm // an RMSNorm weight: kept
+	// KindParam: a small tensor kept as stored: DeltaNet's conv weights, A_log and dt_bias, and the linears a
+	// family marks Keep (MoE routers, the shared-expert gate, DeltaNet's β and decay projections).
+	KindParam
 )
 
 // Vector is a tensor uploaded as it is stored: the embedding table and the norm weights.
 type Vector struct {
-	Name  string
-	Shape []int
+	Name    string
+	Shape   []int
+	PlusOne bool // a zero-centred norm weight: the forward pass scales by (1 + w) (Qwen3-Next, Qwen3.5)
 }
 
 // Part is one row block of a stored projection.
 type Part struct {
-	Slot Slot
-	Rows int
+	Slot   Slot
+	Rows   int
+	Expert int // the expert of an expert slot (hybrid.go)
 }
 
 // Linear is one stored linear module: <Path>.weight [Out, In] (or the quantized tensors beside it, as the
@@ -98,6 +106,12 @@ type Linear struct {
 	Parts   []Part // row blocks in order, Σ Rows = Out; one part when unfused
 	Axis    int    // the coded axis of its trellis codes
 	Table   bool   // the output head: stored as the embedding table is (KindTable), never trellis-coded
+	// Hybrid families (hybrid.go): Keep is a small linear never quantized (KindParam); Experts > 0 a stack of
+	// that many experts' weights (WeightName, WeightShape); Interleave a stored row pattern repeated per head
+	// (group) that binding regroups so the parts are contiguous (Regroup).
+	Keep       bool
+	Experts    int
+	Interleave []int
 }
 
 // Fused reports whether the module stacks several slots.
@@ -126,7 +140,8 @@ type Layer struct {
 	InNorm, PostNorm Vector
 	QNorm, KNorm     *Vector // [headDim]; nil unless the family has QKNorm
 	Linears          []Linear
-	Rope             bool // false: a NoPE layer
+	Rope             bool         // false: a NoPE layer
+	Hybrid           *HybridLayer // the hybrid families' DeltaNet tensors and MoE flag (hybrid.go); nil otherwise
 }
 
 // Map is every tensor of a model as its family stores it, with the shapes its config implies.
@@ -153,27 +168,31 @@ type Tensor struct {
 func (f Family) Tensors(c *config.Model) *Map {
 	vocab, hidden := c.VocabSize, c.HiddenSize
 	m := &Map{
-		Embed:    Vector{"model.embed_tokens.weight", []int{vocab, hidden}},
-		Norm:     Vector{"model.norm.weight", []int{hidden}},
+		Embed:    Vector{Name: "model.embed_tokens.weight", Shape: []int{vocab, hidden}},
+		Norm:     Vector{Name: "model.norm.weight", Shape: []int{hidden}, PlusOne: f.NormPlusOne},
 		Layers:   make([]Layer, c.NumLayers),
-		Head:     Linear{Path: "lm_head", Out: vocab, In: hidden, Parts: []Part{{Head, vocab}}, Axis: 1, Table: true},
-		TiedHead: Linear{Path: "model.embed_tokens", Out: vocab, In: hidden, Parts: []Part{{Head, vocab}}, Axis: 1, Table: true},
+		Head:     Linear{Path: "lm_head", Out: vocab, In: hidden, Parts: []Part{{Slot: Head, Rows: vocab}}, Axis: 1, Table: true},
+		TiedHead: Linear{Path: "model.embed_tokens", Out: vocab, In: hidden, Parts: []Part{{Slot: Head, Rows: vocab}}, Axis: 1, Table: true},
 	}
 	for i := range m.Layers {
+		if f.Layer != nil {
+			m.Layers[i] = f.Layer(c, i)
+			continue
+		}
 		L := &m.Layers[i]
 		p := fmt.Sprintf("model.layers.%d.", i)
-		L.InNorm = Vector{p + "input_layernorm.weight", []int{hidden}}
-		L.PostNorm = Vector{p + "post_attention_layernorm.weight", []int{hidden}}
+		L.InNorm = Vector{Name: p + "input_layernorm.weight", Shape: []int{hidden}, PlusOne: f.NormPlusOne}
+		L.PostNorm = Vector{Name: p + "post_attention_layernorm.weight", Shape: []int{hidden}, PlusOne: f.NormPlusOne}
 		if f.QKNorm {
-			L.QNorm = &Vector{p + "self_attn.q_norm.weight", []int{c.HeadDim}}
-			L.KNorm = &Vector{p + "self_attn.k_norm.weight", []int{c.HeadDim}}
+			L.QNorm = &Vector{Name: p + "self_attn.q_norm.weight", Shape: []int{c.HeadDim}, PlusOne: f.NormPlusOne}
+			L.KNorm = &Vector{Name: p + "self_attn.k_norm.weight", Shape: []int{c.HeadDim}, PlusOne: f.NormPlusOne}
 		}
 		L.Rope = f.UsesRope == nil || f.UsesRope(c, i)
 		for _, pr := range f.Projections {
 			l := Linear{Path: p + pr.Module, Axis: pr.Slots[0].Axis()}
 			for _, s := range pr.Slots {
 				out, in := s.shape(c)
-				l.Parts = append(l.Parts, Part{s, out})
+				l.Parts = append(l.Parts, Part{Slot: s, Rows: out})
 				l.Out, l.In = l.Out+out, in
 			}
 			L.Linears = append(L.Linears, l)
@@ -185,10 +204,13 @@ func (f Family) Tensors(c *config.Model) *Map {
 	}
 	lin := func(l Linear) {
 		k := KindWeight
-		if l.Table {
+		switch {
+		case l.Table:
 			k = KindTable
+		case l.Keep:
+			k = KindParam
 		}
-		m.index[l.Path+".weight"] = Tensor{Name: l.Path + ".weight", Path: l.Path, Kind: k, Shape: []int{l.Out, l.In}, Axis: l.Axis}
+		m.index[l.WeightName()] = Tensor{Name: l.WeightName(), Path: l.Path, Kind: k, Shape: l.WeightShape(), Axis: l.Axis}
 		m.index[l.Path+".bias"] = Tensor{Name: l.Path + ".bias", Path: l.Path, Kind: KindBias, Shape: []int{l.Out}}
 	}
 	vec(m.Embed, KindTable)
@@ -202,6 +224,9 @@ func (f Family) Tensors(c *config.Model) *Map {
 		}
 		for _, l := range L.Linears {
 			lin(l)
+		}
+		for _, v := range L.Hybrid.vectors() {
+			vec(v, KindParam)
 		}
 	}
 	lin(m.Head)
@@ -226,5 +251,7 @@ func (m *Map) OutputHead(has func(name string) bool) Linear {
 }
 
 // Dropped reports a tensor a checkpoint may hold that no loader reads: rotary inverse frequencies, which are
-// recomputed from the config.
-func Dropped(name string) bool { return strings.HasSuffix(name, ".rotary_emb.inv_freq") }
+// recomputed from the config, and Qwen3-Next's multi-token-prediction head (mtp.*, which transformers ignores too).
+func Dropped(name string) bool {
+	return strings.HasSuffix(name, ".rotary_emb.inv_freq") || strings.HasPrefix(name, "mtp.")
+}

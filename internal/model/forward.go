@@ -1,5 +1,6 @@
 // The forward pass, written once over the backend for every family: pre-norm attention and SwiGLU MLP blocks
-// with residual adds, a final norm and the output projection.
+// with residual adds, a final norm and the output projection. The hybrids swap in a gated DeltaNet token mixer
+// or a sparse MoE block per layer (deltanet.go, moe.go).
 package model
 
 import (
@@ -20,6 +21,9 @@ const maxRecordedRows = backend.MaxDecodeRows
 
 // NewCache allocates a KV cache for seqs sequences of up to maxLen positions.
 func (m *Model) NewCache(seqs, maxLen int) (backend.KVCache, error) {
+	if m.hybrid != nil {
+		return m.newHybridCache(seqs, maxLen) // KV for the attention layers, recurrent state for the rest
+	}
 	return m.b.NewKVCache(backend.KVConfig{Layers: len(m.layers), Seqs: seqs, MaxLen: maxLen,
 		KVHeads: m.kvHeads, HeadDim: m.headDim})
 }
@@ -43,6 +47,7 @@ type workspace struct {
 	n, outRows                                        int
 	ids, seq, pos                                     backend.Tensor
 	x, xn, q, k, v, att, proj, gate, up, last, logits backend.Tensor
+	hy                                                *hybridWorkspace // hybrid models' extra activations
 	all                                               []backend.Tensor
 }
 
@@ -74,6 +79,9 @@ func (m *Model) newWorkspace(n, outRows int) (*workspace, error) {
 	ws.gate, ws.up = alloc(act, n, c.IntermediateSize), alloc(act, n, c.IntermediateSize)
 	ws.last = alloc(act, outRows, c.HiddenSize)
 	ws.logits = alloc(backend.F32, outRows, c.VocabSize)
+	if m.hybrid != nil {
+		ws.hy = m.newHybridWorkspace(n, alloc)
+	}
 	if err != nil {
 		m.freeWorkspace(ws)
 		return nil, fmt.Errorf("forward: workspace for %d rows: %w", n, err)
@@ -141,6 +149,9 @@ func (m *Model) prepare(s Step, cache backend.KVCache, outRows int) (*workspace,
 			m.kept[key] = ws
 		}
 	}
+	if err := advanceHybrid(cache, s); err != nil { // a recurrent state moves only forward (hybrid.go)
+		return nil, err
+	}
 	for _, w := range []struct {
 		t backend.Tensor
 		v []int32
@@ -173,27 +184,50 @@ func (m *Model) ops(ws *workspace, cache backend.KVCache) {
 	for i := range m.layers {
 		L := &m.layers[i]
 		b.RMSNorm(ws.xn, ws.x, L.inNorm, eps)
-		b.MatMul(ws.q, ws.xn, L.q)
-		b.MatMul(ws.k, ws.xn, L.k)
-		b.MatMul(ws.v, ws.xn, L.v)
-		if L.qNorm != nil {
-			b.RMSNorm(ws.q, ws.q, L.qNorm, eps)
-			b.RMSNorm(ws.k, ws.k, L.kNorm, eps)
+		if L.dn != nil {
+			m.deltaNet(ws, L, cache) // a gated DeltaNet layer mixes tokens instead (deltanet.go)
+		} else {
+			m.attention(ws, L, cache)
 		}
-		if L.rope != nil {
-			b.Rope(ws.q, ws.pos, m.heads, L.rope)
-			b.Rope(ws.k, ws.pos, m.kvHeads, L.rope)
-		}
-		b.Attention(ws.att, ws.q, ws.k, ws.v, cache, i, ws.seq, ws.pos, m.scale)
-		b.MatMul(ws.proj, ws.att, L.o)
 		b.Add(ws.x, ws.x, ws.proj)
 		b.RMSNorm(ws.xn, ws.x, L.postNorm, eps)
-		b.MatMul(ws.gate, ws.xn, L.gate)
-		b.MatMul(ws.up, ws.xn, L.up)
-		b.SwiGLU(ws.gate, ws.gate, ws.up)
-		b.MatMul(ws.proj, ws.gate, L.down)
+		if L.moe != nil {
+			m.moe(ws, L) // a sparse MoE block (moe.go)
+		} else {
+			m.mlp(ws, L)
+		}
 		b.Add(ws.x, ws.x, ws.proj)
 	}
 	b.RMSNorm(ws.last, b.Rows(ws.x, ws.n-ws.outRows, ws.outRows), m.norm, eps)
 	b.MatMul(ws.logits, ws.last, m.lmHead)
+}
+
+// attention: ws.proj = the attention block of layer L over ws.xn.
+func (m *Model) attention(ws *workspace, L *layer, cache backend.KVCache) {
+	b, eps := m.b, float32(m.Config.RMSNormEps)
+	b.MatMul(ws.q, ws.xn, L.q)
+	b.MatMul(ws.k, ws.xn, L.k)
+	b.MatMul(ws.v, ws.xn, L.v)
+	if L.qNorm != nil {
+		b.RMSNorm(ws.q, ws.q, L.qNorm, eps)
+		b.RMSNorm(ws.k, ws.k, L.kNorm, eps)
+	}
+	if L.rope != nil {
+		b.Rope(ws.q, ws.pos, m.heads, L.rope)
+		b.Rope(ws.k, ws.pos, m.kvHeads, L.rope)
+	}
+	b.Attention(ws.att, ws.q, ws.k, ws.v, kvOf(cache), L.kv, ws.seq, ws.pos, m.scale)
+	if L.attnGate != nil {
+		m.gateAttention(ws, L) // the hybrids' output gate (hybrid.go)
+	}
+	b.MatMul(ws.proj, ws.att, L.o)
+}
+
+// mlp: ws.proj = the SwiGLU MLP of layer L over ws.xn.
+func (m *Model) mlp(ws *workspace, L *layer) {
+	b := m.b
+	b.MatMul(ws.gate, ws.xn, L.gate)
+	b.MatMul(ws.up, ws.xn, L.up)
+	b.SwiGLU(ws.gate, ws.gate, ws.up)
+	b.MatMul(ws.proj, ws.gate, L.down)
 }

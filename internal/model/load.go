@@ -29,6 +29,7 @@ type Model struct {
 
 	headDim, heads, kvHeads int
 	scale                   float32
+	hybrid                  *family.Hybrid // Qwen3.5 / Qwen3-Next (hybrid.go); nil for other families
 
 	kept   map[[2]int]*workspace // decode-sized workspaces, kept for replay
 	graphs map[graphKey]bool     // what a Recorder backend holds for us
@@ -40,6 +41,12 @@ type layer struct {
 	qNorm, kNorm     backend.Tensor // nil unless Family.QKNorm
 	gate, up, down   backend.Linear
 	rope             *rope.Table // nil: NoPE layer
+	kv               int         // the layer's slot in the KV cache (its index, or among attention layers)
+	// Hybrid layers (hybrid.go): gated attention's output gate, a gated DeltaNet token mixer (no q/k/v/o), a
+	// sparse MoE MLP (no gate/up/down).
+	attnGate backend.Linear
+	dn       *deltaNetLayer
+	moe      *moeLayer
 }
 
 // Source is where a model's tensors come from: a safetensors archive, or synthetic weights for benchmarks.
@@ -143,12 +150,20 @@ func (m *Model) bind() error {
 			L.qNorm = w.vector(*lt.QNorm)
 			L.kNorm = w.vector(*lt.KNorm)
 		}
+		L.kv = i
 		slots := [...]*backend.Linear{family.Q: &L.q, family.K: &L.k, family.V: &L.v, family.O: &L.o,
 			family.Gate: &L.gate, family.Up: &L.up, family.Down: &L.down}
 		for _, l := range lt.Linears {
 			for k, part := range w.linear(l) {
-				*slots[l.Parts[k].Slot] = part
+				if s := l.Parts[k].Slot; int(s) < len(slots) {
+					*slots[s] = part
+				} else {
+					L.setHybrid(l.Parts[k], part)
+				}
 			}
+		}
+		if lt.Hybrid != nil {
+			m.bindHybrid(&w, L, i, lt)
 		}
 		if w.err != nil {
 			return w.err

@@ -69,19 +69,23 @@ func SourceQueries(cfg *config.Model, src Source) ([]backend.Query, error) {
 	if err := add(tm.OutputHead(src.Has)); err != nil {
 		return nil, err
 	}
-	return qs, nil
+	return append(qs, hybridQueries(tm)...), nil
 }
 
 // describe is the Weight of module l as src stores it.
 func describe(cfg *config.Model, src Source, l family.Linear) (backend.Weight, error) {
+	quantized := src.Has(l.Path + ".scales")
 	name := l.Path + ".weight"
+	if !quantized {
+		name = l.WeightName()
+	}
 	h, err := header(src, name)
 	if err != nil {
 		return backend.Weight{}, err
 	}
-	if !src.Has(l.Path + ".scales") {
-		if !slices.Equal(h.Shape, []int{l.Out, l.In}) {
-			return backend.Weight{}, fmt.Errorf("tensor %q has shape %v, the config implies %v", name, h.Shape, []int{l.Out, l.In})
+	if !quantized {
+		if !slices.Equal(h.Shape, l.WeightShape()) {
+			return backend.Weight{}, fmt.Errorf("tensor %q has shape %v, the config implies %v", name, h.Shape, l.WeightShape())
 		}
 		return backend.Weight{Format: backend.FormatDense, DType: h.DType}, nil
 	}

@@ -33,6 +33,13 @@ import (
 // not by these bounds; the trained model's quality is internal/eval's TestTrellisQuality.
 var roundTripBounds = map[int]float64{2: 1.1, 3: 0.65, 4: 0.35}
 
+// hybridRoundTripBounds are the bounds of the hybrid families (qwen3_5_text, qwen3_next), whose tiny models (4
+// layers, 3 of them gated DeltaNet) amplify weight noise about twice as much: Gaussian noise at the quantizer's
+// 4-bit SNR (21.8 dB) on every coded projection moves tiny-qwen3_5's logits by 0.56 where it moves tiny-qwen3's
+// by 0.28, the DeltaNet projections accounting for most of it. Measured at L 8, T 64: 2 bits 1.16–1.17, 3 bits
+// 0.91–0.98, 4 bits 0.61–0.66; each bound leaves ≥ 20% margin.
+var hybridRoundTripBounds = map[int]float64{2: 1.45, 3: 1.2, 4: 0.8}
+
 // TestQuantizeRoundTripEveryFamily: quantize → queries → load → generate for every family at 2, 3 and 4 bits.
 // L 8 and T 64 keep it fast (the encoder's work grows as 2^(L+bits) per weight; L 12 at 4 bits is TestTinyQwen3).
 func TestQuantizeRoundTripEveryFamily(t *testing.T) {
@@ -52,7 +59,7 @@ func TestQuantizeRoundTripEveryFamily(t *testing.T) {
 					if _, err := quantize.Run(v.Dir, out, quantize.Options{Bits: bits, L: 8, GroupSize: 64}, nil); err != nil {
 						t.Fatal(err)
 					}
-					checkQueries(t, out, bits, typ == "phi3")
+					checkQueries(t, out, bits)
 					got, gen := run(t, b, out, g.PromptIDs)
 					dense, _ := run(t, b, decoded(t, out), g.PromptIDs)
 					twin, _ := compare(dense, got, len(g.PromptIDs))
@@ -68,8 +75,12 @@ func TestQuantizeRoundTripEveryFamily(t *testing.T) {
 					}
 					t.Logf("%s %d-bit: prompt logits relative RMS error %.3f (decoded-dense twin %.1e), top-1 agreement %d/%d positions, greedy %d/%d tokens as unquantized",
 						typ, bits, rel, twin, agree, len(g.PromptIDs), same, len(gen))
-					if rel > roundTripBounds[bits] {
-						t.Errorf("relative RMS error %.3f above the %d-bit bound %.2f", rel, bits, roundTripBounds[bits])
+					bound := roundTripBounds[bits]
+					if typ == "qwen3_5_text" || typ == "qwen3_next" {
+						bound = hybridRoundTripBounds[bits]
+					}
+					if rel > bound {
+						t.Errorf("relative RMS error %.3f above the %d-bit bound %.2f", rel, bits, bound)
 					}
 				})
 			}
@@ -77,31 +88,59 @@ func TestQuantizeRoundTripEveryFamily(t *testing.T) {
 	}
 }
 
-// checkQueries: the quantized directory asks the device for every projection in trellis codes at the given bits
-// (down_proj along axis 0, a fused projection one query per part) and for the output head in bf16.
-func checkQueries(t *testing.T, dir string, bits int, fused bool) {
+// checkQueries: the quantized directory asks the device for every projection the family map says is coded in
+// trellis codes at the given bits along its axis (a fused or interleaved projection one query per part, named by
+// its rows), for the ones it keeps (the hybrids' small gates) and the output head in bf16, and for nothing else.
+func checkQueries(t *testing.T, dir string, bits int) {
 	t.Helper()
 	qs, err := model.Queries(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(qs) != 2*7+1 {
-		t.Errorf("%d queries, want 15 (7 slots × 2 layers + the head)", len(qs))
+	d, err := modeldir.Open(dir)
+	if err != nil {
+		t.Fatal(err)
 	}
-	for _, q := range qs[:len(qs)-1] {
-		axis := 1
-		if strings.HasSuffix(q.Name, "down_proj") {
-			axis = 0
+	cfg, err := d.Config()
+	if err != nil {
+		t.Fatal(err)
+	}
+	fam, _ := family.For(cfg)
+	tm := fam.Tensors(cfg)
+	linears := map[string]family.Linear{}
+	parts := 1 // the head
+	for _, L := range tm.Layers {
+		for _, l := range L.Linears {
+			linears[l.Path] = l
+			parts += len(l.Parts)
+		}
+	}
+	var matmuls []backend.Query
+	for _, q := range qs {
+		if q.Op == backend.OpMatMul {
+			matmuls = append(matmuls, q)
+		}
+	}
+	if len(matmuls) != parts {
+		t.Errorf("%d matmul queries, want %d (one per part of every layer's projections, and the head)", len(matmuls), parts)
+	}
+	for _, q := range matmuls[:len(matmuls)-1] {
+		path, _, isPart := strings.Cut(q.Name, "[")
+		l, ok := linears[path]
+		if !ok || isPart != l.Fused() {
+			t.Errorf("%s: not a module of the map, or not named as its part", q.Name)
+			continue
 		}
 		w := q.Weight
-		if w.Format != backend.FormatTrellis || w.Bits != bits || w.Axis != axis || w.L != 8 || w.Group != 64 {
-			t.Errorf("%s: %s, want trellis %d-bit axis %d", q.Name, w, bits, axis)
-		}
-		if isPart := strings.Contains(q.Name, "["); fused && isPart != (strings.Contains(q.Name, "qkv_proj[") || strings.Contains(q.Name, "gate_up_proj[")) {
-			t.Errorf("%s: not named as a part of a fused projection", q.Name)
+		if l.Keep {
+			if w.Format != backend.FormatDense || w.DType != backend.BF16 {
+				t.Errorf("%s: %s, want it kept in bf16", q.Name, w)
+			}
+		} else if w.Format != backend.FormatTrellis || w.Bits != bits || w.Axis != l.Axis || w.L != 8 || w.Group != 64 {
+			t.Errorf("%s: %s, want trellis %d-bit axis %d", q.Name, w, bits, l.Axis)
 		}
 	}
-	if h := qs[len(qs)-1]; h.Weight.Format != backend.FormatDense || h.Weight.DType != backend.BF16 {
+	if h := matmuls[len(matmuls)-1]; h.Weight.Format != backend.FormatDense || h.Weight.DType != backend.BF16 {
 		t.Errorf("head %s", h)
 	}
 }
@@ -118,6 +157,8 @@ func decoded(t *testing.T, dir string) string {
 	if err != nil {
 		t.Fatal(err)
 	}
+	fam, _ := family.For(cfg)
+	tm := fam.Tensors(cfg)
 	return variant.Rewrite(t, dir, func(c map[string]any) { delete(c, "quantization") }, func(ts []backend.Host) []backend.Host {
 		byName := map[string]backend.Host{}
 		for _, h := range ts {
@@ -144,7 +185,11 @@ func decoded(t *testing.T, dir string) string {
 				if err != nil {
 					t.Fatal(err)
 				}
-				out = append(out, backend.HostF32(h.Name, w.Dense(cpu.TrellisVariant), g.OutFeatures(), g.InFeatures()))
+				name, shape := h.Name, []int{g.OutFeatures(), g.InFeatures()}
+				if t, ok := tm.Lookup(path); ok { // a stack of experts: [experts, out, in] under the module's own name
+					name, shape = path, t.Shape
+				}
+				out = append(out, backend.HostF32(name, w.Dense(cpu.TrellisVariant), shape...))
 			default:
 				out = append(out, h)
 			}
