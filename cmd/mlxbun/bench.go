@@ -269,6 +269,9 @@ func openBenchModel(f *benchFlags) (backend.Backend, *model.Model, string, error
 		return b, m, f.modelDir, err
 	}
 	qs, err := model.SyntheticQueries(f.synthetic)
+	if f.bits > 0 {
+		qs, err = model.SyntheticTrellisQueries(f.synthetic, f.bits)
+	}
 	if err != nil {
 		return nil, nil, "", err
 	}

@@ -89,10 +89,12 @@ func (s *trellisSource) Has(name string) bool {
 	return s.randomSource.Has(name)
 }
 
-func (s *trellisSource) Tensor(name string) (backend.Host, error) {
+// Header is a coded tensor's dtype and stored shape (the scales F16 [rows], the words U32 [rows, cols·k/32] or the
+// 3-bit axis-0 interleave), as a checkpoint's header states them; other tensors are randomSource's.
+func (s *trellisSource) Header(name string) (backend.Host, error) {
 	path, axis, ok := s.coded(name)
 	if !ok {
-		return s.randomSource.Tensor(name)
+		return s.randomSource.Header(name)
 	}
 	dense, _ := s.randomSource.shape(path + ".weight") // [out, in]
 	rows, cols := dense[0], dense[1]
@@ -100,18 +102,32 @@ func (s *trellisSource) Tensor(name string) (backend.Host, error) {
 		rows, cols = cols, rows
 	}
 	if strings.HasSuffix(name, ".scales") {
-		h := backend.Host{Name: name, DType: backend.F16, Shape: []int{rows}, Data: make([]byte, 2*rows)}
+		return backend.Host{Name: name, DType: backend.F16, Shape: []int{rows}}, nil
+	}
+	shape := []int{rows, cols * s.bits / 32}
+	if axis == 0 && s.bits == 3 && cols%trellis.InterleaveCols == 0 {
+		shape = []int{cols / trellis.InterleaveCols, rows, trellis.InterleaveWords}
+	}
+	return backend.Host{Name: name, DType: backend.U32, Shape: shape}, nil
+}
+
+func (s *trellisSource) Tensor(name string) (backend.Host, error) {
+	if _, _, ok := s.coded(name); !ok {
+		return s.randomSource.Tensor(name)
+	}
+	h, err := s.Header(name)
+	if err != nil {
+		return h, err
+	}
+	if h.DType == backend.F16 {
+		rows := h.Shape[0]
+		h.Data = make([]byte, 2*rows)
 		v := dtype.F32ToF16(syntheticTrellisScale)
 		for i := 0; i < rows; i++ {
 			binary.LittleEndian.PutUint16(h.Data[2*i:], v)
 		}
 		return h, nil
 	}
-	shape := []int{rows, cols * s.bits / 32}
-	if axis == 0 && s.bits == 3 && cols%trellis.InterleaveCols == 0 {
-		shape = []int{cols / trellis.InterleaveCols, rows, trellis.InterleaveWords}
-	}
-	h := backend.Host{Name: name, DType: backend.U32, Shape: shape}
 	n := h.Elements()
 	h.Data = make([]byte, 4*n)
 	base := s.seed ^ hashString(name)
@@ -136,4 +152,13 @@ func (s *trellisSource) Tensor(name string) (backend.Host, error) {
 	}
 	wg.Wait()
 	return h, nil
+}
+
+// SyntheticTrellisQueries lists the matmul queries of SyntheticTrellis(name, bits) (headers only, no codes drawn).
+func SyntheticTrellisQueries(name string, bits int) ([]backend.Query, error) {
+	cfg, err := SyntheticTrellisConfig(name, bits)
+	if err != nil {
+		return nil, err
+	}
+	return SourceQueries(cfg, &trellisSource{randomSource: randomSource{cfg: cfg}, bits: bits})
 }

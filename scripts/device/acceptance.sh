@@ -28,6 +28,11 @@ for m in qwen3-14b qwen3-0.6b; do
 	head -6 "$OUT/bench-$m.md"; grep -E "launches per token|peak device" "$OUT/bench-$m.md"
 done
 
+step "bench qwen3-14b trellis 3-bit"
+timeout 150 $B bench --synthetic qwen3-14b --bits 3 --device cuda -r 3 --profile >"$OUT/bench-14b-3bit.md" 2>&1
+echo "bench 14b 3-bit exit $?" | tee -a "$OUT/acceptance.log"
+head -6 "$OUT/bench-14b-3bit.md"; grep -E "launches per token|peak device" "$OUT/bench-14b-3bit.md"
+
 step generate
 for d in .devdata/models/* .devdata/trained/pycoder-12m; do
 	ids=$(python3 -c "import json,sys;g=json.load(open('$d/golden.json'));print(','.join(map(str,g['prompt_ids'])))")
@@ -39,17 +44,18 @@ timeout 60 $B generate --model .devdata/trained/pycoder-12m --device cuda --prom
 cat "$OUT/gen-text.txt"
 
 step device-choice
-Q=.devdata/quantized/tiny-qwen3-3bit
-if [ -d "$Q" ]; then
-	# auto on a model CUDA cannot serve: one info line naming the device and why, then it runs.
-	timeout 60 $B generate --model "$Q" --device auto --prompt-ids 1,2,3 --max-tokens 4 --json >"$OUT/auto.json" 2>"$OUT/auto.err"
-	echo "auto on trellis exit $?" | tee -a "$OUT/acceptance.log"; grep -i device "$OUT/auto.err" | tee -a "$OUT/acceptance.log"
-	# forced cuda: fails before any upload, naming the layer and its format.
-	timeout 60 $B generate --model "$Q" --device cuda --prompt-ids 1,2,3 --max-tokens 4 >"$OUT/forced.txt" 2>&1
-	echo "forced cuda on trellis exit $? ($(wc -l <"$OUT/forced.txt") line)" | tee -a "$OUT/acceptance.log"; cat "$OUT/forced.txt" | tee -a "$OUT/acceptance.log"
-else
-	echo "no quantized artifact under $Q" | tee -a "$OUT/acceptance.log"
-fi
+# Each model: auto (the line saying which device and why, then it runs) and a forced --device cuda (it runs, or fails
+# before any upload naming the layer and its format). A trellis model is CUDA's since the trellis kernels; the
+# hybrids' DeltaNet and MoE ops are not (yet).
+for Q in .devdata/quantized/tiny-qwen3-3bit .devdata/models/tiny-qwen3_5; do
+	[ -d "$Q" ] || { echo "no model under $Q" | tee -a "$OUT/acceptance.log"; continue; }
+	n=$(basename "$Q")
+	timeout 60 $B generate --model "$Q" --device auto --prompt-ids 1,2,3 --max-tokens 4 --json --log-level info >"$OUT/auto-$n.json" 2>"$OUT/auto-$n.err"
+	echo "auto on $n exit $? device $(python3 -c "import json;print(json.load(open('$OUT/auto-$n.json'))['device'])" 2>/dev/null)" | tee -a "$OUT/acceptance.log"
+	grep -io 'device [a-z]*: .*' "$OUT/auto-$n.err" | head -1 | cut -c1-300 | tee -a "$OUT/acceptance.log"
+	timeout 60 $B generate --model "$Q" --device cuda --prompt-ids 1,2,3 --max-tokens 4 --json >"$OUT/forced-$n.txt" 2>&1
+	echo "forced cuda on $n exit $? ($(wc -l <"$OUT/forced-$n.txt") line)" | tee -a "$OUT/acceptance.log"; head -c 400 "$OUT/forced-$n.txt" | tee -a "$OUT/acceptance.log"; echo
+done
 
 step out-of-memory
 timeout 60 $B generate --model .devdata/trained/pycoder-12m --device cuda --prompt-ids 1,2,3 --max-kv-size 80000000 >"$OUT/oom.txt" 2>&1

@@ -35,7 +35,7 @@ if [ -d "$fixtures" ]; then
 	rm -rf .devdata
 	mkdir -p .devdata/models .devdata/trained/pycoder-12m
 	# Only the models the CUDA tests and acceptance.sh load (the whole fixture tree is over the 64 MiB a call carries).
-	for m in ${MLXBUN_DEV_MODELS:-tiny-llama3 tiny-qwen3 tiny-qwen2-yarn}; do
+	for m in ${MLXBUN_DEV_MODELS:-tiny-llama3 tiny-qwen3 tiny-qwen2-yarn tiny-qwen3_5}; do
 		cp -r "$fixtures/models/$m" .devdata/models/
 	done
 	for f in config.json generation_config.json golden.json model.safetensors prompt_logits.f32 tokenizer.json tokenizer_config.json; do
