@@ -27,6 +27,9 @@ type Family struct {
 	QKNorm bool
 	// UsesRope reports whether layer i rotates queries and keys (false: a NoPE layer). Nil: every layer does.
 	UsesRope func(c *config.Model, layer int) bool
+
+	// What a family varies beyond the layout (layers.go; Gemma): zero for the others.
+	Variations
 }
 
 // Projection is one stored linear module of a layer and the forward-pass slots its output rows hold, in order.
@@ -80,6 +83,11 @@ func For(c *config.Model) (Family, error) {
 	if !ok {
 		return Family{}, fmt.Errorf("%s: model_type %q is not a supported architecture (known: %s)",
 			config.ConfigFile, c.ModelType, strings.Join(Known(), ", "))
+	}
+	if f.Check != nil {
+		if err := f.Check(c); err != nil {
+			return Family{}, fmt.Errorf("%s: %s: %w", config.ConfigFile, c.ModelType, err)
+		}
 	}
 	return f, nil
 }

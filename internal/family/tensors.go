@@ -44,9 +44,9 @@ func (s Slot) Axis() int {
 	return 1
 }
 
-// shape is the slot's [out, in] under c.
-func (s Slot) shape(c *config.Model) (out, in int) {
-	q, kv := c.NumHeads*c.HeadDim, c.NumKVHeads*c.HeadDim
+// shape is the slot's [out, in] under c for a layer of attention geometry a.
+func (s Slot) shape(c *config.Model, a Attn) (out, in int) {
+	q, kv := a.Heads*a.HeadDim, a.KVHeads*a.HeadDim
 	switch s {
 	case Q:
 		return q, c.HiddenSize
@@ -76,6 +76,9 @@ const (
 	KindWeight
 	KindBias // a projection's optional bias [out]: kept
 	KindNorm // an RMSNorm weight: kept
+	// KindKept: a small side projection's weight [out, in] (Gemma 4's per-layer input gate and projections):
+	// multiplied like a projection but stored as it is, never quantized.
+	KindKept
 )
 
 // Vector is a tensor uploaded as it is stored: the embedding table and the norm weights.
@@ -98,6 +101,7 @@ type Linear struct {
 	Parts   []Part // row blocks in order, Σ Rows = Out; one part when unfused
 	Axis    int    // the coded axis of its trellis codes
 	Table   bool   // the output head: stored as the embedding table is (KindTable), never trellis-coded
+	Kept    bool   // a side projection (KindKept): never quantized
 }
 
 // Fused reports whether the module stacks several slots.
@@ -123,10 +127,12 @@ func (l Linear) PartName(k int) string {
 
 // Layer is one decoder layer's tensors.
 type Layer struct {
-	InNorm, PostNorm Vector
-	QNorm, KNorm     *Vector // [headDim]; nil unless the family has QKNorm
+	InNorm, PostNorm Vector  // PostNorm is the norm before the MLP (Gemma's pre_feedforward_layernorm)
+	QNorm, KNorm     *Vector // [headDim]; nil unless the family has QKNorm (KNorm also nil on a KV-sharing layer)
 	Linears          []Linear
 	Rope             bool // false: a NoPE layer
+	Attn             Attn // the layer's attention geometry (layers.go)
+	Sandwich              // Gemma's further per-layer tensors (layers.go); zero for the pre-norm families
 }
 
 // Map is every tensor of a model as its family stores it, with the shapes its config implies.
@@ -136,6 +142,10 @@ type Map struct {
 	Layers   []Layer
 	Head     Linear // lm_head [vocab, hidden]
 	TiedHead Linear // the embedding table as the output projection
+	// FinalSoftcap > 0 caps the logits as tanh(l/c)·c (Gemma 2, 4); Inputs are Gemma 4's per-layer input
+	// embeddings (nil for the others).
+	FinalSoftcap float64
+	Inputs       *Inputs
 
 	index map[string]Tensor
 }
@@ -162,22 +172,36 @@ func (f Family) Tensors(c *config.Model) *Map {
 	for i := range m.Layers {
 		L := &m.Layers[i]
 		p := fmt.Sprintf("model.layers.%d.", i)
+		L.Attn = defaultAttn(c, i)
+		if f.LayerAttn != nil {
+			L.Attn = f.LayerAttn(c, i)
+		}
 		L.InNorm = Vector{p + "input_layernorm.weight", []int{hidden}}
 		L.PostNorm = Vector{p + "post_attention_layernorm.weight", []int{hidden}}
 		if f.QKNorm {
-			L.QNorm = &Vector{p + "self_attn.q_norm.weight", []int{c.HeadDim}}
-			L.KNorm = &Vector{p + "self_attn.k_norm.weight", []int{c.HeadDim}}
+			L.QNorm = &Vector{p + "self_attn.q_norm.weight", []int{L.Attn.HeadDim}}
+			if L.Attn.KVFrom == i {
+				L.KNorm = &Vector{p + "self_attn.k_norm.weight", []int{L.Attn.HeadDim}}
+			}
 		}
 		L.Rope = f.UsesRope == nil || f.UsesRope(c, i)
 		for _, pr := range f.Projections {
 			l := Linear{Path: p + pr.Module, Axis: pr.Slots[0].Axis()}
 			for _, s := range pr.Slots {
-				out, in := s.shape(c)
+				if !L.Attn.stores(s, i) {
+					continue
+				}
+				out, in := s.shape(c, L.Attn)
 				l.Parts = append(l.Parts, Part{s, out})
 				l.Out, l.In = l.Out+out, in
 			}
-			L.Linears = append(L.Linears, l)
+			if len(l.Parts) > 0 {
+				L.Linears = append(L.Linears, l)
+			}
 		}
+	}
+	if f.Extend != nil {
+		f.Extend(c, m)
 	}
 	m.index = map[string]Tensor{}
 	vec := func(v Vector, k Kind) {
@@ -185,8 +209,11 @@ func (f Family) Tensors(c *config.Model) *Map {
 	}
 	lin := func(l Linear) {
 		k := KindWeight
-		if l.Table {
+		switch {
+		case l.Table:
 			k = KindTable
+		case l.Kept:
+			k = KindKept
 		}
 		m.index[l.Path+".weight"] = Tensor{Name: l.Path + ".weight", Path: l.Path, Kind: k, Shape: []int{l.Out, l.In}, Axis: l.Axis}
 		m.index[l.Path+".bias"] = Tensor{Name: l.Path + ".bias", Path: l.Path, Kind: KindBias, Shape: []int{l.Out}}
@@ -203,10 +230,36 @@ func (f Family) Tensors(c *config.Model) *Map {
 		for _, l := range L.Linears {
 			lin(l)
 		}
+		for _, v := range L.Sandwich.norms() {
+			vec(v, KindNorm)
+		}
+	}
+	for _, l := range m.SideLinears() {
+		lin(l)
+		delete(m.index, l.Path+".bias")
+	}
+	if in := m.Inputs; in != nil {
+		vec(in.Table, KindTable)
+		vec(in.Norm, KindNorm)
 	}
 	lin(m.Head)
 	delete(m.index, "lm_head.bias") // no family has one
 	return m
+}
+
+// SideLinears lists the linear modules outside the layers' slots, in binding order: each layer's per-layer
+// input gate and projection, then the model's per-layer input projection (Gemma 4); none for other families.
+func (m *Map) SideLinears() []Linear {
+	var out []Linear
+	for _, L := range m.Layers {
+		if in := L.Input; in != nil {
+			out = append(out, in.Gate, in.Proj)
+		}
+	}
+	if m.Inputs != nil {
+		out = append(out, m.Inputs.Proj)
+	}
+	return out
 }
 
 // Lookup finds an unquantized checkpoint tensor by name.

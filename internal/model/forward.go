@@ -1,9 +1,11 @@
 // The forward pass, written once over the backend for every family: pre-norm attention and SwiGLU MLP blocks
-// with residual adds, a final norm and the output projection.
+// with residual adds, a final norm and the output projection. A family's variations (gemma.go: sandwich norms,
+// GeGLU, per-layer geometry and windows, softcaps, per-layer inputs) are optional steps of the same pass.
 package model
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/mlxbun/mlxbun/internal/backend"
 )
@@ -21,7 +23,7 @@ const maxRecordedRows = backend.MaxDecodeRows
 // NewCache allocates a KV cache for seqs sequences of up to maxLen positions.
 func (m *Model) NewCache(seqs, maxLen int) (backend.KVCache, error) {
 	return m.b.NewKVCache(backend.KVConfig{Layers: len(m.layers), Seqs: seqs, MaxLen: maxLen,
-		KVHeads: m.kvHeads, HeadDim: m.headDim})
+		KVHeads: m.kvHeads, HeadDim: m.headDim, PerLayer: m.kvLayers()})
 }
 
 // ReleaseCache frees a cache and anything recorded against it.
@@ -40,10 +42,44 @@ func (m *Model) ReleaseCache(c backend.KVCache) {
 // workspace holds one row count's activations, ids and logits; kept workspaces stay at fixed addresses so a
 // recorded graph can replay on them.
 type workspace struct {
-	n, outRows                                        int
-	ids, seq, pos                                     backend.Tensor
-	x, xn, q, k, v, att, proj, gate, up, last, logits backend.Tensor
-	all                                               []backend.Tensor
+	n, outRows                int
+	ids, seq, pos             backend.Tensor
+	x, xn, proj, last, logits backend.Tensor
+	bufs                      []layerBufs      // one per Model.bufs
+	inputs                    []backend.Tensor // per-layer inputs [n, dim], one per layer (gemma.go); nil without
+	inputTmp                  backend.Tensor   // [n, dim] scratch of the per-layer inputs
+	all                       []backend.Tensor
+}
+
+// layerBufs are one layer geometry's activations: q, att [n, heads·headDim]; k, v [n, kvHeads·headDim];
+// gate, up [n, intermediate].
+type layerBufs struct{ q, k, v, att, gate, up backend.Tensor }
+
+// bufShape is one distinct set of layer activation widths. A layer whose keys and values a later layer reads
+// (owner ≥ 0) gets buffers of its own, so its k and v survive until then.
+type bufShape struct{ q, kv, inter, owner int }
+
+// planBuffers gives each layer the index of its activation buffers: layers of the same widths share them.
+func (m *Model) planBuffers() {
+	read := map[int]bool{}
+	for i, L := range m.layers {
+		if L.attn.KVFrom != i {
+			read[L.attn.KVFrom] = true
+		}
+	}
+	m.bufs = m.bufs[:0]
+	for i := range m.layers {
+		L := &m.layers[i]
+		sh := bufShape{q: L.attn.Heads * L.attn.HeadDim, kv: L.attn.KVHeads * L.attn.HeadDim, inter: L.gate.Out(), owner: -1}
+		if read[i] {
+			sh.owner = i
+		}
+		L.buf = slices.Index(m.bufs, sh)
+		if L.buf < 0 {
+			L.buf = len(m.bufs)
+			m.bufs = append(m.bufs, sh)
+		}
+	}
 }
 
 type graphKey struct {
@@ -68,10 +104,17 @@ func (m *Model) newWorkspace(n, outRows int) (*workspace, error) {
 	}
 	ws.ids, ws.seq, ws.pos = alloc(backend.I32, n), alloc(backend.I32, n), alloc(backend.I32, n)
 	ws.x, ws.xn = alloc(act, n, c.HiddenSize), alloc(act, n, c.HiddenSize)
-	ws.q, ws.att = alloc(act, n, m.heads*m.headDim), alloc(act, n, m.heads*m.headDim)
-	ws.k, ws.v = alloc(act, n, m.kvHeads*m.headDim), alloc(act, n, m.kvHeads*m.headDim)
+	for _, sh := range m.bufs {
+		ws.bufs = append(ws.bufs, layerBufs{q: alloc(act, n, sh.q), att: alloc(act, n, sh.q),
+			k: alloc(act, n, sh.kv), v: alloc(act, n, sh.kv), gate: alloc(act, n, sh.inter), up: alloc(act, n, sh.inter)})
+	}
+	if in := m.inputs; in != nil {
+		for range m.layers {
+			ws.inputs = append(ws.inputs, alloc(act, n, in.dim))
+		}
+		ws.inputTmp = alloc(act, n, in.dim)
+	}
 	ws.proj = alloc(act, n, c.HiddenSize)
-	ws.gate, ws.up = alloc(act, n, c.IntermediateSize), alloc(act, n, c.IntermediateSize)
 	ws.last = alloc(act, outRows, c.HiddenSize)
 	ws.logits = alloc(backend.F32, outRows, c.VocabSize)
 	if err != nil {
@@ -170,30 +213,46 @@ func (m *Model) ops(ws *workspace, cache backend.KVCache) {
 	b, c := m.b, m.Config
 	eps := float32(c.RMSNormEps)
 	b.Embed(ws.x, m.embed, ws.ids)
+	m.embedSteps(ws)
 	for i := range m.layers {
 		L := &m.layers[i]
+		a, kv := &ws.bufs[L.buf], &ws.bufs[m.layers[L.attn.KVFrom].buf]
+		own := L.attn.KVFrom == i
 		b.RMSNorm(ws.xn, ws.x, L.inNorm, eps)
-		b.MatMul(ws.q, ws.xn, L.q)
-		b.MatMul(ws.k, ws.xn, L.k)
-		b.MatMul(ws.v, ws.xn, L.v)
+		b.MatMul(a.q, ws.xn, L.q)
+		if own {
+			b.MatMul(a.k, ws.xn, L.k)
+			m.values(a, ws.xn, L)
+		}
 		if L.qNorm != nil {
-			b.RMSNorm(ws.q, ws.q, L.qNorm, eps)
-			b.RMSNorm(ws.k, ws.k, L.kNorm, eps)
+			b.RMSNorm(a.q, a.q, L.qNorm, eps)
+		}
+		if L.kNorm != nil {
+			b.RMSNorm(a.k, a.k, L.kNorm, eps)
+		}
+		if L.vNorm != nil && own {
+			b.RMSNorm(a.v, a.v, L.vNorm, eps)
 		}
 		if L.rope != nil {
-			b.Rope(ws.q, ws.pos, m.heads, L.rope)
-			b.Rope(ws.k, ws.pos, m.kvHeads, L.rope)
+			b.Rope(a.q, ws.pos, L.attn.Heads, L.rope)
+			if own {
+				b.Rope(a.k, ws.pos, L.attn.KVHeads, L.rope)
+			}
 		}
-		b.Attention(ws.att, ws.q, ws.k, ws.v, cache, i, ws.seq, ws.pos, m.scale)
-		b.MatMul(ws.proj, ws.att, L.o)
-		b.Add(ws.x, ws.x, ws.proj)
+		m.attention(a.att, a.q, kv.k, kv.v, cache, L.attn, ws)
+		b.MatMul(ws.proj, a.att, L.o)
+		m.residual(ws, L.attnOutNorm, eps)
 		b.RMSNorm(ws.xn, ws.x, L.postNorm, eps)
-		b.MatMul(ws.gate, ws.xn, L.gate)
-		b.MatMul(ws.up, ws.xn, L.up)
-		b.SwiGLU(ws.gate, ws.gate, ws.up)
-		b.MatMul(ws.proj, ws.gate, L.down)
-		b.Add(ws.x, ws.x, ws.proj)
+		b.MatMul(a.gate, ws.xn, L.gate)
+		b.MatMul(a.up, ws.xn, L.up)
+		m.glu(a.gate, a.gate, a.up)
+		b.MatMul(ws.proj, a.gate, L.down)
+		m.residual(ws, L.mlpOutNorm, eps)
+		m.layerSteps(ws, L, i, eps)
 	}
 	b.RMSNorm(ws.last, b.Rows(ws.x, ws.n-ws.outRows, ws.outRows), m.norm, eps)
 	b.MatMul(ws.logits, ws.last, m.lmHead)
+	if m.finalSoftcap > 0 {
+		m.pw.softcap.Softcap(ws.logits, ws.logits, m.finalSoftcap)
+	}
 }

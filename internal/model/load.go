@@ -5,7 +5,6 @@ package model
 
 import (
 	"fmt"
-	"math"
 
 	"github.com/mlxbun/mlxbun/internal/backend"
 	"github.com/mlxbun/mlxbun/internal/config"
@@ -26,8 +25,9 @@ type Model struct {
 	norm   backend.Tensor
 	lmHead backend.Linear
 
-	headDim, heads, kvHeads int
-	scale                   float32
+	headDim, heads, kvHeads int        // the config's; a layer's own are in its attn
+	bufs                    []bufShape // the distinct activation widths of the layers (forward.go)
+	variations                         // per-layer caches, scales, softcaps, per-layer inputs (variations.go)
 
 	kept   map[[2]int]*workspace // decode-sized workspaces, kept for replay
 	graphs map[graphKey]bool     // what a Recorder backend holds for us
@@ -35,10 +35,13 @@ type Model struct {
 
 type layer struct {
 	inNorm, postNorm backend.Tensor
-	q, k, v, o       backend.Linear
+	q, k, v, o       backend.Linear // k, v nil on a layer attending over another's keys and values
 	qNorm, kNorm     backend.Tensor // nil unless Family.QKNorm
 	gate, up, down   backend.Linear
 	rope             *rope.Table // nil: NoPE layer
+	attn             family.Attn // heads, head dim, scale, window, softcap, the layer whose KV it reads
+	buf              int         // its activations: the workspace's bufs[buf]
+	sandwich                     // Gemma's further per-layer pieces (variations.go); zero for the others
 }
 
 // Source is where a model's tensors come from: a safetensors archive, or synthetic weights for benchmarks.
@@ -87,7 +90,6 @@ func LoadFrom(cfg *config.Model, src Source, b backend.Backend) (*Model, error) 
 	}
 	m := &Model{Config: cfg, Family: fam, b: b, arch: src,
 		headDim: cfg.HeadDim, heads: cfg.NumHeads, kvHeads: cfg.NumKVHeads}
-	m.scale = float32(1 / math.Sqrt(float64(cfg.HeadDim)))
 	if err := m.bind(); err != nil {
 		src.Close()
 		return nil, err
@@ -121,16 +123,19 @@ func (m *Model) bind() error {
 	tm := m.Family.Tensors(c)
 	w := binder{m: m}
 	m.embed = w.vector(tm.Embed)
-	m.norm = w.vector(tm.Norm)
+	m.norm = w.norm(tm.Norm)
 	var table *rope.Table
 	m.layers = make([]layer, c.NumLayers)
 	for i, lt := range tm.Layers {
 		L := &m.layers[i]
-		L.inNorm = w.vector(lt.InNorm)
-		L.postNorm = w.vector(lt.PostNorm)
+		L.attn = lt.Attn
+		L.inNorm = w.norm(lt.InNorm)
+		L.postNorm = w.norm(lt.PostNorm)
 		if lt.QNorm != nil {
-			L.qNorm = w.vector(*lt.QNorm)
-			L.kNorm = w.vector(*lt.KNorm)
+			L.qNorm = w.norm(*lt.QNorm)
+		}
+		if lt.KNorm != nil {
+			L.kNorm = w.norm(*lt.KNorm)
 		}
 		slots := [...]*backend.Linear{family.Q: &L.q, family.K: &L.k, family.V: &L.v, family.O: &L.o,
 			family.Gate: &L.gate, family.Up: &L.up, family.Down: &L.down}
@@ -142,7 +147,13 @@ func (m *Model) bind() error {
 		if w.err != nil {
 			return w.err
 		}
-		if lt.Rope {
+		if lt.Rope && lt.Attn.Rope != nil {
+			t, err := w.rope(*lt.Attn.Rope, c.MaxPositions)
+			if err != nil {
+				return err
+			}
+			L.rope = t
+		} else if lt.Rope {
 			if table == nil {
 				t, err := newRope(c)
 				if err != nil {
@@ -153,7 +164,9 @@ func (m *Model) bind() error {
 			L.rope = table
 		}
 	}
+	m.bindVariations(&w, tm)
 	m.lmHead = w.linear(tm.OutputHead(m.arch.Has))[0]
+	m.planBuffers()
 	return w.err
 }
 
