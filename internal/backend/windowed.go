@@ -51,6 +51,10 @@ type AttnOptions struct {
 	Softcap float32
 	// Window > 0: the row at position p attends positions p−Window+1 … p only (its own included).
 	Window int
+	// DeferStore: a later call for the same layer (a layer sharing its keys and values) stores these rows, so
+	// this one must not evict from a ring the positions that call still reads. A layer without a ring may
+	// store them anyway.
+	DeferStore bool
 }
 
 // WindowedAttention is Attention with options over a cache that may hold per-layer geometry.
@@ -61,9 +65,9 @@ type AttnOptions struct {
 // layer's rows of one call may therefore span more than the window, but each position the call reads from the
 // cache must still be held there: calls for one sequence go forward in position (a rewind by more than the
 // window is a programmer error). Heads and head dim come from the cache's layer geometry: q [n, heads·HeadDim],
-// k, v [n, KVHeads·HeadDim], dst like q, which it must not alias. Writing a layer's rows twice with the same
-// values is harmless, which is how a layer sharing another's keys and values (Gemma 4) calls it: with that
-// layer's index and its k and v.
+// k, v [n, KVHeads·HeadDim], dst like q, which it must not alias. A layer sharing another's keys and values
+// (Gemma 4) calls it with that layer's index and its k and v; every call for the layer but the last of a step
+// defers the store.
 type WindowedAttention interface {
 	AttentionWith(dst, q, k, v Tensor, cache KVCache, layer int, seq, pos Tensor, o AttnOptions)
 }

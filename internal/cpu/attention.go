@@ -189,7 +189,7 @@ func (b *Backend) AttentionWith(dst, q, k, v backend.Tensor, cache backend.KVCac
 			}
 		}
 	})
-	if L.ring {
+	if L.ring && !o.DeferStore {
 		store()
 	}
 }

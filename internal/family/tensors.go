@@ -223,9 +223,10 @@ func (f Family) Tensors(c *config.Model) *Map {
 	for _, L := range m.Layers {
 		vec(L.InNorm, KindNorm)
 		vec(L.PostNorm, KindNorm)
-		if L.QNorm != nil {
-			vec(*L.QNorm, KindNorm)
-			vec(*L.KNorm, KindNorm)
+		for _, v := range []*Vector{L.QNorm, L.KNorm} {
+			if v != nil {
+				vec(*v, KindNorm)
+			}
 		}
 		for _, l := range L.Linears {
 			lin(l)

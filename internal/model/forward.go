@@ -239,7 +239,7 @@ func (m *Model) ops(ws *workspace, cache backend.KVCache) {
 				b.Rope(a.k, ws.pos, L.attn.KVHeads, L.rope)
 			}
 		}
-		m.attention(a.att, a.q, kv.k, kv.v, cache, L.attn, ws)
+		m.attention(a.att, a.q, kv.k, kv.v, cache, L.attn, L.deferStore, ws)
 		b.MatMul(ws.proj, a.att, L.o)
 		m.residual(ws, L.attnOutNorm, eps)
 		b.RMSNorm(ws.xn, ws.x, L.postNorm, eps)

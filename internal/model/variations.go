@@ -38,6 +38,7 @@ type pointwise struct {
 type sandwich struct {
 	attnOutNorm, mlpOutNorm backend.Tensor // nil: the output goes to the residual as it is
 	vNorm                   backend.Tensor // ones [headDim]: values RMS-normalized without a weight
+	deferStore              bool           // a later layer reads the same keys and values and stores them
 	scalar                  float32        // the residual stream × this after the layer, when scaled
 	scaled                  bool
 	input                   *layerInput
@@ -155,6 +156,9 @@ func (m *Model) bindVariations(w *binder, tm *family.Map) {
 	ones := map[int]backend.Tensor{}
 	for i, lt := range tm.Layers {
 		L := &m.layers[i]
+		for _, later := range tm.Layers[i+1:] {
+			L.deferStore = L.deferStore || later.Attn.KVFrom == lt.Attn.KVFrom
+		}
 		if lt.AttnOutNorm != nil {
 			L.attnOutNorm = w.norm(*lt.AttnOutNorm)
 		}
@@ -298,13 +302,13 @@ func (m *Model) values(a *layerBufs, xn backend.Tensor, L *layer) {
 }
 
 // attention attends q over the cache of the layer whose keys and values the layer reads.
-func (m *Model) attention(dst, q, k, v backend.Tensor, cache backend.KVCache, a family.Attn, ws *workspace) {
+func (m *Model) attention(dst, q, k, v backend.Tensor, cache backend.KVCache, a family.Attn, deferStore bool, ws *workspace) {
 	if m.pw.attn == nil {
 		m.b.Attention(dst, q, k, v, cache, a.KVFrom, ws.seq, ws.pos, float32(a.Scale))
 		return
 	}
 	m.pw.attn.AttentionWith(dst, q, k, v, cache, a.KVFrom, ws.seq, ws.pos,
-		backend.AttnOptions{Scale: float32(a.Scale), Softcap: float32(a.Softcap), Window: a.Window})
+		backend.AttnOptions{Scale: float32(a.Scale), Softcap: float32(a.Softcap), Window: a.Window, DeferStore: deferStore})
 }
 
 // residual adds ws.proj, normalized first when the layer has a sandwich norm there, to the residual stream.
