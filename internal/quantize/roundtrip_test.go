@@ -19,6 +19,7 @@ import (
 	"github.com/mlxbun/mlxbun/internal/family"
 	"github.com/mlxbun/mlxbun/internal/model"
 	"github.com/mlxbun/mlxbun/internal/quantize"
+	"github.com/mlxbun/mlxbun/internal/safetensors"
 	"github.com/mlxbun/mlxbun/internal/testutil"
 	"github.com/mlxbun/mlxbun/internal/testutil/variant"
 	"github.com/mlxbun/mlxbun/internal/trellis"
@@ -53,6 +54,7 @@ func TestQuantizeRoundTripEveryFamily(t *testing.T) {
 						t.Fatal(err)
 					}
 					checkQueries(t, out, bits, typ == "phi3")
+					checkKept(t, v.Dir, out)
 					got, gen := run(t, b, out, g.PromptIDs)
 					dense, _ := run(t, b, decoded(t, out), g.PromptIDs)
 					twin, _ := compare(dense, got, len(g.PromptIDs))
@@ -81,12 +83,41 @@ func TestQuantizeRoundTripEveryFamily(t *testing.T) {
 // (down_proj along axis 0, a fused projection one query per part) and for the output head in bf16.
 func checkQueries(t *testing.T, dir string, bits int, fused bool) {
 	t.Helper()
-	qs, err := model.Queries(dir)
+	all, err := model.Queries(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(qs) != 2*7+1 {
-		t.Errorf("%d queries, want 15 (7 slots × 2 layers + the head)", len(qs))
+	cfg, err := config.Load(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fam, err := family.For(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tm := fam.Tensors(cfg)
+	kept, want := map[string]bool{}, 1 // the head
+	for _, L := range tm.Layers {
+		for _, l := range L.Linears {
+			want += len(l.Parts)
+		}
+	}
+	for _, l := range tm.SideLinears() {
+		for k := range l.Parts {
+			kept[l.PartName(k)] = true
+		}
+	}
+	// The matmul queries: every slot of every layer, then the side projections (kept), then the head.
+	var qs []backend.Query
+	for _, q := range all {
+		if q.Op == backend.OpMatMul && !kept[q.Name] {
+			qs = append(qs, q)
+		} else if q.Op == backend.OpMatMul && (q.Weight.Format != backend.FormatDense || q.Weight.DType != backend.BF16) {
+			t.Errorf("side projection %s: %s, want bf16 as stored", q.Name, q.Weight)
+		}
+	}
+	if len(qs) != want {
+		t.Errorf("%d projection queries, want %d (every layer's slots + the head)", len(qs), want)
 	}
 	for _, q := range qs[:len(qs)-1] {
 		axis := 1
@@ -103,6 +134,38 @@ func checkQueries(t *testing.T, dir string, bits int, fused bool) {
 	}
 	if h := qs[len(qs)-1]; h.Weight.Format != backend.FormatDense || h.Weight.DType != backend.BF16 {
 		t.Errorf("head %s", h)
+	}
+}
+
+// checkKept: what the family map keeps unquantized (norms, per-layer input tables and side projections, layer
+// scalars) comes out of the quantizer byte for byte.
+func checkKept(t *testing.T, src, out string) {
+	t.Helper()
+	cfg, err := config.Load(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fam, _ := family.For(cfg)
+	tm := fam.Tensors(cfg)
+	a, err := safetensors.OpenDir(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Close()
+	q, err := safetensors.OpenDir(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer q.Close()
+	for _, name := range a.Names() {
+		if tt, ok := tm.Lookup(name); !ok || (tt.Kind != family.KindKept && tt.Kind != family.KindNorm && !strings.Contains(name, "per_layer")) {
+			continue
+		}
+		x, _ := a.Tensor(name)
+		y, err := q.Tensor(name)
+		if err != nil || !slices.Equal(x.Shape, y.Shape) || x.DType != y.DType || string(x.Data) != string(y.Data) || q.Has(strings.TrimSuffix(name, ".weight")+".scales") {
+			t.Errorf("%s: not kept as stored (%v)", name, err)
+		}
 	}
 }
 
