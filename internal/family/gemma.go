@@ -173,6 +173,14 @@ func gemmaExtend(c *config.Model, m *Map, gen int) {
 	for i := range m.Layers {
 		L := &m.Layers[i]
 		p := fmt.Sprintf("model.layers.%d.", i)
+		if L.Attn.KVFrom != i {
+			if m.Unused == nil {
+				m.Unused = map[string]bool{}
+			}
+			for _, n := range []string{"k_proj.weight", "v_proj.weight", "k_norm.weight", "v_norm.weight"} {
+				m.Unused[p+"self_attn."+n] = true
+			}
+		}
 		L.PostNorm = Vector{p + "pre_feedforward_layernorm.weight", []int{hidden}}
 		L.AttnOutNorm = &Vector{p + "post_attention_layernorm.weight", []int{hidden}}
 		L.MLPOutNorm = &Vector{p + "post_feedforward_layernorm.weight", []int{hidden}}

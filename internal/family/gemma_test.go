@@ -177,6 +177,9 @@ func TestGemma4KVSharing(t *testing.T) {
 			t.Errorf("layer %d stores %v (k_norm %v), want %v", i, paths, L.KNorm != nil, want)
 		}
 	}
+	if !m.Dropped("model.layers.4.self_attn.k_proj.weight") || m.Dropped("model.layers.2.self_attn.k_proj.weight") {
+		t.Error("a KV-sharing layer's k_proj is not dropped, or a layer's own is")
+	}
 	raw["num_kv_shared_layers"] = 5.0 // layer 1 (global) reads layer 0: no earlier global layer
 	if _, err := For(reparse(t, raw)); err == nil {
 		t.Error("layer 1 shares the keys and values of a layer of another type")

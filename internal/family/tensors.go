@@ -146,6 +146,9 @@ type Map struct {
 	// embeddings (nil for the others).
 	FinalSoftcap float64
 	Inputs       *Inputs
+	// Unused names tensors a checkpoint may hold that this model never reads (the k_proj, v_proj and k_norm of
+	// Gemma 4's KV-sharing layers): the quantizer drops them.
+	Unused map[string]bool
 
 	index map[string]Tensor
 }
@@ -282,3 +285,6 @@ func (m *Map) OutputHead(has func(name string) bool) Linear {
 // Dropped reports a tensor a checkpoint may hold that no loader reads: rotary inverse frequencies, which are
 // recomputed from the config.
 func Dropped(name string) bool { return strings.HasSuffix(name, ".rotary_emb.inv_freq") }
+
+// Dropped reports a tensor of this model's checkpoints that no loader reads: Dropped's, and the map's Unused.
+func (m *Map) Dropped(name string) bool { return Dropped(name) || m.Unused[name] }

@@ -59,90 +59,14 @@ func TestGemma2AttentionSoftcap(t *testing.T) {
 	}
 }
 
-// gemma4Shared rewrites tiny-gemma4 into a KV-sharing model: layer types s s f s s f with every head 64 wide
-// (layer 5's wider heads cut to their first 64 dims), the last two layers attending over the keys and values
-// of layers 3 (sliding) and 2 (global) with no k_proj, v_proj or k_norm of their own, as HF stores them. With
-// wide, the sharing layers' MLPs are double-wide (use_double_wide_mlp) and hold each gate and up row twice and
-// each down column halved twice: the same function as the narrow MLP.
-func gemma4Shared(t *testing.T, wide bool) string {
-	t.Helper()
-	src := testutil.Fixture(t, "models/tiny-gemma4")
-	return variant.Rewrite(t, src, func(c map[string]any) {
-		delete(c, "per_layer_config")
-		c["layer_types"] = []string{"sliding_attention", "sliding_attention", "full_attention", "sliding_attention", "sliding_attention", "full_attention"}
-		c["num_kv_shared_layers"] = 2
-		c["use_double_wide_mlp"] = wide
-	}, func(ts []backend.Host) []backend.Host {
-		var out []backend.Host
-		for _, h := range ts {
-			shared := strings.HasPrefix(h.Name, "model.layers.4.") || strings.HasPrefix(h.Name, "model.layers.5.")
-			switch {
-			case shared && (strings.Contains(h.Name, "k_proj") || strings.Contains(h.Name, "v_proj") || strings.Contains(h.Name, "k_norm")):
-				continue
-			case strings.HasPrefix(h.Name, "model.layers.5.self_attn.q_proj"):
-				h = rowsOf(h, 0, 4*64)
-			case strings.HasPrefix(h.Name, "model.layers.5.self_attn.q_norm"):
-				h = backend.Host{Name: h.Name, DType: h.DType, Shape: []int{64}, Data: h.Data[:64*2]}
-			case strings.HasPrefix(h.Name, "model.layers.5.self_attn.o_proj"):
-				h = colsOf(h, 0, 4*64)
-			}
-			if wide && shared {
-				switch {
-				case strings.Contains(h.Name, "gate_proj"), strings.Contains(h.Name, "up_proj"):
-					h = backend.Host{Name: h.Name, DType: h.DType, Shape: []int{2 * h.Shape[0], h.Shape[1]}, Data: append(slices.Clone(h.Data), h.Data...)}
-				case strings.Contains(h.Name, "down_proj"):
-					f, _ := h.Float32s()
-					in := h.Shape[1]
-					w := make([]float32, 0, 2*len(f))
-					for r := range h.Shape[0] {
-						row := f[r*in : (r+1)*in]
-						for range 2 {
-							for _, x := range row {
-								w = append(w, x/2)
-							}
-						}
-					}
-					h = backend.HostF32(h.Name, w, h.Shape[0], 2*in)
-				}
-			}
-			out = append(out, h)
-		}
-		return out
-	})
-}
-
-// gemma4KEqV rewrites tiny-gemma4 with attention_k_eq_v: the global layer's values are its key projection
-// (before k_norm, then the weightless v norm), its v_proj dropped.
-func gemma4KEqV(t *testing.T) string {
-	t.Helper()
-	src := testutil.Fixture(t, "models/tiny-gemma4")
-	return variant.Rewrite(t, src, func(c map[string]any) { c["attention_k_eq_v"] = true }, func(ts []backend.Host) []backend.Host {
-		return slices.DeleteFunc(ts, func(h backend.Host) bool { return h.Name == "model.layers.5.self_attn.v_proj.weight" })
-	})
-}
-
-func rowsOf(h backend.Host, start, n int) backend.Host {
-	rb := len(h.Data) / h.Shape[0]
-	return backend.Host{Name: h.Name, DType: h.DType, Shape: []int{n, h.Shape[1]}, Data: h.Data[start*rb : (start+n)*rb]}
-}
-
-func colsOf(h backend.Host, start, n int) backend.Host {
-	size, cols := h.DType.Size(), h.Shape[1]
-	out := backend.Host{Name: h.Name, DType: h.DType, Shape: []int{h.Shape[0], n}}
-	for r := range h.Shape[0] {
-		out.Data = append(out.Data, h.Data[(r*cols+start)*size:(r*cols+start+n)*size]...)
-	}
-	return out
-}
-
 // gemmaModels are the Gemma directories the cache tests run: the three fixtures and the Gemma 4 variants.
 func gemmaModels(t *testing.T) map[string]string {
 	return map[string]string{
 		"gemma2":        testutil.Fixture(t, "models/tiny-gemma2"),
 		"gemma3":        testutil.Fixture(t, "models/tiny-gemma3"),
 		"gemma4":        testutil.Fixture(t, "models/tiny-gemma4"),
-		"gemma4-shared": gemma4Shared(t, false),
-		"gemma4-k=v":    gemma4KEqV(t),
+		"gemma4-shared": variant.Gemma4Shared(t, false),
+		"gemma4-k=v":    variant.Gemma4KEqV(t),
 	}
 }
 
@@ -282,8 +206,8 @@ func top(l []float32) int {
 // width: holding each narrow row twice (down halved) they compute what the narrow model computes.
 func TestGemma4DoubleWideMLP(t *testing.T) {
 	g, _ := readGolden(t, testutil.Fixture(t, "models/tiny-gemma4"))
-	narrow := promptLogits(t, gemma4Shared(t, false), g.PromptIDs)
-	wide := promptLogits(t, gemma4Shared(t, true), g.PromptIDs)
+	narrow := promptLogits(t, variant.Gemma4Shared(t, false), g.PromptIDs)
+	wide := promptLogits(t, variant.Gemma4Shared(t, true), g.PromptIDs)
 	if d := maxDiff(narrow, wide); d > 1e-5*maxAbs(narrow) {
 		t.Errorf("double-wide MLP logits differ from the narrow model's by %.3g", d)
 	}
@@ -327,3 +251,61 @@ func TestGemmaQueries(t *testing.T) {
 // plain is a CPU backend seen only through the Backend interface: it answers Supports as the CPU does but has
 // none of the optional ops.
 type plain struct{ backend.Backend }
+
+// TestGemmaBatchedDecode: two sequences decoding together past the window (prompts of 12 and 19 tokens, each
+// ring holding its own sequence's last 8 positions) give each sequence's logits as decoding it alone does.
+func TestGemmaBatchedDecode(t *testing.T) {
+	b := cpu.New()
+	for _, name := range []string{"gemma2", "gemma4-shared"} {
+		t.Run(name, func(t *testing.T) {
+			m, err := model.Load(gemmaModels(t)[name], b)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer m.Close()
+			prompts := [][]int{{5, 17, 99, 1000, 3, 42, 7, 8, 9, 10, 11, 12}, {8, 640, 2, 31, 32, 33, 34, 35, 36, 37, 38, 39, 40, 41, 42, 43, 44, 45, 46}}
+			const steps = 12
+			next := func(s, k int) int { return (s*37 + k*101) % 1000 }
+			v := m.Config.VocabSize
+			var alone [][]float32
+			for s, p := range prompts {
+				c, _ := m.NewCache(1, 64)
+				if _, err := m.Forward(step(p, 0), c, 1); err != nil {
+					t.Fatal(err)
+				}
+				var out []float32
+				for k := range steps {
+					l, err := m.Forward(step([]int{next(s, k)}, len(p)+k), c, 1)
+					if err != nil {
+						t.Fatal(err)
+					}
+					out = append(out, l...)
+				}
+				alone = append(alone, out)
+			}
+			c, _ := m.NewCache(2, 64)
+			for s, p := range prompts {
+				st := step(p, 0)
+				for r := range st.Seq {
+					st.Seq[r] = int32(s)
+				}
+				if _, err := m.Forward(st, c, 1); err != nil {
+					t.Fatal(err)
+				}
+			}
+			for k := range steps {
+				st := model.Step{IDs: []int32{int32(next(0, k)), int32(next(1, k))}, Seq: []int32{0, 1},
+					Pos: []int32{int32(len(prompts[0]) + k), int32(len(prompts[1]) + k)}}
+				both, err := m.Forward(st, c, 2)
+				if err != nil {
+					t.Fatal(err)
+				}
+				for s := range prompts {
+					if d := maxDiff(both[s*v:(s+1)*v], alone[s][k*v:(k+1)*v]); d > 1e-5*maxAbs(alone[s]) {
+						t.Errorf("step %d, sequence %d: batched logits differ from single by %.3g", k, s, d)
+					}
+				}
+			}
+		})
+	}
+}

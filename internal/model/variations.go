@@ -64,6 +64,7 @@ type layerInput struct {
 func needs(c *config.Model, f family.Family, tm *family.Map) []backend.Query {
 	var qs []backend.Query
 	seen := map[backend.Op]bool{}
+	perLayer := layerKV(c, tm)
 	add := func(op backend.Op, name string) {
 		if !seen[op] {
 			seen[op] = true
@@ -79,7 +80,7 @@ func needs(c *config.Model, f family.Family, tm *family.Map) []backend.Query {
 		if a.Softcap > 0 {
 			add(backend.OpSoftcapAttention, name)
 		}
-		if layerKV(c, tm) {
+		if perLayer {
 			add(backend.OpKVLayers, name)
 		}
 		if a.VFromK || L.Scalar != nil || L.Input != nil {
