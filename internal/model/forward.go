@@ -1,6 +1,6 @@
 // The forward pass, written once over the backend for every family: pre-norm attention and SwiGLU MLP blocks
-// with residual adds, a final norm and the output projection. A family's variations (gemma.go: sandwich norms,
-// GeGLU, per-layer geometry and windows, softcaps, per-layer inputs) are optional steps of the same pass.
+// with residual adds, a final norm and the output projection. A family's variations (variations.go: sandwich
+// norms, GeGLU, per-layer geometry and windows, softcaps, per-layer inputs) are optional steps of the same pass.
 package model
 
 import (
@@ -46,7 +46,7 @@ type workspace struct {
 	ids, seq, pos             backend.Tensor
 	x, xn, proj, last, logits backend.Tensor
 	bufs                      []layerBufs      // one per Model.bufs
-	inputs                    []backend.Tensor // per-layer inputs [n, dim], one per layer (gemma.go); nil without
+	inputs                    []backend.Tensor // per-layer inputs [n, dim], one per layer (variations.go); nil without
 	inputTmp                  backend.Tensor   // [n, dim] scratch of the per-layer inputs
 	all                       []backend.Tensor
 }

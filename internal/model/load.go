@@ -166,7 +166,9 @@ func (m *Model) bind() error {
 	}
 	m.bindVariations(&w, tm)
 	m.lmHead = w.linear(tm.OutputHead(m.arch.Has))[0]
-	m.planBuffers()
+	if w.err == nil {
+		m.planBuffers()
+	}
 	return w.err
 }
 
