@@ -27,6 +27,11 @@ type Family struct {
 	QKNorm bool
 	// UsesRope reports whether layer i rotates queries and keys (false: a NoPE layer). Nil: every layer does.
 	UsesRope func(c *config.Model, layer int) bool
+	// NormPlusOne: every RMSNorm scales by (1 + w), its weight stored zero-centred (Gemma 2, 3).
+	NormPlusOne bool
+	// Check, when set, validates the family's own config keys (For calls it), so the hooks may assume a config
+	// it accepted.
+	Check func(c *config.Model) error
 
 	// What a family varies beyond the layout (layers.go; Gemma): zero for the others.
 	Variations

@@ -29,12 +29,12 @@ func init() {
 		types []string
 	}{{2, "gemma2", []string{"gemma2"}}, {3, "gemma3", []string{"gemma3_text"}}, {4, "gemma4", []string{"gemma4_text"}}} {
 		gen := g.gen
-		register(Family{Name: g.name, Projections: llamaProjections, QKNorm: gen >= 3, Variations: Variations{
-			NormPlusOne: gen < 4, ScaleEmbed: true, GeGLU: true,
-			LayerAttn: func(c *config.Model, i int) Attn { return gemmaAttn(c, i, gen) },
-			Extend:    func(c *config.Model, m *Map) { gemmaExtend(c, m, gen) },
-			Check:     func(c *config.Model) error { return gemmaCheck(c, gen) },
-		}}, g.types...)
+		register(Family{Name: g.name, Projections: llamaProjections, QKNorm: gen >= 3, NormPlusOne: gen < 4,
+			Check: func(c *config.Model) error { return gemmaCheck(c, gen) },
+			Variations: Variations{ScaleEmbed: true, GeGLU: true,
+				LayerAttn: func(c *config.Model, i int) Attn { return gemmaAttn(c, i, gen) },
+				Extend:    func(c *config.Model, m *Map) { gemmaExtend(c, m, gen) },
+			}}, g.types...)
 	}
 }
 
@@ -181,19 +181,20 @@ func gemmaExtend(c *config.Model, m *Map, gen int) {
 				m.Unused[p+"self_attn."+n] = true
 			}
 		}
-		L.PostNorm = Vector{p + "pre_feedforward_layernorm.weight", []int{hidden}}
-		L.AttnOutNorm = &Vector{p + "post_attention_layernorm.weight", []int{hidden}}
-		L.MLPOutNorm = &Vector{p + "post_feedforward_layernorm.weight", []int{hidden}}
+		plusOne := gen < 4
+		L.PostNorm = Vector{Name: p + "pre_feedforward_layernorm.weight", Shape: []int{hidden}, PlusOne: plusOne}
+		L.AttnOutNorm = &Vector{Name: p + "post_attention_layernorm.weight", Shape: []int{hidden}, PlusOne: plusOne}
+		L.MLPOutNorm = &Vector{Name: p + "post_feedforward_layernorm.weight", Shape: []int{hidden}, PlusOne: plusOne}
 		if gen < 4 {
 			continue
 		}
 		L.VNorm = true
-		L.Scalar = &Vector{p + "layer_scalar", []int{1}}
+		L.Scalar = &Vector{Name: p + "layer_scalar", Shape: []int{1}}
 		if dim > 0 {
 			L.Input = &LayerInput{
 				Gate: keptLinear(p+"per_layer_input_gate", dim, hidden),
 				Proj: keptLinear(p+"per_layer_projection", hidden, dim),
-				Norm: Vector{p + "post_per_layer_input_norm.weight", []int{hidden}},
+				Norm: Vector{Name: p + "post_per_layer_input_norm.weight", Shape: []int{hidden}},
 			}
 		}
 		if wide && i >= shared && shared > 0 {
@@ -212,9 +213,9 @@ func gemmaExtend(c *config.Model, m *Map, gen int) {
 	if gen == 4 && dim > 0 {
 		vocab, _ := rawInt(c.Raw, "vocab_size_per_layer_input")
 		in := &Inputs{Dim: dim,
-			Table: Vector{"model.embed_tokens_per_layer.weight", []int{vocab, c.NumLayers * dim}},
+			Table: Vector{Name: "model.embed_tokens_per_layer.weight", Shape: []int{vocab, c.NumLayers * dim}},
 			Proj:  keptLinear("model.per_layer_model_projection", c.NumLayers*dim, hidden),
-			Norm:  Vector{"model.per_layer_projection_norm.weight", []int{dim}},
+			Norm:  Vector{Name: "model.per_layer_projection_norm.weight", Shape: []int{dim}},
 		}
 		in.Proj.Parts = nil
 		for range c.NumLayers {
@@ -227,7 +228,7 @@ func gemmaExtend(c *config.Model, m *Map, gen int) {
 
 // keptLinear is a side projection [out, in] that stays unquantized.
 func keptLinear(path string, out, in int) Linear {
-	return Linear{Path: path, Out: out, In: in, Parts: []Part{{Rows: out}}, Axis: 1, Kept: true}
+	return Linear{Path: path, Out: out, In: in, Parts: []Part{{Rows: out}}, Axis: 1, Keep: true}
 }
 
 var errGemma = errors.New("unsupported")

@@ -116,9 +116,9 @@ func TestGemma4Map(t *testing.T) {
 	}
 	for name, want := range map[string]Kind{
 		"model.embed_tokens_per_layer.weight":             KindTable,
-		"model.per_layer_model_projection.weight":         KindKept,
-		"model.layers.2.per_layer_input_gate.weight":      KindKept,
-		"model.layers.2.per_layer_projection.weight":      KindKept,
+		"model.per_layer_model_projection.weight":         KindParam,
+		"model.layers.2.per_layer_input_gate.weight":      KindParam,
+		"model.layers.2.per_layer_projection.weight":      KindParam,
 		"model.layers.2.post_per_layer_input_norm.weight": KindNorm,
 		"model.layers.2.layer_scalar":                     KindNorm,
 		"model.per_layer_projection_norm.weight":          KindNorm,

@@ -11,8 +11,6 @@ import (
 
 // Variations are a family's hooks and flags beyond the Projections layout.
 type Variations struct {
-	// NormPlusOne: RMSNorm weights are stored as w and applied as 1+w (Gemma 2, 3): the binder adds 1.
-	NormPlusOne bool
 	// ScaleEmbed: the embeddings are multiplied by √hidden, rounded to the activation dtype (Gemma).
 	ScaleEmbed bool
 	// GeGLU: the MLP is gelu_tanh(gate)·up instead of SwiGLU's silu(gate)·up.
@@ -21,8 +19,6 @@ type Variations struct {
 	LayerAttn func(c *config.Model, layer int) Attn
 	// Extend adds the family's further tensors and numbers once the shared map is built.
 	Extend func(c *config.Model, m *Map)
-	// Check rejects a config the family cannot run (For calls it), so Tensors and LayerAttn may trust it.
-	Check func(c *config.Model) error
 }
 
 // Attn is one layer's attention geometry.

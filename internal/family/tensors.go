@@ -76,15 +76,16 @@ const (
 	KindWeight
 	KindBias // a projection's optional bias [out]: kept
 	KindNorm // an RMSNorm weight: kept
-	// KindKept: a small side projection's weight [out, in] (Gemma 4's per-layer input gate and projections):
-	// multiplied like a projection but stored as it is, never quantized.
-	KindKept
+	// KindParam: a small tensor kept as stored, never quantized: the linears a family marks Keep (Gemma 4's
+	// per-layer input gate and projections).
+	KindParam
 )
 
 // Vector is a tensor uploaded as it is stored: the embedding table and the norm weights.
 type Vector struct {
-	Name  string
-	Shape []int
+	Name    string
+	Shape   []int
+	PlusOne bool // a zero-centred norm weight: the forward pass scales by (1 + w) (Family.NormPlusOne)
 }
 
 // Part is one row block of a stored projection.
@@ -101,7 +102,7 @@ type Linear struct {
 	Parts   []Part // row blocks in order, Σ Rows = Out; one part when unfused
 	Axis    int    // the coded axis of its trellis codes
 	Table   bool   // the output head: stored as the embedding table is (KindTable), never trellis-coded
-	Kept    bool   // a side projection (KindKept): never quantized
+	Keep    bool   // a small side projection (KindParam): never quantized
 }
 
 // Fused reports whether the module stacks several slots.
@@ -166,8 +167,8 @@ type Tensor struct {
 func (f Family) Tensors(c *config.Model) *Map {
 	vocab, hidden := c.VocabSize, c.HiddenSize
 	m := &Map{
-		Embed:    Vector{"model.embed_tokens.weight", []int{vocab, hidden}},
-		Norm:     Vector{"model.norm.weight", []int{hidden}},
+		Embed:    Vector{Name: "model.embed_tokens.weight", Shape: []int{vocab, hidden}},
+		Norm:     Vector{Name: "model.norm.weight", Shape: []int{hidden}, PlusOne: f.NormPlusOne},
 		Layers:   make([]Layer, c.NumLayers),
 		Head:     Linear{Path: "lm_head", Out: vocab, In: hidden, Parts: []Part{{Head, vocab}}, Axis: 1, Table: true},
 		TiedHead: Linear{Path: "model.embed_tokens", Out: vocab, In: hidden, Parts: []Part{{Head, vocab}}, Axis: 1, Table: true},
@@ -179,12 +180,12 @@ func (f Family) Tensors(c *config.Model) *Map {
 		if f.LayerAttn != nil {
 			L.Attn = f.LayerAttn(c, i)
 		}
-		L.InNorm = Vector{p + "input_layernorm.weight", []int{hidden}}
-		L.PostNorm = Vector{p + "post_attention_layernorm.weight", []int{hidden}}
+		L.InNorm = Vector{Name: p + "input_layernorm.weight", Shape: []int{hidden}, PlusOne: f.NormPlusOne}
+		L.PostNorm = Vector{Name: p + "post_attention_layernorm.weight", Shape: []int{hidden}, PlusOne: f.NormPlusOne}
 		if f.QKNorm {
-			L.QNorm = &Vector{p + "self_attn.q_norm.weight", []int{L.Attn.HeadDim}}
+			L.QNorm = &Vector{Name: p + "self_attn.q_norm.weight", Shape: []int{L.Attn.HeadDim}, PlusOne: f.NormPlusOne}
 			if L.Attn.KVFrom == i {
-				L.KNorm = &Vector{p + "self_attn.k_norm.weight", []int{L.Attn.HeadDim}}
+				L.KNorm = &Vector{Name: p + "self_attn.k_norm.weight", Shape: []int{L.Attn.HeadDim}, PlusOne: f.NormPlusOne}
 			}
 		}
 		L.Rope = f.UsesRope == nil || f.UsesRope(c, i)
@@ -215,8 +216,8 @@ func (f Family) Tensors(c *config.Model) *Map {
 		switch {
 		case l.Table:
 			k = KindTable
-		case l.Kept:
-			k = KindKept
+		case l.Keep:
+			k = KindParam
 		}
 		m.index[l.Path+".weight"] = Tensor{Name: l.Path + ".weight", Path: l.Path, Kind: k, Shape: []int{l.Out, l.In}, Axis: l.Axis}
 		m.index[l.Path+".bias"] = Tensor{Name: l.Path + ".bias", Path: l.Path, Kind: KindBias, Shape: []int{l.Out}}

@@ -59,6 +59,9 @@ func (w *binder) vector(v family.Vector) backend.Tensor {
 	if !ok {
 		return nil
 	}
+	if v.PlusOne {
+		h = plusOne(h)
+	}
 	return w.upload(h)
 }
 

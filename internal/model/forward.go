@@ -216,37 +216,11 @@ func (m *Model) ops(ws *workspace, cache backend.KVCache) {
 	m.embedSteps(ws)
 	for i := range m.layers {
 		L := &m.layers[i]
-		a, kv := &ws.bufs[L.buf], &ws.bufs[m.layers[L.attn.KVFrom].buf]
-		own := L.attn.KVFrom == i
 		b.RMSNorm(ws.xn, ws.x, L.inNorm, eps)
-		b.MatMul(a.q, ws.xn, L.q)
-		if own {
-			b.MatMul(a.k, ws.xn, L.k)
-			m.values(a, ws.xn, L)
-		}
-		if L.qNorm != nil {
-			b.RMSNorm(a.q, a.q, L.qNorm, eps)
-		}
-		if L.kNorm != nil {
-			b.RMSNorm(a.k, a.k, L.kNorm, eps)
-		}
-		if L.vNorm != nil && own {
-			b.RMSNorm(a.v, a.v, L.vNorm, eps)
-		}
-		if L.rope != nil {
-			b.Rope(a.q, ws.pos, L.attn.Heads, L.rope)
-			if own {
-				b.Rope(a.k, ws.pos, L.attn.KVHeads, L.rope)
-			}
-		}
-		m.attention(a.att, a.q, kv.k, kv.v, cache, L.attn, L.deferStore, ws)
-		b.MatMul(ws.proj, a.att, L.o)
+		m.attention(ws, L, i, cache)
 		m.residual(ws, L.attnOutNorm, eps)
 		b.RMSNorm(ws.xn, ws.x, L.postNorm, eps)
-		b.MatMul(a.gate, ws.xn, L.gate)
-		b.MatMul(a.up, ws.xn, L.up)
-		m.glu(a.gate, a.gate, a.up)
-		b.MatMul(ws.proj, a.gate, L.down)
+		m.mlp(ws, L)
 		m.residual(ws, L.mlpOutNorm, eps)
 		m.layerSteps(ws, L, i, eps)
 	}
@@ -255,4 +229,43 @@ func (m *Model) ops(ws *workspace, cache backend.KVCache) {
 	if m.finalSoftcap > 0 {
 		m.pw.softcap.Softcap(ws.logits, ws.logits, m.finalSoftcap)
 	}
+}
+
+// attention: ws.proj = the attention block of layer L (index i) over ws.xn. A layer reading another layer's
+// keys and values (L.attn.KVFrom ≠ i) projects only its queries.
+func (m *Model) attention(ws *workspace, L *layer, i int, cache backend.KVCache) {
+	b, eps := m.b, float32(m.Config.RMSNormEps)
+	a, kv := &ws.bufs[L.buf], &ws.bufs[m.layers[L.attn.KVFrom].buf]
+	own := L.attn.KVFrom == i
+	b.MatMul(a.q, ws.xn, L.q)
+	if own {
+		b.MatMul(a.k, ws.xn, L.k)
+		m.values(a, ws.xn, L)
+	}
+	if L.qNorm != nil {
+		b.RMSNorm(a.q, a.q, L.qNorm, eps)
+	}
+	if L.kNorm != nil {
+		b.RMSNorm(a.k, a.k, L.kNorm, eps)
+	}
+	if L.vNorm != nil && own {
+		b.RMSNorm(a.v, a.v, L.vNorm, eps)
+	}
+	if L.rope != nil {
+		b.Rope(a.q, ws.pos, L.attn.Heads, L.rope)
+		if own {
+			b.Rope(a.k, ws.pos, L.attn.KVHeads, L.rope)
+		}
+	}
+	m.attend(a.att, a.q, kv.k, kv.v, cache, L.attn, L.deferStore, ws)
+	b.MatMul(ws.proj, a.att, L.o)
+}
+
+// mlp: ws.proj = the gated MLP of layer L over ws.xn (SwiGLU, or GeGLU for the families that say so).
+func (m *Model) mlp(ws *workspace, L *layer) {
+	b, a := m.b, &ws.bufs[L.buf]
+	b.MatMul(a.gate, ws.xn, L.gate)
+	b.MatMul(a.up, ws.xn, L.up)
+	m.glu(a.gate, a.gate, a.up)
+	b.MatMul(ws.proj, a.gate, L.down)
 }

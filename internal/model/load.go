@@ -123,19 +123,19 @@ func (m *Model) bind() error {
 	tm := m.Family.Tensors(c)
 	w := binder{m: m}
 	m.embed = w.vector(tm.Embed)
-	m.norm = w.norm(tm.Norm)
+	m.norm = w.vector(tm.Norm)
 	var table *rope.Table
 	m.layers = make([]layer, c.NumLayers)
 	for i, lt := range tm.Layers {
 		L := &m.layers[i]
 		L.attn = lt.Attn
-		L.inNorm = w.norm(lt.InNorm)
-		L.postNorm = w.norm(lt.PostNorm)
+		L.inNorm = w.vector(lt.InNorm)
+		L.postNorm = w.vector(lt.PostNorm)
 		if lt.QNorm != nil {
-			L.qNorm = w.norm(*lt.QNorm)
+			L.qNorm = w.vector(*lt.QNorm)
 		}
 		if lt.KNorm != nil {
-			L.kNorm = w.norm(*lt.KNorm)
+			L.kNorm = w.vector(*lt.KNorm)
 		}
 		slots := [...]*backend.Linear{family.Q: &L.q, family.K: &L.k, family.V: &L.v, family.O: &L.o,
 			family.Gate: &L.gate, family.Up: &L.up, family.Down: &L.down}

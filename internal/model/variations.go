@@ -161,10 +161,10 @@ func (m *Model) bindVariations(w *binder, tm *family.Map) {
 			L.deferStore = L.deferStore || later.Attn.KVFrom == lt.Attn.KVFrom
 		}
 		if lt.AttnOutNorm != nil {
-			L.attnOutNorm = w.norm(*lt.AttnOutNorm)
+			L.attnOutNorm = w.vector(*lt.AttnOutNorm)
 		}
 		if lt.MLPOutNorm != nil {
-			L.mlpOutNorm = w.norm(*lt.MLPOutNorm)
+			L.mlpOutNorm = w.vector(*lt.MLPOutNorm)
 		}
 		if hd := lt.Attn.HeadDim; lt.VNorm && lt.Attn.KVFrom == i {
 			if ones[hd] == nil {
@@ -187,11 +187,11 @@ func (m *Model) bindVariations(w *binder, tm *family.Map) {
 			}
 		}
 		if in := lt.Input; in != nil {
-			L.input = &layerInput{gate: w.linear(in.Gate)[0], proj: w.linear(in.Proj)[0], norm: w.norm(in.Norm)}
+			L.input = &layerInput{gate: w.linear(in.Gate)[0], proj: w.linear(in.Proj)[0], norm: w.vector(in.Norm)}
 		}
 	}
 	if in := tm.Inputs; in != nil {
-		m.inputs = &inputs{dim: in.Dim, proj: w.linear(in.Proj), norm: w.norm(in.Norm),
+		m.inputs = &inputs{dim: in.Dim, proj: w.linear(in.Proj), norm: w.vector(in.Norm),
 			tableScale: m.actRound(float32(math.Sqrt(float64(in.Dim)))),
 			projScale:  float32(math.Pow(float64(c.HiddenSize), -0.5)),
 			mixScale:   float32(math.Pow(2, -0.5))}
@@ -234,24 +234,16 @@ func (w *binder) table(v family.Vector) (backend.Host, bool) {
 	return w.host(v.Name, v.Shape...)
 }
 
-// norm uploads an RMSNorm weight, as 1+w when the family stores w (Gemma 2, 3; HF adds 1 in float32).
-func (w *binder) norm(v family.Vector) backend.Tensor {
-	if !w.m.Family.NormPlusOne {
-		return w.vector(v)
-	}
-	h, ok := w.host(v.Name, v.Shape...)
-	if !ok {
-		return nil
-	}
+// plusOne is a zero-centred norm weight as the pass multiplies by it: 1 + w in float32 (as HF adds it).
+func plusOne(h backend.Host) backend.Host {
 	f, err := h.Float32s()
 	if err != nil {
-		w.fail(fmt.Errorf("tensor %q: %w", v.Name, err))
-		return nil
+		return h // the upload reports it
 	}
 	for i := range f {
-		f[i] = 1 + f[i]
+		f[i]++
 	}
-	return w.upload(backend.HostF32(v.Name, f, v.Shape...))
+	return backend.HostF32(h.Name, f, h.Shape...)
 }
 
 // rope builds a layer's own rope table; layers of equal specs share one.
@@ -302,8 +294,8 @@ func (m *Model) values(a *layerBufs, xn backend.Tensor, L *layer) {
 	m.b.MatMul(a.v, xn, L.v)
 }
 
-// attention attends q over the cache of the layer whose keys and values the layer reads.
-func (m *Model) attention(dst, q, k, v backend.Tensor, cache backend.KVCache, a family.Attn, deferStore bool, ws *workspace) {
+// attend attends q over the cache of the layer whose keys and values the layer reads.
+func (m *Model) attend(dst, q, k, v backend.Tensor, cache backend.KVCache, a family.Attn, deferStore bool, ws *workspace) {
 	if m.pw.attn == nil {
 		m.b.Attention(dst, q, k, v, cache, a.KVFrom, ws.seq, ws.pos, float32(a.Scale))
 		return

@@ -53,7 +53,7 @@ func TestQuantizeRoundTripEveryFamily(t *testing.T) {
 					if _, err := quantize.Run(v.Dir, out, quantize.Options{Bits: bits, L: 8, GroupSize: 64}, nil); err != nil {
 						t.Fatal(err)
 					}
-					checkQueries(t, out, bits, typ == "phi3")
+					checkQueries(t, out, bits)
 					checkKept(t, v.Dir, out)
 					got, gen := run(t, b, out, g.PromptIDs)
 					dense, _ := run(t, b, decoded(t, out), g.PromptIDs)
@@ -79,11 +79,13 @@ func TestQuantizeRoundTripEveryFamily(t *testing.T) {
 	}
 }
 
-// checkQueries: the quantized directory asks the device for every projection in trellis codes at the given bits
-// (down_proj along axis 0, a fused projection one query per part) and for the output head in bf16.
-func checkQueries(t *testing.T, dir string, bits int, fused bool) {
+// checkQueries: the quantized directory asks the device for every projection the family map says is coded in
+// trellis codes at the given bits along its axis (a fused projection one query per part, named by its rows),
+// for the ones it keeps (Gemma 4's per-layer input projections) and the output head in bf16, and for nothing
+// else by matmul.
+func checkQueries(t *testing.T, dir string, bits int) {
 	t.Helper()
-	all, err := model.Queries(dir)
+	qs, err := model.Queries(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -91,48 +93,46 @@ func checkQueries(t *testing.T, dir string, bits int, fused bool) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	fam, err := family.For(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
+	fam, _ := family.For(cfg)
 	tm := fam.Tensors(cfg)
-	kept, want := map[string]bool{}, 1 // the head
+	linears := map[string]family.Linear{}
+	parts := 1 // the head
 	for _, L := range tm.Layers {
 		for _, l := range L.Linears {
-			want += len(l.Parts)
+			linears[l.Path] = l
+			parts += len(l.Parts)
 		}
 	}
 	for _, l := range tm.SideLinears() {
-		for k := range l.Parts {
-			kept[l.PartName(k)] = true
+		linears[l.Path] = l
+		parts += len(l.Parts)
+	}
+	var matmuls []backend.Query
+	for _, q := range qs {
+		if q.Op == backend.OpMatMul {
+			matmuls = append(matmuls, q)
 		}
 	}
-	// The matmul queries: every slot of every layer, then the side projections (kept), then the head.
-	var qs []backend.Query
-	for _, q := range all {
-		if q.Op == backend.OpMatMul && !kept[q.Name] {
-			qs = append(qs, q)
-		} else if q.Op == backend.OpMatMul && (q.Weight.Format != backend.FormatDense || q.Weight.DType != backend.BF16) {
-			t.Errorf("side projection %s: %s, want bf16 as stored", q.Name, q.Weight)
-		}
+	if len(matmuls) != parts {
+		t.Errorf("%d matmul queries, want %d (one per part of every layer's projections, the side projections and the head)", len(matmuls), parts)
 	}
-	if len(qs) != want {
-		t.Errorf("%d projection queries, want %d (every layer's slots + the head)", len(qs), want)
-	}
-	for _, q := range qs[:len(qs)-1] {
-		axis := 1
-		if strings.HasSuffix(q.Name, "down_proj") {
-			axis = 0
+	for _, q := range matmuls[:len(matmuls)-1] {
+		path, _, isPart := strings.Cut(q.Name, "[")
+		l, ok := linears[path]
+		if !ok || isPart != l.Fused() {
+			t.Errorf("%s: not a module of the map, or not named as its part", q.Name)
+			continue
 		}
 		w := q.Weight
-		if w.Format != backend.FormatTrellis || w.Bits != bits || w.Axis != axis || w.L != 8 || w.Group != 64 {
-			t.Errorf("%s: %s, want trellis %d-bit axis %d", q.Name, w, bits, axis)
-		}
-		if isPart := strings.Contains(q.Name, "["); fused && isPart != (strings.Contains(q.Name, "qkv_proj[") || strings.Contains(q.Name, "gate_up_proj[")) {
-			t.Errorf("%s: not named as a part of a fused projection", q.Name)
+		if l.Keep {
+			if w.Format != backend.FormatDense || w.DType != backend.BF16 {
+				t.Errorf("%s: %s, want it kept in bf16", q.Name, w)
+			}
+		} else if w.Format != backend.FormatTrellis || w.Bits != bits || w.Axis != l.Axis || w.L != 8 || w.Group != 64 {
+			t.Errorf("%s: %s, want trellis %d-bit axis %d", q.Name, w, bits, l.Axis)
 		}
 	}
-	if h := qs[len(qs)-1]; h.Weight.Format != backend.FormatDense || h.Weight.DType != backend.BF16 {
+	if h := matmuls[len(matmuls)-1]; h.Weight.Format != backend.FormatDense || h.Weight.DType != backend.BF16 {
 		t.Errorf("head %s", h)
 	}
 }
@@ -158,7 +158,7 @@ func checkKept(t *testing.T, src, out string) {
 	}
 	defer q.Close()
 	for _, name := range a.Names() {
-		if tt, ok := tm.Lookup(name); !ok || (tt.Kind != family.KindKept && tt.Kind != family.KindNorm && !strings.Contains(name, "per_layer")) {
+		if tt, ok := tm.Lookup(name); !ok || (tt.Kind != family.KindParam && tt.Kind != family.KindNorm && !strings.Contains(name, "per_layer")) {
 			continue
 		}
 		x, _ := a.Tensor(name)
