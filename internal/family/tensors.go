@@ -204,6 +204,11 @@ func (f Family) Tensors(c *config.Model) *Map {
 			}
 		}
 	}
+	for i := range m.Layers { // a layer built without geometry has the config's
+		if m.Layers[i].Attn.Heads == 0 {
+			m.Layers[i].Attn = defaultAttn(c, i)
+		}
+	}
 	if f.Extend != nil {
 		f.Extend(c, m)
 	}

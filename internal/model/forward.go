@@ -70,7 +70,10 @@ func (m *Model) planBuffers() {
 	m.bufs = m.bufs[:0]
 	for i := range m.layers {
 		L := &m.layers[i]
-		sh := bufShape{q: L.attn.Heads * L.attn.HeadDim, kv: L.attn.KVHeads * L.attn.HeadDim, inter: L.gate.Out(), owner: -1}
+		sh := bufShape{q: L.attn.Heads * L.attn.HeadDim, kv: L.attn.KVHeads * L.attn.HeadDim, owner: -1}
+		if L.gate != nil {
+			sh.inter = L.gate.Out()
+		}
 		if read[i] {
 			sh.owner = i
 		}
