@@ -17,11 +17,12 @@ import (
 
 	"github.com/mlxbun/mlxbun/internal/backend"
 	"github.com/mlxbun/mlxbun/internal/model"
+	"github.com/mlxbun/mlxbun/internal/modeldir"
 )
 
 type benchFlags struct {
 	modelDir, synthetic, dtype, device, output string
-	pp, tg, reps                               int
+	pp, tg, reps, bits                         int
 	profile                                    bool
 	seed                                       uint64
 }
@@ -54,10 +55,12 @@ func newBench() *cobra.Command {
 		Short: "Measure prompt (pp) and generation (tg) speed, llama-bench style",
 		Long: `bench runs a prompt of -p tokens (row ppN) and a generation of -n tokens one at a time (row tgN) -r
 times each and prints tokens per second as mean ± standard deviation. --synthetic builds a random-weight model
-of a real architecture (qwen3-14b, qwen3-8b, qwen3-0.6b) with no files. --profile adds a per-kernel table
+of a real architecture (qwen3-14b, qwen3-8b, qwen3-0.6b) with no files; with --bits its projections are random
+trellis codes (axis 1, down_proj axis 0, the 3-bit interleave), as mlxbun quantize stores a model. --profile adds a per-kernel table
 (device time, GB/s, % of the measured copy bandwidth) on backends that can time kernels.`,
 		Example: `  mlxbun bench --model ./Qwen3-0.6B
-  mlxbun bench --synthetic qwen3-14b --dtype bf16 --device cuda --profile -o md`,
+  mlxbun bench --synthetic qwen3-14b --dtype bf16 --device cuda --profile -o md
+  mlxbun bench --synthetic qwen3-14b --bits 3 --device cuda`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error { return runBench(cmd, &f) },
 	}
@@ -65,7 +68,8 @@ of a real architecture (qwen3-14b, qwen3-8b, qwen3-0.6b) with no files. --profil
 	fl.StringVar(&f.modelDir, "model", "", "model directory")
 	fl.StringVar(&f.synthetic, "synthetic", "", "synthetic architecture: "+strings.Join(model.Presets(), ", "))
 	fl.StringVar(&f.dtype, "dtype", "bf16", "weight dtype of a synthetic model (bf16)")
-	fl.StringVar(&f.device, "device", "auto", "auto, cpu, cuda or metal")
+	fl.IntVar(&f.bits, "bits", 0, "trellis bits per weight of a synthetic model's projections (2, 3, 4; 0: dense --dtype)")
+	fl.StringVar(&f.device, "device", "auto", deviceHelp("device"))
 	fl.StringVarP(&f.output, "output", "o", "md", "output format: md or json")
 	fl.IntVarP(&f.pp, "n-prompt", "p", 512, "prompt tokens (0: skip the pp row)")
 	fl.IntVarP(&f.tg, "n-gen", "n", 128, "generated tokens (0: skip the tg row)")
@@ -88,33 +92,11 @@ func runBench(cmd *cobra.Command, f *benchFlags) error {
 	if f.reps < 1 || f.pp < 0 || f.tg < 0 || f.pp+f.tg == 0 {
 		return fmt.Errorf("bench: need -r ≥ 1 and some of -p/-n (got -p %d -n %d -r %d)", f.pp, f.tg, f.reps)
 	}
-	var qs []backend.Query
-	var err error
-	if f.synthetic != "" {
-		qs, err = model.SyntheticQueries(f.synthetic)
-	} else {
-		qs, err = model.Queries(f.modelDir)
-	}
-	if err != nil {
-		return err
-	}
-	b, err := openFor(f.device, qs)
+	b, m, name, err := openBenchModel(f)
 	if err != nil {
 		return err
 	}
 	defer b.Close()
-	var m *model.Model
-	name := f.modelDir
-	if f.synthetic != "" {
-		name = f.synthetic + " " + f.dtype
-		log.Info().Str("model", name).Msg("building synthetic weights")
-		m, err = model.Synthetic(f.synthetic, f.seed, b)
-	} else {
-		m, err = model.Load(f.modelDir, b)
-	}
-	if err != nil {
-		return err
-	}
 	defer m.Close()
 	ctx := f.pp + f.tg + 1
 	if mp := m.Config.MaxPositions; mp > 0 && ctx > mp {
@@ -273,4 +255,43 @@ func meanSD(xs []float64) (float64, float64) {
 		v += (x - mean) * (x - mean)
 	}
 	return mean, math.Sqrt(v / float64(len(xs)-1))
+}
+
+// openBenchModel opens the device and the model bench measures: a model directory, or synthetic weights of a
+// named architecture (built on the device that serves them).
+func openBenchModel(f *benchFlags) (backend.Backend, *model.Model, string, error) {
+	if f.synthetic == "" {
+		d, err := modeldir.Open(f.modelDir)
+		if err != nil {
+			return nil, nil, "", err
+		}
+		b, m, err := openModel(f.device, d, false)
+		return b, m, f.modelDir, err
+	}
+	qs, err := model.SyntheticQueries(f.synthetic)
+	if err != nil {
+		return nil, nil, "", err
+	}
+	b, err := openFor(f.device, qs)
+	if err != nil {
+		return nil, nil, "", err
+	}
+	name := f.synthetic + " " + f.dtype
+	if f.bits > 0 {
+		name = fmt.Sprintf("%s trellis %d-bit", f.synthetic, f.bits)
+	}
+	log.Info().Str("model", name).Msg("building synthetic weights")
+	start := time.Now()
+	var m *model.Model
+	if f.bits > 0 {
+		m, err = model.SyntheticTrellis(f.synthetic, f.bits, f.seed, b)
+	} else {
+		m, err = model.Synthetic(f.synthetic, f.seed, b)
+	}
+	log.Info().Str("model", name).Dur("took", time.Since(start)).Msg("synthetic weights loaded")
+	if err != nil {
+		b.Close()
+		return nil, nil, "", err
+	}
+	return b, m, name, nil
 }

@@ -4,12 +4,16 @@ import (
 	"bytes"
 	"encoding/binary"
 	"encoding/json"
+	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/mlxbun/mlxbun/internal/backend"
+	"github.com/mlxbun/mlxbun/internal/dtype"
+	"github.com/mlxbun/mlxbun/internal/safetensors"
 	"github.com/mlxbun/mlxbun/internal/testutil"
 	"github.com/mlxbun/mlxbun/internal/testutil/variant"
 )
@@ -90,6 +94,36 @@ func editConfig(t *testing.T, dir string, edit func(map[string]any)) {
 	edit(cfg)
 	b, _ = json.Marshal(cfg)
 	if err := os.WriteFile(p, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// poison rewrites dir/model.safetensors with NaN at the given elements of one bf16 tensor.
+func poison(t *testing.T, dir, name string, elements ...int) {
+	t.Helper()
+	a, err := safetensors.OpenDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ts []backend.Host
+	for _, n := range a.Names() {
+		h, err := a.Tensor(n)
+		if err != nil {
+			t.Fatal(err)
+		}
+		h.Data = append([]byte(nil), h.Data...) // off the mapping, which Close releases
+		if n == name {
+			if h.DType != backend.BF16 {
+				t.Fatalf("%s is %s, want BF16", n, h.DType)
+			}
+			for _, e := range elements {
+				binary.LittleEndian.PutUint16(h.Data[2*e:], dtype.F32ToBF16(float32(math.NaN())))
+			}
+		}
+		ts = append(ts, h)
+	}
+	a.Close()
+	if err := safetensors.WriteFile(filepath.Join(dir, "model.safetensors"), ts, nil); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -189,6 +223,48 @@ func TestBadInput(t *testing.T) {
 	t.Run("kv cache larger than memory", func(t *testing.T) {
 		dir := copyModel(t, "models/tiny-qwen3")
 		oneErrorLine(t, mlxbun(t, "", "generate", "--model", dir, ids, "--device", "cpu", "--max-kv-size", "900000000"), "out of memory")
+	})
+	t.Run("missing model directory", func(t *testing.T) {
+		dir := filepath.Join(t.TempDir(), "no-such-model")
+		want := "model directory " + dir + " does not exist"
+		oneErrorLine(t, mlxbun(t, "", "generate", "--model", dir, ids, "--device", "cpu"), want)
+		oneErrorLine(t, mlxbun(t, "", "generate", "--model", dir, "--prompt", "hi", "--device", "cpu"), want)
+		oneErrorLine(t, mlxbun(t, "", "tokenize", "--model", dir, "--text", "hi"), want)
+		oneErrorLine(t, mlxbun(t, "", "bench", "--model", dir, "--device", "cpu", "-p", "4", "-n", "0"), want)
+		text := filepath.Join(t.TempDir(), "text.txt")
+		os.WriteFile(text, []byte("some text"), 0o644)
+		oneErrorLine(t, mlxbun(t, "", "perplexity", "--model", dir, "--file", text, "--device", "cpu"), want)
+	})
+	t.Run("missing config.json", func(t *testing.T) {
+		dir := copyModel(t, "models/tiny-qwen3")
+		os.Remove(filepath.Join(dir, "config.json"))
+		oneErrorLine(t, mlxbun(t, "", "generate", "--model", dir, ids, "--device", "cpu"), dir+": no config.json")
+		oneErrorLine(t, mlxbun(t, "", "generate", "--model", dir, "--prompt", "hi", "--device", "cpu"), "no config.json")
+	})
+	t.Run("NaN weights stop generation at the first step", func(t *testing.T) {
+		dir := copyModel(t, "models/tiny-qwen3")
+		poison(t, dir, "model.layers.1.mlp.down_proj.weight", 17)
+		oneErrorLine(t, mlxbun(t, "", "generate", "--model", dir, ids, "--device", "cpu", "--json"),
+			"step 1: logits hold NaN (first at id 0)")
+	})
+	t.Run("NaN embedding row stops generation when its token is fed", func(t *testing.T) {
+		// tiny-llama3 is untied: its greedy continuation of the golden prompt starts 2022, 1065 (golden.json), so
+		// row 1065 of the embedding is first read at the third step.
+		dir := copyModel(t, "models/tiny-llama3")
+		poison(t, dir, "model.embed_tokens.weight", 1065*256+3)
+		prompt := "1326,617,1617,197,296,385,1497,237,879,153,352,1776,1712,286,985,371,1738,242,507,914,253,1624,203,905"
+		r := mlxbun(t, "", "generate", "--model", dir, "--prompt-ids", prompt, "--device", "cpu", "--ignore-eos", "--max-tokens", "8")
+		oneErrorLine(t, r, "generate: step 3: logits hold NaN (first at id 0)")
+	})
+	t.Run("check-tensors names the poisoned tensor", func(t *testing.T) {
+		dir := copyModel(t, "models/tiny-qwen3")
+		poison(t, dir, "model.layers.1.mlp.down_proj.weight", 17)
+		oneErrorLine(t, mlxbun(t, "", "generate", "--model", dir, ids, "--device", "cpu", "--check-tensors"),
+			"tensor model.layers.1.mlp.down_proj.weight (BF16) holds NaN at element 17")
+		clean := copyModel(t, "models/tiny-qwen3")
+		if r := mlxbun(t, "", "generate", "--model", clean, ids, "--device", "cpu", "--check-tensors", "--max-tokens", "2"); r.code != 0 {
+			t.Fatalf("a clean model fails the check: %s", r.stderr)
+		}
 	})
 	t.Run("unknown device", func(t *testing.T) {
 		dir := copyModel(t, "models/tiny-qwen3")

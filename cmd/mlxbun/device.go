@@ -1,28 +1,21 @@
-// Opening the device a model runs on: the model's linear layers are listed from its config and tensor headers
-// (model.Queries) and the registry picks a device that serves them all, or fails a named one that cannot, before
-// any weight is read. The choice and its reason are one info line.
+// Opening the device a model runs on: the registry picks a device that serves every query (one per linear layer),
+// or fails a named one that cannot, before any weight is read. The choice and its reason are one log line.
 package main
 
 import (
 	"github.com/mlxbun/mlxbun/internal/backend"
-	"github.com/mlxbun/mlxbun/internal/model"
 )
-
-// openForModel opens device ("auto" or a registered name) for the model directory dir.
-func openForModel(device, dir string) (backend.Backend, error) {
-	qs, err := model.Queries(dir)
-	if err != nil {
-		return nil, err
-	}
-	return openFor(device, qs)
-}
 
 // openFor opens device for a model with the given queries and logs which device it is and why.
 func openFor(device string, qs []backend.Query) (backend.Backend, error) {
-	b, why, err := backend.OpenFor(device, qs)
+	b, choice, err := backend.OpenFor(device, qs)
 	if err != nil {
 		return nil, err
 	}
-	log.Info().Msg(why)
+	if choice.FellBack {
+		log.Warn().Msg(choice.Line) // a GPU is here but this model runs on a slower device: say so by default
+	} else {
+		log.Info().Msg(choice.Line)
+	}
 	return b, nil
 }

@@ -7,10 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
-	"os"
-	"path/filepath"
-	"slices"
 	"strconv"
 	"strings"
 
@@ -18,13 +14,14 @@ import (
 
 	"github.com/mlxbun/mlxbun/internal/chat"
 	"github.com/mlxbun/mlxbun/internal/model"
+	"github.com/mlxbun/mlxbun/internal/modeldir"
 	"github.com/mlxbun/mlxbun/internal/sample"
 	"github.com/mlxbun/mlxbun/internal/tokenizer"
 )
 
 type generateFlags struct {
 	modelDir, prompt, system, promptIDs, device, logitBias string
-	noChatTemplate, jsonOut, ignoreEOS                     bool
+	noChatTemplate, jsonOut, ignoreEOS, checkTensors       bool
 	maxTokens, topK, repContext, ctx                       int
 	temp, topP, minP, repPenalty, presence, frequency      float32
 	seed                                                   uint64
@@ -68,7 +65,8 @@ Prompt and generation speed and peak memory go to stderr; --json prints one reco
 	fl.Uint64Var(&f.seed, "seed", 0, "sampling seed (same seed, same output)")
 	fl.StringArrayVar(&f.stops, "stop", nil, "stop string (repeatable)")
 	fl.BoolVar(&f.ignoreEOS, "ignore-eos", false, "keep generating past end-of-sequence tokens")
-	fl.StringVar(&f.device, "device", "auto", "auto, cpu, cuda or metal")
+	fl.BoolVar(&f.checkTensors, "check-tensors", false, "scan every floating weight for NaN and Inf at load")
+	fl.StringVar(&f.device, "device", "auto", deviceHelp("device"))
 	fl.BoolVar(&f.jsonOut, "json", false, "print one JSON record (text, ids, timings) instead of streaming")
 	return cmd
 }
@@ -105,40 +103,33 @@ func runGenerate(cmd *cobra.Command, f *generateFlags) error {
 	if err != nil {
 		return fmt.Errorf("generate: %w", err)
 	}
-	tok, err := loadTokenizer(f.modelDir, f.promptIDs == "")
+	d, err := modeldir.Open(f.modelDir)
 	if err != nil {
 		return err
 	}
-	prompt, err := buildPrompt(cmd.InOrStdin(), f, tok)
+	if _, err := d.Config(); err != nil {
+		return err // before the tokenizer, so a directory without config.json says that
+	}
+	tok, err := loadTokenizer(d, f.promptIDs == "")
 	if err != nil {
 		return err
 	}
-	b, err := openForModel(f.device, f.modelDir)
+	prompt, err := buildPrompt(cmd.InOrStdin(), f, d, tok)
+	if err != nil {
+		return err
+	}
+	b, m, err := openModel(f.device, d, f.checkTensors)
 	if err != nil {
 		return err
 	}
 	defer b.Close()
-	log.Info().Str("device", b.Name()).Str("model", f.modelDir).Int("prompt_tokens", len(prompt)).Msg("loading")
-	m, err := model.Load(f.modelDir, b)
-	if err != nil {
-		return err
-	}
 	defer m.Close()
-	eos := m.Config.EOS
+	tokEOS := -1
 	if tok != nil {
-		if id := tok.Specials().EOS; id >= 0 && !slices.Contains(eos, id) {
-			eos = append(eos, id)
-		}
-	}
-	if f.ignoreEOS {
-		eos = nil
+		tokEOS = tok.Specials().EOS
 	}
 	out := cmd.OutOrStdout()
-	stopper := sample.NewStopper(eos, f.stops)
-	var stream *tokenizer.Stream
-	if tok != nil {
-		stream = tok.NewStream(true)
-	}
+	stopper := sample.NewStopper(sample.EndIDs(m.Config.EOS, tokEOS, f.ignoreEOS), f.stops)
 	var text strings.Builder
 	emit := func(s string) {
 		text.WriteString(s)
@@ -146,25 +137,21 @@ func runGenerate(cmd *cobra.Command, f *generateFlags) error {
 			io.WriteString(out, s)
 		}
 	}
-	res, err := m.Generate(prompt, model.GenOptions{
-		MaxTokens: f.maxTokens, Context: f.ctx, EOS: eos,
+	opt := model.GenOptions{
+		MaxTokens: f.maxTokens, Context: f.ctx, Stop: stopper, OnText: emit,
 		Picker: pickerFunc(func(l []float32, h []int) (int, error) { return sampler.Sample(l, h, nil) }),
-		OnToken: func(id int) (bool, error) {
-			piece := ""
-			if stream != nil {
-				piece = stream.Add(id)
-			}
-			s, stop := stopper.Push(id, piece)
-			emit(s)
-			return stop && !slices.Contains(eos, id), nil
-		},
-	})
+	}
+	var stream *tokenizer.Stream
+	if tok != nil {
+		stream = tok.NewStream(true)
+		opt.Text = stream.Add
+	}
+	res, err := m.Generate(prompt, opt)
 	if err != nil {
 		return err
 	}
-	if stream != nil && !stopper.Stopped() {
-		s, _ := stopper.Push(-1, stream.Flush())
-		emit(s + stopper.Flush())
+	if stream != nil {
+		emit(stopper.Finish(stream.Flush()))
 	}
 	rec := genRecord{Text: text.String(), PromptIDs: res.Prompt, GeneratedIDs: res.Generated, StopReason: res.StopReason,
 		Device: b.Name(), PromptSec: res.PromptTime.Seconds(), GenSec: res.GenTime.Seconds(), PeakMemGB: peakMemoryGB()}
@@ -191,20 +178,20 @@ func rate(n int, sec float64) float64 {
 	return float64(n) / sec
 }
 
-// loadTokenizer loads dir's tokenizer.json; without one it is an error only when the prompt is text.
-func loadTokenizer(dir string, needed bool) (*tokenizer.Tokenizer, error) {
-	if _, err := os.Stat(filepath.Join(dir, "tokenizer.json")); err != nil {
+// loadTokenizer parses d's tokenizer.json; without one it is an error only when the prompt is text.
+func loadTokenizer(d *modeldir.Dir, needed bool) (*tokenizer.Tokenizer, error) {
+	if !d.HasTokenizer() {
 		if needed {
-			return nil, fmt.Errorf("%s: no tokenizer.json (give --prompt-ids to run without a tokenizer)", dir)
+			return nil, fmt.Errorf("%s: no %s (give --prompt-ids to run without a tokenizer)", d.Path(), modeldir.TokenizerFile)
 		}
 		return nil, nil
 	}
-	return tokenizer.Load(dir)
+	return d.Tokenizer()
 }
 
 // buildPrompt returns the prompt ids: --prompt-ids as given, else the text (flag or stdin) through the chat
 // template (when the model has one and it is not disabled) and the tokenizer.
-func buildPrompt(stdin io.Reader, f *generateFlags, tok *tokenizer.Tokenizer) ([]int, error) {
+func buildPrompt(stdin io.Reader, f *generateFlags, d *modeldir.Dir, tok *tokenizer.Tokenizer) ([]int, error) {
 	if f.promptIDs != "" {
 		return parseIDs(f.promptIDs)
 	}
@@ -222,9 +209,9 @@ func buildPrompt(stdin io.Reader, f *generateFlags, tok *tokenizer.Tokenizer) ([
 	if f.noChatTemplate {
 		return tok.Encode(text, true), nil
 	}
-	tmpl, err := chat.LoadDir(f.modelDir)
+	tmpl, err := d.ChatTemplate()
 	if err != nil {
-		if errors.Is(err, fs.ErrNotExist) {
+		if errors.Is(err, modeldir.ErrNoChatTemplate) {
 			log.Info().Msg("model has no chat template; using the prompt as plain text")
 			return tok.Encode(text, true), nil
 		}

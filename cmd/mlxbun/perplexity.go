@@ -12,8 +12,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/mlxbun/mlxbun/internal/eval"
-	"github.com/mlxbun/mlxbun/internal/model"
-	"github.com/mlxbun/mlxbun/internal/tokenizer"
+	"github.com/mlxbun/mlxbun/internal/modeldir"
 )
 
 func newPerplexity() *cobra.Command {
@@ -39,19 +38,19 @@ the start, runs each window from an empty cache and scores every token after the
 			if limit > 0 && limit < len(text) {
 				text = text[:limit]
 			}
-			tok, err := tokenizer.Load(dir)
+			d, err := modeldir.Open(dir)
 			if err != nil {
 				return err
 			}
-			b, err := openForModel(device, dir)
+			tok, err := d.Tokenizer()
+			if err != nil {
+				return err
+			}
+			b, m, err := openModel(device, d, false)
 			if err != nil {
 				return err
 			}
 			defer b.Close()
-			m, err := model.Load(dir, b)
-			if err != nil {
-				return err
-			}
 			defer m.Close()
 			ids := tok.Encode(string(text), false)
 			var bar *progressbar.ProgressBar
@@ -83,7 +82,7 @@ the start, runs each window from an empty cache and scores every token after the
 	fl.StringVar(&file, "file", "", "text file to score (required)")
 	fl.IntVar(&ctx, "ctx", 512, "window length in tokens")
 	fl.IntVar(&limit, "max-bytes", 0, "score only the first N bytes of the file (0: all)")
-	fl.StringVar(&device, "device", "auto", "auto, cpu, cuda or metal")
+	fl.StringVar(&device, "device", "auto", deviceHelp("device"))
 	fl.BoolVar(&jsonOut, "json", false, "print one JSON record")
 	fl.BoolVar(&quiet, "quiet", false, "no progress bar")
 	return cmd

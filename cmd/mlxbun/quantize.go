@@ -35,7 +35,9 @@ func newQuantize() *cobra.Command {
 model: the q/k/v/o and gate/up projections trellis-coded along their input dimension, down_proj along its output
 dimension (3-bit down projections in the block-interleaved layout when out-features are a multiple of 512), the
 embeddings, norms and lm_head in bf16 (or the embeddings as MLX affine 8-bit with --embeddings affine8), and
-config.json with a "quantization" block; the tokenizer files are copied.
+config.json with a "quantization" block; the tokenizer files are copied. In the hybrids (Qwen3.5, Qwen3-Next) the
+DeltaNet projections and the MoE experts are coded too (each expert stack as one matrix along its input dimension);
+their small gates and routers, conv weights, A_log and dt_bias are kept as they are.
 
 --bits-per-path gives some projections other widths: comma-separated pattern=bits rules over module paths such as
 model.layers.0.mlp.down_proj, a pattern matching when the path contains it ('*' matching any run of characters);

@@ -8,7 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/mlxbun/mlxbun/internal/tokenizer"
+	"github.com/mlxbun/mlxbun/internal/modeldir"
 )
 
 func newTokenize() *cobra.Command {
@@ -25,7 +25,11 @@ func newTokenize() *cobra.Command {
 			if dir == "" {
 				return errors.New("tokenize: --model is required")
 			}
-			tok, err := tokenizer.Load(dir)
+			d, err := modeldir.Open(dir)
+			if err != nil {
+				return err
+			}
+			tok, err := d.Tokenizer()
 			if err != nil {
 				return err
 			}

@@ -20,10 +20,16 @@ func newVerify() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "verify-kernels",
 		Short: "Check every kernel form of a device against the CPU reference",
-		Long: `verify-kernels runs each op (embedding, RMSNorm, dense and quantized MatMul at the fixture and Qwen3-14B
-shapes, rope variants, decode and prompt attention, argmax) on --device and on --ref with the same random inputs
-and poisoned outputs, and prints each case's promise, the measured error and pass/fail. Exit status 1 if any
-case fails.`,
+		Long: `verify-kernels runs every case of the conformance harness (internal/verify) on --device and on --ref with
+the same random inputs and NaN-poisoned outputs, and prints each case's promise, the measured error and
+pass/fail. The ops and op sequences covered:
+
+` + wrapList(verify.Ops(), 100) + `
+
+Each op runs at the fixture and Qwen3-14B model shapes in the device's activation dtype, then as sweeps over the
+kernel forms in f32 and bf16 activations (a device that holds no bf16 tensors skips those: reported, not failed).
+"Fused/" cases issue the op sequences a backend may fuse into one launch, "Record/" cases record a step as a
+graph and replay it. Exit status 1 if any case fails.`,
 		Example: `  mlxbun verify-kernels --device cuda
   mlxbun verify-kernels --device cuda --quick --only MatMul -o json`,
 		Args: cobra.NoArgs,
@@ -48,9 +54,12 @@ case fails.`,
 				}
 			}
 			results := verify.Run(r, d, cases, seed)
-			failed := 0
+			failed, skipped := 0, 0
 			for _, res := range results {
-				if !res.Pass {
+				switch {
+				case res.Skipped:
+					skipped++
+				case !res.Pass:
 					failed++
 				}
 			}
@@ -59,7 +68,7 @@ case fails.`,
 				type row struct {
 					Op, Shape, Promise string
 					Tol, Metric        float64
-					Pass               bool
+					Pass, Skipped      bool
 					Error              string `json:",omitempty"`
 				}
 				var rows []row
@@ -68,7 +77,7 @@ case fails.`,
 					if res.Err != nil {
 						e = res.Err.Error()
 					}
-					rows = append(rows, row{res.Op, res.Shape, res.Promise, res.Tol, res.Metric, res.Pass, e})
+					rows = append(rows, row{res.Op, res.Shape, res.Promise, res.Tol, res.Metric, res.Pass, res.Skipped, e})
 				}
 				enc := json.NewEncoder(out)
 				enc.SetIndent("", " ")
@@ -79,7 +88,10 @@ case fails.`,
 				fmt.Fprintf(out, "%s against %s\n\n| op | shape | promise | bound | measured | result |\n| --- | --- | --- | ---: | ---: | --- |\n", d.Name(), r.Name())
 				for _, res := range results {
 					verdict := "pass"
-					if !res.Pass {
+					switch {
+					case res.Skipped:
+						verdict = "skip: " + res.Err.Error()
+					case !res.Pass:
 						verdict = "FAIL"
 						if res.Err != nil {
 							verdict += ": " + res.Err.Error()
@@ -87,7 +99,7 @@ case fails.`,
 					}
 					fmt.Fprintf(out, "| %s | %s | %s | %.3g | %.3g | %s |\n", res.Op, res.Shape, res.Promise, res.Tol, res.Metric, verdict)
 				}
-				fmt.Fprintf(out, "\n%d passed, %d failed\n", len(results)-failed, failed)
+				fmt.Fprintf(out, "\n%d passed, %d failed, %d skipped\n", len(results)-failed-skipped, failed, skipped)
 			}
 			if failed > 0 {
 				return fmt.Errorf("verify-kernels: %d of %d cases failed on %s", failed, len(results), d.Name())
@@ -96,11 +108,31 @@ case fails.`,
 		},
 	}
 	fl := cmd.Flags()
-	fl.StringVar(&device, "device", "auto", "device under test")
-	fl.StringVar(&ref, "ref", "cpu", "reference device")
+	fl.StringVar(&device, "device", "auto", deviceHelp("device under test"))
+	fl.StringVar(&ref, "ref", "cpu", deviceHelp("reference device"))
 	fl.StringVarP(&output, "output", "o", "md", "md or json")
 	fl.StringVar(&only, "only", "", "run only cases whose op or shape contains this text")
-	fl.BoolVar(&quick, "quick", false, "skip the heavy cases (14B-shape prompts)")
+	fl.BoolVar(&quick, "quick", false, "skip the heavy cases (512-row prompts on more than 4M weights, 14B-shape attention)")
 	fl.Uint64Var(&seed, "seed", 1, "seed of the random inputs")
 	return cmd
+}
+
+// wrapList joins items with ", " into lines of at most width characters.
+func wrapList(items []string, width int) string {
+	var lines []string
+	line := ""
+	for i, it := range items {
+		if i < len(items)-1 {
+			it += ","
+		}
+		switch {
+		case line == "":
+			line = it
+		case len(line)+1+len(it) > width:
+			lines, line = append(lines, line), it
+		default:
+			line += " " + it
+		}
+	}
+	return strings.Join(append(lines, line), "\n")
 }

@@ -45,7 +45,14 @@ func Open(name string) (Backend, error) {
 // that does not open or does not serve every query, naming the first layer it cannot serve; a named device that
 // cannot serve one fails with its *UnsupportedError, naming the layer and its format. Either way no weight has
 // been read: the queries come from the config and the tensor headers.
-func OpenFor(name string, qs []Query) (Backend, string, error) {
+// Choice is the device OpenFor picked and why, as one line. FellBack is set when a better device opened but could
+// not serve the model (the user has that device and gets a slower one: worth a warning, not just an info line).
+type Choice struct {
+	Line     string
+	FellBack bool
+}
+
+func OpenFor(name string, qs []Query) (Backend, Choice, error) {
 	serves := fmt.Sprintf("serves all %d linear layers", len(qs))
 	if len(qs) == 0 {
 		serves = "opened (no layers asked about)"
@@ -53,19 +60,20 @@ func OpenFor(name string, qs []Query) (Backend, string, error) {
 	if name != "auto" {
 		i := slices.IndexFunc(devices, func(d Device) bool { return d.Name == name })
 		if i < 0 {
-			return nil, "", fmt.Errorf("unknown device %q (this build has: auto, %s)", name, strings.Join(Devices(), ", "))
+			return nil, Choice{}, fmt.Errorf("unknown device %q (this build has: auto, %s)", name, strings.Join(Devices(), ", "))
 		}
 		b, err := devices[i].Open()
 		if err != nil {
-			return nil, "", fmt.Errorf("device %s: %w", name, err)
+			return nil, Choice{}, fmt.Errorf("device %s: %w", name, err)
 		}
 		if err := SupportsAll(b, qs); err != nil {
 			b.Close()
-			return nil, "", err
+			return nil, Choice{}, err
 		}
-		return b, fmt.Sprintf("device %s: as named; it %s", name, serves), nil
+		return b, Choice{Line: fmt.Sprintf("device %s: as named; it %s", name, serves)}, nil
 	}
 	var passed passedOver
+	opened := false // a device passed over had opened: it exists here but cannot serve the model
 	for _, d := range devices {
 		b, err := d.Open()
 		if err != nil {
@@ -75,14 +83,15 @@ func OpenFor(name string, qs []Query) (Backend, string, error) {
 		if err := SupportsAll(b, qs); err != nil {
 			b.Close()
 			passed = append(passed, err)
+			opened = true
 			continue
 		}
 		if len(passed) == 0 {
-			return b, fmt.Sprintf("device %s: the best device; it %s", d.Name, serves), nil
+			return b, Choice{Line: fmt.Sprintf("device %s: the best device; it %s", d.Name, serves)}, nil
 		}
-		return b, fmt.Sprintf("device %s: %s", d.Name, passed.Error()), nil
+		return b, Choice{Line: fmt.Sprintf("device %s: %s", d.Name, passed.Error()), FellBack: opened}, nil
 	}
-	return nil, "", fmt.Errorf("no device can run this model: %w", passed)
+	return nil, Choice{}, fmt.Errorf("no device can run this model: %w", passed)
 }
 
 // passedOver is why "auto" passed over each better device, as one line; errors.Is and errors.As see each.

@@ -57,18 +57,18 @@ func TestOpenForAuto(t *testing.T) {
 		Device{Name: "cpu", Rank: 0, Open: open(&cpu, "cpu", func(Query) string { return "" })},
 		Device{Name: "gpu", Rank: 10, Open: open(&gpu, "gpu", denseOnly)})
 
-	b, line, err := OpenFor("auto", []Query{denseQ, trellisQ})
+	b, choice, err := OpenFor("auto", []Query{denseQ, trellisQ})
 	if err != nil {
 		t.Fatal(err)
 	}
 	want := "device cpu: gpu cannot serve matmul model.layers.0.self_attn.q_proj (trellis 3-bit L12 T256 1mad axis 1, 256→256): no kernels for trellis weights"
-	if b.Name() != "cpu" || line != want || !gpu.closed || cpu.closed {
-		t.Errorf("picked %s (gpu closed %v, cpu closed %v)\n got %q\nwant %q", b.Name(), gpu.closed, cpu.closed, line, want)
+	if b.Name() != "cpu" || choice.Line != want || !choice.FellBack || !gpu.closed || cpu.closed {
+		t.Errorf("picked %s (gpu closed %v, cpu closed %v)\n got %q\nwant %q", b.Name(), gpu.closed, cpu.closed, choice.Line, want)
 	}
 
-	b, line, err = OpenFor("auto", []Query{denseQ})
-	if err != nil || b.Name() != "gpu" || line != "device gpu: the best device; it serves all 1 linear layers" {
-		t.Errorf("dense model: %v %q", err, line)
+	b, choice, err = OpenFor("auto", []Query{denseQ})
+	if err != nil || b.Name() != "gpu" || choice.Line != "device gpu: the best device; it serves all 1 linear layers" || choice.FellBack {
+		t.Errorf("dense model: %v %+v", err, choice)
 	}
 }
 
@@ -91,8 +91,8 @@ func TestOpenForNamedCannotServe(t *testing.T) {
 	if !gpu.closed {
 		t.Error("the refused device was left open")
 	}
-	if b, line, err := OpenFor("gpu", []Query{denseQ}); err != nil || b.Name() != "gpu" || !strings.HasPrefix(line, "device gpu: as named") {
-		t.Errorf("dense model on the named device: %v %q", err, line)
+	if b, choice, err := OpenFor("gpu", []Query{denseQ}); err != nil || b.Name() != "gpu" || !strings.HasPrefix(choice.Line, "device gpu: as named") {
+		t.Errorf("dense model on the named device: %v %q", err, choice.Line)
 	}
 }
 
@@ -100,9 +100,9 @@ func TestOpenForFallbacksAndFailures(t *testing.T) {
 	withDevices(t,
 		Device{Name: "cpu", Rank: 0, Open: func() (Backend, error) { return &fakeDevice{name: "cpu", accept: denseOnly}, nil }},
 		Device{Name: "gpu", Rank: 10, Open: func() (Backend, error) { return nil, errors.New("driver not found") }})
-	b, line, err := OpenFor("auto", []Query{denseQ})
-	if err != nil || b.Name() != "cpu" || line != "device cpu: gpu did not open: driver not found" {
-		t.Errorf("got %v %q", err, line)
+	b, choice, err := OpenFor("auto", []Query{denseQ})
+	if err != nil || b.Name() != "cpu" || choice.Line != "device cpu: gpu did not open: driver not found" || choice.FellBack {
+		t.Errorf("got %v %+v", err, choice)
 	}
 	_, _, err = OpenFor("auto", []Query{trellisQ})
 	if err == nil || !errors.Is(err, ErrUnsupported) || strings.Contains(err.Error(), "\n") ||

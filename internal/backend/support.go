@@ -91,8 +91,8 @@ type Query struct {
 }
 
 func (q Query) String() string {
-	if q.Op != OpMatMul {
-		return fmt.Sprintf("%s (%s)", q.Op, q.Name)
+	if q.Weight == (Weight{}) && q.Op != OpMatMul { // an op over activations (the hybrids', the Gemmas')
+		return fmt.Sprintf("%s %s", q.Op, q.Name)
 	}
 	return fmt.Sprintf("%s %s (%s, %d→%d)", q.Op, q.Name, q.Weight, q.In, q.Out)
 }

@@ -60,6 +60,12 @@ func Parse(source string, bosToken, eosToken string) (*Template, error) {
 	return parse(source, "chat template", bosToken, eosToken)
 }
 
+// ParseFrom is Parse with errors naming origin, the file source was read from. Package modeldir finds a model's
+// template (chat_template.jinja, else tokenizer_config.json's chat_template) and its tokens, and calls this.
+func ParseFrom(origin, source, bosToken, eosToken string) (*Template, error) {
+	return parse(source, origin, bosToken, eosToken)
+}
+
 func parse(source, origin, bosToken, eosToken string) (t *Template, err error) {
 	// The engine is third-party code fed untrusted template text; a panic
 	// inside it must surface as an error, not crash the server.
@@ -131,6 +137,7 @@ func (t *Template) Render(msgs []Message, addGenerationPrompt bool, kwargs map[s
 	}
 	vars["raise_exception"] = jinja.NewCallable("raise_exception", raiseException)
 	vars["strftime_now"] = jinja.NewCallable("strftime_now", t.strftimeNow)
+	new(limits).define(vars) // bounded range() and the loop and macro guards
 
 	for k, v := range kwargs {
 		if reserved[k] {

@@ -1,4 +1,4 @@
-// Tests for chat template loading and rendering: the Qwen3 goldens produced
+// Tests for chat template parsing and rendering: the Qwen3 goldens produced
 // by Hugging Face, a Llama 3 sanity check, and the error paths.
 package chat
 
@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/mlxbun/mlxbun/internal/testutil"
+	"github.com/mlxbun/mlxbun/internal/tokenizer"
 )
 
 // goldenCase is one entry of chat_templates/qwen3_golden.json, rendered by
@@ -23,10 +24,29 @@ type goldenCase struct {
 	Text                string                           `json:"text"`
 }
 
+// loadFixture parses the chat template and tokens of a fixture's tokenizer_config.json as package modeldir does
+// for a model directory (which also looks for chat_template.jinja; these fixtures have none).
+func loadFixture(t *testing.T, rel string) (*Template, error) {
+	t.Helper()
+	path := testutil.Fixture(t, rel)
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := tokenizer.ParseConfig(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	src, err := cfg.ChatTemplate()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ParseFrom(path, src, cfg.BOS, cfg.EOS)
+}
+
 func TestQwen3Golden(t *testing.T) {
 	golden := testutil.Fixture(t, "chat_templates/qwen3_golden.json")
-	dir := filepath.Dir(testutil.Fixture(t, "tokenizers/qwen3/tokenizer_config.json"))
-	tmpl, err := LoadDir(dir)
+	tmpl, err := loadFixture(t, "tokenizers/qwen3/tokenizer_config.json")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -65,8 +85,7 @@ func TestQwen3Golden(t *testing.T) {
 // puts it in a <think> block on the final assistant turn after the last user
 // query.
 func TestQwen3ReasoningExtra(t *testing.T) {
-	dir := filepath.Dir(testutil.Fixture(t, "tokenizers/qwen3/tokenizer_config.json"))
-	tmpl, err := LoadDir(dir)
+	tmpl, err := loadFixture(t, "tokenizers/qwen3/tokenizer_config.json")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -88,8 +107,7 @@ func TestQwen3ReasoningExtra(t *testing.T) {
 // the first message, each message as a header block with trimmed content and
 // <|eot_id|>, then an assistant header that this template always appends).
 func TestLlama3Sanity(t *testing.T) {
-	dir := filepath.Dir(testutil.Fixture(t, "tokenizers/llama3/tokenizer_config.json"))
-	tmpl, err := LoadDir(dir)
+	tmpl, err := loadFixture(t, "tokenizers/llama3/tokenizer_config.json")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -173,16 +191,6 @@ func TestWhitespaceMatchesJinja2(t *testing.T) {
 		case got != *c.Expected:
 			t.Errorf("case %d %q:\n got %q\nwant %q", i, c.Template, got, *c.Expected)
 		}
-	}
-}
-
-func TestMalformedTemplateInFileNamesFile(t *testing.T) {
-	dir := t.TempDir()
-	path := filepath.Join(dir, "chat_template.jinja")
-	writeFile(t, path, "{% for m in messages %}{{ m.content }}")
-	_, err := LoadDir(dir)
-	if err == nil || !strings.Contains(err.Error(), path) {
-		t.Fatalf("err = %v, want one naming %s", err, path)
 	}
 }
 
@@ -305,81 +313,5 @@ func TestStrftime(t *testing.T) {
 	midnight := time.Date(2025, 1, 12, 0, 30, 0, 0, time.UTC)
 	if got, want := strftime(midnight, "%I %p %-I %j %-j %a"), "12 AM 12 012 12 Sun"; got != want {
 		t.Errorf("midnight: got %q want %q", got, want)
-	}
-}
-
-func TestLoadDir(t *testing.T) {
-	t.Run("named list picks default, AddedToken objects", func(t *testing.T) {
-		dir := t.TempDir()
-		writeFile(t, filepath.Join(dir, "tokenizer_config.json"), `{
-			"bos_token": {"__type": "AddedToken", "content": "<s>", "lstrip": false},
-			"eos_token": "</s>",
-			"chat_template": [
-				{"name": "tool_use", "template": "tools"},
-				{"name": "default", "template": "{{ bos_token }}{{ messages[0].content }}{{ eos_token }}"}
-			]}`)
-		tmpl, err := LoadDir(dir)
-		if err != nil {
-			t.Fatal(err)
-		}
-		got, err := tmpl.Render([]Message{{Role: "user", Content: "hi"}}, false, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if got != "<s>hi</s>" {
-			t.Errorf("got %q", got)
-		}
-	})
-	t.Run("chat_template.jinja wins", func(t *testing.T) {
-		dir := t.TempDir()
-		writeFile(t, filepath.Join(dir, "tokenizer_config.json"), `{"eos_token": "E", "chat_template": "config"}`)
-		writeFile(t, filepath.Join(dir, "chat_template.jinja"), "jinja{{ eos_token }}")
-		tmpl, err := LoadDir(dir)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if got, err := tmpl.Render(nil, false, nil); err != nil || got != "jinjaE" {
-			t.Errorf("got %q, %v", got, err)
-		}
-	})
-	for _, c := range []struct {
-		name, config, want string
-	}{
-		{"no default", `{"chat_template": [{"name": "tool_use", "template": "x"}]}`, `no template named "default" among ["tool_use"]`},
-		{"no template", `{"eos_token": "</s>"}`, "has no chat_template"},
-		{"bad token", `{"bos_token": 5, "chat_template": "x"}`, "bos_token"},
-		{"bad json", `{"chat_template": `, "tokenizer_config.json"},
-	} {
-		t.Run(c.name, func(t *testing.T) {
-			dir := t.TempDir()
-			writeFile(t, filepath.Join(dir, "tokenizer_config.json"), c.config)
-			_, err := LoadDir(dir)
-			if err == nil || !strings.Contains(err.Error(), c.want) || !strings.Contains(err.Error(), "tokenizer_config.json") {
-				t.Errorf("err = %v, want one naming tokenizer_config.json and containing %q", err, c.want)
-			}
-		})
-	}
-	t.Run("nothing there", func(t *testing.T) {
-		_, err := LoadDir(t.TempDir())
-		if err == nil || !strings.Contains(err.Error(), "chat_template.jinja") || !strings.Contains(err.Error(), "tokenizer_config.json") {
-			t.Errorf("err = %v", err)
-		}
-	})
-}
-
-func writeFile(t *testing.T, path, text string) {
-	t.Helper()
-	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
-		t.Fatal(err)
-	}
-}
-
-// TestLoadDirLlama2NoTemplate: the llama2 fixture's tokenizer_config.json has
-// "chat_template": null, which must be reported against that file.
-func TestLoadDirLlama2NoTemplate(t *testing.T) {
-	cfg := testutil.Fixture(t, "tokenizers/llama2/tokenizer_config.json")
-	_, err := LoadDir(filepath.Dir(cfg))
-	if err == nil || !strings.Contains(err.Error(), cfg+" has no chat_template") {
-		t.Fatalf("err = %v, want one saying %s has no chat_template", err, cfg)
 	}
 }

@@ -128,7 +128,17 @@ func normalizeSource(src string) (string, error) {
 			if err != nil {
 				return "", err
 			}
+			var guardBefore, guardAfter string
+			if kind == tagBlock {
+				guardBefore, guardAfter = guardCalls(converted) // limits.go
+			}
+			if guardBefore != "" {
+				w.tag(tagVariable, guardBefore)
+			}
 			w.tag(kind, converted)
+			if guardAfter != "" {
+				w.tag(tagVariable, guardAfter)
+			}
 			w.pendingNL += strings.Count(src[end:after], "\n")
 		}
 		line += strings.Count(src[start:after], "\n")

@@ -1,6 +1,7 @@
-// Package config reads a Hugging Face / MLX model directory's config.json and generation_config.json into the
-// numbers the model code needs, with HF's defaults applied and both spellings of rope settings unified. It
-// does not judge whether the model family is supported; the model package does that from ModelType.
+// Package config parses a Hugging Face / MLX model directory's config.json and generation_config.json (read by
+// package modeldir) into the numbers the model code needs, with HF's defaults applied and both spellings of rope
+// settings unified. It does not judge whether the model family is supported; package family does that from
+// ModelType.
 package config
 
 import (
@@ -9,8 +10,6 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"os"
-	"path/filepath"
 	"sort"
 	"strings"
 )
@@ -55,22 +54,13 @@ type Model struct {
 	Raw   map[string]any // the whole config.json (numbers as float64) for family-specific keys
 }
 
-// Load reads dir/config.json and, when present, dir/generation_config.json.
-func Load(dir string) (*Model, error) {
-	cfg, err := os.ReadFile(filepath.Join(dir, ConfigFile))
-	if err != nil {
-		return nil, fmt.Errorf("config: %w", err)
-	}
-	gen, err := os.ReadFile(filepath.Join(dir, GenerationFile))
-	if err != nil && !errors.Is(err, os.ErrNotExist) {
-		return nil, fmt.Errorf("config: %w", err)
-	}
-	m, err := Parse(cfg, gen)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", dir, err)
-	}
-	return m, nil
-}
+// Upper bounds on sizes, far above any released model (the largest vocabularies are ~262k, the deepest stacks
+// ~128 layers), so that a typo or a hostile file fails here: the loader allocates per-layer state before it
+// checks a tensor, and multiplies dims (heads·head_dim), which must not overflow an int.
+const (
+	maxDim    = 1 << 24
+	maxLayers = 1 << 12
+)
 
 // Parse reads config.json's bytes and generation_config.json's (nil or empty when the file is absent).
 func Parse(configJSON, generationJSON []byte) (*Model, error) {
@@ -87,17 +77,18 @@ func Parse(configJSON, generationJSON []byte) (*Model, error) {
 	for _, d := range []struct {
 		key string
 		dst *int
+		max int
 	}{
-		{"hidden_size", &m.HiddenSize},
-		{"intermediate_size", &m.IntermediateSize},
-		{"num_hidden_layers", &m.NumLayers},
-		{"num_attention_heads", &m.NumHeads},
-		{"vocab_size", &m.VocabSize},
+		{"hidden_size", &m.HiddenSize, maxDim},
+		{"intermediate_size", &m.IntermediateSize, maxDim},
+		{"num_hidden_layers", &m.NumLayers, maxLayers},
+		{"num_attention_heads", &m.NumHeads, maxDim},
+		{"vocab_size", &m.VocabSize, maxDim},
 	} {
-		*d.dst = c.positiveInt(d.key, true)
+		*d.dst = c.atMost(d.key, c.positiveInt(d.key, true), d.max)
 	}
-	m.NumKVHeads = c.positiveInt("num_key_value_heads", false)
-	m.HeadDim = c.positiveInt("head_dim", false)
+	m.NumKVHeads = c.atMost("num_key_value_heads", c.positiveInt("num_key_value_heads", false), maxDim)
+	m.HeadDim = c.atMost("head_dim", c.positiveInt("head_dim", false), maxDim)
 	m.MaxPositions = c.nonNegInt("max_position_embeddings")
 	m.RMSNormEps = c.positiveFloat("rms_norm_eps", 0)
 	if m.RMSNormEps == 0 {
@@ -254,6 +245,14 @@ func (r *reader) positiveInt(key string, required bool) int {
 		r.fail("%s must be a positive integer, got %s", r.name(key), show(v))
 	}
 	return n
+}
+
+// atMost fails when the size v read from key is above limit.
+func (r *reader) atMost(key string, v, limit int) int {
+	if v > limit {
+		r.fail("%s %d is above %d, beyond any model this engine loads", r.name(key), v, limit)
+	}
+	return v
 }
 
 func (r *reader) nonNegInt(key string) int {

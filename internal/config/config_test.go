@@ -53,7 +53,7 @@ func TestFixtureConfigs(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.dir, func(t *testing.T) {
 			dir := filepath.Dir(testutil.Fixture(t, c.dir+"/config.json"))
-			m, err := Load(dir)
+			m, err := load(dir)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -243,6 +243,9 @@ func TestRejects(t *testing.T) {
 		{"fractional intermediate", full(`"intermediate_size":12.5`), ``, "config.json: intermediate_size must be a positive integer, got 12.5"},
 		{"kv heads not dividing", full(`"num_key_value_heads":3`), ``, "config.json: num_attention_heads 4 is not a multiple of num_key_value_heads 3"},
 		{"no head_dim, uneven", full(`"hidden_size":66`), ``, "config.json: no head_dim, and hidden_size 66 is not a multiple of num_attention_heads 4"},
+		{"layers beyond any model", full(`"num_hidden_layers":1e12`), ``, "config.json: num_hidden_layers 1000000000000 is above 4096, beyond any model this engine loads"},
+		{"heads·head_dim overflow", full(`"num_attention_heads":4294967296,"num_key_value_heads":4294967296,"head_dim":4294967296`), ``,
+			"config.json: num_attention_heads 4294967296 is above 16777216, beyond any model this engine loads"},
 		{"bad eps", full(`"rms_norm_eps":-1`), ``, "config.json: rms_norm_eps must be a positive number, got -1"},
 		{"bad tie", full(`"tie_word_embeddings":"yes"`), ``, `config.json: tie_word_embeddings must be true or false, got "yes"`},
 		{"bad eos", full(`"eos_token_id":[1,-2]`), ``, "config.json: eos_token_id must be a token id or a list of them, got [1,-2]"},
@@ -293,15 +296,23 @@ func TestRejects(t *testing.T) {
 	}
 }
 
-func TestLoadErrors(t *testing.T) {
-	dir := t.TempDir()
-	if _, err := Load(dir); !errors.Is(err, os.ErrNotExist) || !strings.Contains(err.Error(), filepath.Join(dir, "config.json")) {
-		t.Errorf("missing config: %v", err)
+// load reads a fixture directory's two files as package modeldir does and parses them.
+func load(dir string) (*Model, error) {
+	cfg, err := os.ReadFile(filepath.Join(dir, ConfigFile))
+	if err != nil {
+		return nil, err
 	}
-	os.WriteFile(filepath.Join(dir, "config.json"), []byte("{"+base+"}"), 0o644)
-	os.WriteFile(filepath.Join(dir, "generation_config.json"), []byte("{"), 0o644)
-	_, err := Load(dir)
-	if err == nil || !strings.HasPrefix(err.Error(), dir+": generation_config.json: malformed JSON") {
+	gen, err := os.ReadFile(filepath.Join(dir, GenerationFile))
+	if err != nil && !errors.Is(err, os.ErrNotExist) {
+		return nil, err
+	}
+	return Parse(cfg, gen)
+}
+
+// Missing files are the directory reader's to report (internal/modeldir); a malformed generation config is ours.
+func TestParseBadGeneration(t *testing.T) {
+	_, err := Parse([]byte("{"+base+"}"), []byte("{"))
+	if err == nil || !strings.HasPrefix(err.Error(), "generation_config.json: malformed JSON") {
 		t.Errorf("bad generation config: %v", err)
 	}
 }

@@ -33,6 +33,9 @@ type Backend struct {
 	// once at load and multiplied by the dense (vector) kernels; larger ones decode on the fly every call. Both
 	// use the same decode arithmetic. New leaves it 0 (always on the fly: the reference path).
 	ExpandQuantizedBelow int64
+	// DeltaChunk: the gated delta rule (deltanet.go) takes a run of at least this many rows of one sequence in
+	// its chunked form, this many rows per chunk; 0 means 64, negative always the recurrent form.
+	DeltaChunk int
 }
 
 // DefaultExpandQuantizedBelow is what the registered "cpu" device uses: small models' layers (pycoder's largest

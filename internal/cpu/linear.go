@@ -170,10 +170,7 @@ var extraOps = map[backend.Op]bool{}
 // the ops of extraOps.
 func (b *Backend) Supports(q backend.Query) error {
 	if q.Op != backend.OpMatMul {
-		if extraOps[q.Op] {
-			return nil
-		}
-		return &backend.UnsupportedError{Backend: b.Name(), Query: q, Why: "unknown op"}
+		return b.supportsOp(q) // the hybrids' ops (deltanet.go)
 	}
 	w := q.Weight
 	var err error

@@ -9,17 +9,19 @@ import (
 	"fmt"
 	"math/bits"
 	"sync"
+
+	"github.com/mlxbun/mlxbun/internal/cuda/driver"
 )
 
 // allocator hands out device memory. Tensors come from size classes (at most 1/8 above the request); a freed
 // block waits on its class's free list for the next request of that class. Freed blocks go back to the driver
 // only when an allocation fails (then every free block is released and the allocation retried) or at Close.
 type allocator struct {
-	dev  *Device
+	dev  *driver.Device
 	mu   sync.Mutex
-	free map[int][]DevPtr // class size -> free blocks
-	size map[DevPtr]int   // live block -> bytes obtained from the driver
-	held int64            // bytes obtained from the driver and not yet returned
+	free map[int][]driver.DevPtr // class size -> free blocks
+	size map[driver.DevPtr]int   // live block -> bytes obtained from the driver
+	held int64                   // bytes obtained from the driver and not yet returned
 	peak int64
 }
 
@@ -35,8 +37,8 @@ func classSize(n int) int {
 }
 
 // driverAlloc gets bytes from the driver (through Do: any goroutine).
-func (a *allocator) driverAlloc(bytes int) (DevPtr, error) {
-	var p DevPtr
+func (a *allocator) driverAlloc(bytes int) (driver.DevPtr, error) {
+	var p driver.DevPtr
 	err := a.dev.Do(func() error {
 		var err error
 		p, err = a.dev.Alloc(bytes)
@@ -47,19 +49,13 @@ func (a *allocator) driverAlloc(bytes int) (DevPtr, error) {
 	}
 	a.mu.Lock()
 	if a.size == nil {
-		a.size = map[DevPtr]int{}
+		a.size = map[driver.DevPtr]int{}
 	}
 	a.size[p] = bytes
 	a.held += int64(bytes)
 	a.peak = max(a.peak, a.held)
 	a.mu.Unlock()
 	return p, nil
-}
-
-// isOOM reports whether err is the driver's out-of-memory error.
-func isOOM(err error) bool {
-	var ce *Error
-	return errors.As(err, &ce) && ce.Code == errOutOfMemory
 }
 
 // releaseFree returns every free block to the driver (device thread; the stream must be idle, since work queued
@@ -70,11 +66,8 @@ func (a *allocator) releaseFree() error {
 	return a.releaseFreeLocked()
 }
 
-// errOutOfMemory is CUDA_ERROR_OUT_OF_MEMORY.
-const errOutOfMemory = 2
-
 // cached returns a block of at least bytes from the free lists or the driver; put returns it.
-func (a *allocator) cached(bytes int) (DevPtr, int, error) {
+func (a *allocator) cached(bytes int) (driver.DevPtr, int, error) {
 	c := classSize(bytes)
 	a.mu.Lock()
 	if l := a.free[c]; len(l) > 0 {
@@ -90,23 +83,23 @@ func (a *allocator) cached(bytes int) (DevPtr, int, error) {
 
 // put returns a cached block of class size c to its free list. Work already queued that uses it still runs first
 // (one stream orders everything), so the block can be handed out again at once.
-func (a *allocator) put(p DevPtr, c int) {
+func (a *allocator) put(p driver.DevPtr, c int) {
 	a.mu.Lock()
 	if a.free == nil {
-		a.free = map[int][]DevPtr{}
+		a.free = map[int][]driver.DevPtr{}
 	}
 	a.free[c] = append(a.free[c], p)
 	a.mu.Unlock()
 }
 
 // exact allocates bytes (rounded to 512) for something that lives long: weights, caches, tables.
-func (a *allocator) exact(bytes int) (DevPtr, error) {
+func (a *allocator) exact(bytes int) (driver.DevPtr, error) {
 	return a.driverAlloc((bytes + 511) &^ 511)
 }
 
 // release returns an exact (or any live) block to the driver; call on the device thread after the stream has
 // finished with it. Zero is ignored.
-func (a *allocator) release(p DevPtr) error {
+func (a *allocator) release(p driver.DevPtr) error {
 	if p == 0 {
 		return nil
 	}

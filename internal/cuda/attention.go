@@ -12,6 +12,7 @@ import (
 	"slices"
 
 	"github.com/mlxbun/mlxbun/internal/backend"
+	"github.com/mlxbun/mlxbun/internal/cuda/driver"
 )
 
 // kvSize is the bytes of one cache element (kv_t in common.cuh: f32).
@@ -21,7 +22,7 @@ const kvSize = 4
 type kvCache struct {
 	b    *Backend
 	cfg  backend.KVConfig
-	k, v DevPtr
+	k, v driver.DevPtr
 }
 
 func (c *kvCache) Config() backend.KVConfig { return c.cfg }
@@ -95,7 +96,7 @@ type attnForm struct {
 }
 
 type attnPtrs struct {
-	out, q, kc, vc, seq, pos DevPtr
+	out, q, kc, vc, seq, pos driver.DevPtr
 	seqs, maxLen, layer      int
 	scale                    float32
 }
@@ -190,9 +191,9 @@ func (b *Backend) Attention(dst, q, k, v backend.Tensor, cache backend.KVCache, 
 	kp, vp := ks.ptr, vs.ptr
 	store := opName("kv_store", qs.dt)
 	b.enqueue(func() error {
-		args := NewArgs().Ptr(p.kc).Ptr(p.vc).Ptr(kp).Ptr(vp).Ptr(p.seq).Ptr(p.pos).
+		args := driver.NewArgs().Ptr(p.kc).Ptr(p.vc).Ptr(kp).Ptr(vp).Ptr(p.seq).Ptr(p.pos).
 			I32(int32(width)).I32(int32(layer)).I32(int32(cfg.Seqs)).I32(int32(cfg.MaxLen))
-		return b.launch(store, Dim3{X: n}, Dim3{X: 128}, 0, args, float64(2*(kvSize+qs.dt.Size())*n*width+8*n))
+		return b.launch(store, driver.Dim3{X: n}, driver.Dim3{X: 128}, 0, args, float64(2*(kvSize+qs.dt.Size())*n*width+8*n))
 	})
 	a := attnCase{n: n, heads: heads, kvHeads: cfg.KVHeads, hd: cfg.HeadDim, act: qs.dt, run: oneRun(st, pt, n)}
 	if len(pt.shadow) == n {
@@ -212,7 +213,7 @@ func (b *Backend) Attention(dst, q, k, v backend.Tensor, cache backend.KVCache, 
 
 // ensureScratch makes the split-attention scratch at least bytes long. A replaced buffer is kept until Close:
 // recorded graphs may still point at it.
-func (b *Backend) ensureScratch(bytes int) (DevPtr, error) {
+func (b *Backend) ensureScratch(bytes int) (driver.DevPtr, error) {
 	if b.scrLen >= bytes {
 		return b.scratch, nil
 	}
@@ -237,15 +238,15 @@ func enqueueAttnSplit(b *Backend, a attnCase, p attnPtrs) {
 	name, combine := attnSplitName(attnEPT(a.hd), a.act), opName("attn_combine", a.act)
 	bytes := float64(a.act.Size()*a.n*a.heads*a.hd) + a.kvBytes(p.maxLen)
 	b.enqueue(func() error {
-		args := NewArgs().Ptr(part).Ptr(p.q).Ptr(p.kc).Ptr(p.vc).Ptr(p.seq).Ptr(p.pos).
+		args := driver.NewArgs().Ptr(part).Ptr(p.q).Ptr(p.kc).Ptr(p.vc).Ptr(p.seq).Ptr(p.pos).
 			I32(int32(a.heads)).I32(int32(a.kvHeads)).I32(int32(a.hd)).I32(int32(p.seqs)).I32(int32(p.maxLen)).
 			I32(int32(p.layer)).F32(p.scale)
-		if err := b.launch(name, Dim3{X: S, Y: a.kvHeads, Z: a.n}, Dim3{X: 128}, 0, args, bytes); err != nil {
+		if err := b.launch(name, driver.Dim3{X: S, Y: a.kvHeads, Z: a.n}, driver.Dim3{X: 128}, 0, args, bytes); err != nil {
 			return err
 		}
-		args = NewArgs().Ptr(p.out).Ptr(part).Ptr(p.seq).Ptr(p.pos).I32(int32(a.heads)).I32(int32(a.hd)).
+		args = driver.NewArgs().Ptr(p.out).Ptr(part).Ptr(p.seq).Ptr(p.pos).I32(int32(a.heads)).I32(int32(a.hd)).
 			I32(int32(S)).I32(int32(p.seqs)).I32(int32(p.maxLen))
-		return b.launch(combine, Dim3{X: a.heads, Y: a.n}, Dim3{X: 128}, 0, args, float64(a.n*a.heads*(S*4*(a.hd+2)+a.act.Size()*a.hd)))
+		return b.launch(combine, driver.Dim3{X: a.heads, Y: a.n}, driver.Dim3{X: 128}, 0, args, float64(a.n*a.heads*(S*4*(a.hd+2)+a.act.Size()*a.hd)))
 	})
 }
 
@@ -253,10 +254,10 @@ func enqueueAttnRows(b *Backend, a attnCase, p attnPtrs) {
 	name := attnRowsName(attnEPT(a.hd), a.act)
 	bytes := float64(2*a.act.Size()*a.n*a.heads*a.hd) + a.kvBytes(p.maxLen)
 	b.enqueue(func() error {
-		args := NewArgs().Ptr(p.out).Ptr(p.q).Ptr(p.kc).Ptr(p.vc).Ptr(p.seq).Ptr(p.pos).
+		args := driver.NewArgs().Ptr(p.out).Ptr(p.q).Ptr(p.kc).Ptr(p.vc).Ptr(p.seq).Ptr(p.pos).
 			I32(int32(a.heads)).I32(int32(a.kvHeads)).I32(int32(a.hd)).I32(int32(p.seqs)).I32(int32(p.maxLen)).
 			I32(int32(p.layer)).F32(p.scale)
-		return b.launch(name, Dim3{X: 1, Y: a.kvHeads, Z: a.n}, Dim3{X: 128}, 0, args, bytes)
+		return b.launch(name, driver.Dim3{X: 1, Y: a.kvHeads, Z: a.n}, driver.Dim3{X: 128}, 0, args, bytes)
 	})
 }
 
@@ -266,12 +267,12 @@ func enqueueAttnPrompt(b *Backend, a attnCase, p attnPtrs) {
 	// bytes: q and out once, and each block's k/v tiles (every head's blocks read their kv head's tiles)
 	bytes := float64(2*a.act.Size()*a.n*a.heads*a.hd) + float64(a.heads*tiles*2*kvSize*a.hd)*float64(a.n)/2
 	out := &Tensor{ptr: p.out, shape: []int{a.n, a.heads * a.hd}, dt: a.act, kind: kindView}
-	b.enqueueShadow(out, func(y16 DevPtr) func() error {
+	b.enqueueShadow(out, func(y16 driver.DevPtr) func() error {
 		return func() error {
-			args := NewArgs().Ptr(p.out).Ptr(p.q).Ptr(p.kc).Ptr(p.vc).Ptr(p.seq).Ptr(p.pos).I32(int32(a.n)).
+			args := driver.NewArgs().Ptr(p.out).Ptr(p.q).Ptr(p.kc).Ptr(p.vc).Ptr(p.seq).Ptr(p.pos).I32(int32(a.n)).
 				I32(int32(a.heads)).I32(int32(a.kvHeads)).I32(int32(p.seqs)).I32(int32(p.maxLen)).
 				I32(int32(p.layer)).F32(p.scale).Ptr(y16)
-			return b.launch(name, Dim3{X: tiles, Y: a.heads}, Dim3{X: 128}, 0, args, bytes)
+			return b.launch(name, driver.Dim3{X: tiles, Y: a.heads}, driver.Dim3{X: 128}, 0, args, bytes)
 		}
 	})
 }

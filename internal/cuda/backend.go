@@ -1,12 +1,13 @@
-// The CUDA implementation of backend.Backend: f32 activations (as the CPU oracle), bf16 weights, an f32 KV cache,
-// f32 accumulation, on one stream of one GPU.
+// Package cuda is the CUDA implementation of backend.Backend: f32 activations (as the CPU oracle), bf16 weights,
+// an f32 KV cache, f32 accumulation, on one stream of one GPU. The runtime under it (driver API, NVRTC, cuBLASLt,
+// graphs, memory, launch arguments) is the subpackage driver; this package holds tensors, ops, kernel selection,
+// fusion and recording.
 //
 // Ops are called on the model's goroutine but every driver call must run on the device thread (Device.Do, about
 // 16 µs a round trip), so an op only checks shapes and appends a closure to a pending list; the list runs on the
 // device thread in one Do when the caller needs a result (ReadFloat32, ReadInt32, Sync) or records a graph. A
 // decode step is then one Do: the input copies, one graph launch, the logits copy and a stream sync.
 // Failures inside closures are kept as the first (sticky) error, returned by the next read or Sync.
-
 package cuda
 
 import (
@@ -16,11 +17,15 @@ import (
 	"sync"
 
 	"github.com/mlxbun/mlxbun/internal/backend"
+	"github.com/mlxbun/mlxbun/internal/cuda/driver"
 	"github.com/mlxbun/mlxbun/internal/rope"
 )
 
 // envDebug makes the backend log its kernel choices to stderr ("1").
 const envDebug = "MLXBUN_CUDA_DEBUG"
+
+// ErrNoDriver is wrapped by New's error on machines that cannot run CUDA (driver.ErrNoDriver).
+var ErrNoDriver = driver.ErrNoDriver
 
 // Stats counts device work since Open.
 type Stats struct {
@@ -33,33 +38,26 @@ type Stats struct {
 
 // Backend is the CUDA backend. Like the CPU backend it serves one goroutine at a time.
 type Backend struct {
-	dev    *Device
-	info   Info
-	stream *Stream
-	blas   *BlasLt
-	mods   []*Module
-	fns    map[string]*Function
+	dev    *driver.Device
+	info   driver.Info
+	stream *driver.Stream
+	blas   *driver.BlasLt
+	mods   []*driver.Module
+	fns    map[string]*driver.Function
 	debug  bool
 
 	mu      sync.Mutex
 	pending []func() error
-	// Peephole fusion: the last queued op when the next may merge into it (see fuse.go). Valid only while it is
-	// still the last pending op at or above fuseFloor.
-	lastGemv   *gemvGroup
-	lastAdd    *addOp
-	headNorms  []*headNorm
-	lastOut    *shadowOut // a launch that can also write its f32 output as bf16 (a prompt GEMM's input)
-	lastGemmIn *gemmIn    // the bf16 input of the GEMM queued last
-	fuseFloor  int
-	err        error // first failure since the last Sync
-	busy       bool  // work was put on the stream since it was last waited for
+	fuse    fusion // peephole fusion candidates among the pending ops (fuse.go)
+	err     error  // first failure since the last Sync
+	busy    bool   // work was put on the stream since it was last waited for
 
 	mem   allocator
-	up    *HostMem // pinned staging for small writes, bump-allocated between synced flushes
+	up    *driver.HostMem // pinned staging for small writes, bump-allocated between synced flushes
 	upOff int
-	down  *HostMem // pinned staging for reads
-	wbuf  [2]*HostMem
-	wev   [2]*Event
+	down  *driver.HostMem // pinned staging for reads
+	wbuf  [2]*driver.HostMem
+	wev   [2]*driver.Event
 
 	graphs    map[any]*recorded
 	noGraphs  bool // Record runs fn's ops without recording
@@ -68,12 +66,13 @@ type Backend struct {
 	prof      *profiler
 	stats     Stats
 
-	ropes       map[*rope.Table]DevPtr // inverse frequencies per rope table
-	scratch     DevPtr                 // split-attention partials
+	ropes       map[*rope.Table]driver.DevPtr // inverse frequencies per rope table
+	scratch     driver.DevPtr                 // split-attention partials
 	scrLen      int
-	gemmScratch DevPtr // bf16 copies of prompt-GEMM inputs
+	gemmScratch driver.DevPtr // bf16 copies of prompt-GEMM inputs
 	gemmLen     int
-	retired     []DevPtr // scratch buffers replaced while graphs may still point at them
+	retired     []driver.DevPtr // scratch buffers replaced while graphs may still point at them
+	quant       quantState      // quantized layers' mode and scratch (trellis.go)
 	copyBW      float64
 	closed      bool
 }
@@ -91,18 +90,18 @@ const upBytes = 4 << 20 // small-write staging
 // New opens device ordinal, compiles (or loads from the disk cache) every kernel and prepares a stream,
 // cuBLASLt and the staging buffers. Without a CUDA driver it fails with an error wrapping ErrNoDriver.
 func New(ordinal int) (*Backend, error) {
-	n, err := DeviceCount()
+	n, err := driver.DeviceCount()
 	if err != nil {
 		return nil, err
 	}
 	if n <= ordinal {
-		return nil, fmt.Errorf("cuda backend: device %d of %d: %w", ordinal, n, ErrNoDriver)
+		return nil, fmt.Errorf("cuda backend: device %d of %d: %w", ordinal, n, driver.ErrNoDriver)
 	}
-	dev, err := Open(ordinal)
+	dev, err := driver.Open(ordinal)
 	if err != nil {
 		return nil, err
 	}
-	b := &Backend{dev: dev, info: dev.Info(), graphs: map[any]*recorded{}, ropes: map[*rope.Table]DevPtr{},
+	b := &Backend{dev: dev, info: dev.Info(), graphs: map[any]*recorded{}, ropes: map[*rope.Table]driver.DevPtr{},
 		debug: os.Getenv(envDebug) == "1"}
 	b.mem.dev = dev
 	cubins, err := compileKernels(b.info.Arch())
@@ -144,7 +143,7 @@ func (b *Backend) Name() string            { return "cuda" }
 func (b *Backend) ActDType() backend.DType { return backend.F32 }
 
 // Info describes the GPU.
-func (b *Backend) Info() Info { return b.info }
+func (b *Backend) Info() driver.Info { return b.info }
 
 // Stats reports launch counts.
 func (b *Backend) Stats() Stats {
@@ -167,7 +166,7 @@ func (b *Backend) logf(format string, args ...any) {
 func (b *Backend) enqueue(f func() error) {
 	b.mu.Lock()
 	b.pending = append(b.pending, f)
-	b.lastGemv, b.lastAdd, b.headNorms, b.lastOut, b.lastGemmIn = nil, nil, nil, nil, nil
+	b.fuse.reset(b.fuse.floor)
 	b.mu.Unlock()
 }
 
@@ -190,12 +189,12 @@ func (b *Backend) firstErr() error {
 // held error.
 func (b *Backend) flush(tail func() error) error {
 	if b.closed {
-		return ErrClosed
+		return driver.ErrClosed
 	}
 	b.mu.Lock()
 	ops := b.pending
 	b.pending = nil
-	b.lastGemv, b.lastAdd, b.headNorms, b.lastOut, b.lastGemmIn, b.fuseFloor = nil, nil, nil, nil, nil, 0
+	b.fuse.reset(0)
 	b.mu.Unlock()
 	if len(ops) > 0 || tail != nil {
 		b.busy = true
@@ -285,7 +284,7 @@ func (b *Backend) Close() error {
 		for _, e := range b.wev {
 			errs = append(errs, e.Destroy())
 		}
-		for _, h := range append([]*HostMem{b.up, b.down}, b.wbuf[:]...) {
+		for _, h := range append([]*driver.HostMem{b.up, b.down}, b.wbuf[:]...) {
 			errs = append(errs, b.dev.FreeHost(h))
 		}
 		for _, p := range b.ropes {
@@ -350,7 +349,7 @@ func (b *Backend) CopyBandwidth() (float64, error) {
 			if err := errors.Join(e0.Record(b.stream), b.stream.MemcpyDtoDAsync(dst, src, n), e1.Record(b.stream), e1.Sync()); err != nil {
 				return err
 			}
-			ms, err := ElapsedMs(e0, e1)
+			ms, err := driver.ElapsedMs(e0, e1)
 			if err != nil {
 				return err
 			}

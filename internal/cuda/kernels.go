@@ -11,15 +11,26 @@ import (
 	"sync"
 
 	"github.com/mlxbun/mlxbun/internal/backend"
+	"github.com/mlxbun/mlxbun/internal/cuda/driver"
 	cudashaders "github.com/mlxbun/mlxbun/shaders/cuda"
 )
 
 // kernelFiles are the sources compiled at Open, each prefixed with common.cuh.
-var kernelFiles = []string{"ops.cu", "gemv.cu", "attention.cu"}
+// A name "file.cu#unit" is one compilation unit of file.cu holding part of its instantiation list (quantUnits).
+var kernelFiles = append([]string{"ops.cu", "gemv.cu", "attention.cu"}, quantUnits()...)
+
+// kernelHeaders are the shared headers a file gets after common.cuh.
+var kernelHeaders = map[string][]string{"trellis.cu": {"quant.cuh"}, "affine.cu": {"quant.cuh"}}
+
+// sourceFile is the embedded source of a compilation unit ("trellis.cu#n1" -> "trellis.cu").
+func sourceFile(unit string) string {
+	base, _, _ := strings.Cut(unit, "#")
+	return base
+}
 
 // kernelOptions are the NVRTC options of the backend's kernels: no -lineinfo, which crashes NVRTC 11.8 on
-// templates (nvrtc.go, NoLineInfo).
-var kernelOptions = []string{NoLineInfo}
+// templates (driver.NoLineInfo).
+var kernelOptions = []string{driver.NoLineInfo}
 
 // gemvForm is the shape of the vector GEMV kernel for one activation row count: R output rows per warp (more
 // rows reuse each activation load for more weights, which matters once n activation rows are read per weight
@@ -37,7 +48,7 @@ type gemvChoice struct {
 	ksplit        int
 }
 
-// gemvTables refines gemvForms per n. Source: TestBackendGEMVLab on the H200 (2026-11-29, docs/kernels.md), µs of
+// gemvTables refines gemvForms per n. Source: BenchmarkGEMVLab on the H200 (2026-11-29, docs/kernels.md), µs of
 // the chosen form against the previous choice; run-to-run spread of the same form was under 1 % (14B rows) and
 // about 0.3 µs (0.6B rows, launch-bound shapes).
 var gemvTables = map[int][]gemvChoice{
@@ -73,7 +84,7 @@ func gemvProductionForms(n int) []gemvForm {
 	return fs
 }
 
-// gemvLab lists GEMV shapes instantiated for measurement only (TestBackendGEMVLab), by n.
+// gemvLab lists GEMV shapes instantiated for measurement only (BenchmarkGEMVLab), by n.
 var gemvLab = map[int][]gemvForm{1: {{1, 2}, {1, 8}, {2, 2}, {2, 4}, {4, 2}}, 8: {{2, 2}, {4, 2}, {8, 1}}}
 
 // maxGemvRows is the largest activation row count the GEMV kernels are instantiated for: the contract's decode
@@ -168,7 +179,9 @@ func instantiations() map[string][]string {
 			attn = append(attn, fmt.Sprintf("ATTN_PROMPT(%s, %d, %s)", attnPromptName(hd, x), hd, outType(x)))
 		}
 	}
-	return map[string][]string{"gemv.cu": gemv, "attention.cu": attn}
+	m := quantInstantiations()
+	m["gemv.cu"], m["attention.cu"] = gemv, attn
+	return m
 }
 
 // kernelSource is what NVRTC compiles for file: common.cuh, the file (line numbers restarted so compiler messages
@@ -178,13 +191,20 @@ func kernelSource(file string) (string, error) {
 	if !ok {
 		return "", fmt.Errorf("cuda backend: common.cuh is not embedded")
 	}
-	body, ok := cudashaders.Sources[file]
+	body, ok := cudashaders.Sources[sourceFile(file)]
 	if !ok {
 		return "", fmt.Errorf("cuda backend: kernel source %s is not embedded", file)
 	}
 	var sb strings.Builder
 	sb.WriteString(common)
-	fmt.Fprintf(&sb, "\n#line 1 %q\n", file)
+	for _, h := range kernelHeaders[sourceFile(file)] {
+		hs, ok := cudashaders.Sources[h]
+		if !ok {
+			return "", fmt.Errorf("cuda backend: header %s is not embedded", h)
+		}
+		fmt.Fprintf(&sb, "\n#line 1 %q\n%s", h, hs)
+	}
+	fmt.Fprintf(&sb, "\n#line 1 %q\n", sourceFile(file))
 	sb.WriteString(body)
 	sb.WriteString("\n// instantiations (internal/cuda/kernels.go)\n")
 	for _, line := range instantiations()[file] {
@@ -208,7 +228,7 @@ func compileKernels(arch string) (map[string][]byte, error) {
 			src, err := kernelSource(f)
 			if err == nil {
 				var cubin []byte
-				if cubin, err = Compile(f, src, arch, kernelOptions...); err == nil {
+				if cubin, err = driver.Compile(f, src, arch, kernelOptions...); err == nil {
 					mu.Lock()
 					out[f] = cubin
 					mu.Unlock()
@@ -228,7 +248,7 @@ func compileKernels(arch string) (map[string][]byte, error) {
 
 // loadKernels loads the compiled files (device thread) and indexes every extern "C" kernel by name.
 func (b *Backend) loadKernels(cubins map[string][]byte) error {
-	b.fns = map[string]*Function{}
+	b.fns = map[string]*driver.Function{}
 	for _, f := range kernelFiles {
 		m, err := b.dev.LoadModule(f, cubins[f])
 		if err != nil {
@@ -247,7 +267,7 @@ func (b *Backend) loadKernels(cubins map[string][]byte) error {
 }
 
 // fn finds a kernel by name among those the loaded modules enumerated (device thread).
-func (b *Backend) fn(name string) (*Function, error) {
+func (b *Backend) fn(name string) (*driver.Function, error) {
 	if f, ok := b.fns[name]; ok {
 		return f, nil
 	}
@@ -256,7 +276,7 @@ func (b *Backend) fn(name string) (*Function, error) {
 
 // launch enqueues kernel name on the backend's stream (device thread). bytes is the traffic the kernel's contract
 // counts, for the profiler. Every failure names the kernel.
-func (b *Backend) launch(name string, grid, block Dim3, smem int, args *Args, bytes float64) error {
+func (b *Backend) launch(name string, grid, block driver.Dim3, smem int, args *driver.Args, bytes float64) error {
 	f, err := b.fn(name)
 	if err != nil {
 		return err
@@ -309,7 +329,7 @@ func (b *Backend) timed(name string, bytes float64, step func() error) error {
 }
 
 // grid1D is the block count of a grid-stride kernel over n items, capped at a few waves of the device.
-func (b *Backend) grid1D(n int64, threads int) Dim3 {
+func (b *Backend) grid1D(n int64, threads int) driver.Dim3 {
 	blocks := (n + int64(threads) - 1) / int64(threads)
 	limit := int64(b.info.SMs * 8)
 	if blocks > limit {
@@ -318,5 +338,5 @@ func (b *Backend) grid1D(n int64, threads int) Dim3 {
 	if blocks < 1 {
 		blocks = 1
 	}
-	return Dim3{X: int(blocks)}
+	return driver.Dim3{X: int(blocks)}
 }

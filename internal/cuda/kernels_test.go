@@ -13,13 +13,14 @@ import (
 	"unsafe"
 
 	"github.com/mlxbun/mlxbun/internal/backend"
+	"github.com/mlxbun/mlxbun/internal/cuda/driver"
 	cudashaders "github.com/mlxbun/mlxbun/shaders/cuda"
 )
 
 // TestKernelsCompile compiles every backend kernel file for sm_90 with NVRTC (no device needed). With
 // MLXBUN_PTXAS_V=1 it logs ptxas's register, shared-memory and spill report per kernel.
 func TestKernelsCompile(t *testing.T) {
-	if _, _, err := NVRTCVersion(); err != nil {
+	if _, _, err := driver.NVRTCVersion(); err != nil {
 		t.Skipf("no NVRTC here: %v", err)
 	}
 	extra := append([]string(nil), kernelOptions...)
@@ -31,7 +32,7 @@ func TestKernelsCompile(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		cubin, log, err := nvrtcCompileLog(f, src, "sm_90", compileOptions("sm_90", extra))
+		cubin, log, err := driver.CompileLog(f, src, "sm_90", extra...)
 		if err != nil {
 			t.Errorf("%s: %v", f, err)
 			continue

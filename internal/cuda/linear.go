@@ -1,7 +1,7 @@
 // Linear layers: dense weights uploaded once as bf16 [out, in], and the table that picks MatMul's kernel by the
 // number of activation rows: the hand-written GEMV (shaders/cuda/gemv.cu, f32 or bf16 activations read as they
 // are) for decode batches, cuBLASLt for prompts (bf16 × bf16 → f32 or bf16: cuBLASLt has no f32 × bf16 form, so
-// f32 activations are first rounded to a bf16 copy; see gemmInput). Trellis and affine weights are not served yet (LoadLinear says so, naming the layer).
+// f32 activations are first rounded to a bf16 copy; see gemmInput). Trellis and affine weights are trellis.go's.
 
 package cuda
 
@@ -12,13 +12,14 @@ import (
 	"unsafe"
 
 	"github.com/mlxbun/mlxbun/internal/backend"
+	"github.com/mlxbun/mlxbun/internal/cuda/driver"
 )
 
 type linear struct {
 	name    string
 	out, in int
-	w       DevPtr // bf16 [out, in]
-	bias    DevPtr // f32 [out] or 0
+	w       driver.DevPtr // bf16 [out, in]
+	bias    driver.DevPtr // f32 [out] or 0
 }
 
 func (l *linear) In() int  { return l.in }
@@ -26,10 +27,8 @@ func (l *linear) Out() int { return l.out }
 
 func (b *Backend) LoadLinear(spec backend.LinearSpec) (backend.Linear, error) {
 	switch {
-	case spec.Trellis != nil:
-		return nil, fmt.Errorf("cuda: linear %s: trellis weights: %w", spec.Name, backend.ErrUnsupported)
-	case spec.Affine != nil:
-		return nil, fmt.Errorf("cuda: linear %s: affine-quantized weights: %w", spec.Name, backend.ErrUnsupported)
+	case spec.Trellis != nil || spec.Affine != nil:
+		return b.loadQuant(spec) // trellis.go
 	case spec.Dense == nil:
 		return nil, fmt.Errorf("cuda: linear %s: no weights given", spec.Name)
 	}
@@ -76,7 +75,7 @@ type matmulCase struct {
 type matmulForm struct {
 	name     string
 	supports func(c matmulCase) bool
-	enqueue  func(b *Backend, c matmulCase, y, x DevPtr, l *linear)
+	enqueue  func(b *Backend, c matmulCase, y, x driver.DevPtr, l *linear)
 }
 
 // matmulForms is MatMul's selection table, most specific first.
@@ -87,7 +86,7 @@ type matmulForm struct {
 //   - cublaslt_split: small prompt GEMMs (n·in·out ≤ gemmSplitMax) on f32 activations: x = hi + lo in two bf16
 //     parts, two GEMMs accumulated in f32, so the input is not rounded to bf16 (~2^-17 instead of 2^-9). At these
 //     sizes a GEMM is a few µs of launch latency, so the second one costs about one launch.
-//   - cublaslt: prompts with widths in whole 16-byte rows, ~700 TFLOP/s at m = 512 (MEASUREMENTS.md); f32
+//   - cublaslt: prompts with widths in whole 16-byte rows, ~700 TFLOP/s at m = 512 (driver/MEASUREMENTS.md); f32
 //     activations are rounded to a bf16 copy first (gemmInput).
 //   - gemv_scalar_chunks: anything else, as scalar GEMVs over chunks of 8 rows (correct, slow; no model has
 //     such widths).
@@ -102,6 +101,10 @@ var matmulForms = []matmulForm{
 }
 
 func (b *Backend) MatMul(dst, x backend.Tensor, w backend.Linear) {
+	if q, ok := w.(*qlinear); ok {
+		b.matmulQuant(tensorOf("MatMul", dst), tensorOf("MatMul", x), q) // trellis.go; never joins a dense GEMV group
+		return
+	}
 	l, ok := w.(*linear)
 	if !ok {
 		panic(fmt.Sprintf("backend: MatMul: linear of type %T is not a CUDA linear", w))
@@ -145,7 +148,7 @@ func gemvBytes(c matmulCase) float64 {
 
 // gemvSeg mirrors GemvSeg in shaders/cuda/gemv.cu (32 bytes).
 type gemvSeg struct {
-	W, Y, Bias  DevPtr
+	W, Y, Bias  driver.DevPtr
 	Out, Block0 int32
 }
 
@@ -161,9 +164,9 @@ type gemvParams struct {
 type gemvGroup struct {
 	idx  int // index of the launch in b.pending
 	c    matmulCase
-	x    DevPtr
+	x    driver.DevPtr
 	segs []gemvSeg
-	// lab overrides gemvChoose (TestBackendGEMVLab): a form with its k-split (0: gemvSplit's)
+	// lab overrides gemvChoose (BenchmarkGEMVLab): a form with its k-split (0: gemvSplit's)
 	lab    *gemvForm
 	ksplit int
 }
@@ -197,22 +200,22 @@ func (g *gemvGroup) launch(b *Backend) func() error {
 	raw = append([]byte(nil), raw...)
 	x, name := g.x, gemvName(g.c.n, g.c.x, g.c.dst, form, true)
 	return func() error {
-		args := NewArgs().Raw(raw, 8).Ptr(x)
-		return b.launch(name, Dim3{X: blocks}, Dim3{X: 256}, 0, args, bytes)
+		args := driver.NewArgs().Raw(raw, 8).Ptr(x)
+		return b.launch(name, driver.Dim3{X: blocks}, driver.Dim3{X: 256}, 0, args, bytes)
 	}
 }
 
 // overlaps reports whether byte ranges [a, a+an) and [c, c+cn) share a byte.
-func overlaps(a DevPtr, an int, c DevPtr, cn int) bool {
-	return a < c+DevPtr(cn) && c < a+DevPtr(an)
+func overlaps(a driver.DevPtr, an int, c driver.DevPtr, cn int) bool {
+	return a < c+driver.DevPtr(cn) && c < a+driver.DevPtr(an)
 }
 
-func enqueueGemv(b *Backend, c matmulCase, y, x DevPtr, l *linear) {
+func enqueueGemv(b *Backend, c matmulCase, y, x driver.DevPtr, l *linear) {
 	seg := gemvSeg{W: l.w, Y: y, Bias: l.bias, Out: int32(c.out)}
 	ybytes := c.n * c.out * c.dst.Size()
 	b.mu.Lock()
-	g := b.lastGemv
-	join := g != nil && g.idx == len(b.pending)-1 && g.idx >= b.fuseFloor && len(g.segs) < 3 && g.x == x &&
+	g := b.fuse.gemv
+	join := g != nil && b.fuse.last(g.idx, len(b.pending)) && len(g.segs) < 3 && g.x == x &&
 		g.c.n == c.n && g.c.in == c.in && g.c.x == c.x && g.c.dst == c.dst && !overlaps(y, ybytes, x, c.n*c.in*c.x.Size())
 	if join {
 		for _, s := range g.segs {
@@ -238,23 +241,23 @@ func (b *Backend) enqueueGemvGroup(g *gemvGroup) {
 	b.enqueue(g.launch(b))
 	b.mu.Lock()
 	g.idx = len(b.pending) - 1
-	b.lastGemv = g
+	b.fuse.gemv = g
 	b.mu.Unlock()
 }
 
-func enqueueGemvScalar(b *Backend, c matmulCase, y, x DevPtr, l *linear) {
-	grid := Dim3{X: (c.out + 7) / 8}
+func enqueueGemvScalar(b *Backend, c matmulCase, y, x driver.DevPtr, l *linear) {
+	grid := driver.Dim3{X: (c.out + 7) / 8}
 	name, w, bias := gemvName(c.n, c.x, c.dst, gemvForm{}, false), l.w, l.bias
 	b.enqueue(func() error {
-		args := NewArgs().Ptr(y).Ptr(w).Ptr(x).Ptr(bias).I32(int32(c.in)).I32(int32(c.out))
-		return b.launch(name, grid, Dim3{X: 256}, 0, args, gemvBytes(c))
+		args := driver.NewArgs().Ptr(y).Ptr(w).Ptr(x).Ptr(bias).I32(int32(c.in)).I32(int32(c.out))
+		return b.launch(name, grid, driver.Dim3{X: 256}, 0, args, gemvBytes(c))
 	})
 }
 
-func enqueueGemm(b *Backend, c matmulCase, y, x DevPtr, l *linear) {
-	out := BFloat16
+func enqueueGemm(b *Backend, c matmulCase, y, x driver.DevPtr, l *linear) {
+	out := driver.BFloat16
 	if c.dst == backend.F32 {
-		out = Float32
+		out = driver.Float32
 	}
 	w, bias := l.w, l.bias
 	xb := x
@@ -274,13 +277,13 @@ func enqueueGemm(b *Backend, c matmulCase, y, x DevPtr, l *linear) {
 		total := int64(c.n) * int64(c.out)
 		grid := b.grid1D(total, 256)
 		b.enqueue(func() error {
-			args := NewArgs().Ptr(y).Ptr(bias).I64(total).I32(int32(c.out))
-			return b.launch(biasAddName(c.dst), grid, Dim3{X: 256}, 0, args, float64(total*int64(2*c.dst.Size())+4*int64(c.out)))
+			args := driver.NewArgs().Ptr(y).Ptr(bias).I64(total).I32(int32(c.out))
+			return b.launch(biasAddName(c.dst), grid, driver.Dim3{X: 256}, 0, args, float64(total*int64(2*c.dst.Size())+4*int64(c.out)))
 		})
 	}
 	if c.x == backend.F32 && !overlaps(y, c.n*c.out*c.dst.Size(), x, c.n*c.in*4) {
 		b.mu.Lock()
-		b.lastGemmIn = &gemmIn{idx: len(b.pending) - 1, x: x, elems: c.n * c.in, bf: xb}
+		b.fuse.gemmIn = &gemmIn{idx: len(b.pending) - 1, x: x, elems: c.n * c.in, bf: xb}
 		b.mu.Unlock()
 	}
 }
@@ -299,7 +302,7 @@ func envInt(name string, def int) int {
 
 // enqueueGemmSplit computes y = hi·Wᵀ + lo·Wᵀ with x = hi + lo split into two bf16 parts (split_f32_bf16): two
 // cuBLASLt GEMMs, the second accumulating (beta = 1) into the f32 output, so the input is carried to ~2^-17.
-func enqueueGemmSplit(b *Backend, c matmulCase, y, x DevPtr, l *linear) {
+func enqueueGemmSplit(b *Backend, c matmulCase, y, x driver.DevPtr, l *linear) {
 	elems := c.n * c.in
 	buf, err := b.ensureGemmScratch(4 * elems)
 	if err != nil {
@@ -310,23 +313,23 @@ func enqueueGemmSplit(b *Backend, c matmulCase, y, x DevPtr, l *linear) {
 	w, bias := l.w, l.bias
 	grid := b.grid1D(int64(elems), 256)
 	b.enqueue(func() error {
-		args := NewArgs().Ptr(hi).Ptr(lo).Ptr(x).I64(int64(elems))
-		if err := b.launch("split_f32_bf16", grid, Dim3{X: 256}, 0, args, float64(8*elems)); err != nil {
+		args := driver.NewArgs().Ptr(hi).Ptr(lo).Ptr(x).I64(int64(elems))
+		if err := b.launch("split_f32_bf16", grid, driver.Dim3{X: 256}, 0, args, float64(8*elems)); err != nil {
 			return err
 		}
 		return b.timed("gemm_cublaslt_split", 2*gemvBytes(c), func() error {
-			if err := b.blas.GemmBF16Scaled(b.stream, y, Float32, hi, w, c.n, c.out, c.in, 1, 0); err != nil {
+			if err := b.blas.GemmBF16Scaled(b.stream, y, driver.Float32, hi, w, c.n, c.out, c.in, 1, 0); err != nil {
 				return err
 			}
-			return b.blas.GemmBF16Scaled(b.stream, y, Float32, lo, w, c.n, c.out, c.in, 1, 1)
+			return b.blas.GemmBF16Scaled(b.stream, y, driver.Float32, lo, w, c.n, c.out, c.in, 1, 1)
 		})
 	})
 	if bias != 0 {
 		total := int64(c.n) * int64(c.out)
 		grid := b.grid1D(total, 256)
 		b.enqueue(func() error {
-			args := NewArgs().Ptr(y).Ptr(bias).I64(total).I32(int32(c.out))
-			return b.launch(biasAddName(c.dst), grid, Dim3{X: 256}, 0, args, float64(total*8+4*int64(c.out)))
+			args := driver.NewArgs().Ptr(y).Ptr(bias).I64(total).I32(int32(c.out))
+			return b.launch(biasAddName(c.dst), grid, driver.Dim3{X: 256}, 0, args, float64(total*8+4*int64(c.out)))
 		})
 	}
 }
@@ -335,15 +338,15 @@ func enqueueGemmSplit(b *Backend, c matmulCase, y, x DevPtr, l *linear) {
 // but GEMMs was queued since (q, k, v; gate, up).
 type gemmIn struct {
 	idx, elems int
-	x, bf      DevPtr
+	x, bf      driver.DevPtr
 }
 
 // gemmInput returns a bf16 copy of the f32 activations x (elems values) for cuBLASLt, in the backend's GEMM-input
 // scratch: the copy the previous GEMM on x made, or one written by the launch that produced x (its y16 output,
 // see shadowOut in fuse.go), or a cvt_f32_bf16 launch.
-func (b *Backend) gemmInput(x DevPtr, elems int) (DevPtr, error) {
+func (b *Backend) gemmInput(x driver.DevPtr, elems int) (driver.DevPtr, error) {
 	b.mu.Lock()
-	if g := b.lastGemmIn; g != nil && g.idx == len(b.pending)-1 && g.idx >= b.fuseFloor && g.x == x && g.elems == elems {
+	if g := b.fuse.gemmIn; g != nil && b.fuse.last(g.idx, len(b.pending)) && g.x == x && g.elems == elems {
 		b.mu.Unlock()
 		return g.bf, nil
 	}
@@ -353,9 +356,9 @@ func (b *Backend) gemmInput(x DevPtr, elems int) (DevPtr, error) {
 		return 0, err
 	}
 	b.mu.Lock()
-	if p := b.lastOut; p != nil && p.idx == len(b.pending)-1 && p.idx >= b.fuseFloor && p.out == x && p.elems == elems {
+	if p := b.fuse.out; p != nil && b.fuse.last(p.idx, len(b.pending)) && p.out == x && p.elems == elems {
 		b.pending[p.idx] = p.with(buf)
-		b.lastOut = nil
+		b.fuse.out = nil
 		b.mu.Unlock()
 		b.logf("bf16 GEMM input written by the launch producing it")
 		return buf, nil
@@ -363,15 +366,15 @@ func (b *Backend) gemmInput(x DevPtr, elems int) (DevPtr, error) {
 	b.mu.Unlock()
 	grid := b.grid1D(int64((elems+7)/8), 256)
 	b.enqueue(func() error {
-		args := NewArgs().Ptr(buf).Ptr(x).I64(int64(elems))
-		return b.launch("cvt_f32_bf16", grid, Dim3{X: 256}, 0, args, float64(6*elems))
+		args := driver.NewArgs().Ptr(buf).Ptr(x).I64(int64(elems))
+		return b.launch("cvt_f32_bf16", grid, driver.Dim3{X: 256}, 0, args, float64(6*elems))
 	})
 	return buf, nil
 }
 
 // ensureGemmScratch makes the GEMM-input scratch at least bytes long; a replaced buffer is kept until Close
 // (recorded graphs may still point at it).
-func (b *Backend) ensureGemmScratch(bytes int) (DevPtr, error) {
+func (b *Backend) ensureGemmScratch(bytes int) (driver.DevPtr, error) {
 	if b.gemmLen >= bytes {
 		return b.gemmScratch, nil
 	}
@@ -386,7 +389,7 @@ func (b *Backend) ensureGemmScratch(bytes int) (DevPtr, error) {
 	return p, nil
 }
 
-func enqueueGemvChunks(b *Backend, c matmulCase, y, x DevPtr, l *linear) {
+func enqueueGemvChunks(b *Backend, c matmulCase, y, x driver.DevPtr, l *linear) {
 	for r0 := 0; r0 < c.n; r0 += maxGemvRows {
 		part := c
 		part.n = min(maxGemvRows, c.n-r0)
@@ -394,15 +397,18 @@ func enqueueGemvChunks(b *Backend, c matmulCase, y, x DevPtr, l *linear) {
 	}
 }
 
-// Supports: dense bf16/f16/f32 weights (stored as bf16) at any row count. Trellis and affine weights have no
-// CUDA kernels yet; the model asks before loading so "auto" falls back to the CPU for them.
+// Supports: dense bf16/f16/f32 weights (stored as bf16), trellis codes and affine weights the quantized kernels
+// take (quantSupport, trellis.go), at any row count; the model asks before loading so "auto" falls back to the CPU
+// for anything else.
 func (b *Backend) Supports(q backend.Query) error {
 	why := ""
 	switch {
+	case q.Op == backend.OpGatedDeltaNet || q.Op == backend.OpSigmoidGate || q.Op == backend.OpMoE:
+		why = "no CUDA kernel for " + string(q.Op) + " yet" // the hybrids' ops (backend/hybrid.go): the CPU serves them
 	case q.Op != backend.OpMatMul:
 		why = "unknown op"
 	case q.Weight.Format != backend.FormatDense:
-		why = "no CUDA kernels for " + q.Weight.Format.String() + " weights yet"
+		why = quantSupport(q.Weight)
 	case q.Weight.DType != backend.BF16 && q.Weight.DType != backend.F16 && q.Weight.DType != backend.F32:
 		why = "dense weights in " + q.Weight.DType.String()
 	}

@@ -1,27 +1,22 @@
 // Whole-model tests of the CUDA backend (MLXBUN_CUDA=1): every fixture model's prompt logits against its HF
-// golden and its greedy continuation, then the timings the backend is judged by: GEMV µs against the copy
-// bandwidth at Qwen3-14B's shapes, decode with and without graphs on pycoder-12m (launches per token), and, with
-// MLXBUN_CUDA_BENCH naming presets, pp512/tg128 of synthetic models with a per-kernel profile.
+// golden and its greedy continuation. The timings (GEMV µs against the copy bandwidth, decode with and without
+// graphs) are benchmarks in bench_gpu_test.go; pp512/tg128 of synthetic models with a per-kernel profile is
+// `mlxbun bench --synthetic ... --device cuda --profile`.
 
 package cuda
 
 import (
 	"fmt"
 	"math"
-	"os"
 	"path/filepath"
 	"slices"
-	"sort"
-	"strings"
 	"testing"
-	"time"
 
-	"github.com/mlxbun/mlxbun/internal/backend"
 	"github.com/mlxbun/mlxbun/internal/model"
 	"github.com/mlxbun/mlxbun/internal/testutil"
 )
 
-func fixture(t *testing.T, rel string) string { return testutil.Fixture(t, rel) }
+func fixture(tb testing.TB, rel string) string { return testutil.Fixture(tb, rel) }
 
 func loadGolden(t *testing.T, dir string) (testutil.Golden, []float32) {
 	return testutil.ReadGolden(t, dir)
@@ -136,236 +131,22 @@ func TestBackendModels(t *testing.T) {
 	}
 }
 
-// timeMatMul profiles reps MatMuls rotating over copies of the weight (so the weights come from memory, not
-// L2) and returns the mean device time of the kernel per call.
-func timeMatMul(t *testing.T, g *Backend, ls []backend.Linear, x, y backend.Tensor, reps int) (float64, string) {
+// compare fails when any value is NaN where the reference is not, or max|got−ref| > tol·max|ref|, and returns both.
+func compare(t *testing.T, what string, got, ref []float32, tol float64) (maxErr, maxRef float64) {
 	t.Helper()
-	for i := 0; i < len(ls); i++ { // warm-up (plans, first-launch costs)
-		g.MatMul(y, x, ls[i])
-	}
-	if err := g.Sync(); err != nil {
-		t.Fatal(err)
-	}
-	g.StartProfile()
-	for i := 0; i < reps; i++ {
-		g.MatMul(y, x, ls[i%len(ls)])
-	}
-	prof := g.StopProfile()
-	if err := g.Sync(); err != nil {
-		t.Fatal(err)
-	}
-	if len(prof) != 1 {
-		t.Fatalf("profile %+v: want one kernel", prof)
-	}
-	return prof[0].Seconds / float64(prof[0].Calls), prof[0].Name
-}
-
-// TestBackendGEMVTiming: the four Qwen3-14B dense shapes at n = 1 (and 8), µs and % of 4.25 TB/s, and the
-// cuBLASLt prompt GEMM at n = 512.
-func TestBackendGEMVTiming(t *testing.T) {
-	g, _ := bk(t)
-	const copyBW = 4.25e12
-	for _, s := range []struct {
-		name    string
-		in, out int
-	}{{"gate/up", 5120, 17408}, {"down", 17408, 5120}, {"q/o", 5120, 5120}, {"k/v", 5120, 1024}} {
-		wbytes := 2 * s.in * s.out
-		copies := max(1, (400<<20)/wbytes)
-		var ls []backend.Linear
-		vals := make([]float32, s.in*s.out)
-		for i := range vals {
-			vals[i] = float32(i%97)/97*0.1 - 0.05
+	for i := range ref {
+		g, r := float64(got[i]), float64(ref[i])
+		if math.IsNaN(g) != math.IsNaN(r) {
+			t.Errorf("MISMATCH %s: element %d is %v, reference %v (unwritten or NaN output)", what, i, got[i], ref[i])
+			return math.Inf(1), 1
 		}
-		host := hostBF16(s.name, vals, s.out, s.in)
-		for c := 0; c < copies; c++ {
-			l, err := g.LoadLinear(backend.LinearSpec{Name: s.name, Out: s.out, In: s.in, Dense: &host})
-			if err != nil {
-				t.Fatal(err)
-			}
-			ls = append(ls, l)
-		}
-		for _, n := range []int{1, 8, 512} {
-			x, err := g.Alloc(backend.BF16, n, s.in)
-			if err != nil {
-				t.Fatal(err)
-			}
-			xv := make([]float32, n*s.in)
-			for i := range xv {
-				xv[i] = float32(i%13)/13 - 0.5
-			}
-			g.WriteFloat32(x, xv)
-			y, err := g.Alloc(backend.BF16, n, s.out)
-			if err != nil {
-				t.Fatal(err)
-			}
-			sec, kname := timeMatMul(t, g, ls, x, y, max(30, 2*copies))
-			bytes := float64(wbytes + 2*n*s.in + 2*n*s.out)
-			if n == 512 {
-				record("gemm        14b %-8s %5d->%5d n=%3d: %7.1f µs, %6.1f TFLOP/s (%s)", s.name, s.in, s.out, n, sec*1e6,
-					2*float64(n)*float64(s.in)*float64(s.out)/sec/1e12, kname)
-			} else {
-				record("gemv        14b %-8s %5d->%5d n=%3d: %7.1f µs, %5.0f GB/s = %4.1f%% of 4.25 TB/s (%s)", s.name, s.in, s.out, n,
-					sec*1e6, bytes/sec/1e9, 100*bytes/sec/copyBW, kname)
-			}
-			g.Free(x)
-			g.Free(y)
-		}
+		maxRef = max(maxRef, math.Abs(r))
+		maxErr = max(maxErr, math.Abs(g-r))
 	}
-}
-
-// decodeRun prefills prompt tokens then times steps single-token Forward calls (the generate loop's shape),
-// returning the backend's launch counts over the decode steps alone.
-func decodeRun(t *testing.T, m *model.Model, prompt, steps int) (time.Duration, Stats, error) {
-	g := m.Backend().(*Backend)
-	cache, err := m.NewCache(1, prompt+steps+1)
-	if err != nil {
-		return 0, Stats{}, err
+	if maxErr > tol*maxRef || math.IsNaN(maxErr) {
+		t.Errorf("MISMATCH %s: max|err| %.3g > %.1e·max|ref| (%.3g)", what, maxErr, tol, maxRef)
+	} else {
+		t.Logf("%s: max|err| %.3g = %.2e·max|ref|", what, maxErr, maxErr/max(maxRef, 1e-300))
 	}
-	defer m.ReleaseCache(cache)
-	vocab := m.Config.VocabSize
-	tok := func(i int) int32 { return int32((uint64(i)*2654435761 + 7) % uint64(vocab)) }
-	s := model.Step{}
-	for p := 0; p < prompt; p++ {
-		s.IDs, s.Seq, s.Pos = append(s.IDs, tok(p)), append(s.Seq, 0), append(s.Pos, int32(p))
-	}
-	if _, err := m.Forward(s, cache, 1); err != nil {
-		return 0, Stats{}, err
-	}
-	before := g.Stats()
-	start := time.Now()
-	for p := prompt; p < prompt+steps; p++ {
-		if _, err := m.Forward(model.Step{IDs: []int32{tok(p)}, Seq: []int32{0}, Pos: []int32{int32(p)}}, cache, 1); err != nil {
-			return 0, Stats{}, err
-		}
-	}
-	d := time.Since(start)
-	after := g.Stats()
-	after.Launches -= before.Launches
-	after.GraphLaunches -= before.GraphLaunches
-	return d, after, nil
-}
-
-// TestBackendDecodeGraphs: pycoder-12m decode, 128 tokens after a 16-token prompt, with and without graphs.
-func TestBackendDecodeGraphs(t *testing.T) {
-	g, _ := bk(t)
-	dir := fixture(t, "trained/pycoder-12m")
-	m, err := model.Load(dir, g)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer m.Close()
-	const steps = 128
-	for _, graphs := range []bool{true, false} {
-		g.SetGraphs(graphs)
-		if _, _, err := decodeRun(t, m, 16, 8); err != nil { // warm-up: compile plans
-			t.Fatal(err)
-		}
-		d, st, err := decodeRun(t, m, 16, steps)
-		if err != nil {
-			t.Fatal(err)
-		}
-		launches := float64(st.Launches) / steps
-		mode := "plain launches"
-		if graphs {
-			mode = fmt.Sprintf("%.0f graph launches/token of %d kernels each", float64(st.GraphLaunches)/steps, st.LastGraph)
-		}
-		record("decode      pycoder-12m tg%d: %6.1f µs/token, %6.0f tok/s, %5.1f single launches/token; %s", steps,
-			float64(d.Microseconds())/steps, steps/d.Seconds(), launches, mode)
-	}
-	g.SetGraphs(true)
-}
-
-// TestBackendSynthetic runs the presets named in MLXBUN_CUDA_BENCH (comma-separated, e.g. qwen3-0.6b,qwen3-14b):
-// pp512 and tg128 as bench does, and a profile of 16 decode steps.
-func TestBackendSynthetic(t *testing.T) {
-	names := os.Getenv("MLXBUN_CUDA_BENCH")
-	if names == "" {
-		t.Skip("set MLXBUN_CUDA_BENCH to preset names")
-	}
-	g, _ := bk(t)
-	for _, name := range strings.Split(names, ",") {
-		t.Run(name, func(t *testing.T) {
-			start := time.Now()
-			m, err := model.Synthetic(name, 1, g)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer m.Close()
-			load := time.Since(start)
-			vocab := m.Config.VocabSize
-			tok := func(i int) int32 { return int32((uint64(i)*2654435761 + 1) % uint64(vocab)) }
-			prompt := func(n int) (time.Duration, error) {
-				cache, err := m.NewCache(1, 512+128+1)
-				if err != nil {
-					return 0, err
-				}
-				defer m.ReleaseCache(cache)
-				s := model.Step{}
-				for p := 0; p < n; p++ {
-					s.IDs, s.Seq, s.Pos = append(s.IDs, tok(p)), append(s.Seq, 0), append(s.Pos, int32(p))
-				}
-				st := time.Now()
-				_, err = m.Forward(s, cache, 1)
-				return time.Since(st), err
-			}
-			var pp, tg []float64
-			for r := 0; r < 4; r++ {
-				d, err := prompt(512)
-				if err != nil {
-					t.Fatal(err)
-				}
-				if r > 0 {
-					pp = append(pp, 512/d.Seconds())
-				}
-			}
-			for r := 0; r < 3; r++ {
-				d, _, err := decodeRun(t, m, 1, 128)
-				if err != nil {
-					t.Fatal(err)
-				}
-				if r > 0 {
-					tg = append(tg, 128/d.Seconds())
-				}
-			}
-			sort.Float64s(pp)
-			sort.Float64s(tg)
-			// profile 16 decode steps after a 512-token prompt
-			cache, err := m.NewCache(1, 512+17)
-			if err != nil {
-				t.Fatal(err)
-			}
-			s := model.Step{}
-			for p := 0; p < 512; p++ {
-				s.IDs, s.Seq, s.Pos = append(s.IDs, tok(p)), append(s.Seq, 0), append(s.Pos, int32(p))
-			}
-			if _, err := m.Forward(s, cache, 1); err != nil {
-				t.Fatal(err)
-			}
-			g.StartProfile()
-			for p := 512; p < 528; p++ {
-				if _, err := m.Forward(model.Step{IDs: []int32{tok(p)}, Seq: []int32{0}, Pos: []int32{int32(p)}}, cache, 1); err != nil {
-					t.Fatal(err)
-				}
-			}
-			prof := g.StopProfile()
-			m.ReleaseCache(cache)
-			var total float64
-			calls := 0
-			for _, k := range prof {
-				total += k.Seconds
-				calls += k.Calls
-			}
-			now, peak := g.MemoryUsed()
-			record("synthetic   %s bf16: load %.1fs, pp512 %.0f tok/s (median of %d), tg128 %.1f tok/s (median of %d), peak device %.1f GiB (now %.1f)",
-				name, load.Seconds(), pp[len(pp)/2], len(pp), tg[len(tg)/2], len(tg), float64(peak)/(1<<30), float64(now)/(1<<30))
-			record("profile     %s decode at 512: %.0f µs device time/token in %d kernels/token (%.0f tok/s if back to back)",
-				name, total/16*1e6, calls/16, 16/total)
-			for i, k := range prof {
-				if i == 12 {
-					break
-				}
-				record("  %-28s %5d calls %8.1f µs/token %5.1f%% %7.0f GB/s", k.Name, k.Calls, k.Seconds/16*1e6, 100*k.Seconds/total, k.Bytes/k.Seconds/1e9)
-			}
-		})
-	}
+	return maxErr, maxRef
 }

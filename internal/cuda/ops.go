@@ -8,6 +8,7 @@ import (
 	"fmt"
 
 	"github.com/mlxbun/mlxbun/internal/backend"
+	"github.com/mlxbun/mlxbun/internal/cuda/driver"
 	"github.com/mlxbun/mlxbun/internal/rope"
 )
 
@@ -27,8 +28,8 @@ func (b *Backend) Embed(dst, table, ids backend.Tensor) {
 	dp, tp, ip := d.ptr, tab.ptr, id.ptr
 	name := opName("embed", d.dt)
 	b.enqueue(func() error {
-		args := NewArgs().Ptr(dp).Ptr(tp).Ptr(ip).I32(int32(width)).I32(int32(vocab))
-		return b.launch(name, Dim3{X: n}, Dim3{X: 256}, 0, args, float64(n*(4+(2+d.dt.Size())*width)))
+		args := driver.NewArgs().Ptr(dp).Ptr(tp).Ptr(ip).I32(int32(width)).I32(int32(vocab))
+		return b.launch(name, driver.Dim3{X: n}, driver.Dim3{X: 256}, 0, args, float64(n*(4+(2+d.dt.Size())*width)))
 	})
 }
 
@@ -64,28 +65,28 @@ func (b *Backend) RMSNorm(dst, x, w backend.Tensor, eps float32) {
 	dp, xp, wp := d.ptr, xs.ptr, ws.ptr
 	bytes := float64(2*xs.elems()*xs.dt.Size() + 4*g)
 	if g < rmsnormWarpMax {
-		grid := Dim3{X: (groups + 3) / 4}
+		grid := driver.Dim3{X: (groups + 3) / 4}
 		name := opName("rmsnorm_warp", xs.dt)
 		f := func() error {
-			args := NewArgs().Ptr(dp).Ptr(xp).Ptr(wp).I32(int32(groups)).I32(int32(g)).F32(eps)
-			return b.launch(name, grid, Dim3{X: 128}, 0, args, bytes)
+			args := driver.NewArgs().Ptr(dp).Ptr(xp).Ptr(wp).I32(int32(groups)).I32(int32(g)).F32(eps)
+			return b.launch(name, grid, driver.Dim3{X: 128}, 0, args, bytes)
 		}
 		b.enqueueHeadNorm(f, &headNorm{dst: d, x: xs, w: ws, groups: groups, g: g, eps: eps})
 		return
 	}
 	threads := rowThreads(g)
 	name := opName("rmsnorm_row", xs.dt)
-	b.enqueueShadow(d, func(y16 DevPtr) func() error {
+	b.enqueueShadow(d, func(y16 driver.DevPtr) func() error {
 		return func() error {
-			args := NewArgs().Ptr(dp).Ptr(y16).Ptr(xp).Ptr(wp).I32(int32(g)).F32(eps)
-			return b.launch(name, Dim3{X: groups}, Dim3{X: threads}, 0, args, bytes)
+			args := driver.NewArgs().Ptr(dp).Ptr(y16).Ptr(xp).Ptr(wp).I32(int32(g)).F32(eps)
+			return b.launch(name, driver.Dim3{X: groups}, driver.Dim3{X: threads}, 0, args, bytes)
 		}
 	})
 }
 
 // elementwise3 checks three equal-length tensors (dst, a, c) of one activation dtype and returns the kernel
 // name, the grid and the element count (0: nothing to do).
-func (b *Backend) elementwise3(op, kernel string, d, x, y *Tensor) (string, Dim3, int) {
+func (b *Backend) elementwise3(op, kernel string, d, x, y *Tensor) (string, driver.Dim3, int) {
 	wantDType(op, "a", x, backend.F32, backend.BF16)
 	for _, t := range []*Tensor{d, y} {
 		wantDType(op, "operand", t, x.dt)
@@ -105,12 +106,12 @@ func (b *Backend) Add(dst, a, c backend.Tensor) {
 	}
 	dp, xp, yp := d.ptr, x.ptr, y.ptr
 	b.enqueue(func() error {
-		args := NewArgs().Ptr(dp).Ptr(xp).Ptr(yp).I64(int64(n))
-		return b.launch(name, grid, Dim3{X: 256}, 0, args, float64(3*n*x.dt.Size()))
+		args := driver.NewArgs().Ptr(dp).Ptr(xp).Ptr(yp).I64(int64(n))
+		return b.launch(name, grid, driver.Dim3{X: 256}, 0, args, float64(3*n*x.dt.Size()))
 	})
 	if x.elems() > 0 {
 		b.mu.Lock()
-		b.lastAdd = &addOp{idx: len(b.pending) - 1, sum: d, a: x, b: y}
+		b.fuse.add = &addOp{idx: len(b.pending) - 1, sum: d, a: x, b: y}
 		b.mu.Unlock()
 	}
 }
@@ -122,17 +123,17 @@ func (b *Backend) SwiGLU(dst, gate, up backend.Tensor) {
 		return
 	}
 	dp, xp, yp := d.ptr, x.ptr, y.ptr
-	b.enqueueShadow(d, func(y16 DevPtr) func() error {
+	b.enqueueShadow(d, func(y16 driver.DevPtr) func() error {
 		return func() error {
-			args := NewArgs().Ptr(dp).Ptr(y16).Ptr(xp).Ptr(yp).I64(int64(n))
-			return b.launch(name, grid, Dim3{X: 256}, 0, args, float64(3*n*x.dt.Size()))
+			args := driver.NewArgs().Ptr(dp).Ptr(y16).Ptr(xp).Ptr(yp).I64(int64(n))
+			return b.launch(name, grid, driver.Dim3{X: 256}, 0, args, float64(3*n*x.dt.Size()))
 		}
 	})
 }
 
 // ropeFreqs returns the device copy of a table's inverse frequencies, uploading it on first use (outside any
 // capture: ops run this on the caller's goroutine).
-func (b *Backend) ropeFreqs(t *rope.Table) (DevPtr, error) {
+func (b *Backend) ropeFreqs(t *rope.Table) (driver.DevPtr, error) {
 	if p, ok := b.ropes[t]; ok {
 		return p, nil
 	}
@@ -144,7 +145,7 @@ func (b *Backend) ropeFreqs(t *rope.Table) (DevPtr, error) {
 	if err != nil {
 		return 0, err
 	}
-	if err := b.dev.Do(func() error { return CopyToDevice(b.dev, p, t.InvFreq[:half]) }); err != nil {
+	if err := b.dev.Do(func() error { return driver.CopyToDevice(b.dev, p, t.InvFreq[:half]) }); err != nil {
 		return 0, err
 	}
 	b.ropes[t] = p
@@ -182,8 +183,8 @@ func (b *Backend) Rope(x, pos backend.Tensor, heads int, table *rope.Table) {
 	dimsRot, pre := table.Dims, table.PreScale
 	name := opName("rope", xs.dt)
 	b.enqueue(func() error {
-		args := NewArgs().Ptr(xp).Ptr(pp).Ptr(freqs).I32(int32(heads)).I32(int32(hd)).I32(int32(dimsRot)).I32(trad).F32(pre)
-		return b.launch(name, Dim3{X: n * heads}, Dim3{X: 64}, 0, args, float64(n*(4+2*xs.dt.Size()*heads*dimsRot)))
+		args := driver.NewArgs().Ptr(xp).Ptr(pp).Ptr(freqs).I32(int32(heads)).I32(int32(hd)).I32(int32(dimsRot)).I32(trad).F32(pre)
+		return b.launch(name, driver.Dim3{X: n * heads}, driver.Dim3{X: 64}, 0, args, float64(n*(4+2*xs.dt.Size()*heads*dimsRot)))
 	})
 }
 
@@ -202,7 +203,7 @@ func (b *Backend) Argmax(dst, logits backend.Tensor) {
 	}
 	dp, lp := d.ptr, l.ptr
 	b.enqueue(func() error {
-		args := NewArgs().Ptr(dp).Ptr(lp).I32(int32(vocab))
-		return b.launch("argmax_f32", Dim3{X: rows}, Dim3{X: 1024}, 0, args, float64(12*rows*vocab))
+		args := driver.NewArgs().Ptr(dp).Ptr(lp).I32(int32(vocab))
+		return b.launch("argmax_f32", driver.Dim3{X: rows}, driver.Dim3{X: 1024}, 0, args, float64(12*rows*vocab))
 	})
 }

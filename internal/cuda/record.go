@@ -1,7 +1,7 @@
 // Recording (CUDA graphs) and profiling. Record captures the launches a forward step queues into a graph the
 // first time a key is seen and replays it afterwards, so a decode step costs one graph launch instead of hundreds
-// of kernel launches (4.4 µs of host time each, MEASUREMENTS.md). The profiler brackets every launch with a pair
-// of events and sums device time per kernel name; while it runs, Record replays nothing (it queues fn's ops).
+// of kernel launches (4.4 µs of host time each, driver/MEASUREMENTS.md). The profiler brackets every launch with a
+// pair of events and sums device time per kernel name; while it runs, Record replays nothing (it queues fn's ops).
 
 package cuda
 
@@ -11,10 +11,11 @@ import (
 	"sort"
 
 	"github.com/mlxbun/mlxbun/internal/backend"
+	"github.com/mlxbun/mlxbun/internal/cuda/driver"
 )
 
 type recorded struct {
-	exec  *GraphExec
+	exec  *driver.GraphExec
 	nodes int // launches captured
 }
 
@@ -38,18 +39,18 @@ func (b *Backend) Record(key any, fn func()) error {
 	}
 	b.mu.Lock()
 	pre := len(b.pending)
-	b.lastGemv, b.lastAdd, b.headNorms, b.lastOut, b.lastGemmIn, b.fuseFloor = nil, nil, nil, nil, nil, pre // fn's ops fuse only among themselves
+	b.fuse.reset(pre) // fn's ops fuse only among themselves
 	b.mu.Unlock()
 	fn()
 	b.mu.Lock()
 	ops := append([]func() error(nil), b.pending[pre:]...)
 	b.pending = b.pending[:pre]
-	b.lastGemv, b.lastAdd, b.headNorms, b.lastOut, b.lastGemmIn, b.fuseFloor = nil, nil, nil, nil, nil, 0
+	b.fuse.reset(0)
 	b.mu.Unlock()
 	var g *recorded
 	err := b.flush(func() error {
 		b.capturing, b.capNodes = true, 0
-		exec, err := b.stream.Capture(CaptureThreadLocal, func() error {
+		exec, err := b.stream.Capture(driver.CaptureThreadLocal, func() error {
 			for _, f := range ops {
 				if err := f(); err != nil {
 					return err
@@ -89,20 +90,20 @@ func (b *Backend) Forget(key any) {
 
 // profiler holds one pair of events per launch since StartProfile.
 type profiler struct {
-	free  []*Event
+	free  []*driver.Event
 	marks []*profMark
 }
 
 type profMark struct {
 	name       string
 	bytes      float64
-	start, end *Event
+	start, end *driver.Event
 }
 
 // begin records a start event and returns the mark whose end event the caller records after its launch.
 func (p *profiler) begin(b *Backend, name string, bytes float64) (*profMark, error) {
 	m := &profMark{name: name, bytes: bytes}
-	for _, e := range []**Event{&m.start, &m.end} {
+	for _, e := range []**driver.Event{&m.start, &m.end} {
 		if n := len(p.free); n > 0 {
 			*e, p.free = p.free[n-1], p.free[:n-1]
 			continue
@@ -150,7 +151,7 @@ func (b *Backend) StopProfile() []backend.KernelTime {
 		}
 		var errs []error
 		for _, m := range p.marks {
-			ms, err := ElapsedMs(m.start, m.end)
+			ms, err := driver.ElapsedMs(m.start, m.end)
 			errs = append(errs, err)
 			k := byName[m.name]
 			if k == nil {

@@ -16,6 +16,7 @@ import (
 	"unsafe"
 
 	"github.com/mlxbun/mlxbun/internal/backend"
+	"github.com/mlxbun/mlxbun/internal/cuda/driver"
 )
 
 type allocKind uint8
@@ -28,7 +29,7 @@ const (
 
 // Tensor is a dense row-major array in device memory.
 type Tensor struct {
-	ptr   DevPtr
+	ptr   driver.DevPtr
 	shape []int
 	dt    backend.DType
 	kind  allocKind
@@ -42,7 +43,7 @@ func (t *Tensor) Shape() []int         { return t.shape }
 func (t *Tensor) DType() backend.DType { return t.dt }
 
 // Ptr is the tensor's device address (tests and tools).
-func (t *Tensor) Ptr() DevPtr { return t.ptr }
+func (t *Tensor) Ptr() driver.DevPtr { return t.ptr }
 
 func (t *Tensor) elems() int {
 	n := 1
@@ -78,9 +79,9 @@ func wantDType(op, what string, t *Tensor, dts ...backend.DType) {
 
 // allocCached gets a cached block, flushing, releasing the free lists and retrying once when the device is out
 // of memory.
-func (b *Backend) allocCached(bytes int) (DevPtr, int, error) {
+func (b *Backend) allocCached(bytes int) (driver.DevPtr, int, error) {
 	p, c, err := b.mem.cached(bytes)
-	if err != nil && isOOM(err) {
+	if err != nil && driver.IsOutOfMemory(err) {
 		if ferr := b.syncFlush(); ferr != nil {
 			return 0, 0, ferr
 		}
@@ -92,9 +93,9 @@ func (b *Backend) allocCached(bytes int) (DevPtr, int, error) {
 	return p, c, err
 }
 
-func (b *Backend) allocExact(bytes int) (DevPtr, error) {
+func (b *Backend) allocExact(bytes int) (driver.DevPtr, error) {
 	p, err := b.mem.exact(bytes)
-	if err != nil && isOOM(err) {
+	if err != nil && driver.IsOutOfMemory(err) {
 		if ferr := b.syncFlush(); ferr != nil {
 			return 0, ferr
 		}
@@ -181,7 +182,7 @@ func (b *Backend) Upload(h backend.Host) (backend.Tensor, error) {
 }
 
 // uploadHost converts h to dt and copies it to dst.
-func (b *Backend) uploadHost(dst DevPtr, h backend.Host, dt backend.DType) error {
+func (b *Backend) uploadHost(dst driver.DevPtr, h backend.Host, dt backend.DType) error {
 	n := h.Elements()
 	switch {
 	case dt == h.DType:
@@ -239,12 +240,12 @@ const (
 // uploadBytes copies total bytes produced by fill (fill(buf, off) writes bytes [off, off+len(buf))) to dst
 // through the two pinned buffers, converting on the host while the previous chunk crosses the bus. It returns
 // when the copy is done.
-func (b *Backend) uploadBytes(dst DevPtr, total int, fill func(buf []byte, off int)) error {
+func (b *Backend) uploadBytes(dst driver.DevPtr, total int, fill func(buf []byte, off int)) error {
 	return b.dev.Do(func() error {
 		for k := range b.wbuf {
 			if b.wbuf[k] == nil {
 				var err error
-				if b.wbuf[k], err = b.dev.AllocHost(wChunk, HostAllocWriteCombined); err != nil {
+				if b.wbuf[k], err = b.dev.AllocHost(wChunk, driver.HostAllocWriteCombined); err != nil {
 					return err
 				}
 				if b.wev[k], err = b.dev.NewEvent(false); err != nil {

@@ -8,9 +8,9 @@ import (
 
 	"github.com/mlxbun/mlxbun/internal/cpu"
 	"github.com/mlxbun/mlxbun/internal/model"
+	"github.com/mlxbun/mlxbun/internal/modeldir"
 	"github.com/mlxbun/mlxbun/internal/quantize"
 	"github.com/mlxbun/mlxbun/internal/testutil"
-	"github.com/mlxbun/mlxbun/internal/tokenizer"
 )
 
 // TestTrellisQuality quantizes the trained pycoder-12m model at 4, 3 and 2 bits (L = 12) and holds the bits per
@@ -26,7 +26,11 @@ func TestTrellisQuality(t *testing.T) {
 		t.Fatal(err)
 	}
 	text = text[:65536]
-	tok, err := tokenizer.Load(dir)
+	d, err := modeldir.Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tok, err := d.Tokenizer()
 	if err != nil {
 		t.Fatal(err)
 	}

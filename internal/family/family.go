@@ -27,10 +27,13 @@ type Family struct {
 	QKNorm bool
 	// UsesRope reports whether layer i rotates queries and keys (false: a NoPE layer). Nil: every layer does.
 	UsesRope func(c *config.Model, layer int) bool
-	// NormPlusOne: every RMSNorm scales by (1 + w), its weight stored zero-centred (Gemma 2, 3).
+	// NormPlusOne: every RMSNorm scales by (1 + w), its weight stored zero-centred (Gemma 2, 3; Qwen3.5,
+	// Qwen3-Next).
 	NormPlusOne bool
-	// Check, when set, validates the family's own config keys (For calls it), so the hooks may assume a config
-	// it accepted.
+	// Layer, when set, builds layer i's map itself, for families whose layers differ by kind (the hybrids,
+	// hybrid.go); Projections, QKNorm and UsesRope are then not read. Check, when set, validates the
+	// family's own config keys (For calls it), so the hooks and Layer may assume a config it accepted.
+	Layer func(c *config.Model, layer int) Layer
 	Check func(c *config.Model) error
 
 	// What a family varies beyond the layout (layers.go; Gemma): zero for the others.
@@ -55,6 +58,12 @@ var families = map[string]Family{}
 // register adds a family under its model_type values. A layout that misses a slot, repeats one, or fuses slots
 // coded along different axes is a programmer error.
 func register(f Family, modelTypes ...string) {
+	if f.Layer != nil {
+		for _, t := range modelTypes {
+			families[t] = f
+		}
+		return
+	}
 	seen := map[Slot]bool{}
 	for _, p := range f.Projections {
 		for _, s := range p.Slots {

@@ -8,12 +8,17 @@ import (
 	"testing"
 
 	"github.com/mlxbun/mlxbun/internal/config"
+	"github.com/mlxbun/mlxbun/internal/modeldir"
 	"github.com/mlxbun/mlxbun/internal/testutil"
 )
 
 func fixtureMap(t *testing.T, name string) (*config.Model, *Map) {
 	t.Helper()
-	c, err := config.Load(testutil.Fixture(t, name))
+	d, err := modeldir.Open(testutil.Fixture(t, name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := d.Config()
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -32,6 +32,9 @@ func (s Slot) String() string {
 	if s < numSlots {
 		return slotNames[s]
 	}
+	if n, ok := hybridSlotName(s); ok {
+		return n
+	}
 	return fmt.Sprintf("slot(%d)", uint8(s))
 }
 
@@ -76,8 +79,9 @@ const (
 	KindWeight
 	KindBias // a projection's optional bias [out]: kept
 	KindNorm // an RMSNorm weight: kept
-	// KindParam: a small tensor kept as stored, never quantized: the linears a family marks Keep (Gemma 4's
-	// per-layer input gate and projections).
+	// KindParam: a small tensor kept as stored, never quantized: DeltaNet's conv weights, A_log and dt_bias, and
+	// the linears a family marks Keep (MoE routers, the shared-expert gate, DeltaNet's β and decay projections,
+	// Gemma 4's per-layer input gate and projections).
 	KindParam
 )
 
@@ -90,8 +94,9 @@ type Vector struct {
 
 // Part is one row block of a stored projection.
 type Part struct {
-	Slot Slot
-	Rows int
+	Slot   Slot
+	Rows   int
+	Expert int // the expert of an expert slot (hybrid.go)
 }
 
 // Linear is one stored linear module: <Path>.weight [Out, In] (or the quantized tensors beside it, as the
@@ -102,7 +107,13 @@ type Linear struct {
 	Parts   []Part // row blocks in order, Σ Rows = Out; one part when unfused
 	Axis    int    // the coded axis of its trellis codes
 	Table   bool   // the output head: stored as the embedding table is (KindTable), never trellis-coded
-	Keep    bool   // a small side projection (KindParam): never quantized
+	// Keep is a small linear never quantized (KindParam: Gemma 4's side projections, the hybrids' routers and
+	// gates). Hybrid families (hybrid.go): Experts > 0 a stack of that many experts' weights (WeightName,
+	// WeightShape); Interleave a stored row pattern repeated per head (group) that binding regroups so the parts
+	// are contiguous (Regroup).
+	Keep       bool
+	Experts    int
+	Interleave []int
 }
 
 // Fused reports whether the module stacks several slots.
@@ -131,9 +142,10 @@ type Layer struct {
 	InNorm, PostNorm Vector  // PostNorm is the norm before the MLP (Gemma's pre_feedforward_layernorm)
 	QNorm, KNorm     *Vector // [headDim]; nil unless the family has QKNorm (KNorm also nil on a KV-sharing layer)
 	Linears          []Linear
-	Rope             bool // false: a NoPE layer
-	Attn             Attn // the layer's attention geometry (layers.go)
-	Sandwich              // Gemma's further per-layer tensors (layers.go); zero for the pre-norm families
+	Rope             bool         // false: a NoPE layer
+	Attn             Attn         // the layer's attention geometry (layers.go)
+	Sandwich                      // Gemma's further per-layer tensors (layers.go); zero for the pre-norm families
+	Hybrid           *HybridLayer // the hybrid families' DeltaNet tensors and MoE flag (hybrid.go); nil otherwise
 }
 
 // Map is every tensor of a model as its family stores it, with the shapes its config implies.
@@ -170,10 +182,14 @@ func (f Family) Tensors(c *config.Model) *Map {
 		Embed:    Vector{Name: "model.embed_tokens.weight", Shape: []int{vocab, hidden}},
 		Norm:     Vector{Name: "model.norm.weight", Shape: []int{hidden}, PlusOne: f.NormPlusOne},
 		Layers:   make([]Layer, c.NumLayers),
-		Head:     Linear{Path: "lm_head", Out: vocab, In: hidden, Parts: []Part{{Head, vocab}}, Axis: 1, Table: true},
-		TiedHead: Linear{Path: "model.embed_tokens", Out: vocab, In: hidden, Parts: []Part{{Head, vocab}}, Axis: 1, Table: true},
+		Head:     Linear{Path: "lm_head", Out: vocab, In: hidden, Parts: []Part{{Slot: Head, Rows: vocab}}, Axis: 1, Table: true},
+		TiedHead: Linear{Path: "model.embed_tokens", Out: vocab, In: hidden, Parts: []Part{{Slot: Head, Rows: vocab}}, Axis: 1, Table: true},
 	}
 	for i := range m.Layers {
+		if f.Layer != nil {
+			m.Layers[i] = f.Layer(c, i)
+			continue
+		}
 		L := &m.Layers[i]
 		p := fmt.Sprintf("model.layers.%d.", i)
 		L.Attn = defaultAttn(c, i)
@@ -196,7 +212,7 @@ func (f Family) Tensors(c *config.Model) *Map {
 					continue
 				}
 				out, in := s.shape(c, L.Attn)
-				l.Parts = append(l.Parts, Part{s, out})
+				l.Parts = append(l.Parts, Part{Slot: s, Rows: out})
 				l.Out, l.In = l.Out+out, in
 			}
 			if len(l.Parts) > 0 {
@@ -224,7 +240,7 @@ func (f Family) Tensors(c *config.Model) *Map {
 		case l.Keep:
 			k = KindParam
 		}
-		m.index[l.Path+".weight"] = Tensor{Name: l.Path + ".weight", Path: l.Path, Kind: k, Shape: []int{l.Out, l.In}, Axis: l.Axis}
+		m.index[l.WeightName()] = Tensor{Name: l.WeightName(), Path: l.Path, Kind: k, Shape: l.WeightShape(), Axis: l.Axis}
 		m.index[l.Path+".bias"] = Tensor{Name: l.Path + ".bias", Path: l.Path, Kind: KindBias, Shape: []int{l.Out}}
 	}
 	vec(m.Embed, KindTable)
@@ -242,6 +258,9 @@ func (f Family) Tensors(c *config.Model) *Map {
 		}
 		for _, v := range L.Sandwich.norms() {
 			vec(v, KindNorm)
+		}
+		for _, v := range L.Hybrid.vectors() {
+			vec(v, KindParam)
 		}
 	}
 	for _, l := range m.SideLinears() {
@@ -289,8 +308,10 @@ func (m *Map) OutputHead(has func(name string) bool) Linear {
 }
 
 // Dropped reports a tensor a checkpoint may hold that no loader reads: rotary inverse frequencies, which are
-// recomputed from the config.
-func Dropped(name string) bool { return strings.HasSuffix(name, ".rotary_emb.inv_freq") }
+// recomputed from the config, and Qwen3-Next's multi-token-prediction head (mtp.*, which transformers ignores too).
+func Dropped(name string) bool {
+	return strings.HasSuffix(name, ".rotary_emb.inv_freq") || strings.HasPrefix(name, "mtp.")
+}
 
 // Dropped reports a tensor of this model's checkpoints that no loader reads: Dropped's, and the map's Unused.
 func (m *Map) Dropped(name string) bool { return Dropped(name) || m.Unused[name] }

@@ -88,10 +88,11 @@ func (w *binder) linear(l family.Linear) []backend.Linear {
 			return res
 		}
 	} else {
-		h, ok := w.host(l.Path+".weight", l.Out, l.In)
+		h, ok := w.host(l.WeightName(), l.WeightShape()...)
 		if !ok {
 			return res
 		}
+		h.Shape = []int{l.Out, l.In} // an expert stack [experts, out, in] as one [experts·out, in]
 		whole.Dense = &h
 	}
 	if w.m.arch.Has(l.Path + ".bias") {
@@ -100,6 +101,13 @@ func (w *binder) linear(l family.Linear) []backend.Linear {
 			return res
 		}
 		whole.Bias = &b
+	}
+	if blocks := l.Regroup(); blocks != nil {
+		var err error
+		if whole, err = regroup(whole, blocks); err != nil {
+			w.fail(err)
+			return res
+		}
 	}
 	for k := range l.Parts {
 		spec := whole

@@ -1,6 +1,7 @@
 // The forward pass, written once over the backend for every family: pre-norm attention and SwiGLU MLP blocks
 // with residual adds, a final norm and the output projection. A family's variations (variations.go: sandwich
-// norms, GeGLU, per-layer geometry and windows, softcaps, per-layer inputs) are optional steps of the same pass.
+// norms, GeGLU, per-layer geometry and windows, softcaps, per-layer inputs) are optional steps of the same pass;
+// the hybrids swap in a gated DeltaNet token mixer or a sparse MoE block per layer (deltanet.go, moe.go).
 package model
 
 import (
@@ -22,6 +23,9 @@ const maxRecordedRows = backend.MaxDecodeRows
 
 // NewCache allocates a KV cache for seqs sequences of up to maxLen positions.
 func (m *Model) NewCache(seqs, maxLen int) (backend.KVCache, error) {
+	if m.hybrid != nil {
+		return m.newHybridCache(seqs, maxLen) // KV for the attention layers, recurrent state for the rest
+	}
 	return m.b.NewKVCache(backend.KVConfig{Layers: len(m.layers), Seqs: seqs, MaxLen: maxLen,
 		KVHeads: m.kvHeads, HeadDim: m.headDim, PerLayer: m.kvLayers()})
 }
@@ -48,6 +52,7 @@ type workspace struct {
 	bufs                      []layerBufs      // one per Model.bufs
 	inputs                    []backend.Tensor // per-layer inputs [n, dim], one per layer (variations.go); nil without
 	inputTmp                  backend.Tensor   // [n, dim] scratch of the per-layer inputs
+	hy                        *hybridWorkspace // hybrid models' extra activations
 	all                       []backend.Tensor
 }
 
@@ -120,6 +125,9 @@ func (m *Model) newWorkspace(n, outRows int) (*workspace, error) {
 	ws.proj = alloc(act, n, c.HiddenSize)
 	ws.last = alloc(act, outRows, c.HiddenSize)
 	ws.logits = alloc(backend.F32, outRows, c.VocabSize)
+	if m.hybrid != nil {
+		ws.hy = m.newHybridWorkspace(n, alloc)
+	}
 	if err != nil {
 		m.freeWorkspace(ws)
 		return nil, fmt.Errorf("forward: workspace for %d rows: %w", n, err)
@@ -187,6 +195,9 @@ func (m *Model) prepare(s Step, cache backend.KVCache, outRows int) (*workspace,
 			m.kept[key] = ws
 		}
 	}
+	if err := advanceHybrid(cache, s); err != nil { // a recurrent state moves only forward (hybrid.go)
+		return nil, err
+	}
 	for _, w := range []struct {
 		t backend.Tensor
 		v []int32
@@ -220,10 +231,18 @@ func (m *Model) ops(ws *workspace, cache backend.KVCache) {
 	for i := range m.layers {
 		L := &m.layers[i]
 		b.RMSNorm(ws.xn, ws.x, L.inNorm, eps)
-		m.attention(ws, L, i, cache)
+		if L.dn != nil {
+			m.deltaNet(ws, L, cache) // a gated DeltaNet layer mixes tokens instead (deltanet.go)
+		} else {
+			m.attention(ws, L, i, cache)
+		}
 		m.residual(ws, L.attnOutNorm, eps)
 		b.RMSNorm(ws.xn, ws.x, L.postNorm, eps)
-		m.mlp(ws, L)
+		if L.moe != nil {
+			m.moe(ws, L) // a sparse MoE block (moe.go)
+		} else {
+			m.mlp(ws, L)
+		}
 		m.residual(ws, L.mlpOutNorm, eps)
 		m.layerSteps(ws, L, i, eps)
 	}
@@ -261,6 +280,9 @@ func (m *Model) attention(ws *workspace, L *layer, i int, cache backend.KVCache)
 		}
 	}
 	m.attend(a.att, a.q, kv.k, kv.v, cache, L.attn, L.deferStore, ws)
+	if L.attnGate != nil {
+		m.gateAttention(ws, L) // the hybrids' output gate (hybrid.go)
+	}
 	b.MatMul(ws.proj, a.att, L.o)
 }
 

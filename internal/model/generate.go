@@ -1,12 +1,14 @@
-// The generation loop for one sequence: chunked prefill of the prompt, then one decode step per token, with the
-// token choice and stopping left to the caller (sampler, stop strings, streaming).
+// The generation loop for one sequence: chunked prefill of the prompt, then one decode step per token. The token
+// choice is the caller's Picker; whether a token ends the sequence is the caller's sample.Stopper (end ids and
+// stop strings); each step's logits are checked for NaN and ±Inf before a token is picked from them.
 package model
 
 import (
 	"errors"
 	"fmt"
-	"slices"
 	"time"
+
+	"github.com/mlxbun/mlxbun/internal/sample"
 )
 
 // Picker chooses the next token from the last row's logits (scratch: it may modify them) and the ids so far.
@@ -16,13 +18,20 @@ type Picker interface {
 
 // GenOptions configures Generate.
 type GenOptions struct {
-	MaxTokens    int   // new tokens at most
-	Context      int   // KV cache length; 0 = prompt + MaxTokens, capped by max_position_embeddings
-	EOS          []int // stop after emitting one of these (the id is kept in Generated)
-	PrefillChunk int   // prompt rows per forward call; 0 = 512
+	MaxTokens    int // new tokens at most
+	Context      int // KV cache length; 0 = prompt + MaxTokens, capped by max_position_embeddings
+	PrefillChunk int // prompt rows per forward call; 0 = 512
 	Picker       Picker
-	// OnToken sees each new id as it is chosen; returning stop=true ends generation after it.
-	OnToken func(id int) (stop bool, err error)
+	// Stop decides after each new id whether generation ends (the id is kept in Generated) and why: an end id
+	// (sample.EndIDs) or a stop string. Generate pushes every id into it with its text from Text and hands what it
+	// emits to OnText. nil: sample.NewStopper(EOS, nil).
+	Stop *sample.Stopper
+	// EOS is the end ids of a Stop that Generate makes when Stop is nil (callers that stream no text).
+	EOS []int
+	// Text returns each new id's text as the stream continues (a tokenizer.Stream's Add); nil: no text.
+	Text func(id int) string
+	// OnText receives the text that is certain to be output, stop strings held back and cut; nil: none.
+	OnText func(s string)
 }
 
 // GenResult reports what Generate did.
@@ -35,6 +44,34 @@ type GenResult struct {
 
 // ErrContext is wrapped when the prompt does not fit the context.
 var ErrContext = errors.New("prompt does not fit the context")
+
+// ErrNonFinite is wrapped (by a *NonFiniteError) when a step's logits hold NaN or ±Inf: bad weights or an
+// overflow. Generation stops there instead of picking a token from them.
+var ErrNonFinite = errors.New("logits are not finite")
+
+// NonFiniteError names the step (1: the prompt's logits, choosing the first new token; k: those choosing the
+// k-th) and the first id whose logit is NaN or ±Inf.
+type NonFiniteError struct {
+	Step, ID int
+	Value    float32
+}
+
+func (e *NonFiniteError) Error() string {
+	return fmt.Sprintf("step %d: logits hold %v (first at id %d)", e.Step, e.Value, e.ID)
+}
+
+func (e *NonFiniteError) Unwrap() error { return ErrNonFinite }
+
+// checkLogits returns a *NonFiniteError for the first NaN or ±Inf in one step's logits. It reads the row on the
+// host, where every backend's logits arrive, at the cost of one pass over the vocabulary.
+func checkLogits(logits []float32, step int) error {
+	for i, l := range logits {
+		if l-l != 0 { // NaN for NaN and ±Inf, 0 for every finite value
+			return &NonFiniteError{Step: step, ID: i, Value: l}
+		}
+	}
+	return nil
+}
 
 // Generate runs prompt through the model and continues it.
 func (m *Model) Generate(prompt []int, opt GenOptions) (*GenResult, error) {
@@ -82,10 +119,17 @@ func (m *Model) Generate(prompt []int, opt GenOptions) (*GenResult, error) {
 	}
 	res.PromptTime = time.Since(start)
 	start = time.Now()
+	stop := opt.Stop
+	if stop == nil {
+		stop = sample.NewStopper(opt.EOS, nil)
+	}
 	for {
 		if len(res.Generated) >= opt.MaxTokens {
 			res.StopReason = "length"
 			break
+		}
+		if err := checkLogits(logits, len(res.Generated)+1); err != nil {
+			return nil, fmt.Errorf("generate: %w", err)
 		}
 		id, err := opt.Picker.Pick(logits, history)
 		if err != nil {
@@ -93,18 +137,16 @@ func (m *Model) Generate(prompt []int, opt GenOptions) (*GenResult, error) {
 		}
 		res.Generated = append(res.Generated, id)
 		history = append(history, id)
-		if opt.OnToken != nil {
-			stop, err := opt.OnToken(id)
-			if err != nil {
-				return nil, err
-			}
-			if stop {
-				res.StopReason = "stop"
-				break
-			}
+		text := ""
+		if opt.Text != nil {
+			text = opt.Text(id)
 		}
-		if slices.Contains(opt.EOS, id) {
-			res.StopReason = "eos"
+		emit, done := stop.Push(id, text)
+		if opt.OnText != nil && emit != "" {
+			opt.OnText(emit)
+		}
+		if done {
+			res.StopReason = stop.Reason()
 			break
 		}
 		if len(res.Generated) >= opt.MaxTokens {

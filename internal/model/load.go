@@ -9,6 +9,7 @@ import (
 	"github.com/mlxbun/mlxbun/internal/backend"
 	"github.com/mlxbun/mlxbun/internal/config"
 	"github.com/mlxbun/mlxbun/internal/family"
+	"github.com/mlxbun/mlxbun/internal/modeldir"
 	"github.com/mlxbun/mlxbun/internal/rope"
 	"github.com/mlxbun/mlxbun/internal/safetensors"
 )
@@ -25,9 +26,10 @@ type Model struct {
 	norm   backend.Tensor
 	lmHead backend.Linear
 
-	headDim, heads, kvHeads int        // the config's; a layer's own are in its attn
-	bufs                    []bufShape // the distinct activation widths of the layers (forward.go)
-	variations                         // per-layer caches, scales, softcaps, per-layer inputs (variations.go)
+	headDim, heads, kvHeads int            // the config's; a layer's own are in its attn
+	bufs                    []bufShape     // the distinct activation widths of the layers (forward.go)
+	variations                             // per-layer caches, scales, softcaps, per-layer inputs (variations.go)
+	hybrid                  *family.Hybrid // Qwen3.5 / Qwen3-Next (hybrid.go); nil for other families
 
 	kept   map[[2]int]*workspace // decode-sized workspaces, kept for replay
 	graphs map[graphKey]bool     // what a Recorder backend holds for us
@@ -42,6 +44,12 @@ type layer struct {
 	attn             family.Attn // heads, head dim, scale, window, softcap, the layer whose KV it reads
 	buf              int         // its activations: the workspace's bufs[buf]
 	sandwich                     // Gemma's further per-layer pieces (variations.go); zero for the others
+	kv               int         // the layer's slot in the KV cache (its index, or among attention layers)
+	// Hybrid layers (hybrid.go): gated attention's output gate, a gated DeltaNet token mixer (no q/k/v/o), a
+	// sparse MoE MLP (no gate/up/down).
+	attnGate backend.Linear
+	dn       *deltaNetLayer
+	moe      *moeLayer
 }
 
 // Source is where a model's tensors come from: a safetensors archive, or synthetic weights for benchmarks.
@@ -54,14 +62,7 @@ type Source interface {
 // Load reads dir's config.json and safetensors and places the weights on b. A backend that cannot serve one of
 // the model's linear layers fails it before anything is uploaded, naming the layer and its format.
 func Load(dir string, b backend.Backend) (*Model, error) {
-	cfg, err := config.Load(dir)
-	if err != nil {
-		return nil, err
-	}
-	if _, err := family.For(cfg); err != nil {
-		return nil, fmt.Errorf("%s: %w", dir, err)
-	}
-	arch, err := safetensors.OpenDir(dir)
+	cfg, arch, err := openDir(dir)
 	if err != nil {
 		return nil, err
 	}
@@ -70,6 +71,23 @@ func Load(dir string, b backend.Backend) (*Model, error) {
 		return nil, fmt.Errorf("%s: %w", dir, err)
 	}
 	return m, nil
+}
+
+// openDir reads dir through the one directory reader: its config, checked for a known family, and its weights.
+func openDir(dir string) (*config.Model, *safetensors.Archive, error) {
+	d, err := modeldir.Open(dir)
+	if err != nil {
+		return nil, nil, err
+	}
+	cfg, err := d.Config()
+	if err != nil {
+		return nil, nil, err
+	}
+	if _, err := family.For(cfg); err != nil {
+		return nil, nil, fmt.Errorf("%s: %w", dir, err)
+	}
+	arch, err := d.Weights()
+	return cfg, arch, err
 }
 
 // LoadFrom binds a config's tensors from src onto b. The model owns src and closes it. b is asked about every
@@ -137,12 +155,20 @@ func (m *Model) bind() error {
 		if lt.KNorm != nil {
 			L.kNorm = w.vector(*lt.KNorm)
 		}
+		L.kv = i
 		slots := [...]*backend.Linear{family.Q: &L.q, family.K: &L.k, family.V: &L.v, family.O: &L.o,
 			family.Gate: &L.gate, family.Up: &L.up, family.Down: &L.down}
 		for _, l := range lt.Linears {
 			for k, part := range w.linear(l) {
-				*slots[l.Parts[k].Slot] = part
+				if s := l.Parts[k].Slot; int(s) < len(slots) {
+					*slots[s] = part
+				} else {
+					L.setHybrid(l.Parts[k], part)
+				}
 			}
+		}
+		if lt.Hybrid != nil {
+			m.bindHybrid(&w, L, i, lt)
 		}
 		if w.err != nil {
 			return w.err

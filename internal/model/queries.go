@@ -11,20 +11,12 @@ import (
 	"github.com/mlxbun/mlxbun/internal/backend"
 	"github.com/mlxbun/mlxbun/internal/config"
 	"github.com/mlxbun/mlxbun/internal/family"
-	"github.com/mlxbun/mlxbun/internal/safetensors"
 	"github.com/mlxbun/mlxbun/internal/trellis"
 )
 
 // Queries lists the matmul queries of the model in dir (SourceQueries); no weight data is read.
 func Queries(dir string) ([]backend.Query, error) {
-	cfg, err := config.Load(dir)
-	if err != nil {
-		return nil, err
-	}
-	if _, err := family.For(cfg); err != nil {
-		return nil, fmt.Errorf("%s: %w", dir, err)
-	}
-	arch, err := safetensors.OpenDir(dir)
+	cfg, arch, err := openDir(dir)
 	if err != nil {
 		return nil, err
 	}
@@ -84,19 +76,24 @@ func SourceQueries(cfg *config.Model, src Source) ([]backend.Query, error) {
 	if err := add(tm.OutputHead(src.Has)); err != nil {
 		return nil, err
 	}
-	return append(qs, needs(cfg, fam, tm)...), nil
+	qs = append(qs, needs(cfg, fam, tm)...)
+	return append(qs, hybridQueries(tm)...), nil
 }
 
 // describe is the Weight of module l as src stores it.
 func describe(cfg *config.Model, src Source, l family.Linear) (backend.Weight, error) {
+	quantized := src.Has(l.Path + ".scales")
 	name := l.Path + ".weight"
+	if !quantized {
+		name = l.WeightName()
+	}
 	h, err := header(src, name)
 	if err != nil {
 		return backend.Weight{}, err
 	}
-	if !src.Has(l.Path + ".scales") {
-		if !slices.Equal(h.Shape, []int{l.Out, l.In}) {
-			return backend.Weight{}, fmt.Errorf("tensor %q has shape %v, the config implies %v", name, h.Shape, []int{l.Out, l.In})
+	if !quantized {
+		if !slices.Equal(h.Shape, l.WeightShape()) {
+			return backend.Weight{}, fmt.Errorf("tensor %q has shape %v, the config implies %v", name, h.Shape, l.WeightShape())
 		}
 		return backend.Weight{Format: backend.FormatDense, DType: h.DType}, nil
 	}

@@ -234,18 +234,6 @@ func (w *binder) table(v family.Vector) (backend.Host, bool) {
 	return w.host(v.Name, v.Shape...)
 }
 
-// plusOne is a zero-centred norm weight as the pass multiplies by it: 1 + w in float32 (as HF adds it).
-func plusOne(h backend.Host) backend.Host {
-	f, err := h.Float32s()
-	if err != nil {
-		return h // the upload reports it
-	}
-	for i := range f {
-		f[i]++
-	}
-	return backend.HostF32(h.Name, f, h.Shape...)
-}
-
 // rope builds a layer's own rope table; layers of equal specs share one.
 func (w *binder) rope(s family.RopeSpec, maxPositions int) (*rope.Table, error) {
 	key := fmt.Sprint(s.Dims, s.Theta, s.Scaling)
@@ -296,11 +284,12 @@ func (m *Model) values(a *layerBufs, xn backend.Tensor, L *layer) {
 
 // attend attends q over the cache of the layer whose keys and values the layer reads.
 func (m *Model) attend(dst, q, k, v backend.Tensor, cache backend.KVCache, a family.Attn, deferStore bool, ws *workspace) {
+	cache, slot := kvOf(cache), m.layers[a.KVFrom].kv // the KV cache inside a hybrid's, and its slot
 	if m.pw.attn == nil {
-		m.b.Attention(dst, q, k, v, cache, a.KVFrom, ws.seq, ws.pos, float32(a.Scale))
+		m.b.Attention(dst, q, k, v, cache, slot, ws.seq, ws.pos, float32(a.Scale))
 		return
 	}
-	m.pw.attn.AttentionWith(dst, q, k, v, cache, a.KVFrom, ws.seq, ws.pos,
+	m.pw.attn.AttentionWith(dst, q, k, v, cache, slot, ws.seq, ws.pos,
 		backend.AttnOptions{Scale: float32(a.Scale), Softcap: float32(a.Softcap), Window: a.Window, DeferStore: deferStore})
 }
 

@@ -94,7 +94,9 @@ func plan(headers []backend.Host, fam family.Family, cfg *config.Model, o Option
 			it.role = roleCoded
 		}
 		if it.role == roleCoded || it.role == roleAffine {
-			it.out, it.in = h.Shape[0], h.Shape[1]
+			// [out, in], or a stack of experts [experts, out, in] coded as one [experts·out, in] (family.Linear)
+			it.in = h.Shape[len(h.Shape)-1]
+			it.out = h.Elements() / it.in
 		}
 		switch it.role {
 		case roleCoded:

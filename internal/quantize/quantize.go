@@ -29,6 +29,7 @@ import (
 	"github.com/mlxbun/mlxbun/internal/backend"
 	"github.com/mlxbun/mlxbun/internal/config"
 	"github.com/mlxbun/mlxbun/internal/family"
+	"github.com/mlxbun/mlxbun/internal/modeldir"
 	"github.com/mlxbun/mlxbun/internal/safetensors"
 	"github.com/mlxbun/mlxbun/internal/trellis"
 )
@@ -114,7 +115,11 @@ func Run(inDir, outDir string, o Options, progress func(Event)) (*Report, error)
 	if err != nil {
 		return nil, err
 	}
-	cfg, err := config.Load(inDir)
+	dir, err := modeldir.Open(inDir)
+	if err != nil {
+		return nil, err
+	}
+	cfg, err := dir.Config()
 	if err != nil {
 		return nil, err
 	}
@@ -199,7 +204,7 @@ func Run(inDir, outDir string, o Options, progress func(Event)) (*Report, error)
 	if err != nil {
 		return nil, err
 	}
-	written, err := writeConfig(inDir, tmp, o, items)
+	written, err := writeConfig(inDir, dir.ConfigJSON(), tmp, o, items)
 	if err != nil {
 		return nil, err
 	}

@@ -23,6 +23,7 @@ import (
 	"github.com/mlxbun/mlxbun/internal/config"
 	"github.com/mlxbun/mlxbun/internal/cpu"
 	"github.com/mlxbun/mlxbun/internal/model"
+	"github.com/mlxbun/mlxbun/internal/modeldir"
 	"github.com/mlxbun/mlxbun/internal/safetensors"
 	"github.com/mlxbun/mlxbun/internal/testutil"
 	"github.com/mlxbun/mlxbun/internal/trellis"
@@ -33,7 +34,7 @@ import (
 // written bits against the input, and every other tensor carried over as bf16.
 func checkOutput(t *testing.T, in, out string, rep *Report) {
 	t.Helper()
-	cfg, err := config.Load(out)
+	cfg, err := loadConfig(out)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -549,7 +550,7 @@ func TestForce(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(out, "stale.txt")); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("the old directory survived: %v", err)
 	}
-	if cfg, err := config.Load(out); err != nil || cfg.Quant.Default.Bits != 3 {
+	if cfg, err := loadConfig(out); err != nil || cfg.Quant.Default.Bits != 3 {
 		t.Errorf("replaced config: %v", err)
 	}
 	other := t.TempDir()
@@ -602,7 +603,7 @@ func TestBadInput(t *testing.T) {
 		o    Options
 		want string
 	}{
-		{"missing dir", filepath.Join(t.TempDir(), "nope"), cheap(2), "no such file"},
+		{"missing dir", filepath.Join(t.TempDir(), "nope"), cheap(2), "does not exist"},
 		{"bits 0", good, Options{Bits: 0}, "--bits 0 outside 1..8"},
 		{"bits 9", good, Options{Bits: 9}, "--bits 9 outside 1..8"},
 		{"L 17", good, Options{Bits: 4, L: 17}, "--L 17 above 16"},
@@ -680,4 +681,13 @@ func TestParseRules(t *testing.T) {
 			t.Errorf("%q matches %q = %v", m.pattern, m.path, got)
 		}
 	}
+}
+
+// loadConfig reads a written model directory's config through the one directory reader.
+func loadConfig(dir string) (*config.Model, error) {
+	d, err := modeldir.Open(dir)
+	if err != nil {
+		return nil, err
+	}
+	return d.Config()
 }

@@ -14,10 +14,10 @@ import (
 	"testing"
 
 	"github.com/mlxbun/mlxbun/internal/backend"
-	"github.com/mlxbun/mlxbun/internal/config"
 	"github.com/mlxbun/mlxbun/internal/cpu"
 	"github.com/mlxbun/mlxbun/internal/family"
 	"github.com/mlxbun/mlxbun/internal/model"
+	"github.com/mlxbun/mlxbun/internal/modeldir"
 	"github.com/mlxbun/mlxbun/internal/quantize"
 	"github.com/mlxbun/mlxbun/internal/safetensors"
 	"github.com/mlxbun/mlxbun/internal/testutil"
@@ -33,6 +33,13 @@ import (
 // o_proj 1.4, gate_proj for up_proj 0.68–0.78. Binding mistakes are caught exactly by the decoded-dense check,
 // not by these bounds; the trained model's quality is internal/eval's TestTrellisQuality.
 var roundTripBounds = map[int]float64{2: 1.1, 3: 0.65, 4: 0.35}
+
+// hybridRoundTripBounds are the bounds of the hybrid families (qwen3_5_text, qwen3_next), whose tiny models (4
+// layers, 3 of them gated DeltaNet) amplify weight noise about twice as much: Gaussian noise at the quantizer's
+// 4-bit SNR (21.8 dB) on every coded projection moves tiny-qwen3_5's logits by 0.56 where it moves tiny-qwen3's
+// by 0.28, the DeltaNet projections accounting for most of it. Measured at L 8, T 64: 2 bits 1.16–1.17, 3 bits
+// 0.91–0.98, 4 bits 0.61–0.66; each bound leaves ≥ 20% margin.
+var hybridRoundTripBounds = map[int]float64{2: 1.45, 3: 1.2, 4: 0.8}
 
 // TestQuantizeRoundTripEveryFamily: quantize → queries → load → generate for every family at 2, 3 and 4 bits.
 // L 8 and T 64 keep it fast (the encoder's work grows as 2^(L+bits) per weight; L 12 at 4 bits is TestTinyQwen3).
@@ -70,8 +77,12 @@ func TestQuantizeRoundTripEveryFamily(t *testing.T) {
 					}
 					t.Logf("%s %d-bit: prompt logits relative RMS error %.3f (decoded-dense twin %.1e), top-1 agreement %d/%d positions, greedy %d/%d tokens as unquantized",
 						typ, bits, rel, twin, agree, len(g.PromptIDs), same, len(gen))
-					if rel > roundTripBounds[bits] {
-						t.Errorf("relative RMS error %.3f above the %d-bit bound %.2f", rel, bits, roundTripBounds[bits])
+					bound := roundTripBounds[bits]
+					if typ == "qwen3_5_text" || typ == "qwen3_next" {
+						bound = hybridRoundTripBounds[bits]
+					}
+					if rel > bound {
+						t.Errorf("relative RMS error %.3f above the %d-bit bound %.2f", rel, bits, bound)
 					}
 				})
 			}
@@ -80,16 +91,20 @@ func TestQuantizeRoundTripEveryFamily(t *testing.T) {
 }
 
 // checkQueries: the quantized directory asks the device for every projection the family map says is coded in
-// trellis codes at the given bits along its axis (a fused projection one query per part, named by its rows),
-// for the ones it keeps (Gemma 4's per-layer input projections) and the output head in bf16, and for nothing
-// else by matmul.
+// trellis codes at the given bits along its axis (a fused or interleaved projection one query per part, named by
+// its rows), for the ones it keeps (Gemma 4's per-layer input projections, the hybrids' small gates) and the
+// output head in bf16, and for nothing else by matmul.
 func checkQueries(t *testing.T, dir string, bits int) {
 	t.Helper()
 	qs, err := model.Queries(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
-	cfg, err := config.Load(dir)
+	d, err := modeldir.Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := d.Config()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -141,7 +156,11 @@ func checkQueries(t *testing.T, dir string, bits int) {
 // scalars) comes out of the quantizer byte for byte.
 func checkKept(t *testing.T, src, out string) {
 	t.Helper()
-	cfg, err := config.Load(src)
+	d, err := modeldir.Open(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := d.Config()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -173,10 +192,16 @@ func checkKept(t *testing.T, src, out string) {
 // variant) to f32 [out, in] under its .weight name, everything else as it is, the quantization block dropped.
 func decoded(t *testing.T, dir string) string {
 	t.Helper()
-	cfg, err := config.Load(dir)
+	d, err := modeldir.Open(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
+	cfg, err := d.Config()
+	if err != nil {
+		t.Fatal(err)
+	}
+	fam, _ := family.For(cfg)
+	tm := fam.Tensors(cfg)
 	return variant.Rewrite(t, dir, func(c map[string]any) { delete(c, "quantization") }, func(ts []backend.Host) []backend.Host {
 		byName := map[string]backend.Host{}
 		for _, h := range ts {
@@ -203,7 +228,11 @@ func decoded(t *testing.T, dir string) string {
 				if err != nil {
 					t.Fatal(err)
 				}
-				out = append(out, backend.HostF32(h.Name, w.Dense(cpu.TrellisVariant), g.OutFeatures(), g.InFeatures()))
+				name, shape := h.Name, []int{g.OutFeatures(), g.InFeatures()}
+				if t, ok := tm.Lookup(path); ok { // a stack of experts: [experts, out, in] under the module's own name
+					name, shape = path, t.Shape
+				}
+				out = append(out, backend.HostF32(name, w.Dense(cpu.TrellisVariant), shape...))
 			default:
 				out = append(out, h)
 			}

@@ -19,6 +19,7 @@ import (
 
 	"github.com/mlxbun/mlxbun/internal/backend"
 	"github.com/mlxbun/mlxbun/internal/config"
+	"github.com/mlxbun/mlxbun/internal/modeldir"
 	"github.com/mlxbun/mlxbun/internal/safetensors"
 	"github.com/mlxbun/mlxbun/internal/trellis"
 )
@@ -178,11 +179,7 @@ func trellisObject(t *config.TrellisParams) *orderedObject {
 
 // writeConfig copies config.json with the quantization block appended as its last key (the input's keys keep
 // their order and values) and copies the tokenizer files; it returns the names written.
-func writeConfig(inDir, tmp string, o Options, items []item) ([]string, error) {
-	raw, err := os.ReadFile(filepath.Join(inDir, config.ConfigFile))
-	if err != nil {
-		return nil, fmt.Errorf("quantize: %w", err)
-	}
+func writeConfig(inDir string, raw []byte, tmp string, o Options, items []item) ([]string, error) {
 	blockJSON, err := json.Marshal(quantBlock(o, items))
 	if err != nil {
 		return nil, fmt.Errorf("quantize: config block: %w", err)
@@ -225,7 +222,11 @@ func writeConfig(inDir, tmp string, o Options, items []item) ([]string, error) {
 // verifyConfig reads the written config back and checks that Quantization.For gives every quantized tensor
 // exactly its spec and every embedding kept in bf16 no quantization.
 func verifyConfig(dir string, items []item) error {
-	cfg, err := config.Load(dir)
+	d, err := modeldir.Open(dir)
+	if err != nil {
+		return fmt.Errorf("quantize: the written config does not parse: %w", err)
+	}
+	cfg, err := d.Config()
 	if err != nil {
 		return fmt.Errorf("quantize: the written config does not parse: %w", err)
 	}

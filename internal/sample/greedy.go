@@ -2,7 +2,11 @@
 // logits' own dtype, so that ties a narrow dtype creates resolve exactly as MLX's argmax(logprobs) resolves them.
 package sample
 
-import "math"
+import (
+	"math"
+
+	"github.com/mlxbun/mlxbun/internal/dtype"
+)
 
 // GreedyNormalizedArgmax returns argmax_i score_i for one row of logits, where, with T the dtype r names and
 // T(·) round-to-nearest-even into T,
@@ -147,13 +151,8 @@ func normalizedScore(x, lse float32, r Rounding) float32 {
 	case BF16:
 		return round32(x-lse, BF16) // Metal's bfloat arithmetic: an f32 operation, then rounding
 	case F16:
-		// Native half arithmetic rounds the exact difference once. Two halves' difference is exact in float64; it
-		// usually fits float32 too, and round32 then does the one rounding.
-		d := float64(x) - float64(lse)
-		if float64(float32(d)) == d {
-			return round32(float32(d), F16)
-		}
-		return float32(roundBinary(d, 10, -14, 15))
+		// Native half arithmetic rounds the exact difference once; two halves' difference is exact in float64.
+		return dtype.RoundF16F64(float64(x) - float64(lse))
 	default:
 		return x - lse
 	}
@@ -164,47 +163,9 @@ func normalizedScore(x, lse float32, r Rounding) float32 {
 func round32(f float32, r Rounding) float32 {
 	switch r {
 	case BF16:
-		u := math.Float32bits(f)
-		if u&0x7fffffff > 0x7f800000 {
-			return f // NaN stays as it is
-		}
-		// Add just under half of bf16's ulp, plus one when the kept part is odd, and truncate: round to nearest,
-		// ties to even; a carry out of the fraction bumps the exponent (to Inf past the largest finite value).
-		u += 0x7fff + (u>>16)&1
-		return math.Float32frombits(u &^ 0xffff)
+		return dtype.RoundBF16(f)
 	case F16:
-		u := math.Float32bits(f)
-		sign, a := u&0x80000000, u&0x7fffffff
-		switch {
-		case a >= 0x7f800000:
-			return f
-		case a >= 0x477ff000: // ≥ 65520, half-way from 65504 to 2^16: rounds (to even) past the largest half
-			return math.Float32frombits(sign | 0x7f800000)
-		case a < 0x38800000: // below 2^-14, half's subnormals: a fixed quantum of 2^-24
-			const q = 1.0 / (1 << 24)
-			return float32(math.RoundToEven(float64(f)/q) * q)
-		}
-		a += 0xfff + (a>>13)&1 // 13 fraction bits dropped, as above
-		return math.Float32frombits(sign | a&^0x1fff)
-	default:
-		return f
+		return dtype.RoundF16(f)
 	}
-}
-
-// roundBinary rounds x to a binary format with `frac` stored fraction bits, smallest normal exponent emin and
-// largest exponent emax (subnormals included). The quantum at x's exponent is a power of two, so x/q is exact and
-// RoundToEven does the only rounding. It serves values that float32 cannot hold exactly.
-func roundBinary(x float64, frac, emin, emax int) float64 {
-	if x == 0 || math.IsNaN(x) || math.IsInf(x, 0) {
-		return x
-	}
-	_, e := math.Frexp(x) // |x| = f·2^e with f in [0.5, 1): the unbiased exponent is e−1
-	e = max(e-1, emin)
-	q := math.Ldexp(1, e-frac)
-	y := math.RoundToEven(x/q) * q
-	maxFinite := math.Ldexp(2-math.Ldexp(1, -frac), emax)
-	if math.Abs(y) > maxFinite {
-		return math.Copysign(math.Inf(1), x)
-	}
-	return y
+	return f
 }

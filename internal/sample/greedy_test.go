@@ -1,142 +1,24 @@
-// Tests of dtype rounding and GreedyNormalizedArgmax against references built another way: rounding by bit
-// tricks and by nearest-value search over every f16 value, and a literal emulation of the seed's kernel loop.
+// Tests of GreedyNormalizedArgmax against references built another way: rounding by nearest-value search over
+// every f16 and bf16 value (package dtype tests the rounding itself), and a literal emulation of the seed's kernel
+// loop.
 package sample
 
 import (
 	"math"
 	"math/rand/v2"
 	"slices"
-	"sort"
 	"testing"
+
+	"github.com/mlxbun/mlxbun/internal/dtype/dtypetest"
 )
-
-// A format's table: every finite non-negative value in increasing order with its bit pattern (for ties to even).
-type fmtValue struct {
-	v    float64
-	bits uint32
-}
-
-// f16Decode turns IEEE half bits into their value.
-func f16Decode(h uint16) float64 {
-	sign := 1.0
-	if h&0x8000 != 0 {
-		sign = -1
-	}
-	e := int(h>>10) & 0x1f
-	m := float64(h & 0x3ff)
-	if e == 0 {
-		return sign * m * math.Pow(2, -24)
-	}
-	return sign * (1 + m/1024) * math.Pow(2, float64(e-15))
-}
-
-var (
-	f16Table = func() (t []fmtValue) {
-		for h := uint32(0); h < 0x7c00; h++ {
-			t = append(t, fmtValue{f16Decode(uint16(h)), h})
-		}
-		return t
-	}()
-	bf16Table = func() (t []fmtValue) {
-		for h := uint32(0); h < 0x7f80; h++ {
-			t = append(t, fmtValue{float64(math.Float32frombits(h << 16)), h})
-		}
-		return t
-	}()
-)
-
-// nearest rounds x into a format by searching its table for x's neighbours: the nearer wins, a tie goes to the
-// even bit pattern, and a magnitude at or past overflow (the largest value plus half its ulp) becomes ±Inf.
-func nearest(table []fmtValue, overflow, x float64) float64 {
-	if x != x || math.IsInf(x, 0) {
-		return x
-	}
-	a := math.Abs(x)
-	if a >= overflow {
-		return math.Copysign(math.Inf(1), x)
-	}
-	i := sort.Search(len(table), func(i int) bool { return table[i].v >= a })
-	var r float64
-	switch {
-	case i < len(table) && table[i].v == a:
-		r = a
-	case i == len(table):
-		r = table[i-1].v
-	default:
-		lo, hi := table[i-1], table[i]
-		switch {
-		case a-lo.v < hi.v-a:
-			r = lo.v
-		case a-lo.v > hi.v-a:
-			r = hi.v
-		case lo.bits&1 == 0:
-			r = lo.v
-		default:
-			r = hi.v
-		}
-	}
-	return math.Copysign(r, x)
-}
-
-func f16Nearest(x float64) float64 { return nearest(f16Table, 65520, x) }
-func bf16Nearest(x float64) float64 {
-	return nearest(bf16Table, float64(math.Float32frombits(0x7f7f8000)), x) // (2 − 2^-8)·2^127
-}
-
-func TestRound32MatchesNearestSearch(t *testing.T) {
-	rng := rand.New(rand.NewPCG(1, 2))
-	check := func(f float32) {
-		for _, c := range []struct {
-			r   Rounding
-			ref func(float64) float64
-		}{{BF16, bf16Nearest}, {F16, f16Nearest}, {F32, func(x float64) float64 { return x }}} {
-			got, want := float64(round32(f, c.r)), c.ref(float64(f))
-			if got != want && !(math.IsNaN(got) && math.IsNaN(want)) {
-				t.Fatalf("round32(%g (%#08x), %v) = %g, want %g", f, math.Float32bits(f), c.r, got, want)
-			}
-		}
-	}
-	for range 1 << 18 {
-		check(math.Float32frombits(rng.Uint32()))
-		check(float32((rng.Float64()*2 - 1) * math.Pow(2, float64(rng.IntN(44)-28)))) // f16's range
-	}
-	// Midpoints of both parities, subnormals of both formats, the overflow edges.
-	for _, u := range []uint32{0x3f808000, 0x3f818000, 0x3f80c000, 0x00008000, 0x00018000, 0x7f7f7fff, 0x7f7f8000,
-		0x7f7fffff, 0x80008000, 0xbf808000, 0x00000001, 0x7f800000, 0xff800000, 0x477fefff, 0x477ff000, 0x477ff001,
-		0x33000000, 0x33000001, 0x33c00000, 0x387fc000, 0x387fe000, 0x38800000} {
-		check(math.Float32frombits(u))
-	}
-	for i := 1; i < len(f16Table); i++ {
-		check(float32((f16Table[i-1].v + f16Table[i].v) / 2)) // every f16 midpoint is an f32
-	}
-}
-
-func TestRoundBinaryMatchesNearestSearch(t *testing.T) {
-	// Every half value, every midpoint between neighbours (ties to even) and float64 points just off each midpoint,
-	// which float32 could not hold.
-	for i := 1; i < len(f16Table); i++ {
-		lo, hi := f16Table[i-1].v, f16Table[i].v
-		mid := (lo + hi) / 2
-		for _, x := range []float64{lo, mid, math.Nextafter(mid, 0), math.Nextafter(mid, 1e9), -mid, hi} {
-			if got, want := roundBinary(x, 10, -14, 15), f16Nearest(x); got != want {
-				t.Fatalf("roundBinary(%g) = %g, want %g", x, got, want)
-			}
-		}
-	}
-	for _, x := range []float64{65504, 65519.99, 65520, 65536, -65520, 1e-9, 2.9802322387695312e-08, 5.960464477539063e-08} {
-		if got, want := roundBinary(x, 10, -14, 15), f16Nearest(x); got != want {
-			t.Fatalf("roundBinary(%g) = %g, want %g", x, got, want)
-		}
-	}
-}
 
 // refRound rounds a logit to r with the reference rounders.
 func refRound(x float64, r Rounding) float64 {
 	switch r {
 	case BF16:
-		return bf16Nearest(x)
+		return dtypetest.NearestBF16(x)
 	case F16:
-		return f16Nearest(x)
+		return dtypetest.NearestF16(x)
 	}
 	return float64(float32(x))
 }
@@ -176,9 +58,9 @@ func refGreedy(logits []float32, r Rounding) int {
 		var v float64
 		switch r {
 		case BF16:
-			v = bf16Nearest(float64(float32(x) - float32(lse)))
+			v = dtypetest.NearestBF16(float64(float32(x) - float32(lse)))
 		case F16:
-			v = f16Nearest(x - lse)
+			v = dtypetest.NearestF16(x - lse)
 		default:
 			v = float64(float32(x) - float32(lse))
 		}

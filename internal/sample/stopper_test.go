@@ -4,6 +4,7 @@ package sample
 
 import (
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -154,5 +155,58 @@ func TestStopperMatchesRescan(t *testing.T) {
 		if got != want {
 			t.Fatalf("trial %d stops %q ids %v texts %q: output %q, want %q", trial, stops, ids, texts, got, want)
 		}
+	}
+}
+
+func TestEndIDs(t *testing.T) {
+	for _, c := range []struct {
+		model  []int
+		tok    int
+		ignore bool
+		want   []int
+	}{
+		{[]int{2}, 7, false, []int{2, 7}},
+		{[]int{2, 7}, 7, false, []int{2, 7}},
+		{nil, 7, false, []int{7}},
+		{[]int{2}, -1, false, []int{2}},
+		{nil, -1, false, nil},
+		{[]int{2}, 7, true, nil},
+	} {
+		if got := EndIDs(c.model, c.tok, c.ignore); !slices.Equal(got, c.want) {
+			t.Errorf("EndIDs(%v, %d, %v) = %v, want %v", c.model, c.tok, c.ignore, got, c.want)
+		}
+	}
+	model := make([]int, 1, 4) // room to append into: EndIDs must copy instead
+	model[0] = 2
+	EndIDs(model, 7, false)
+	if model[:2][1] == 7 {
+		t.Error("EndIDs wrote into its argument's spare capacity")
+	}
+}
+
+func TestStopperReasonAndFinish(t *testing.T) {
+	s := NewStopper([]int{2}, []string{"STOP"})
+	if s.IsEnd(-1) || !s.IsEnd(2) || s.IsEnd(3) {
+		t.Error("IsEnd")
+	}
+	s.Push(5, "a")
+	if s.Reason() != "" || s.Stopped() {
+		t.Fatal("stopped early")
+	}
+	s.Push(2, "</s>")
+	if s.Reason() != ReasonEOS || s.Finish("more") != "" {
+		t.Fatalf("after EOS: reason %q", s.Reason())
+	}
+	s = NewStopper(nil, []string{"STOP"})
+	s.Push(5, "x ST")
+	if got := s.Finish("OP y"); got != "" || s.Reason() != ReasonStop {
+		t.Fatalf("Finish completing a stop string: %q, reason %q", got, s.Reason())
+	}
+	s = NewStopper(nil, []string{"STOP"})
+	if emit, _ := s.Push(5, "x ST"); emit != "x " {
+		t.Fatalf("emit %q", emit)
+	}
+	if got := s.Finish("A"); got != "STA" || s.Reason() != "" {
+		t.Fatalf("Finish = %q (reason %q), want the held text and the rest", got, s.Reason())
 	}
 }

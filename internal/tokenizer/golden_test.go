@@ -5,6 +5,7 @@ package tokenizer
 
 import (
 	"encoding/json"
+	"errors"
 	"os"
 	"path/filepath"
 	"slices"
@@ -42,12 +43,26 @@ func loadFixture(t testing.TB, name string) (*Tokenizer, string) {
 	if tok, ok := loaded[name]; ok {
 		return tok, dir
 	}
-	tok, err := Load(dir)
+	tok, err := readDir(dir)
 	if err != nil {
 		t.Fatalf("load %s: %v", name, err)
 	}
 	loaded[name] = tok
 	return tok, dir
+}
+
+// readDir builds the tokenizer of a fixture directory from its tokenizer.json and tokenizer_config.json. Package
+// modeldir does this for the program; it imports this package, so these tests read the two files themselves.
+func readDir(dir string) (*Tokenizer, error) {
+	tj, err := os.ReadFile(filepath.Join(dir, "tokenizer.json"))
+	if err != nil {
+		return nil, err
+	}
+	cj, err := os.ReadFile(filepath.Join(dir, ConfigFile))
+	if err != nil && !errors.Is(err, os.ErrNotExist) {
+		return nil, err
+	}
+	return Parse(tj, cj)
 }
 
 func readGolden(t *testing.T, path string) goldenFile {

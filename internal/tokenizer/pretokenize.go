@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"strings"
 	"unicode"
+	"unicode/utf8"
 )
 
 // piece is a run of text on its way to the model. first marks a piece that starts at offset 0 of the original
@@ -107,7 +108,8 @@ func runeSpans(s string, pred func(rune) bool) []span {
 			if prev < i {
 				out = append(out, span{prev, i, false})
 			}
-			end := i + len(string(r))
+			_, size := utf8.DecodeRuneInString(s[i:]) // 1 for an invalid byte, which r reads as the 3-byte U+FFFD
+			end := i + size
 			out = append(out, span{i, end, true})
 			prev = end
 		}

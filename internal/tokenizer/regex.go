@@ -161,11 +161,27 @@ func isWordRune(r rune) bool {
 
 // reParser is a recursive-descent parser over the pattern's runes.
 type reParser struct {
-	src  string
-	rs   []rune
-	pos  int
-	fold bool // (?i) in force
+	src   string
+	rs    []rune
+	pos   int
+	fold  bool // (?i) in force
+	depth int  // groups and classes open at the cursor
 }
+
+// maxRegexDepth bounds the nesting of groups and classes: the parser, compiler and matcher recurse once per
+// level, and a tokenizer.json holding a pattern of a million '(' must fail to load, not overflow the stack. Real
+// patterns nest two or three deep.
+const maxRegexDepth = 1000
+
+// enter opens a group or class level; the caller defers leave.
+func (p *reParser) enter() error {
+	if p.depth++; p.depth > maxRegexDepth {
+		return p.errf("groups and classes nest deeper than %d", maxRegexDepth)
+	}
+	return nil
+}
+
+func (p *reParser) leave() { p.depth-- }
 
 // parseRegex parses pattern into an AST; errors name the pattern and the offending position.
 func parseRegex(pattern string) (*reNode, error) {
@@ -345,6 +361,10 @@ func (p *reParser) literal(c rune) *reNode {
 
 // parseGroup parses what follows '(' up to and including its ')'.
 func (p *reParser) parseGroup() (*reNode, error) {
+	if err := p.enter(); err != nil {
+		return nil, err
+	}
+	defer p.leave()
 	wrap := func(kind reKind, behind, negate bool) (*reNode, error) {
 		sub, err := p.parseAlt()
 		if err != nil {
@@ -667,6 +687,10 @@ func unicodeTable(name string) *unicode.RangeTable {
 
 // parseClass parses a bracket class after '['.
 func (p *reParser) parseClass() (*runeSet, error) {
+	if err := p.enter(); err != nil {
+		return nil, err
+	}
+	defer p.leave()
 	set := &runeSet{fold: p.fold}
 	if p.more() && p.peek() == '^' {
 		p.pos++

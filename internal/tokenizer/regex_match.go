@@ -4,7 +4,8 @@
 // only choice points (alternation, repetition, lookaround) recurse. Leftmost-first semantics, as Oniguruma and
 // Perl: alternatives in order, greedy repetition longest first. Single-rune repetitions (\p{L}+, \s*, the bulk of
 // every tokenizer pattern) run as counted loops with no recursion per rune. Patterns are tiny and pieces are short,
-// so no memoisation; the worst case is quadratic in the piece length (e.g. \s*[\r\n]+ over a run of spaces).
+// so no memoisation; a search has a step budget linear in its input instead, which shipped patterns stay far
+// inside and which stops a hostile one that backtracks exponentially.
 package tokenizer
 
 import "fmt"
@@ -50,11 +51,18 @@ type regex struct {
 	nslots int
 }
 
+// maxRegexOps bounds a compiled program. Counted repetition of a group unrolls into copies, so nested intervals
+// multiply: ((a{0,1000}){0,1000}){0,1000} would be a billion ops. Real patterns compile to a few dozen.
+const maxRegexOps = 1 << 16
+
 // compileRegex parses and compiles an Oniguruma-dialect pattern.
 func compileRegex(pattern string) (*regex, error) {
 	ast, err := parseRegex(pattern)
 	if err != nil {
 		return nil, err
+	}
+	if n := progSize(ast); n > maxRegexOps {
+		return nil, fmt.Errorf("regex %q: compiles to more than %d instructions (nested counted repetition)", pattern, maxRegexOps)
 	}
 	re := &regex{src: pattern}
 	re.prog = re.compile(ast, &op{kind: opMatch})
@@ -111,6 +119,31 @@ func (re *regex) compile(n *reNode, next *op) *op {
 	panic(fmt.Sprintf("tokenizer: regex node kind %d has no compiler", n.kind))
 }
 
+// progSize is the number of ops compile emits for n (as compileRepeat unrolls it), saturating just above
+// maxRegexOps so that nested intervals cannot overflow the count.
+func progSize(n *reNode) int {
+	sat := func(x int) int { return min(x, maxRegexOps+1) }
+	switch n.kind {
+	case reEmpty:
+		return 0
+	case reConcat, reAlt:
+		size := 1
+		for _, s := range n.subs {
+			size = sat(size + progSize(s))
+		}
+		return size
+	case reLook, reAtomic:
+		return sat(2 + progSize(n.subs[0]))
+	case reRepeat:
+		if n.subs[0].kind == reChar {
+			return 1
+		}
+		copies := n.min + max(n.max-n.min, 1) // an unbounded loop compiles its body once
+		return sat(2 + copies*(progSize(n.subs[0])+1))
+	}
+	return 1
+}
+
 // compileRepeat emits sub{min,max}. Single-rune subs become one opRun; others unroll min copies, then either a
 // loop (unbounded) or max-min nested optional copies, x{0,3} = (?:x(?:x(?:x)?)?)?.
 func (re *regex) compileRepeat(n *reNode, next *op) *op {
@@ -150,18 +183,29 @@ type matchState struct {
 	in    []rune
 	slots []int
 	end   int
+	// steps is what is left of the search's budget of ops and scanned runes; below zero nothing matches.
+	steps int
 }
+
+// The step budget of one findAll: a base plus a fixed number per input rune. Patterns that tokenizers ship take a
+// few steps per rune; a hostile one that backtracks catastrophically ((a|aa)*c over a run of a's) would
+// otherwise run for ages. Like Oniguruma past its retry limit, an exhausted search stops matching: the rest of
+// the input is left as one non-matching span.
+const (
+	regexBaseSteps    = 1 << 22
+	regexStepsPerRune = 1 << 10
+)
 
 // findAll returns the non-overlapping leftmost-first matches in in as rune ranges [start, end), in order. After
 // an empty match the scan moves one rune on, and an empty match right at the previous match's end is skipped
 // (the rule Oniguruma's and Rust's iterators share).
 func (re *regex) findAll(in []rune) [][2]int {
-	st := &matchState{in: in, slots: make([]int, re.nslots)}
+	st := &matchState{in: in, slots: make([]int, re.nslots), steps: regexBaseSteps + regexStepsPerRune*len(in)}
 	var out [][2]int
 	lastEnd := -1
 	for pos := 0; pos <= len(in); {
 		s, e, ok := st.search(re.prog, pos)
-		if !ok {
+		if !ok || st.steps < 0 {
 			break
 		}
 		if s == e && s == lastEnd {
@@ -181,7 +225,7 @@ func (re *regex) findAll(in []rune) [][2]int {
 
 // search finds the leftmost match starting at or after pos.
 func (st *matchState) search(prog *op, pos int) (start, end int, ok bool) {
-	for s := pos; s <= len(st.in); s++ {
+	for s := pos; s <= len(st.in) && st.steps >= 0; s++ {
 		if st.run(prog, s) {
 			return s, st.end, true
 		}
@@ -193,6 +237,10 @@ func (st *matchState) search(prog *op, pos int) (start, end int, ok bool) {
 func (st *matchState) run(o *op, i int) bool {
 	in := st.in
 	for {
+		st.steps--
+		if st.steps < 0 {
+			return false
+		}
 		switch o.kind {
 		case opChar:
 			if i >= len(in) || !o.set.has(in[i]) {
@@ -205,6 +253,7 @@ func (st *matchState) run(o *op, i int) bool {
 			for i+n < len(in) && (o.max < 0 || n < o.max) && o.set.has(in[i+n]) {
 				n++
 			}
+			st.steps -= n
 			if n < o.min {
 				return false
 			}

@@ -285,3 +285,30 @@ func TestRegexRealPatternsCompile(t *testing.T) {
 		}
 	}
 }
+
+// TestRegexLimits: patterns from a hostile tokenizer.json fail to compile or stop matching instead of overflowing
+// the stack, compiling for minutes, or backtracking for ages (regressions found while fuzzing FuzzLoad).
+func TestRegexLimits(t *testing.T) {
+	for _, c := range []struct{ name, pattern, want string }{
+		{"deep groups", strings.Repeat("(", 1<<20) + strings.Repeat(")", 1<<20), "nest deeper"},
+		{"deep classes", strings.Repeat("[", 1<<20), "nest deeper"},
+		{"nested intervals", "((a{0,1000}){0,1000}){0,1000}", "instructions"},
+		{"long unroll", "(ab){100000}", "instructions"},
+	} {
+		if _, err := compileRegex(c.pattern); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: err = %v, want one mentioning %q", c.name, err, c.want)
+		}
+	}
+	if _, err := compileRegex(strings.Repeat("(", maxRegexDepth) + "a" + strings.Repeat(")", maxRegexDepth)); err != nil {
+		t.Errorf("nesting %d deep: %v", maxRegexDepth, err)
+	}
+	// (a|aa)*c over n a's takes Fibonacci(n) steps; the budget stops it with no match found.
+	re := mustCompileRegex(`(a|aa)*c|b`)
+	in := []rune(strings.Repeat("a", 200) + "b")
+	if got := re.findAll(in); len(got) != 0 {
+		t.Errorf("exhausted search found %v, want nothing", got)
+	}
+	if got := re.findAll([]rune("aac b")); !slices.Equal(got, [][2]int{{0, 3}, {4, 5}}) {
+		t.Errorf("findAll within budget = %v, want [[0 3] [4 5]]", got)
+	}
+}

@@ -13,8 +13,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"os"
-	"path/filepath"
 	"sort"
 	"strings"
 )
@@ -69,43 +67,25 @@ type fileJSON struct {
 	Model         json.RawMessage `json:"model"`
 }
 
-// configJSON is the part of tokenizer_config.json used here. Token fields are strings or {"content": ...}.
-type configJSON struct {
-	BOS                json.RawMessage       `json:"bos_token"`
-	EOS                json.RawMessage       `json:"eos_token"`
-	PAD                json.RawMessage       `json:"pad_token"`
-	UNK                json.RawMessage       `json:"unk_token"`
-	AddedTokensDecoder map[string]AddedToken `json:"added_tokens_decoder"`
+// Parse builds a tokenizer from the contents of tokenizer.json and tokenizer_config.json (config may be nil):
+// ParseConfig then FromJSON.
+func Parse(tokenizerJSON, configJSON []byte) (*Tokenizer, error) {
+	cfg, err := ParseConfig(configJSON)
+	if err != nil {
+		return nil, err
+	}
+	return FromJSON(tokenizerJSON, cfg)
 }
 
-// Load reads dir/tokenizer.json and, when present, dir/tokenizer_config.json.
-func Load(dir string) (*Tokenizer, error) {
-	tj, err := os.ReadFile(filepath.Join(dir, "tokenizer.json"))
-	if err != nil {
-		return nil, fmt.Errorf("tokenizer: %w", err)
-	}
-	cj, err := os.ReadFile(filepath.Join(dir, "tokenizer_config.json"))
-	if err != nil && !errors.Is(err, os.ErrNotExist) {
-		return nil, fmt.Errorf("tokenizer: %w", err)
-	}
-	t, err := Parse(tj, cj)
-	if err != nil {
-		return nil, fmt.Errorf("tokenizer %s: %w", dir, err)
-	}
-	return t, nil
-}
-
-// Parse builds a tokenizer from the contents of tokenizer.json and tokenizer_config.json (config may be nil).
-func Parse(tokenizerJSON, configJSONData []byte) (*Tokenizer, error) {
+// FromJSON builds a tokenizer from the contents of tokenizer.json and the parsed tokenizer_config.json (nil when
+// there is none). Package modeldir reads both files; tests and fuzzers call this or Parse directly.
+func FromJSON(tokenizerJSON []byte, cfg *Config) (*Tokenizer, error) {
 	var f fileJSON
 	if err := json.Unmarshal(tokenizerJSON, &f); err != nil {
 		return nil, fmt.Errorf("tokenizer.json: %w", err)
 	}
-	var cfg configJSON
-	if len(configJSONData) > 0 {
-		if err := json.Unmarshal(configJSONData, &cfg); err != nil {
-			return nil, fmt.Errorf("tokenizer_config.json: %w", err)
-		}
+	if cfg == nil {
+		cfg = &Config{}
 	}
 	t := &Tokenizer{byID: make(map[int]*AddedToken), byContent: make(map[string]int), addedText: make(map[int]string)}
 	var err error
@@ -127,55 +107,44 @@ func Parse(tokenizerJSON, configJSONData []byte) (*Tokenizer, error) {
 	if err := t.buildVocab(f.AddedTokens, cfg.AddedTokensDecoder); err != nil {
 		return nil, err
 	}
+	// The post-processor adds the same ids around every sequence; an empty one shows them all.
+	if t.post != nil {
+		for _, id := range t.post.process(nil) {
+			if id < 0 || id >= t.vocabSize {
+				return nil, fmt.Errorf("tokenizer.json post_processor adds id %d, outside the vocabulary of %d", id, t.vocabSize)
+			}
+		}
+	}
 	t.specials = SpecialTokens{BOS: -1, EOS: -1, PAD: -1, UNK: t.model.unkID}
 	if t.model.unkID >= 0 {
 		t.specials.UNKText = t.idToTok[t.model.unkID]
 	}
 	for _, s := range []struct {
-		raw  json.RawMessage
-		text *string
-		id   *int
-		name string
+		text  string
+		dst   *string
+		dstID *int
 	}{
-		{cfg.BOS, &t.specials.BOSText, &t.specials.BOS, "bos_token"},
-		{cfg.EOS, &t.specials.EOSText, &t.specials.EOS, "eos_token"},
-		{cfg.PAD, &t.specials.PADText, &t.specials.PAD, "pad_token"},
-		{cfg.UNK, &t.specials.UNKText, &t.specials.UNK, "unk_token"},
+		{cfg.BOS, &t.specials.BOSText, &t.specials.BOS},
+		{cfg.EOS, &t.specials.EOSText, &t.specials.EOS},
+		{cfg.PAD, &t.specials.PADText, &t.specials.PAD},
+		{cfg.UNK, &t.specials.UNKText, &t.specials.UNK},
 	} {
-		text, err := tokenText(s.raw)
-		if err != nil {
-			return nil, fmt.Errorf("tokenizer_config.json %s: %w", s.name, err)
-		}
-		if text == "" {
+		if s.text == "" {
 			continue
 		}
 		// A named token missing from the vocabulary keeps its text with id -1: templates can still print it, and
 		// a model's stop ids come from generation_config.json anyway.
-		*s.text, *s.id = text, -1
-		if id, ok := t.ID(text); ok {
-			*s.id = id
+		*s.dst, *s.dstID = s.text, -1
+		if id, ok := t.ID(s.text); ok {
+			*s.dstID = id
 		}
 	}
 	return t, nil
 }
 
-// tokenText reads a config token given as "text", {"content": "text", ...} or null.
-func tokenText(raw json.RawMessage) (string, error) {
-	if isNull(raw) {
-		return "", nil
-	}
-	var s string
-	if err := json.Unmarshal(raw, &s); err == nil {
-		return s, nil
-	}
-	var obj struct {
-		Content string `json:"content"`
-	}
-	if err := json.Unmarshal(raw, &obj); err != nil {
-		return "", fmt.Errorf("neither a string nor an object with content: %w", err)
-	}
-	return obj.Content, nil
-}
+// maxTokenID bounds the ids a file may use: the id→token table is dense, so one stray huge id would allocate
+// gigabytes (the largest shipped vocabularies, Gemma's, are ~262k), and merges store ids as int32.
+const maxTokenID = 1<<24 - 1
 
 // buildVocab indexes the model vocabulary and the added tokens. Added tokens listed only in
 // tokenizer_config.json's added_tokens_decoder are added too, as transformers does.
@@ -202,21 +171,21 @@ func (t *Tokenizer) buildVocab(added []AddedToken, fromConfig map[string]AddedTo
 		}
 	}
 	maxID := -1
-	for _, id := range t.model.vocab {
+	for tok, id := range t.model.vocab {
+		if id < 0 || id > maxTokenID {
+			return fmt.Errorf("tokenizer.json vocab token %q has id %d outside 0..%d", tok, id, maxTokenID)
+		}
 		maxID = max(maxID, id)
 	}
 	for _, a := range added {
-		if a.ID < 0 {
-			return fmt.Errorf("tokenizer.json added token %q has negative id %d", a.Content, a.ID)
+		if a.ID < 0 || a.ID > maxTokenID {
+			return fmt.Errorf("tokenizer.json added token %q has id %d outside 0..%d", a.Content, a.ID, maxTokenID)
 		}
 		maxID = max(maxID, a.ID)
 	}
 	t.vocabSize = maxID + 1
 	t.idToTok = make([]string, t.vocabSize)
 	for tok, id := range t.model.vocab {
-		if id < 0 {
-			return fmt.Errorf("tokenizer.json vocab token %q has negative id %d", tok, id)
-		}
 		t.idToTok[id] = tok
 	}
 	t.added = append([]AddedToken(nil), added...)

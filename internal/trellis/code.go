@@ -1,11 +1,9 @@
 // This file is the 1MAD computed code (QTIP): the integer code y of a state, its f32 values under each decode
-// arithmetic, the per-L tables of them the decoder and encoder index, and the bf16/fp16 roundings the format uses.
+// arithmetic, and the per-L tables of them the decoder and encoder index. The bf16/fp16 roundings the format uses
+// are package dtype's RoundBF16 (decoded weights) and RoundF16 (stored scales).
 package trellis
 
-import (
-	"math"
-	"sync"
-)
+import "sync"
 
 // 1MAD constants: x = s·Mul + Add (mod 2^32); y = (sum of x's four bytes) − Bias; value = y / Divisor.
 // The divisor is the standard deviation of a sum of four uniform bytes (√(4·(256²−1)/12) ≈ 147.8), so the code's
@@ -32,14 +30,6 @@ func Value1MAD(s uint32) float32 { return float32(Code1MAD(s)) / Divisor1MAD }
 
 // Rcp1MADValue is f32(y)·Rcp1MAD, one f32 multiply: within one ulp of Value1MAD (the packed kernels' decode).
 func Rcp1MADValue(s uint32) float32 { return float32(Code1MAD(s)) * Rcp1MAD }
-
-// RoundBF16 rounds an f32 to the nearest bf16 (ties to even) and widens it back, as the kernels' trellis_bf16 does
-// (NaN payloads are not preserved; the code never produces one).
-func RoundBF16(v float32) float32 {
-	u := math.Float32bits(v)
-	u = (u + 0x7FFF + (u >> 16 & 1)) & 0xFFFF0000
-	return math.Float32frombits(u)
-}
 
 // tables holds one L's per-state values under each arithmetic, built once and shared read-only.
 type tables struct {
@@ -79,58 +69,3 @@ func Codebook(L int) []float32 {
 	}
 	return append([]float32(nil), tablesFor(L).value...)
 }
-
-// F32ToF16 converts to IEEE binary16 bits, rounding to nearest even; overflow gives ±Inf, NaN stays NaN.
-func F32ToF16(f float32) uint16 {
-	b := math.Float32bits(f)
-	sign := uint16(b >> 16 & 0x8000)
-	exp := int(b>>23&0xFF) - 127 + 15
-	mant := b & 0x7FFFFF
-	switch {
-	case b&0x7FFFFFFF > 0x7F800000: // NaN
-		return sign | 0x7E00
-	case exp >= 0x1F: // overflow or Inf
-		return sign | 0x7C00
-	case exp <= 0: // subnormal or zero in f16
-		if exp < -10 {
-			return sign
-		}
-		mant |= 0x800000
-		shift := uint(14 - exp)
-		h := mant >> shift
-		rem := mant & (1<<shift - 1)
-		half := uint32(1) << (shift - 1)
-		if rem > half || rem == half && h&1 == 1 {
-			h++
-		}
-		return sign | uint16(h)
-	}
-	h := uint32(exp)<<10 | mant>>13
-	rem := mant & 0x1FFF
-	if rem > 0x1000 || rem == 0x1000 && h&1 == 1 {
-		h++ // may carry into the exponent, and from the largest finite value into Inf: both correct
-	}
-	return sign | uint16(h)
-}
-
-// F16ToF32 widens IEEE binary16 bits exactly.
-func F16ToF32(h uint16) float32 {
-	sign := uint32(h&0x8000) << 16
-	exp := uint32(h >> 10 & 0x1F)
-	mant := uint32(h & 0x3FF)
-	switch {
-	case exp == 0x1F:
-		return math.Float32frombits(sign | 0x7F800000 | mant<<13)
-	case exp == 0:
-		// subnormal: mant·2^−24, exact in f32
-		v := float32(mant) * (1.0 / (1 << 24))
-		if sign != 0 {
-			v = -v
-		}
-		return v
-	}
-	return math.Float32frombits(sign | (exp+127-15)<<23 | mant<<13)
-}
-
-// RoundF16 rounds an f32 to the nearest fp16 value and widens it back (how a scale survives being stored).
-func RoundF16(f float32) float32 { return F16ToF32(F32ToF16(f)) }

@@ -5,8 +5,6 @@ package trellis
 import (
 	"math"
 	"math/big"
-	"math/rand/v2"
-	"sort"
 	"testing"
 )
 
@@ -95,90 +93,6 @@ func refBF16(v float32) float32 {
 		return lo
 	}
 	return hi
-}
-
-func TestRoundBF16(t *testing.T) {
-	rng := rand.New(rand.NewPCG(3, 4))
-	cases := []float32{0, 1, -1, 1.00390625, 1.01171875, 3.14159, -2.7182817, 1e-30, 65504}
-	for range 100000 {
-		cases = append(cases, float32(rng.NormFloat64()*math.Pow(10, float64(rng.IntN(10)-5))))
-	}
-	// Exact ties: the bit just below bf16 precision set and nothing under it.
-	for range 1000 {
-		cases = append(cases, math.Float32frombits(rng.Uint32()&0x7F7F0000|0x8000))
-	}
-	for _, v := range cases {
-		if got, want := RoundBF16(v), refBF16(v); got != want {
-			t.Fatalf("RoundBF16(%v) = %v, want %v", v, got, want)
-		}
-	}
-}
-
-// refF16Value is the value of binary16 bits by the format's definition.
-func refF16Value(h uint16) float64 {
-	sign := 1.0
-	if h&0x8000 != 0 {
-		sign = -1
-	}
-	e, m := int(h>>10&0x1F), float64(h&0x3FF)
-	switch e {
-	case 0:
-		return sign * math.Ldexp(m, -24)
-	case 31:
-		if m == 0 {
-			return sign * math.Inf(1)
-		}
-		return math.NaN()
-	}
-	return sign * math.Ldexp(1+m/1024, e-15)
-}
-
-func TestF16Conversions(t *testing.T) {
-	for h := range 1 << 16 {
-		want := refF16Value(uint16(h))
-		got := F16ToF32(uint16(h))
-		if math.IsNaN(want) {
-			if !math.IsNaN(float64(got)) {
-				t.Fatalf("F16ToF32(%#04x) = %v, want NaN", h, got)
-			}
-			continue
-		}
-		if float64(got) != want {
-			t.Fatalf("F16ToF32(%#04x) = %v, want %v", h, got, want)
-		}
-		if back := F32ToF16(got); back != uint16(h) {
-			t.Fatalf("F32ToF16(%v) = %#04x, want %#04x", got, back, h)
-		}
-	}
-	// Rounding: the nearest f16 by exhaustive comparison with the neighbours of a truncating guess, ties to even.
-	rng := rand.New(rand.NewPCG(5, 6))
-	for range 200000 {
-		v := float32(rng.NormFloat64() * math.Pow(2, float64(rng.IntN(40)-25)))
-		got := F32ToF16(v)
-		a := math.Abs(float64(v))
-		// The first finite f16 at or above |v| (values grow with the bits), and the one before it.
-		hi := uint16(sort.Search(0x7C00, func(h int) bool { return refF16Value(uint16(h)) >= a }))
-		best := hi
-		if hi > 0 {
-			lo := hi - 1
-			dl, dh := a-refF16Value(lo), refF16Value(hi)-a
-			if hi == 0x7C00 || dl < dh || dl == dh && lo&1 == 0 {
-				best = lo
-			}
-		}
-		if math.Abs(float64(v)) >= 65520 { // past the largest finite value's rounding boundary
-			best = 0x7C00
-		}
-		if v < 0 {
-			best |= 0x8000
-		}
-		if got != best {
-			t.Fatalf("F32ToF16(%v) = %#04x (%v), want %#04x (%v)", v, got, F16ToF32(got), best, F16ToF32(best))
-		}
-	}
-	if F32ToF16(1e6) != 0x7C00 || F32ToF16(-1e6) != 0xFC00 || !math.IsNaN(float64(F16ToF32(F32ToF16(float32(math.NaN()))))) {
-		t.Error("overflow or NaN mishandled")
-	}
 }
 
 func TestCodebookMoments(t *testing.T) {

@@ -4,6 +4,8 @@ package trellis
 
 import (
 	"fmt"
+
+	"github.com/mlxbun/mlxbun/internal/dtype"
 )
 
 // Variant names one decode arithmetic. Each kernel's contract names the variant whose bits it reproduces.
@@ -133,7 +135,7 @@ func (w *Weights) decodeBlocks(r, b0, b1 int, v Variant, tab *tables, dst []floa
 		}
 		if v == BF16 {
 			for t, x := range out {
-				out[t] = RoundBF16(x)
+				out[t] = dtype.RoundBF16(x)
 			}
 		}
 	}

@@ -6,6 +6,8 @@ import (
 	"math"
 	"math/rand/v2"
 	"testing"
+
+	"github.com/mlxbun/mlxbun/internal/dtype"
 )
 
 // specBit is bit i of a block held in words: word i/32, bit i%32 counted from the least significant.
@@ -60,7 +62,7 @@ func randomWeights(t testing.TB, rng *rand.Rand, spec Spec, shape []int) *Weight
 	}
 	scales := make([]float32, g.Rows)
 	for i := range scales {
-		scales[i] = RoundF16(float32(0.01 + 0.05*rng.Float64()))
+		scales[i] = dtype.RoundF16(float32(0.01 + 0.05*rng.Float64()))
 	}
 	w, err := NewWeights(g, words, scales)
 	if err != nil {
@@ -225,7 +227,7 @@ func TestBF16VariantIsRoundedExact(t *testing.T) {
 	w := randomWeights(t, rand.New(rand.NewPCG(2, 2)), k3Axis1, []int{4, 96})
 	e, b := w.Dense(Exact), w.Dense(BF16)
 	for i := range e {
-		if b[i] != RoundBF16(e[i]) || math.Float32bits(b[i])&0xFFFF != 0 {
+		if b[i] != dtype.RoundBF16(e[i]) || math.Float32bits(b[i])&0xFFFF != 0 {
 			t.Fatalf("weight %d: bf16 %v, exact %v", i, b[i], e[i])
 		}
 	}

@@ -10,6 +10,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"unsafe"
+
+	"github.com/mlxbun/mlxbun/internal/dtype"
 )
 
 // scaleFactorL12 is the first-pass row scale as a multiple of the row's RMS, per k (index k), at L 12. The search
@@ -377,7 +379,7 @@ func encode(w []float32, rows, cols int, spec Spec, keep []uint32) (*Weights, er
 		if cc == 0 || wc <= 0 {
 			continue // an all-zero row (or a path that explains nothing) decodes to zeros
 		}
-		s := RoundF16(float32(wc / cc))
+		s := dtype.RoundF16(float32(wc / cc))
 		if math.IsInf(float64(s), 0) {
 			return nil, fmt.Errorf("trellis encode: row %d scale %g overflows fp16", r, wc/cc)
 		}

@@ -11,6 +11,8 @@ import (
 	"math/rand/v2"
 	"strings"
 	"testing"
+
+	"github.com/mlxbun/mlxbun/internal/dtype"
 )
 
 func gaussian(rng *rand.Rand, n int) []float32 {
@@ -219,7 +221,7 @@ func TestEncodeScales(t *testing.T) {
 		t.Fatal(err)
 	}
 	for r, s := range wt.Scales {
-		if RoundF16(s) != s {
+		if dtype.RoundF16(s) != s {
 			t.Errorf("row %d scale %v is not an fp16 value", r, s)
 		}
 	}

@@ -8,6 +8,8 @@ import (
 	"errors"
 	"math"
 	"testing"
+
+	"github.com/mlxbun/mlxbun/internal/dtype"
 )
 
 func FuzzDecode(f *testing.F) {
@@ -62,7 +64,7 @@ func FuzzDecode(f *testing.F) {
 		}
 		scales := make([]float32, g.Rows)
 		for i := range scales {
-			scales[i] = F16ToF32(scaleBits)
+			scales[i] = dtype.F16ToF32(scaleBits)
 		}
 		w, err := NewWeights(g, words, scales)
 		if err != nil {

@@ -6,28 +6,67 @@ import (
 
 	"github.com/mlxbun/mlxbun/internal/backend"
 	"github.com/mlxbun/mlxbun/internal/cpu"
+	"github.com/mlxbun/mlxbun/internal/rope"
 )
 
-// TestCPUAgainstItself: the reference agrees with itself on every quick case (the harness runs end to end).
+// cpuCases are the quick cases a CPU reference runs in seconds here: all but the Qwen3-14B and 1.7B shapes.
+func cpuCases(keep func(Case) bool) []Case {
+	var cs []Case
+	for _, c := range Cases(true) {
+		if strings.HasPrefix(c.Shape, "qwen3-14b") || strings.HasPrefix(c.Shape, "qwen3-1.7b") {
+			continue
+		}
+		if keep == nil || keep(c) {
+			cs = append(cs, c)
+		}
+	}
+	return cs
+}
+
+// TestCasesWellFormed: every case is named uniquely (--only and the GPU subtests select by name), states a
+// promise and a bound, and every fused sequence or recording states its launches. The count is at least the 507
+// comparisons the CUDA backend's own harness made before it was folded in here.
+func TestCasesWellFormed(t *testing.T) {
+	all := Cases(false)
+	seen := map[string]bool{}
+	for _, c := range all {
+		name := c.Op + " " + c.Shape
+		if seen[name] {
+			t.Errorf("two cases named %q", name)
+		}
+		seen[name] = true
+		if c.Promise == "" || c.Tol < 0 || c.run == nil {
+			t.Errorf("%s: promise %q, tolerance %g", name, c.Promise, c.Tol)
+		}
+		fused := strings.HasPrefix(c.Op, "Fused/") || strings.HasPrefix(c.Op, "Record/")
+		if fused != (c.Launches != nil) {
+			t.Errorf("%s: Launches %v", name, c.Launches)
+		}
+	}
+	quick := Cases(true)
+	t.Logf("%d cases (%d quick), %d ops", len(all), len(quick), len(Ops()))
+	if len(all) < 507 {
+		t.Errorf("%d cases, fewer than the 507 checks of the former CUDA harness", len(all))
+	}
+}
+
+// bf16 reports whether a case places bf16 tensors on the device (activations or a MatMul output).
+func bf16(c Case) bool { return c.Act == backend.BF16 || strings.Contains(c.Shape, "out BF16") }
+
+// TestCPUAgainstItself: the reference agrees with itself on every quick case it can run here (the harness runs
+// end to end), and skips exactly the cases with bf16 tensors (the CPU holds none).
 func TestCPUAgainstItself(t *testing.T) {
 	ref, dut := cpu.New(), cpu.New()
 	defer ref.Close()
 	defer dut.Close()
-	// The fixture shapes only: at the 14B shapes the CPU would spend minutes agreeing with itself.
-	var cases []Case
-	for _, c := range Cases(true) {
-		if strings.HasPrefix(c.Shape, "pycoder") {
-			cases = append(cases, c)
-		}
-	}
-	for _, r := range Run(ref, dut, cases, 1) {
-		if !r.Pass {
-			t.Errorf("%s %s: metric %g, err %v", r.Op, r.Shape, r.Metric, r.Err)
+	for _, r := range Run(ref, dut, cpuCases(nil), 1) {
+		if r.Pass == bf16(r.Case) || r.Skipped != bf16(r.Case) {
+			t.Errorf("%s %s: pass %v, skipped %v, metric %g, err %v", r.Op, r.Shape, r.Pass, r.Skipped, r.Metric, r.Err)
 		}
 	}
 }
 
-// skewed is a CPU backend whose MatMul is slightly wrong and whose attention ignores the cache's past.
+// skewed is a CPU backend whose MatMul is slightly wrong.
 type skewed struct{ *cpu.Backend }
 
 func (s skewed) MatMul(dst, x backend.Tensor, w backend.Linear) {
@@ -42,18 +81,161 @@ func TestHarnessCatchesBrokenKernels(t *testing.T) {
 	defer ref.Close()
 	dut := skewed{cpu.New()}
 	defer dut.Close()
-	var cases []Case
-	for _, c := range Cases(true) {
-		if strings.HasPrefix(c.Op, "MatMul") || c.Op == "RMSNorm/row" {
-			if strings.HasPrefix(c.Shape, "pycoder") {
-				cases = append(cases, c)
-			}
-		}
+	cases := cpuCases(func(c Case) bool {
+		return !bf16(c) && strings.HasPrefix(c.Shape, "pycoder") && (strings.HasPrefix(c.Op, "MatMul") || c.Op == "RMSNorm/row")
+	})
+	if len(cases) < 10 {
+		t.Fatalf("only %d cases", len(cases))
 	}
 	for _, r := range Run(ref, dut, cases, 2) {
 		isMatMul := strings.HasPrefix(r.Op, "MatMul")
 		if r.Pass == isMatMul {
 			t.Errorf("%s %s: pass=%v metric %g; want pass only for non-MatMul", r.Op, r.Shape, r.Pass, r.Metric)
 		}
+	}
+}
+
+// badFusion is a CPU backend that gets every fusable sequence wrong the way a broken fused kernel would, and
+// every op alone right: an RMSNorm of the sum the previous Add wrote corrupts the sum and the norm; a Rope of a
+// tensor head-normed since the last other op rotates by the wrong position; a MatMul right after one on the same
+// activations corrupts both outputs; a prompt MatMul (more rows than a decode batch) of what the last other op
+// wrote corrupts its output.
+type badFusion struct {
+	*cpu.Backend
+	lastAdd    backend.Tensor   // dst of the Add queued last
+	headNormed []backend.Tensor // dsts of per-head RMSNorms since the last other op
+	lastMM     [2]backend.Tensor
+	lastDst    backend.Tensor // dst of the last op other than MatMul
+}
+
+func bump(t backend.Tensor) { t.(*cpu.Tensor).Float32s()[0] += 1 }
+
+func (b *badFusion) other(dst backend.Tensor) {
+	b.lastAdd, b.headNormed, b.lastMM, b.lastDst = nil, nil, [2]backend.Tensor{}, dst
+}
+
+func (b *badFusion) Add(dst, x, y backend.Tensor) {
+	b.Backend.Add(dst, x, y)
+	b.other(dst)
+	b.lastAdd = dst
+}
+
+func (b *badFusion) RMSNorm(dst, x, w backend.Tensor, eps float32) {
+	fused := b.lastAdd == x
+	b.Backend.RMSNorm(dst, x, w, eps)
+	normed := b.headNormed
+	b.other(dst)
+	if fused {
+		bump(x)
+		bump(dst)
+	}
+	if w.Shape()[0] < x.Shape()[1] {
+		b.headNormed = append(normed, dst)
+	}
+}
+
+func (b *badFusion) Rope(x, pos backend.Tensor, heads int, table *rope.Table) {
+	for _, n := range b.headNormed {
+		if n == x {
+			table = nil // the rotation is lost
+			b.Backend.Rope(x, pos, heads, table)
+			bump(x)
+			return
+		}
+	}
+	b.Backend.Rope(x, pos, heads, table)
+	b.other(x)
+}
+
+func (b *badFusion) MatMul(dst, x backend.Tensor, w backend.Linear) {
+	b.Backend.MatMul(dst, x, w)
+	if b.lastMM[1] == x {
+		bump(b.lastMM[0])
+		bump(dst)
+	}
+	if x.Shape()[0] > backend.MaxDecodeRows && x == b.lastDst {
+		bump(dst)
+	}
+	b.lastMM = [2]backend.Tensor{dst, x}
+}
+
+func (b *badFusion) SwiGLU(dst, g, u backend.Tensor)  { b.Backend.SwiGLU(dst, g, u); b.other(dst) }
+func (b *badFusion) Embed(dst, t, ids backend.Tensor) { b.Backend.Embed(dst, t, ids); b.other(dst) }
+func (b *badFusion) Attention(dst, q, k, v backend.Tensor, c backend.KVCache, layer int, seq, pos backend.Tensor, scale float32) {
+	b.Backend.Attention(dst, q, k, v, c, layer, seq, pos, scale)
+	b.other(dst)
+}
+
+// TestHarnessCatchesBrokenFusions: a backend that breaks every fusable sequence fails every fused case and
+// nothing else.
+func TestHarnessCatchesBrokenFusions(t *testing.T) {
+	ref := cpu.New()
+	defer ref.Close()
+	dut := &badFusion{Backend: cpu.New()}
+	defer dut.Close()
+	cases := cpuCases(func(c Case) bool { return !bf16(c) })
+	fused := 0
+	for _, r := range Run(ref, dut, cases, 3) {
+		isFused := strings.HasPrefix(r.Op, "Fused/")
+		if isFused {
+			fused++
+		}
+		if r.Pass == isFused {
+			t.Errorf("%s %s: pass=%v metric %g err %v; want a failure exactly for the fused sequences", r.Op, r.Shape, r.Pass, r.Metric, r.Err)
+		}
+	}
+	if fused < 20 {
+		t.Errorf("only %d fused cases ran", fused)
+	}
+}
+
+// staleRecorder runs a recorded step only the first time its key is seen: replays leave the outputs as they were.
+type staleRecorder struct {
+	*cpu.Backend
+	seen map[any]bool
+}
+
+func (s *staleRecorder) Record(key any, fn func()) error {
+	if !s.seen[key] {
+		s.seen[key] = true
+		fn()
+	}
+	return nil
+}
+
+func (s *staleRecorder) Forget(key any) { delete(s.seen, key) }
+
+// TestHarnessCatchesStaleReplay: a Recorder that does not replay fails every replayed step and passes the
+// recording run.
+func TestHarnessCatchesStaleReplay(t *testing.T) {
+	ref := cpu.New()
+	defer ref.Close()
+	dut := &staleRecorder{Backend: cpu.New(), seen: map[any]bool{}}
+	defer dut.Close()
+	cases := cpuCases(func(c Case) bool { return c.Act == backend.F32 && strings.HasPrefix(c.Op, "Record/") })
+	if len(cases) != 6 {
+		t.Fatalf("%d record cases, want 6", len(cases))
+	}
+	for _, r := range Run(ref, dut, cases, 4) {
+		first := strings.Contains(r.Shape, "step 1 of")
+		if r.Pass != first {
+			t.Errorf("%s %s: pass=%v metric %g; want a pass only for the recording run", r.Op, r.Shape, r.Pass, r.Metric)
+		}
+	}
+}
+
+// TestRunSurvivesPanics: a case that panics (an op's shape check) fails with the panic as its error, and the run
+// goes on.
+func TestRunSurvivesPanics(t *testing.T) {
+	ref, dut := cpu.New(), cpu.New()
+	boom := Case{Op: "Boom", Shape: "none", Promise: "none", run: func(h *harness) float64 {
+		x := h.act(h.randn(6, 1), 2, 3)
+		h.dut.Add(x.dut, x.dut, h.dut.Rows(x.dut, 0, 1)) // mismatched shapes: a programmer error
+		return 0
+	}}
+	ok := Case{Op: "Fine", Shape: "none", Promise: "none", run: func(h *harness) float64 { return 0 }}
+	rs := Run(ref, dut, []Case{boom, ok}, 5)
+	if rs[0].Pass || rs[0].Err == nil || !strings.Contains(rs[0].Err.Error(), "panic") || !rs[1].Pass {
+		t.Errorf("results %+v / %+v", rs[0].Err, rs[1])
 	}
 }

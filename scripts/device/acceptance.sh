@@ -2,11 +2,12 @@
 # acceptance.sh: the CLI-level CUDA acceptance run, ON the device machine (after scripts/device/cuda-check.sh built
 # .devbin/ and .devdata/ here; build .devbin/mlxbun with GOEXPERIMENT=simd so the CPU oracle is fast):
 #
-#   run(command="bash scripts/device/acceptance.sh", carry=[".devbin", ".devdata"], timeout_s=560)
+#   run(command="tar xzf .devpack/dev.tgz && bash scripts/device/acceptance.sh", carry=[".devpack"], timeout_s=560)
 #
-# verify-kernels (every form, heavy cases included) against the CPU oracle; bench rows for Qwen3-14B and
-# Qwen3-0.6B shapes; generate on every fixture model (greedy ids as JSON, checked here afterwards against the
-# goldens); a real out-of-memory; compute-sanitizer memcheck on the op tests. Logs under $OUT.
+# verify-kernels (every case of internal/verify, heavy ones included) against the CPU oracle; bench rows for
+# Qwen3-14B and Qwen3-0.6B shapes; generate on every fixture model (greedy ids as JSON, checked here afterwards
+# against the goldens); a real out-of-memory; compute-sanitizer memcheck on the conformance cases but MatMul.
+# Logs under $OUT.
 set -u -o pipefail
 cd "$(dirname "$0")/../.."
 OUT=${OUT:-/tmp/mlxbun-out}
@@ -16,7 +17,7 @@ B=.devbin/mlxbun
 step() { echo "=== $*" | tee -a "$OUT/acceptance.log"; }
 
 step verify-kernels
-timeout 200 $B verify-kernels --device cuda >"$OUT/verify.md" 2>&1
+timeout 240 $B verify-kernels --device cuda >"$OUT/verify.md" 2>&1
 echo "verify-kernels exit $?" | tee -a "$OUT/acceptance.log"
 tail -3 "$OUT/verify.md"; grep FAIL "$OUT/verify.md" | head -20
 
@@ -37,6 +38,19 @@ done
 timeout 60 $B generate --model .devdata/trained/pycoder-12m --device cuda --prompt "def fibonacci(n):" --no-chat-template --max-tokens 120 --temp 0.7 --top-p 0.95 --seed 1 >"$OUT/gen-text.txt" 2>&1
 cat "$OUT/gen-text.txt"
 
+step device-choice
+Q=.devdata/quantized/tiny-qwen3-3bit
+if [ -d "$Q" ]; then
+	# auto on a model CUDA cannot serve: one info line naming the device and why, then it runs.
+	timeout 60 $B generate --model "$Q" --device auto --prompt-ids 1,2,3 --max-tokens 4 --json >"$OUT/auto.json" 2>"$OUT/auto.err"
+	echo "auto on trellis exit $?" | tee -a "$OUT/acceptance.log"; grep -i device "$OUT/auto.err" | tee -a "$OUT/acceptance.log"
+	# forced cuda: fails before any upload, naming the layer and its format.
+	timeout 60 $B generate --model "$Q" --device cuda --prompt-ids 1,2,3 --max-tokens 4 >"$OUT/forced.txt" 2>&1
+	echo "forced cuda on trellis exit $? ($(wc -l <"$OUT/forced.txt") line)" | tee -a "$OUT/acceptance.log"; cat "$OUT/forced.txt" | tee -a "$OUT/acceptance.log"
+else
+	echo "no quantized artifact under $Q" | tee -a "$OUT/acceptance.log"
+fi
+
 step out-of-memory
 timeout 60 $B generate --model .devdata/trained/pycoder-12m --device cuda --prompt-ids 1,2,3 --max-kv-size 80000000 >"$OUT/oom.txt" 2>&1
 echo "oom exit $? ($(wc -l <"$OUT/oom.txt") line)" | tee -a "$OUT/acceptance.log"; cat "$OUT/oom.txt"
@@ -45,7 +59,7 @@ step memcheck
 if command -v compute-sanitizer >/dev/null || [ -x /usr/local/cuda/bin/compute-sanitizer ]; then
 	CS=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
 	timeout 200 "$CS" --tool memcheck --error-exitcode 9 .devbin/cuda.test -test.count=1 \
-		-test.run '^(TestBackendOps.*|TestBackendArgmax|TestBackendRecord|TestBackendFusion|TestBackendAttention)$' >"$OUT/memcheck.log" 2>&1
+		-test.run '^TestConformance$/^(Embed|RMSNorm|Add|SwiGLU|Rope|Argmax|Attention|Fused|Record)' >"$OUT/memcheck.log" 2>&1
 	echo "memcheck exit $?" | tee -a "$OUT/acceptance.log"
 	grep -E "ERROR SUMMARY|^(ok|FAIL|PASS)" "$OUT/memcheck.log" | tail -5
 else

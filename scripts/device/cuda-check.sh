@@ -3,23 +3,27 @@
 #
 #   scripts/device/cuda-check.sh
 #
-# It vets and unit-tests internal/cuda on this machine (with an NVRTC present here, e.g. Debian's libnvrtc11.2
-# linked as libnvrtc.so.12 in a folder named by MLXBUN_CUDA_LIBDIR, every backend kernel is also compiled for
-# sm_90 here), cross-compiles (CGO_ENABLED=0, linux/amd64, stripped) the internal/cuda test binary and the mlxbun
-# CLI into the git-ignored .devbin/, copies the model fixtures the GPU tests read into the git-ignored .devdata/
+# It vets and unit-tests internal/cuda (the backend), internal/cuda/driver (the runtime) and internal/verify (the
+# conformance harness, on the CPU and fakes) on this machine (with an NVRTC present here, e.g. Debian's
+# libnvrtc11.2 linked as libnvrtc.so.12 in a folder named by MLXBUN_CUDA_LIBDIR, every backend kernel is also
+# compiled for sm_90 here), cross-compiles (CGO_ENABLED=0, GOEXPERIMENT=simd so the CPU oracle is fast,
+# linux/amd64, stripped) the two GPU test binaries (.devbin/cuda.test, .devbin/driver.test) and the mlxbun CLI
+# into the git-ignored .devbin/, copies the model fixtures the GPU tests read into the git-ignored .devdata/
 # (about 40 MB: tiny models and pycoder-12m), then prints the one `run` call to make with the device tool. That
 # call carries .devbin/ and .devdata/ and runs scripts/device/remote.sh there, which needs no Go.
 set -euo pipefail
 cd "$(git rev-parse --show-toplevel)"
+export GOEXPERIMENT=${GOEXPERIMENT:-simd} CGO_ENABLED=0
 
-go vet ./internal/cuda ./shaders/cuda
-go test -count=1 ./internal/cuda ./shaders/cuda
+go vet ./internal/cuda/... ./internal/verify ./shaders/cuda
+go test -count=1 ./internal/cuda/... ./internal/verify ./shaders/cuda
 
 rm -rf .devbin
 mkdir -p .devbin
 (
-	export CGO_ENABLED=0 GOOS=linux GOARCH=amd64
+	export GOOS=linux GOARCH=amd64
 	go test -c -ldflags="-s -w" -o .devbin/cuda.test ./internal/cuda
+	go test -c -ldflags="-s -w" -o .devbin/driver.test ./internal/cuda/driver
 	if [ -d cmd/mlxbun ]; then
 		go build -ldflags="-s -w" -o .devbin/mlxbun ./cmd/mlxbun 2>.devbin/mlxbun-build.log ||
 			echo "note: cmd/mlxbun did not build (see .devbin/mlxbun-build.log); the device run skips the bench phase" >&2
@@ -30,17 +34,31 @@ fixtures=../shared/fixtures
 if [ -d "$fixtures" ]; then
 	rm -rf .devdata
 	mkdir -p .devdata/models .devdata/trained/pycoder-12m
-	cp -r "$fixtures"/models/* .devdata/models/
+	# Only the models the CUDA tests and acceptance.sh load (the whole fixture tree is over the 64 MiB a call carries).
+	for m in ${MLXBUN_DEV_MODELS:-tiny-llama3 tiny-qwen3 tiny-qwen2-yarn}; do
+		cp -r "$fixtures/models/$m" .devdata/models/
+	done
 	for f in config.json generation_config.json golden.json model.safetensors prompt_logits.f32 tokenizer.json tokenizer_config.json; do
 		cp "$fixtures/trained/pycoder-12m/$f" .devdata/trained/pycoder-12m/ 2>/dev/null || true
 	done
 	chmod -R u+w .devdata
+	# A 3-bit trellis artifact for the device-choice checks (auto falls back while CUDA lacks trellis kernels;
+	# a forced --device cuda must fail before upload, naming the layer).
+	if [ -x .devbin/mlxbun ]; then
+		.devbin/mlxbun quantize --model .devdata/models/tiny-qwen3 --bits 3 --out .devdata/quantized/tiny-qwen3-3bit >/dev/null 2>&1 ||
+			echo "note: quantizing tiny-qwen3 failed; the device-choice checks will say so" >&2
+	fi
 fi
 du -sh .devbin/* .devdata 2>/dev/null | sed 's/^/built: /'
+# One gzip of both: the binaries and fixtures together are over the 64 MiB a call carries beside the tree.
+mkdir -p .devpack
+tar cf - .devbin .devdata | gzip -6 >.devpack/dev.tgz
+du -sh .devpack/dev.tgz | sed 's/^/packed: /'
 
 cat <<'MSG'
 
-Now call the device tool once (phases: compile ops matmul attention models timing synthetic bench; default all):
-  run(command="bash scripts/device/remote.sh", carry=[".devbin", ".devdata"], timeout_s=480)
+Now call the device tool (phases: runtime compile ops matmul attention fusion conformance models timing lab
+synthetic bench; default compile ops matmul attention fusion models timing synthetic):
+  run(command="tar xzf .devpack/dev.tgz && bash scripts/device/remote.sh", carry=[".devpack"], timeout_s=590)
 Then give_back() if no further run follows.
 MSG

@@ -3,23 +3,30 @@
 #
 #   run(command="bash scripts/device/remote.sh [phase...]", carry=[".devbin", ".devdata"])
 #
-# after scripts/device/cuda-check.sh built .devbin/ and .devdata/ here. Each phase runs the test binary in its own
+# after scripts/device/cuda-check.sh built .devbin/ and .devdata/ here. Each phase runs a test binary in its own
 # process (a kernel fault poisons a CUDA context, so one bad kernel cannot take the later phases with it), with
-# MLXBUN_CUDA=1 so GPU tests run and fail rather than skip:
+# MLXBUN_CUDA=1 so GPU tests run and fail rather than skip. .devbin/driver.test is the runtime
+# (internal/cuda/driver), .devbin/cuda.test the backend (internal/cuda), whose TestConformance runs every
+# internal/verify case against the CPU backend (one subtest per case, "TestConformance/<op> <shape>"):
 #
-#   runtime    the runtime layer's own tests and measurements (TestGPU*: bandwidth, GEMM, launch overhead)
-#   compile    every backend kernel through NVRTC 13 with the ptxas report; kernel tables
-#   ops        elementwise ops, embed, RMSNorm, rope, argmax, graph replay against the CPU backend
-#   matmul     MatMul at fixture and Qwen3-14B shapes, n = 1..9 and 512
-#   attention  Attention (split, prompt and rows forms) against the CPU backend
-#   models     every fixture model: prompt logits vs golden, greedy continuation
-#   timing     GEMV µs at the 14B shapes; pycoder decode with and without graphs
-#   lab        every GEMV form and k-split at the 14B and 0.6B decode shapes (promote winners by hand)
-#   synthetic  pp512/tg128 and a decode profile of synthetic qwen3-0.6b and qwen3-14b (MLXBUN_CUDA_BENCH overrides)
-#   bench      the CLI: mlxbun bench --synthetic qwen3-14b --device cuda --profile (BENCH_ARGS overrides)
+#   runtime      the runtime's tests (driver wrappers, NVRTC, graphs, cuBLASLt) and benchmarks (copy bandwidth,
+#                GEMM rate, launch cost plain and from graphs, purego call and Device.Do round trip)
+#   compile      every backend kernel through NVRTC 13 with the ptxas report; kernel tables
+#   ops          conformance: Embed, RMSNorm, Add, SwiGLU, Rope, Argmax in f32 and bf16 activations
+#   matmul       conformance: MatMul at fixture, Qwen3-0.6B and 14B shapes, n = 1..9 and 512, f32/bf16 out
+#   attention    conformance: Attention (split, prompt and rows forms)
+#   fusion       conformance: the fused op sequences (with their launch counts) and graph record/replay
+#   conformance  all of TestConformance at once (the four phases above)
+#   models       every fixture model: prompt logits vs golden, greedy continuation
+#   timing       benchmarks: GEMV µs at the 14B shapes; pycoder decode with and without graphs
+#   lab          benchmark: every GEMV form and k-split at the 14B and 0.6B decode shapes (promote by hand)
+#   synthetic    the CLI: mlxbun bench --synthetic <preset> --device cuda --profile -r 3 for each preset in
+#                MLXBUN_CUDA_BENCH (default qwen3-0.6b,qwen3-14b): pp512, tg128, per-kernel decode profile
+#   bench        the CLI: mlxbun bench with BENCH_ARGS (default --synthetic qwen3-14b --device cuda --profile -r 3)
 #
-# No phase named: all but runtime, lab and bench. Logs land under $OUT (tests.log, bench.log, env.log, summary.txt);
-# the summary (pass/fail per phase, every MISMATCH line, the measurement tables) is printed last.
+# No phase named: compile ops matmul attention fusion models timing synthetic. Logs land under $OUT (tests.log,
+# bench.log, env.log, summary.txt); the summary (pass/fail per phase, every MISMATCH line, benchmark results, the
+# measurement tables) is printed last.
 set -u -o pipefail
 cd "$(dirname "$0")/../.."
 OUT=${OUT:-/tmp/mlxbun-out}
@@ -37,54 +44,71 @@ export MLXBUN_CUDA_CACHE_DIR=/tmp/mlxbun-cuda-cache
 grep -E 'Driver Version|NVIDIA H' "$OUT/env.log" | head -2
 
 phases=("$@")
-[ ${#phases[@]} -gt 0 ] || phases=(compile ops matmul attention models timing synthetic)
+[ ${#phases[@]} -gt 0 ] || phases=(compile ops matmul attention fusion models timing synthetic)
 
 summary="$OUT/summary.txt"
 : >"$summary"
 rc=0
-T=.devbin/cuda.test
-run_phase() { # name, timeout seconds, -test.run pattern, extra env...
-	local name=$1 limit=$2 pattern=$3
-	shift 3
+# run_phase name timeout-seconds binary test-flags... (VAR=value words before the binary go to env)
+run_phase() {
+	local name=$1 limit=$2
+	shift 2
 	local start=$SECONDS
 	echo "=== phase $name" | tee -a "$OUT/tests.log"
-	env "$@" timeout "$limit" "$T" -test.v -test.count=1 -test.timeout="${limit}s" -test.run "$pattern" >"$OUT/phase.log" 2>&1
+	timeout "$((limit + 15))" env "$@" -test.v -test.count=1 -test.timeout="${limit}s" >"$OUT/phase.log" 2>&1
 	local r=$?
 	cat "$OUT/phase.log" >>"$OUT/tests.log"
 	local verdict=PASS
 	[ $r -eq 0 ] || { verdict="FAIL (exit $r)"; rc=1; }
 	{
 		echo "## $name: $verdict in $((SECONDS - start)) s"
-		grep -E 'MISMATCH|^--- FAIL|panic:|cuda backend:|SIGSEGV|nvrtc compile|_test.go:[0-9]+: (cuda|device|cublas)' "$OUT/phase.log" | head -40
-		sed -n '/==== mlxbun CUDA measurements ====/,$p' "$OUT/phase.log" | grep -v '^====' | grep -vE '^(PASS|FAIL|ok)' 
+		grep -E 'MISMATCH|^--- FAIL|panic:|cuda backend:|SIGSEGV|nvrtc compile|_test.go:[0-9]+: (cuda|device|cublas|libraries|nvrtc) ' "$OUT/phase.log" | head -60
+		grep -E '^Benchmark' "$OUT/phase.log"
+		sed -n '/==== mlxbun CUDA measurements ====/,$p' "$OUT/phase.log" | grep -v '^====' | grep -vE '^(PASS|FAIL|ok)'
 	} >>"$summary"
 	rm -f "$OUT/phase.log"
 }
 
+C=.devbin/cuda.test
+D=.devbin/driver.test
+conf() { echo "^TestConformance\$/$1"; }
 for p in "${phases[@]}"; do
 	case $p in
-	runtime) run_phase runtime 200 '^TestGPU' ;;
-	compile) run_phase compile 120 '^(TestKernelsCompile|TestInstantiations|TestSelection|TestCompileOptions)$' MLXBUN_PTXAS_V=1 ;;
-	ops) run_phase ops 120 '^(TestBackendOps.*|TestBackendArgmax|TestBackendRecord|TestBackendFusion)$' ;;
-	matmul) run_phase matmul 200 '^TestBackendMatMul$' ;;
-	attention) run_phase attention 150 '^TestBackendAttention$' ;;
-	models) run_phase models 150 '^TestBackendModels$' ;;
-	timing) run_phase timing 150 '^(TestBackendGEMVTiming|TestBackendDecodeGraphs)$' ;;
-	lab) run_phase lab 200 '^TestBackendGEMVLab$' ;;
-	synthetic) run_phase synthetic 300 '^TestBackendSynthetic$' MLXBUN_CUDA_BENCH="${MLXBUN_CUDA_BENCH:-qwen3-0.6b,qwen3-14b}" ;;
-	bench)
-		if [ -x .devbin/mlxbun ]; then
-			echo "=== phase bench" | tee -a "$OUT/bench.log"
-			# shellcheck disable=SC2086
-			timeout 300 .devbin/mlxbun bench ${BENCH_ARGS:---synthetic qwen3-14b --device cuda --profile -r 3} >>"$OUT/bench.log" 2>&1
-			r=$?
-			{
-				echo "## bench: exit $r"
-				tail -40 "$OUT/bench.log"
-			} >>"$summary"
-		else
-			echo "## bench: no .devbin/mlxbun" >>"$summary"
+	runtime) run_phase runtime 300 "$D" -test.run . -test.bench . -test.benchtime 0.5s ;;
+	compile) run_phase compile 120 MLXBUN_PTXAS_V=1 "$C" -test.run '^(TestKernelsCompile|TestInstantiations|TestSelection|TestGemvParamsLayout)$' ;;
+	ops) run_phase ops 150 "$C" -test.run "$(conf '^(Embed|RMSNorm|Add|SwiGLU|Rope|Argmax)')" ;;
+	matmul) run_phase matmul 300 "$C" -test.run "$(conf '^MatMul')" ;;
+	attention) run_phase attention 200 "$C" -test.run "$(conf '^Attention')" ;;
+	fusion) run_phase fusion 150 "$C" -test.run "$(conf '^(Fused|Record)')" ;;
+	conformance) run_phase conformance 590 "$C" -test.run '^TestConformance$' ;;
+	models) run_phase models 150 "$C" -test.run '^TestBackendModels$' ;;
+	timing) run_phase timing 200 "$C" -test.run '^$' -test.bench '^(BenchmarkGEMV|BenchmarkDecode)$' -test.benchtime 200x ;;
+	lab) run_phase lab 300 "$C" -test.run '^$' -test.bench '^BenchmarkGEMVLab$' -test.benchtime 40x ;;
+	synthetic | bench)
+		if [ ! -x .devbin/mlxbun ]; then
+			echo "## $p: no .devbin/mlxbun" >>"$summary"
+			continue
 		fi
+		if [ "$p" = synthetic ]; then
+			IFS=, read -r -a runs <<<"${MLXBUN_CUDA_BENCH:-qwen3-0.6b,qwen3-14b}"
+			for i in "${!runs[@]}"; do runs[i]="--synthetic ${runs[i]} --device cuda --profile -r 3"; done
+		else
+			runs=("${BENCH_ARGS:---synthetic qwen3-14b --device cuda --profile -r 3}")
+		fi
+		for args in "${runs[@]}"; do
+			echo "=== phase $p: mlxbun bench $args" | tee -a "$OUT/bench.log"
+			start=$SECONDS
+			# shellcheck disable=SC2086
+			timeout 300 .devbin/mlxbun bench $args >"$OUT/phase.log" 2>&1
+			r=$?
+			cat "$OUT/phase.log" >>"$OUT/bench.log"
+			[ $r -eq 0 ] || rc=1
+			{
+				echo "## $p ($args): exit $r in $((SECONDS - start)) s"
+				head -60 "$OUT/phase.log"
+			} >>"$summary"
+			rm -f "$OUT/phase.log"
+		done
 		;;
 	*) echo "unknown phase $p" >>"$summary" ;;
 	esac

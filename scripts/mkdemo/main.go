@@ -16,6 +16,7 @@ import (
 	"path/filepath"
 
 	"github.com/mlxbun/mlxbun/internal/backend"
+	"github.com/mlxbun/mlxbun/internal/dtype"
 	"github.com/mlxbun/mlxbun/internal/safetensors"
 )
 
@@ -56,7 +57,7 @@ func write(dir string, seed uint64) error {
 	add := func(name string, data []float32, shape ...int) {
 		b := make([]byte, 2*len(data))
 		for i, v := range data {
-			binary.LittleEndian.PutUint16(b[2*i:], backend.F32ToBF16(v))
+			binary.LittleEndian.PutUint16(b[2*i:], dtype.F32ToBF16(v))
 		}
 		ts = append(ts, backend.Host{Name: name, DType: backend.BF16, Shape: shape, Data: b})
 	}

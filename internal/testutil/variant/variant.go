@@ -1,9 +1,9 @@
 // Package variant gives tests a tiny model directory of every registered family: the tiny fixtures themselves
-// for llama, qwen2, qwen3 and the Gemmas, and tiny-llama3 rewritten for the families no fixture holds (mistral and smollm3
-// by their config, phi3 with q/k/v and gate/up fused the way Phi-3 checkpoints store them). A rewritten model
-// computes what its source computes (phi3, mistral; smollm3 with its NoPE layer does not), so the source's
-// golden prompt applies to it. It is a separate package from testutil because it reads and writes safetensors,
-// whose own tests use testutil.
+// for llama, qwen2, qwen3, the Gemmas and the hybrids (qwen3_5_text, qwen3_next), and tiny-llama3 rewritten for
+// the families no fixture holds (mistral and smollm3 by their config, phi3 with q/k/v and gate/up fused the way
+// Phi-3 checkpoints store them). A rewritten model computes what its source computes (phi3, mistral; smollm3
+// with its NoPE layer does not), so the source's golden prompt applies to it. It is a separate package from
+// testutil because it reads and writes safetensors, whose own tests use testutil.
 package variant
 
 import (
@@ -40,6 +40,9 @@ var builds = map[string]build{
 	"gemma2":      {fixture: "models/tiny-gemma2"},
 	"gemma3_text": {fixture: "models/tiny-gemma3"},
 	"gemma4_text": {fixture: "models/tiny-gemma4"},
+	// The hybrids: 3 gated DeltaNet layers and a gated attention layer; qwen3_next with a 4-expert MoE.
+	"qwen3_5_text": {fixture: "models/tiny-qwen3_5"},
+	"qwen3_next":   {fixture: "models/tiny-qwen3-next-moe"},
 }
 
 // Types lists the model_type values this package builds, sorted.

@@ -1,7 +1,0 @@
-//go:build !linux
-
-// No device ever opens off linux, so no thread needs recognising.
-
-package cuda
-
-func threadID() int { return -1 }

@@ -1,0 +1,179 @@
+// Package modeldir reads a model directory once and hands each parsed piece to its user: config.json with
+// generation_config.json (config.Model), tokenizer.json with tokenizer_config.json (the tokenizer), the chat
+// template (chat_template.jinja, else tokenizer_config.json's chat_template, with its bos/eos tokens), and the
+// safetensors weights. The packages it feeds parse bytes or values and never open files of a model directory.
+//
+// A directory may hold only some of the files: tokenize needs only the tokenizer, generate --prompt-ids only the
+// config and weights. Open reads whatever is there; each accessor says which file it lacks.
+package modeldir
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sync"
+
+	"github.com/mlxbun/mlxbun/internal/chat"
+	"github.com/mlxbun/mlxbun/internal/config"
+	"github.com/mlxbun/mlxbun/internal/safetensors"
+	"github.com/mlxbun/mlxbun/internal/tokenizer"
+)
+
+// File names inside a model directory, besides config.ConfigFile, config.GenerationFile and
+// tokenizer.ConfigFile.
+const (
+	TokenizerFile    = "tokenizer.json"
+	ChatTemplateFile = "chat_template.jinja"
+)
+
+// Sentinels for what the directory lacks; errors.Is finds them in the errors Open and the accessors return, whose
+// text names the directory and the file.
+var (
+	ErrNoDir          = errors.New("model directory does not exist")
+	ErrNoConfig       = errors.New("no " + config.ConfigFile)
+	ErrNoTokenizer    = errors.New("no " + TokenizerFile)
+	ErrNoChatTemplate = errors.New("no chat template")
+)
+
+// missing is an error whose text is msg and which wraps one of the sentinels above without repeating it.
+type missing struct {
+	msg      string
+	sentinel error
+}
+
+func (e *missing) Error() string { return e.msg }
+func (e *missing) Unwrap() error { return e.sentinel }
+
+func missingf(sentinel error, format string, args ...any) error {
+	return &missing{msg: fmt.Sprintf(format, args...), sentinel: sentinel}
+}
+
+// Dir is one model directory, read by Open. Its methods are safe for concurrent use.
+type Dir struct {
+	path string
+
+	config    *config.Model     // nil when config.json is absent
+	configRaw []byte            // config.json as read (quantize copies it with a quantization block added)
+	tokConfig *tokenizer.Config // empty when tokenizer_config.json is absent
+	hasTokCfg bool
+	tokJSON   []byte // nil when tokenizer.json is absent
+	jinja     []byte // nil when chat_template.jinja is absent
+
+	tokOnce sync.Once
+	tok     *tokenizer.Tokenizer
+	tokErr  error
+}
+
+// Open reads dir's JSON and template files and parses config.json, generation_config.json and
+// tokenizer_config.json; tokenizer.json is parsed on the first Tokenizer call and the weights are opened by
+// Weights. A missing directory is "model directory DIR does not exist"; a malformed file is an error naming it.
+func Open(dir string) (*Dir, error) {
+	st, err := os.Stat(dir)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return nil, missingf(ErrNoDir, "model directory %s does not exist", dir)
+	case err != nil:
+		return nil, fmt.Errorf("model directory: %w", err)
+	case !st.IsDir():
+		return nil, fmt.Errorf("model directory %s is not a directory", dir)
+	}
+	d := &Dir{path: dir}
+	read := func(name string) ([]byte, error) {
+		b, err := os.ReadFile(filepath.Join(dir, name))
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil, nil
+		}
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", dir, err)
+		}
+		return b, nil
+	}
+	var cfg, gen, tokCfg []byte
+	for _, f := range []struct {
+		name string
+		dst  *[]byte
+	}{
+		{config.ConfigFile, &cfg}, {config.GenerationFile, &gen}, {tokenizer.ConfigFile, &tokCfg},
+		{TokenizerFile, &d.tokJSON}, {ChatTemplateFile, &d.jinja},
+	} {
+		if *f.dst, err = read(f.name); err != nil {
+			return nil, err
+		}
+	}
+	d.configRaw = cfg
+	if cfg != nil {
+		if d.config, err = config.Parse(cfg, gen); err != nil {
+			return nil, fmt.Errorf("%s: %w", dir, err)
+		}
+	}
+	d.hasTokCfg = tokCfg != nil
+	if d.tokConfig, err = tokenizer.ParseConfig(tokCfg); err != nil {
+		return nil, fmt.Errorf("%s: %w", dir, err)
+	}
+	return d, nil
+}
+
+// Path is the directory as given to Open.
+func (d *Dir) Path() string { return d.path }
+
+// Config is config.json with generation_config.json's bos/eos ids, when it has them, taking precedence; the
+// error wraps ErrNoConfig when config.json is absent.
+func (d *Dir) Config() (*config.Model, error) {
+	if d.config == nil {
+		return nil, missingf(ErrNoConfig, "%s: no %s", d.path, config.ConfigFile)
+	}
+	return d.config, nil
+}
+
+// ConfigJSON is config.json's bytes as read (nil when absent).
+func (d *Dir) ConfigJSON() []byte { return d.configRaw }
+
+// HasTokenizer reports whether the directory holds tokenizer.json.
+func (d *Dir) HasTokenizer() bool { return d.tokJSON != nil }
+
+// Tokenizer is tokenizer.json with tokenizer_config.json's special tokens and added_tokens_decoder, parsed on
+// the first call; the error wraps ErrNoTokenizer when tokenizer.json is absent.
+func (d *Dir) Tokenizer() (*tokenizer.Tokenizer, error) {
+	if d.tokJSON == nil {
+		return nil, missingf(ErrNoTokenizer, "%s: no %s", d.path, TokenizerFile)
+	}
+	d.tokOnce.Do(func() {
+		d.tok, d.tokErr = tokenizer.FromJSON(d.tokJSON, d.tokConfig)
+		if d.tokErr != nil {
+			d.tokErr = fmt.Errorf("%s: %w", d.path, d.tokErr)
+		}
+	})
+	return d.tok, d.tokErr
+}
+
+// TokenizerConfig is tokenizer_config.json as parsed (empty when the file is absent).
+func (d *Dir) TokenizerConfig() *tokenizer.Config { return d.tokConfig }
+
+// ChatTemplate compiles the model's chat template the way Hugging Face finds it: chat_template.jinja when
+// present (newer exports store it there, and it wins), else tokenizer_config.json's chat_template (a string, or
+// the "default" of a named list). bos_token and eos_token come from tokenizer_config.json. The error wraps
+// ErrNoChatTemplate when neither file gives a template.
+func (d *Dir) ChatTemplate() (*chat.Template, error) {
+	bos, eos := d.tokConfig.BOS, d.tokConfig.EOS
+	if d.jinja != nil {
+		return chat.ParseFrom(filepath.Join(d.path, ChatTemplateFile), string(d.jinja), bos, eos)
+	}
+	cfgPath, jinjaPath := filepath.Join(d.path, tokenizer.ConfigFile), filepath.Join(d.path, ChatTemplateFile)
+	if !d.hasTokCfg {
+		return nil, missingf(ErrNoChatTemplate, "chat template: neither %s nor %s exists", jinjaPath, cfgPath)
+	}
+	src, err := d.tokConfig.ChatTemplate()
+	if err != nil {
+		return nil, fmt.Errorf("chat template: %s: %w", d.path, err)
+	}
+	if src == "" {
+		return nil, missingf(ErrNoChatTemplate, "chat template: %s has no chat_template (and there is no %s)", cfgPath, jinjaPath)
+	}
+	return chat.ParseFrom(cfgPath, src, bos, eos)
+}
+
+// Weights opens the directory's safetensors (model.safetensors, else the shards its index lists, else every
+// *.safetensors file); the caller closes the archive.
+func (d *Dir) Weights() (*safetensors.Archive, error) { return safetensors.OpenDir(d.path) }

@@ -1,0 +1,135 @@
+// Attention cases: a cache filled step by step and the output of one step compared, for decode batches (the
+// split form), prompt chunks of one sequence at consecutive positions (the prompt form), interleaved sequences
+// and head dims only the general form serves (the rows form), GQA groups from 1 to 16, at fixture, Qwen3-14B and
+// odd shapes.
+package verify
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/mlxbun/mlxbun/internal/backend"
+)
+
+// Attention tolerances: f32 scores, an online softmax and f32 accumulation; the prompt form of a device may
+// round q, K, V and the softmax weights to bf16 (the flash-attention convention), so prompt chunks and bf16
+// activations get the looser bound.
+const (
+	tolAttnDecodeF32 = 1e-3
+	tolAttn          = 2e-2
+)
+
+// attnStep is one Attention call: row r attends at position pos[r] of sequence seq[r].
+type attnStep struct{ seq, pos []int32 }
+
+// run returns the step of n rows of sequence seq at consecutive positions from from.
+func run(seq int32, from, n int) attnStep {
+	var s attnStep
+	for i := 0; i < n; i++ {
+		s.seq, s.pos = append(s.seq, seq), append(s.pos, int32(from+i))
+	}
+	return s
+}
+
+type attnConfig struct {
+	tag                  string
+	heads, kvHeads, hd   int
+	seqs, maxLen, layers int
+	steps                []attnStep
+	heavy                bool
+}
+
+var attnConfigs = []attnConfig{
+	{"fixture qwen3", 4, 2, 64, 1, 80, 2, []attnStep{run(0, 0, 70), run(0, 70, 1), run(0, 71, 1)}, false},
+	{"tiny-llama3 hd 32", 8, 2, 32, 1, 40, 1, []attnStep{run(0, 0, 9), run(0, 9, 1)}, false},
+	{"qwen3-14b", 40, 8, 128, 1, 700, 1, []attnStep{run(0, 0, 512), run(0, 512, 1), run(0, 513, 8), run(0, 521, 150)}, true},
+	{"batched decode", 16, 8, 128, 3, 300, 2, []attnStep{run(0, 0, 37), run(1, 0, 5), run(2, 0, 260),
+		{seq: []int32{0, 1, 2}, pos: []int32{37, 5, 260}}, {seq: []int32{2, 0}, pos: []int32{261, 38}}}, false},
+	{"fixture interleaved seqs", 4, 2, 64, 2, 64, 1, []attnStep{{seq: []int32{0, 1, 0, 1, 0, 1, 0, 1, 0, 1},
+		pos: []int32{0, 0, 1, 1, 2, 2, 3, 3, 4, 4}}}, false},
+	{"odd hd 80", 4, 2, 80, 1, 40, 1, []attnStep{run(0, 0, 20), run(0, 20, 1)}, false},
+	{"odd GQA group 16", 32, 2, 64, 1, 64, 1, []attnStep{run(0, 0, 33), run(0, 33, 1)}, false},
+}
+
+// attentionCases has one case per (config, step, layer): the case runs the config's steps up to its own on its
+// layer, each with fresh q, k, v, and compares the last output.
+func attentionCases(act backend.DType) []Case {
+	var cs []Case
+	for _, c := range attnConfigs {
+		for si, st := range c.steps {
+			for layer := 0; layer < c.layers; layer++ {
+				n := len(st.pos)
+				tol, promise := tolAttn, "softmax in f32 over the row's own sequence; prompt forms may round operands to bf16"
+				if act == backend.F32 && n <= backend.MaxDecodeRows {
+					tol, promise = tolAttnDecodeF32, "f32 scores, softmax and accumulation over the row's own sequence"
+				}
+				cs = append(cs, Case{Op: "Attention", Act: act, Heavy: c.heavy, Tol: tol, Promise: promise,
+					Shape: fmt.Sprintf("%s %d/%d heads × %d, step %d of %d (%d rows at %d), layer %d%s", c.tag, c.heads, c.kvHeads,
+						c.hd, si+1, len(c.steps), n, st.pos[0], layer, actName(act)),
+					run: func(h *harness) float64 {
+						cfg := backend.KVConfig{Layers: c.layers, Seqs: c.seqs, MaxLen: c.maxLen, KVHeads: c.kvHeads, HeadDim: c.hd}
+						caches := h.caches(cfg)
+						var m float64
+						for _, s := range c.steps[:si+1] {
+							m = h.attend(caches, cfg, c.heads, layer, s)
+						}
+						return m
+					}})
+			}
+		}
+	}
+	return cs
+}
+
+// caches makes a KV cache on each backend, released after the case.
+func (h *harness) caches(cfg backend.KVConfig) [2]backend.KVCache {
+	cr, err := h.ref.NewKVCache(cfg)
+	h.check(wrap("reference", err))
+	h.kv = append(h.kv, cr)
+	cd, err := h.dut.NewKVCache(cfg)
+	h.check(wrap(h.dut.Name(), err))
+	h.kv = append(h.kv, cd)
+	return [2]backend.KVCache{cr, cd}
+}
+
+// attend runs one Attention step with fresh q, k, v on both backends and compares the outputs.
+func (h *harness) attend(c [2]backend.KVCache, cfg backend.KVConfig, heads, layer int, s attnStep) float64 {
+	rows := len(s.pos)
+	q := h.act(h.randn(rows*heads*cfg.HeadDim, 1), rows, heads*cfg.HeadDim)
+	k := h.act(h.randn(rows*cfg.KVHeads*cfg.HeadDim, 1), rows, cfg.KVHeads*cfg.HeadDim)
+	v := h.act(h.randn(rows*cfg.KVHeads*cfg.HeadDim, 1), rows, cfg.KVHeads*cfg.HeadDim)
+	sp, pp := h.ints(s.seq), h.ints(s.pos)
+	out := h.out(backend.Invalid, rows, heads*cfg.HeadDim)
+	scale := float32(1 / math.Sqrt(float64(cfg.HeadDim)))
+	h.ref.Attention(out.ref, q.ref, k.ref, v.ref, c[0], layer, sp.ref, pp.ref, scale)
+	h.dut.Attention(out.dut, q.dut, k.dut, v.dut, c[1], layer, sp.dut, pp.dut, scale)
+	return h.compare(out)
+}
+
+// attentionCase fills a cache with a prefix of past positions, then attends n new rows (a decode step when
+// n = 1, a prompt chunk otherwise) across two sequences, in the device's activation dtype.
+func attentionCase(d Dims, n, past int, heavy bool) Case {
+	return Case{Op: "Attention", Shape: fmt.Sprintf("%s %d rows after %d, %d/%d heads × %d", d.Name, n, past, d.Heads, d.KVHeads, d.HD),
+		Heavy: heavy, Promise: "softmax in f32, causal over the row's own sequence", Tol: tolBF16,
+		run: func(h *harness) float64 {
+			cfg := backend.KVConfig{Layers: 2, Seqs: 2, MaxLen: past + n + 8, KVHeads: d.KVHeads, HeadDim: d.HD}
+			caches := h.caches(cfg)
+			var prefix attnStep
+			for s := int32(0); s < 2; s++ {
+				p := run(s, 0, past)
+				prefix.seq, prefix.pos = append(prefix.seq, p.seq...), append(prefix.pos, p.pos...)
+			}
+			h.attend(caches, cfg, d.Heads, 1, prefix)
+			// n ≤ 8: a decode batch of two sequences with two positions each per step; larger n: a prompt chunk of
+			// one sequence at consecutive positions.
+			var st attnStep
+			for r := 0; r < n; r++ {
+				s, p := int32(r%2), int32(past+r/2)
+				if n > 8 {
+					s, p = 1, int32(past+r)
+				}
+				st.seq, st.pos = append(st.seq, s), append(st.pos, p)
+			}
+			return h.attend(caches, cfg, d.Heads, 1, st)
+		}}
+}

@@ -1,0 +1,184 @@
+// The quantized MatMul cases: trellis codes (random words are valid codes) and MLX affine weights (random packed
+// words) at the fixture and Qwen3-14B shapes, built on both backends through LoadLinear, for decode batches and a
+// prompt. Promises (docs/kernels.md): the decode forms use f32 weights — exact mode (the CPU's per-weight
+// arithmetic, trellis.Reciprocal) and the default (trellis.Factored: the scale applied once per sum) both within
+// f32 accumulation-order rounding, 1e-5 of max|ref|; prompts may run on a bf16 expansion of the layer (weights
+// rounded to bf16, ~2^-9 each), bounded by 5e-3.
+package verify
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/mlxbun/mlxbun/internal/affine"
+	"github.com/mlxbun/mlxbun/internal/backend"
+	"github.com/mlxbun/mlxbun/internal/dtype"
+	"github.com/mlxbun/mlxbun/internal/trellis"
+)
+
+const (
+	tolQuantF32    = 1e-5
+	tolQuantPrompt = 5e-3
+)
+
+// quantExacter is a backend whose quantized layers can be loaded in a reference-arithmetic mode (CUDA's
+// SetQuantExact); the exact cases switch it on around their LoadLinear. Backends without it (the CPU) always
+// compute the reference.
+type quantExacter interface{ SetQuantExact(bool) }
+
+// quantLayer is one quantized projection: its trellis spec (K > 0) or affine bits and group.
+type quantLayer struct {
+	in, out    int
+	k, axis    int  // trellis
+	interleave bool // the 3-bit axis-0 block interleave
+	bits       int  // affine
+}
+
+func (q quantLayer) String() string {
+	if q.bits > 0 {
+		return fmt.Sprintf("affine %d-bit g64 %d→%d", q.bits, q.in, q.out)
+	}
+	s := fmt.Sprintf("k%d axis %d", q.k, q.axis)
+	if q.interleave {
+		s += " interleaved"
+	}
+	return fmt.Sprintf("%s %d→%d", s, q.in, q.out)
+}
+
+// quantCases lists the quantized MatMul cases.
+func quantCases() []Case {
+	var cs []Case
+	small, big := Shapes[0], Shapes[1]
+	for _, k := range []int{2, 3, 4} {
+		layers := []quantLayer{
+			{in: small.Hidden, out: small.Inter, k: k, axis: 1},
+			{in: small.Hidden, out: small.KVHeads * small.HD, k: k, axis: 1},
+			{in: small.Inter, out: small.Hidden, k: k, axis: 0, interleave: k == 3},
+		}
+		for _, l := range layers {
+			for _, n := range []int{1, 2, 3, 4, 8, 512} {
+				cs = append(cs, quantCase(small.Name, l, n, false, false))
+			}
+			for _, n := range []int{1, 8, 40} {
+				cs = append(cs, quantCase(small.Name, l, n, true, false))
+			}
+		}
+		for _, l := range []quantLayer{
+			{in: big.Hidden, out: big.Inter, k: k, axis: 1},
+			{in: big.Inter, out: big.Hidden, k: k, axis: 0, interleave: k == 3},
+		} {
+			for _, n := range []int{1, 2, 4, 8} {
+				cs = append(cs, quantCase(big.Name, l, n, false, false))
+			}
+			cs = append(cs, quantCase(big.Name, l, 1, true, false))
+			if k == 3 {
+				cs = append(cs, quantCase(big.Name, l, 512, false, true))
+			}
+		}
+	}
+	// The 3-bit down projection without the interleave, and k/v-sized layers (few outputs: split across warps).
+	cs = append(cs, quantCase(big.Name, quantLayer{in: big.Inter, out: big.Hidden, k: 3, axis: 0}, 1, false, false))
+	cs = append(cs, quantCase(big.Name, quantLayer{in: big.Hidden, out: big.KVHeads * big.HD, k: 3, axis: 1}, 1, false, false))
+	for _, bits := range []int{4, 8} {
+		for _, n := range []int{1, 2, 4, 8, 512} {
+			cs = append(cs, quantCase(small.Name, quantLayer{in: small.Hidden, out: small.Inter, bits: bits}, n, false, false))
+		}
+		for _, n := range []int{1, 8} {
+			cs = append(cs, quantCase(big.Name, quantLayer{in: big.Hidden, out: big.Inter, bits: bits}, n, false, false))
+		}
+	}
+	for _, bits := range []int{2, 3, 5, 6} {
+		cs = append(cs, quantCase(small.Name, quantLayer{in: small.Hidden, out: small.Inter, bits: bits}, 3, false, false))
+	}
+	return cs
+}
+
+func quantCase(model string, l quantLayer, n int, exact, heavy bool) Case {
+	op, promise, tol := "MatMul/trellis", "f32 weights, f32 sums (default: trellis.Factored)", tolQuantF32
+	if l.bits > 0 {
+		op, promise = "MatMul/affine", "f32 weights as affine.DecodeRow, f32 sums"
+	}
+	if exact {
+		op += "/exact"
+		promise = "f32 weights as the CPU's (trellis.Reciprocal), f32 sums"
+	}
+	if n > backend.MaxDecodeRows && !exact {
+		promise, tol = "prompt: bf16 expansion + cuBLASLt (f32 GEMV chunks where small)", tolQuantPrompt
+	}
+	return Case{Op: op, Shape: fmt.Sprintf("%s %s, n=%d", model, l, n), Promise: promise, Tol: tol, Heavy: heavy,
+		Act: backend.F32, // quantized forms take f32 activations (the backends' activation dtype)
+		run: func(h *harness) float64 {
+			spec := backend.LinearSpec{Name: "verify." + l.String(), Out: l.out, In: l.in}
+			if l.bits > 0 {
+				spec.Affine = h.randomAffine(l)
+			} else {
+				t, err := h.randomTrellis(l)
+				h.check(err)
+				spec.Trellis = t
+			}
+			lr, err := h.ref.LoadLinear(spec)
+			h.check(wrap("reference", err))
+			ex, _ := h.dut.(quantExacter)
+			if ex != nil && exact {
+				ex.SetQuantExact(true)
+			}
+			ld, err := h.dut.LoadLinear(spec)
+			if ex != nil && exact {
+				ex.SetQuantExact(false)
+			}
+			h.check(wrap(h.dut.Name(), err))
+			x := h.act(h.randn(n*l.in, 1), n, l.in)
+			y := h.out(backend.F32, n, l.out)
+			h.ref.MatMul(y.ref, x.ref, lr)
+			h.dut.MatMul(y.dut, x.dut, ld)
+			return h.compare(y)
+		}}
+}
+
+// randomTrellis: random words (every bitstream is a valid code) and fp16 scales around 1/√in, so outputs have
+// about unit variance for unit-variance inputs.
+func (h *harness) randomTrellis(l quantLayer) (*trellis.Weights, error) {
+	spec := trellis.Spec{K: l.k, L: 12, T: 256, Code: "1mad", Axis: l.axis}
+	rows, cols := l.out, l.in
+	if l.axis == 0 {
+		rows, cols = l.in, l.out
+	}
+	shape := []int{rows, cols * l.k / 32}
+	if l.interleave {
+		shape = []int{cols / trellis.InterleaveCols, rows, trellis.InterleaveWords}
+	}
+	g, err := trellis.NewGeometry(spec, shape)
+	if err != nil {
+		return nil, err
+	}
+	words := make([]uint32, g.Words())
+	for i := range words {
+		words[i] = h.rng.Uint32()
+	}
+	scales := make([]float32, g.Rows)
+	s := 1 / math.Sqrt(float64(l.in))
+	for i := range scales {
+		scales[i] = dtype.RoundF16(float32(s * (0.5 + h.rng.Float64())))
+	}
+	return trellis.NewWeights(g, words, scales)
+}
+
+// randomAffine: random packed words, bf16 scales and biases making weights uniform in about ±1/√in.
+func (h *harness) randomAffine(l quantLayer) *affine.Weights {
+	const group = 64
+	w := &affine.Weights{Bits: l.bits, GroupSize: group, Out: l.out, In: l.in}
+	w.Packed = make([]uint32, l.out*w.WordsPerRow())
+	for i := range w.Packed {
+		w.Packed[i] = h.rng.Uint32()
+	}
+	ng := l.out * l.in / group
+	w.Scales, w.Biases = make([]float32, ng), make([]float32, ng)
+	levels := float64(int(1)<<l.bits - 1)
+	a := 1 / math.Sqrt(float64(l.in))
+	for i := range w.Scales {
+		s := 2 * a * (0.5 + h.rng.Float64()) / levels
+		w.Scales[i] = backend.BF16ToF32(backend.F32ToBF16(float32(s)))
+		w.Biases[i] = backend.BF16ToF32(backend.F32ToBF16(float32(-s * levels / 2)))
+	}
+	return w
+}
