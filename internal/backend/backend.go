@@ -41,6 +41,9 @@ type LinearSpec struct {
 // KVConfig sizes a key/value cache: one slot per (layer, sequence, position).
 type KVConfig struct {
 	Layers, Seqs, MaxLen, KVHeads, HeadDim int
+	// PerLayer, when set, holds one entry per layer and overrides KVHeads and HeadDim (windowed.go: layers of
+	// different widths, sliding-window rings, layers without slots). Only backends answering OpKVLayers take it.
+	PerLayer []KVLayer
 }
 
 // KVCache holds keys and values for every layer and sequence of a batch. Sequences are independent: row r of a

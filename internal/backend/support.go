@@ -80,7 +80,8 @@ type Op string
 // OpMatMul is Backend.MatMul over a linear layer.
 const OpMatMul Op = "matmul"
 
-// Query asks whether a backend serves one op over one linear layer's weights at a row count.
+// Query asks whether a backend serves one op over one linear layer's weights at a row count. An op other than
+// OpMatMul (pointwise.go, windowed.go) names only the first layer or tensor that needs it.
 type Query struct {
 	Op      Op
 	Name    string // the layer, for messages
@@ -90,7 +91,7 @@ type Query struct {
 }
 
 func (q Query) String() string {
-	if q.Weight == (Weight{}) && q.Op != OpMatMul { // an op over activations (hybrid.go)
+	if q.Weight == (Weight{}) && q.Op != OpMatMul { // an op over activations (the hybrids', the Gemmas')
 		return fmt.Sprintf("%s %s", q.Op, q.Name)
 	}
 	return fmt.Sprintf("%s %s (%s, %d→%d)", q.Op, q.Name, q.Weight, q.In, q.Out)

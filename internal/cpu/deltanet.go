@@ -357,6 +357,9 @@ func (b *Backend) SigmoidMul(dst, x, g backend.Tensor) {
 
 // supportsOp answers Supports for the ops beyond matmul: the CPU serves them all.
 func (b *Backend) supportsOp(q backend.Query) error {
+	if extraOps[q.Op] { // the Gemmas' ops
+		return nil
+	}
 	switch q.Op {
 	case backend.OpGatedDeltaNet, backend.OpSigmoidGate, backend.OpMoE:
 		return nil

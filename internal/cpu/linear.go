@@ -163,7 +163,11 @@ func tile4x4(y, x, w []float32, r, o, in, out int) {
 	y3[0], y3[1], y3[2], y3[3] = s30, s31, s32, s33
 }
 
-// Supports: the CPU serves every weight format the loader reads, at any row count (it is the reference).
+// extraOps are the ops beside OpMatMul the CPU serves; each op's file adds its own in init.
+var extraOps = map[backend.Op]bool{}
+
+// Supports: the CPU serves every weight format the loader reads, at any row count (it is the reference), and
+// the ops of extraOps.
 func (b *Backend) Supports(q backend.Query) error {
 	if q.Op != backend.OpMatMul {
 		return b.supportsOp(q) // the hybrids' ops (deltanet.go)

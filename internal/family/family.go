@@ -27,13 +27,17 @@ type Family struct {
 	QKNorm bool
 	// UsesRope reports whether layer i rotates queries and keys (false: a NoPE layer). Nil: every layer does.
 	UsesRope func(c *config.Model, layer int) bool
-	// NormPlusOne: every RMSNorm scales by (1 + w), its weight stored zero-centred (Qwen3.5, Qwen3-Next).
+	// NormPlusOne: every RMSNorm scales by (1 + w), its weight stored zero-centred (Gemma 2, 3; Qwen3.5,
+	// Qwen3-Next).
 	NormPlusOne bool
 	// Layer, when set, builds layer i's map itself, for families whose layers differ by kind (the hybrids,
 	// hybrid.go); Projections, QKNorm and UsesRope are then not read. Check, when set, validates the
-	// family's own config keys (For calls it), so Layer may assume a config it accepted.
+	// family's own config keys (For calls it), so the hooks and Layer may assume a config it accepted.
 	Layer func(c *config.Model, layer int) Layer
 	Check func(c *config.Model) error
+
+	// What a family varies beyond the layout (layers.go; Gemma): zero for the others.
+	Variations
 }
 
 // Projection is one stored linear module of a layer and the forward-pass slots its output rows hold, in order.

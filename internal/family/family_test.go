@@ -11,7 +11,8 @@ import (
 func tiny(t *testing.T, modelType string) (*config.Model, Family) {
 	t.Helper()
 	c, err := config.Parse([]byte(`{"model_type":"`+modelType+`","hidden_size":256,"intermediate_size":768,
-		"num_hidden_layers":2,"num_attention_heads":8,"num_key_value_heads":2,"head_dim":32,"vocab_size":2048}`), nil)
+		"num_hidden_layers":2,"num_attention_heads":8,"num_key_value_heads":2,"head_dim":32,"vocab_size":2048,
+		"sliding_window":16}`), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -86,7 +87,7 @@ func TestEveryFamily(t *testing.T) {
 		if !slices.Equal(slots, []Slot{Q, K, V, O, Gate, Up, Down}) {
 			t.Errorf("%s: slots %v", typ, slots)
 		}
-		if (m.Layers[0].QNorm != nil) != (typ == "qwen3") {
+		if (m.Layers[0].QNorm != nil) != (typ == "qwen3" || typ == "gemma3_text" || typ == "gemma4_text") {
 			t.Errorf("%s: q_norm %v", typ, m.Layers[0].QNorm)
 		}
 	}
@@ -95,7 +96,7 @@ func TestEveryFamily(t *testing.T) {
 func TestUnknownAndBadLayouts(t *testing.T) {
 	c, _ := tiny(t, "llama")
 	c.ModelType = "mamba"
-	if _, err := For(c); err == nil || !strings.Contains(err.Error(), `config.json: model_type "mamba" is not a supported architecture (known: llama, mistral, phi3, qwen2, qwen3, qwen3_5_text, qwen3_next, smollm3)`) {
+	if _, err := For(c); err == nil || !strings.Contains(err.Error(), `config.json: model_type "mamba" is not a supported architecture (known: gemma2, gemma3_text, gemma4_text, llama, mistral, phi3, qwen2, qwen3, qwen3_5_text, qwen3_next, smollm3)`) {
 		t.Errorf("unknown: %v", err)
 	}
 	for name, p := range map[string][]Projection{

@@ -47,9 +47,9 @@ func (s Slot) Axis() int {
 	return 1
 }
 
-// shape is the slot's [out, in] under c.
-func (s Slot) shape(c *config.Model) (out, in int) {
-	q, kv := c.NumHeads*c.HeadDim, c.NumKVHeads*c.HeadDim
+// shape is the slot's [out, in] under c for a layer of attention geometry a.
+func (s Slot) shape(c *config.Model, a Attn) (out, in int) {
+	q, kv := a.Heads*a.HeadDim, a.KVHeads*a.HeadDim
 	switch s {
 	case Q:
 		return q, c.HiddenSize
@@ -79,8 +79,9 @@ const (
 	KindWeight
 	KindBias // a projection's optional bias [out]: kept
 	KindNorm // an RMSNorm weight: kept
-	// KindParam: a small tensor kept as stored: DeltaNet's conv weights, A_log and dt_bias, and the linears a
-	// family marks Keep (MoE routers, the shared-expert gate, DeltaNet's β and decay projections).
+	// KindParam: a small tensor kept as stored, never quantized: DeltaNet's conv weights, A_log and dt_bias, and
+	// the linears a family marks Keep (MoE routers, the shared-expert gate, DeltaNet's β and decay projections,
+	// Gemma 4's per-layer input gate and projections).
 	KindParam
 )
 
@@ -88,7 +89,7 @@ const (
 type Vector struct {
 	Name    string
 	Shape   []int
-	PlusOne bool // a zero-centred norm weight: the forward pass scales by (1 + w) (Qwen3-Next, Qwen3.5)
+	PlusOne bool // a zero-centred norm weight: the forward pass scales by (1 + w) (Family.NormPlusOne)
 }
 
 // Part is one row block of a stored projection.
@@ -106,9 +107,10 @@ type Linear struct {
 	Parts   []Part // row blocks in order, Σ Rows = Out; one part when unfused
 	Axis    int    // the coded axis of its trellis codes
 	Table   bool   // the output head: stored as the embedding table is (KindTable), never trellis-coded
-	// Hybrid families (hybrid.go): Keep is a small linear never quantized (KindParam); Experts > 0 a stack of
-	// that many experts' weights (WeightName, WeightShape); Interleave a stored row pattern repeated per head
-	// (group) that binding regroups so the parts are contiguous (Regroup).
+	// Keep is a small linear never quantized (KindParam: Gemma 4's side projections, the hybrids' routers and
+	// gates). Hybrid families (hybrid.go): Experts > 0 a stack of that many experts' weights (WeightName,
+	// WeightShape); Interleave a stored row pattern repeated per head (group) that binding regroups so the parts
+	// are contiguous (Regroup).
 	Keep       bool
 	Experts    int
 	Interleave []int
@@ -137,10 +139,12 @@ func (l Linear) PartName(k int) string {
 
 // Layer is one decoder layer's tensors.
 type Layer struct {
-	InNorm, PostNorm Vector
-	QNorm, KNorm     *Vector // [headDim]; nil unless the family has QKNorm
+	InNorm, PostNorm Vector  // PostNorm is the norm before the MLP (Gemma's pre_feedforward_layernorm)
+	QNorm, KNorm     *Vector // [headDim]; nil unless the family has QKNorm (KNorm also nil on a KV-sharing layer)
 	Linears          []Linear
 	Rope             bool         // false: a NoPE layer
+	Attn             Attn         // the layer's attention geometry (layers.go)
+	Sandwich                      // Gemma's further per-layer tensors (layers.go); zero for the pre-norm families
 	Hybrid           *HybridLayer // the hybrid families' DeltaNet tensors and MoE flag (hybrid.go); nil otherwise
 }
 
@@ -151,6 +155,13 @@ type Map struct {
 	Layers   []Layer
 	Head     Linear // lm_head [vocab, hidden]
 	TiedHead Linear // the embedding table as the output projection
+	// FinalSoftcap > 0 caps the logits as tanh(l/c)·c (Gemma 2, 4); Inputs are Gemma 4's per-layer input
+	// embeddings (nil for the others).
+	FinalSoftcap float64
+	Inputs       *Inputs
+	// Unused names tensors a checkpoint may hold that this model never reads (the k_proj, v_proj and k_norm of
+	// Gemma 4's KV-sharing layers): the quantizer drops them.
+	Unused map[string]bool
 
 	index map[string]Tensor
 }
@@ -181,22 +192,41 @@ func (f Family) Tensors(c *config.Model) *Map {
 		}
 		L := &m.Layers[i]
 		p := fmt.Sprintf("model.layers.%d.", i)
+		L.Attn = defaultAttn(c, i)
+		if f.LayerAttn != nil {
+			L.Attn = f.LayerAttn(c, i)
+		}
 		L.InNorm = Vector{Name: p + "input_layernorm.weight", Shape: []int{hidden}, PlusOne: f.NormPlusOne}
 		L.PostNorm = Vector{Name: p + "post_attention_layernorm.weight", Shape: []int{hidden}, PlusOne: f.NormPlusOne}
 		if f.QKNorm {
-			L.QNorm = &Vector{Name: p + "self_attn.q_norm.weight", Shape: []int{c.HeadDim}, PlusOne: f.NormPlusOne}
-			L.KNorm = &Vector{Name: p + "self_attn.k_norm.weight", Shape: []int{c.HeadDim}, PlusOne: f.NormPlusOne}
+			L.QNorm = &Vector{Name: p + "self_attn.q_norm.weight", Shape: []int{L.Attn.HeadDim}, PlusOne: f.NormPlusOne}
+			if L.Attn.KVFrom == i {
+				L.KNorm = &Vector{Name: p + "self_attn.k_norm.weight", Shape: []int{L.Attn.HeadDim}, PlusOne: f.NormPlusOne}
+			}
 		}
 		L.Rope = f.UsesRope == nil || f.UsesRope(c, i)
 		for _, pr := range f.Projections {
 			l := Linear{Path: p + pr.Module, Axis: pr.Slots[0].Axis()}
 			for _, s := range pr.Slots {
-				out, in := s.shape(c)
+				if !L.Attn.stores(s, i) {
+					continue
+				}
+				out, in := s.shape(c, L.Attn)
 				l.Parts = append(l.Parts, Part{Slot: s, Rows: out})
 				l.Out, l.In = l.Out+out, in
 			}
-			L.Linears = append(L.Linears, l)
+			if len(l.Parts) > 0 {
+				L.Linears = append(L.Linears, l)
+			}
 		}
+	}
+	for i := range m.Layers { // a layer built without geometry has the config's
+		if m.Layers[i].Attn.Heads == 0 {
+			m.Layers[i].Attn = defaultAttn(c, i)
+		}
+	}
+	if f.Extend != nil {
+		f.Extend(c, m)
 	}
 	m.index = map[string]Tensor{}
 	vec := func(v Vector, k Kind) {
@@ -218,20 +248,47 @@ func (f Family) Tensors(c *config.Model) *Map {
 	for _, L := range m.Layers {
 		vec(L.InNorm, KindNorm)
 		vec(L.PostNorm, KindNorm)
-		if L.QNorm != nil {
-			vec(*L.QNorm, KindNorm)
-			vec(*L.KNorm, KindNorm)
+		for _, v := range []*Vector{L.QNorm, L.KNorm} {
+			if v != nil {
+				vec(*v, KindNorm)
+			}
 		}
 		for _, l := range L.Linears {
 			lin(l)
+		}
+		for _, v := range L.Sandwich.norms() {
+			vec(v, KindNorm)
 		}
 		for _, v := range L.Hybrid.vectors() {
 			vec(v, KindParam)
 		}
 	}
+	for _, l := range m.SideLinears() {
+		lin(l)
+		delete(m.index, l.Path+".bias")
+	}
+	if in := m.Inputs; in != nil {
+		vec(in.Table, KindTable)
+		vec(in.Norm, KindNorm)
+	}
 	lin(m.Head)
 	delete(m.index, "lm_head.bias") // no family has one
 	return m
+}
+
+// SideLinears lists the linear modules outside the layers' slots, in binding order: each layer's per-layer
+// input gate and projection, then the model's per-layer input projection (Gemma 4); none for other families.
+func (m *Map) SideLinears() []Linear {
+	var out []Linear
+	for _, L := range m.Layers {
+		if in := L.Input; in != nil {
+			out = append(out, in.Gate, in.Proj)
+		}
+	}
+	if m.Inputs != nil {
+		out = append(out, m.Inputs.Proj)
+	}
+	return out
 }
 
 // Lookup finds an unquantized checkpoint tensor by name.
@@ -255,3 +312,6 @@ func (m *Map) OutputHead(has func(name string) bool) Linear {
 func Dropped(name string) bool {
 	return strings.HasSuffix(name, ".rotary_emb.inv_freq") || strings.HasPrefix(name, "mtp.")
 }
+
+// Dropped reports a tensor of this model's checkpoints that no loader reads: Dropped's, and the map's Unused.
+func (m *Map) Dropped(name string) bool { return Dropped(name) || m.Unused[name] }

@@ -8,11 +8,13 @@ import (
 
 	"github.com/mlxbun/mlxbun/internal/backend"
 	"github.com/mlxbun/mlxbun/internal/family"
+	"github.com/mlxbun/mlxbun/internal/rope"
 )
 
 type binder struct {
-	m   *Model
-	err error
+	m     *Model
+	err   error
+	ropes map[string]*rope.Table // per-layer rope tables by spec (variations.go)
 }
 
 func (w *binder) fail(err error) {

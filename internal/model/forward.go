@@ -1,10 +1,12 @@
 // The forward pass, written once over the backend for every family: pre-norm attention and SwiGLU MLP blocks
-// with residual adds, a final norm and the output projection. The hybrids swap in a gated DeltaNet token mixer
-// or a sparse MoE block per layer (deltanet.go, moe.go).
+// with residual adds, a final norm and the output projection. A family's variations (variations.go: sandwich
+// norms, GeGLU, per-layer geometry and windows, softcaps, per-layer inputs) are optional steps of the same pass;
+// the hybrids swap in a gated DeltaNet token mixer or a sparse MoE block per layer (deltanet.go, moe.go).
 package model
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/mlxbun/mlxbun/internal/backend"
 )
@@ -25,7 +27,7 @@ func (m *Model) NewCache(seqs, maxLen int) (backend.KVCache, error) {
 		return m.newHybridCache(seqs, maxLen) // KV for the attention layers, recurrent state for the rest
 	}
 	return m.b.NewKVCache(backend.KVConfig{Layers: len(m.layers), Seqs: seqs, MaxLen: maxLen,
-		KVHeads: m.kvHeads, HeadDim: m.headDim})
+		KVHeads: m.kvHeads, HeadDim: m.headDim, PerLayer: m.kvLayers()})
 }
 
 // ReleaseCache frees a cache and anything recorded against it.
@@ -44,11 +46,48 @@ func (m *Model) ReleaseCache(c backend.KVCache) {
 // workspace holds one row count's activations, ids and logits; kept workspaces stay at fixed addresses so a
 // recorded graph can replay on them.
 type workspace struct {
-	n, outRows                                        int
-	ids, seq, pos                                     backend.Tensor
-	x, xn, q, k, v, att, proj, gate, up, last, logits backend.Tensor
-	hy                                                *hybridWorkspace // hybrid models' extra activations
-	all                                               []backend.Tensor
+	n, outRows                int
+	ids, seq, pos             backend.Tensor
+	x, xn, proj, last, logits backend.Tensor
+	bufs                      []layerBufs      // one per Model.bufs
+	inputs                    []backend.Tensor // per-layer inputs [n, dim], one per layer (variations.go); nil without
+	inputTmp                  backend.Tensor   // [n, dim] scratch of the per-layer inputs
+	hy                        *hybridWorkspace // hybrid models' extra activations
+	all                       []backend.Tensor
+}
+
+// layerBufs are one layer geometry's activations: q, att [n, heads·headDim]; k, v [n, kvHeads·headDim];
+// gate, up [n, intermediate].
+type layerBufs struct{ q, k, v, att, gate, up backend.Tensor }
+
+// bufShape is one distinct set of layer activation widths. A layer whose keys and values a later layer reads
+// (owner ≥ 0) gets buffers of its own, so its k and v survive until then.
+type bufShape struct{ q, kv, inter, owner int }
+
+// planBuffers gives each layer the index of its activation buffers: layers of the same widths share them.
+func (m *Model) planBuffers() {
+	read := map[int]bool{}
+	for i, L := range m.layers {
+		if L.attn.KVFrom != i {
+			read[L.attn.KVFrom] = true
+		}
+	}
+	m.bufs = m.bufs[:0]
+	for i := range m.layers {
+		L := &m.layers[i]
+		sh := bufShape{q: L.attn.Heads * L.attn.HeadDim, kv: L.attn.KVHeads * L.attn.HeadDim, owner: -1}
+		if L.gate != nil {
+			sh.inter = L.gate.Out()
+		}
+		if read[i] {
+			sh.owner = i
+		}
+		L.buf = slices.Index(m.bufs, sh)
+		if L.buf < 0 {
+			L.buf = len(m.bufs)
+			m.bufs = append(m.bufs, sh)
+		}
+	}
 }
 
 type graphKey struct {
@@ -73,10 +112,17 @@ func (m *Model) newWorkspace(n, outRows int) (*workspace, error) {
 	}
 	ws.ids, ws.seq, ws.pos = alloc(backend.I32, n), alloc(backend.I32, n), alloc(backend.I32, n)
 	ws.x, ws.xn = alloc(act, n, c.HiddenSize), alloc(act, n, c.HiddenSize)
-	ws.q, ws.att = alloc(act, n, m.heads*m.headDim), alloc(act, n, m.heads*m.headDim)
-	ws.k, ws.v = alloc(act, n, m.kvHeads*m.headDim), alloc(act, n, m.kvHeads*m.headDim)
+	for _, sh := range m.bufs {
+		ws.bufs = append(ws.bufs, layerBufs{q: alloc(act, n, sh.q), att: alloc(act, n, sh.q),
+			k: alloc(act, n, sh.kv), v: alloc(act, n, sh.kv), gate: alloc(act, n, sh.inter), up: alloc(act, n, sh.inter)})
+	}
+	if in := m.inputs; in != nil {
+		for range m.layers {
+			ws.inputs = append(ws.inputs, alloc(act, n, in.dim))
+		}
+		ws.inputTmp = alloc(act, n, in.dim)
+	}
 	ws.proj = alloc(act, n, c.HiddenSize)
-	ws.gate, ws.up = alloc(act, n, c.IntermediateSize), alloc(act, n, c.IntermediateSize)
 	ws.last = alloc(act, outRows, c.HiddenSize)
 	ws.logits = alloc(backend.F32, outRows, c.VocabSize)
 	if m.hybrid != nil {
@@ -181,53 +227,70 @@ func (m *Model) ops(ws *workspace, cache backend.KVCache) {
 	b, c := m.b, m.Config
 	eps := float32(c.RMSNormEps)
 	b.Embed(ws.x, m.embed, ws.ids)
+	m.embedSteps(ws)
 	for i := range m.layers {
 		L := &m.layers[i]
 		b.RMSNorm(ws.xn, ws.x, L.inNorm, eps)
 		if L.dn != nil {
 			m.deltaNet(ws, L, cache) // a gated DeltaNet layer mixes tokens instead (deltanet.go)
 		} else {
-			m.attention(ws, L, cache)
+			m.attention(ws, L, i, cache)
 		}
-		b.Add(ws.x, ws.x, ws.proj)
+		m.residual(ws, L.attnOutNorm, eps)
 		b.RMSNorm(ws.xn, ws.x, L.postNorm, eps)
 		if L.moe != nil {
 			m.moe(ws, L) // a sparse MoE block (moe.go)
 		} else {
 			m.mlp(ws, L)
 		}
-		b.Add(ws.x, ws.x, ws.proj)
+		m.residual(ws, L.mlpOutNorm, eps)
+		m.layerSteps(ws, L, i, eps)
 	}
 	b.RMSNorm(ws.last, b.Rows(ws.x, ws.n-ws.outRows, ws.outRows), m.norm, eps)
 	b.MatMul(ws.logits, ws.last, m.lmHead)
+	if m.finalSoftcap > 0 {
+		m.pw.softcap.Softcap(ws.logits, ws.logits, m.finalSoftcap)
+	}
 }
 
-// attention: ws.proj = the attention block of layer L over ws.xn.
-func (m *Model) attention(ws *workspace, L *layer, cache backend.KVCache) {
+// attention: ws.proj = the attention block of layer L (index i) over ws.xn. A layer reading another layer's
+// keys and values (L.attn.KVFrom ≠ i) projects only its queries.
+func (m *Model) attention(ws *workspace, L *layer, i int, cache backend.KVCache) {
 	b, eps := m.b, float32(m.Config.RMSNormEps)
-	b.MatMul(ws.q, ws.xn, L.q)
-	b.MatMul(ws.k, ws.xn, L.k)
-	b.MatMul(ws.v, ws.xn, L.v)
+	a, kv := &ws.bufs[L.buf], &ws.bufs[m.layers[L.attn.KVFrom].buf]
+	own := L.attn.KVFrom == i
+	b.MatMul(a.q, ws.xn, L.q)
+	if own {
+		b.MatMul(a.k, ws.xn, L.k)
+		m.values(a, ws.xn, L)
+	}
 	if L.qNorm != nil {
-		b.RMSNorm(ws.q, ws.q, L.qNorm, eps)
-		b.RMSNorm(ws.k, ws.k, L.kNorm, eps)
+		b.RMSNorm(a.q, a.q, L.qNorm, eps)
+	}
+	if L.kNorm != nil {
+		b.RMSNorm(a.k, a.k, L.kNorm, eps)
+	}
+	if L.vNorm != nil && own {
+		b.RMSNorm(a.v, a.v, L.vNorm, eps)
 	}
 	if L.rope != nil {
-		b.Rope(ws.q, ws.pos, m.heads, L.rope)
-		b.Rope(ws.k, ws.pos, m.kvHeads, L.rope)
+		b.Rope(a.q, ws.pos, L.attn.Heads, L.rope)
+		if own {
+			b.Rope(a.k, ws.pos, L.attn.KVHeads, L.rope)
+		}
 	}
-	b.Attention(ws.att, ws.q, ws.k, ws.v, kvOf(cache), L.kv, ws.seq, ws.pos, m.scale)
+	m.attend(a.att, a.q, kv.k, kv.v, cache, L.attn, L.deferStore, ws)
 	if L.attnGate != nil {
 		m.gateAttention(ws, L) // the hybrids' output gate (hybrid.go)
 	}
-	b.MatMul(ws.proj, ws.att, L.o)
+	b.MatMul(ws.proj, a.att, L.o)
 }
 
-// mlp: ws.proj = the SwiGLU MLP of layer L over ws.xn.
+// mlp: ws.proj = the gated MLP of layer L over ws.xn (SwiGLU, or GeGLU for the families that say so).
 func (m *Model) mlp(ws *workspace, L *layer) {
-	b := m.b
-	b.MatMul(ws.gate, ws.xn, L.gate)
-	b.MatMul(ws.up, ws.xn, L.up)
-	b.SwiGLU(ws.gate, ws.gate, ws.up)
-	b.MatMul(ws.proj, ws.gate, L.down)
+	b, a := m.b, &ws.bufs[L.buf]
+	b.MatMul(a.gate, ws.xn, L.gate)
+	b.MatMul(a.up, ws.xn, L.up)
+	m.glu(a.gate, a.gate, a.up)
+	b.MatMul(ws.proj, a.gate, L.down)
 }

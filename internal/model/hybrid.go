@@ -227,11 +227,12 @@ func (m *Model) newHybridWorkspace(n int, alloc func(backend.DType, ...int) back
 	return hy
 }
 
-// gateAttention applies gated attention's output gate: att ·= sigmoid(xn·gateᵀ), the gate computed into ws.q,
+// gateAttention applies gated attention's output gate: att ·= sigmoid(xn·gateᵀ), the gate computed into the layer's q buffer,
 // which attention has finished with.
 func (m *Model) gateAttention(ws *workspace, L *layer) {
-	m.b.MatMul(ws.q, ws.xn, L.attnGate)
-	m.b.(backend.SigmoidGate).SigmoidMul(ws.att, ws.att, ws.q)
+	a := &ws.bufs[L.buf]
+	m.b.MatMul(a.q, ws.xn, L.attnGate)
+	m.b.(backend.SigmoidGate).SigmoidMul(a.att, a.att, a.q)
 }
 
 // plusOne is a zero-centred norm weight as the (1 + w) the forward pass scales by, in float32 (as transformers

@@ -5,7 +5,6 @@ package model
 
 import (
 	"fmt"
-	"math"
 
 	"github.com/mlxbun/mlxbun/internal/backend"
 	"github.com/mlxbun/mlxbun/internal/config"
@@ -27,8 +26,9 @@ type Model struct {
 	norm   backend.Tensor
 	lmHead backend.Linear
 
-	headDim, heads, kvHeads int
-	scale                   float32
+	headDim, heads, kvHeads int            // the config's; a layer's own are in its attn
+	bufs                    []bufShape     // the distinct activation widths of the layers (forward.go)
+	variations                             // per-layer caches, scales, softcaps, per-layer inputs (variations.go)
 	hybrid                  *family.Hybrid // Qwen3.5 / Qwen3-Next (hybrid.go); nil for other families
 
 	kept   map[[2]int]*workspace // decode-sized workspaces, kept for replay
@@ -37,10 +37,13 @@ type Model struct {
 
 type layer struct {
 	inNorm, postNorm backend.Tensor
-	q, k, v, o       backend.Linear
+	q, k, v, o       backend.Linear // k, v nil on a layer attending over another's keys and values
 	qNorm, kNorm     backend.Tensor // nil unless Family.QKNorm
 	gate, up, down   backend.Linear
 	rope             *rope.Table // nil: NoPE layer
+	attn             family.Attn // heads, head dim, scale, window, softcap, the layer whose KV it reads
+	buf              int         // its activations: the workspace's bufs[buf]
+	sandwich                     // Gemma's further per-layer pieces (variations.go); zero for the others
 	kv               int         // the layer's slot in the KV cache (its index, or among attention layers)
 	// Hybrid layers (hybrid.go): gated attention's output gate, a gated DeltaNet token mixer (no q/k/v/o), a
 	// sparse MoE MLP (no gate/up/down).
@@ -105,7 +108,6 @@ func LoadFrom(cfg *config.Model, src Source, b backend.Backend) (*Model, error) 
 	}
 	m := &Model{Config: cfg, Family: fam, b: b, arch: src,
 		headDim: cfg.HeadDim, heads: cfg.NumHeads, kvHeads: cfg.NumKVHeads}
-	m.scale = float32(1 / math.Sqrt(float64(cfg.HeadDim)))
 	if err := m.bind(); err != nil {
 		src.Close()
 		return nil, err
@@ -144,10 +146,13 @@ func (m *Model) bind() error {
 	m.layers = make([]layer, c.NumLayers)
 	for i, lt := range tm.Layers {
 		L := &m.layers[i]
+		L.attn = lt.Attn
 		L.inNorm = w.vector(lt.InNorm)
 		L.postNorm = w.vector(lt.PostNorm)
 		if lt.QNorm != nil {
 			L.qNorm = w.vector(*lt.QNorm)
+		}
+		if lt.KNorm != nil {
 			L.kNorm = w.vector(*lt.KNorm)
 		}
 		L.kv = i
@@ -168,7 +173,13 @@ func (m *Model) bind() error {
 		if w.err != nil {
 			return w.err
 		}
-		if lt.Rope {
+		if lt.Rope && lt.Attn.Rope != nil {
+			t, err := w.rope(*lt.Attn.Rope, c.MaxPositions)
+			if err != nil {
+				return err
+			}
+			L.rope = t
+		} else if lt.Rope {
 			if table == nil {
 				t, err := newRope(c)
 				if err != nil {
@@ -179,7 +190,11 @@ func (m *Model) bind() error {
 			L.rope = table
 		}
 	}
+	m.bindVariations(&w, tm)
 	m.lmHead = w.linear(tm.OutputHead(m.arch.Has))[0]
+	if w.err == nil {
+		m.planBuffers()
+	}
 	return w.err
 }
 

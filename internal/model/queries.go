@@ -38,10 +38,12 @@ func SyntheticQueries(name string) ([]backend.Query, error) {
 }
 
 // SourceQueries lists one matmul query per linear layer the model binds, in binding order: every layer's
-// projections (a fused one gives a query per part, named as LoadLinear will see it) and the output head. Each
-// query's weight is described from its tensors' headers: dtype for dense weights, the quantization block's spec
-// and the stored shape (the 3-bit interleave) for quantized ones. A tensor missing, or shaped unlike the config
-// implies, is an error naming it.
+// projections (a fused one gives a query per part, named as LoadLinear will see it), the side projections
+// (Gemma 4's per-layer inputs) and the output head; then one query per op beyond the Backend interface the
+// model needs (variations.go: windowed or softcapped attention, GeGLU, ...). Each query's weight is described
+// from its tensors' headers: dtype for dense weights, the quantization block's spec and the stored shape (the
+// 3-bit interleave) for quantized ones. A tensor missing, or shaped unlike the config implies, is an error
+// naming it.
 func SourceQueries(cfg *config.Model, src Source) ([]backend.Query, error) {
 	fam, err := family.For(cfg)
 	if err != nil {
@@ -66,9 +68,15 @@ func SourceQueries(cfg *config.Model, src Source) ([]backend.Query, error) {
 			}
 		}
 	}
+	for _, l := range tm.SideLinears() {
+		if err := add(l); err != nil {
+			return nil, err
+		}
+	}
 	if err := add(tm.OutputHead(src.Has)); err != nil {
 		return nil, err
 	}
+	qs = append(qs, needs(cfg, fam, tm)...)
 	return append(qs, hybridQueries(tm)...), nil
 }
 

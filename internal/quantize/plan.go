@@ -31,7 +31,7 @@ func classify(tm *family.Map, famName, name string) (family.Tensor, bool, error)
 	if t, ok := tm.Lookup(name); ok {
 		return t, true, nil
 	}
-	if family.Dropped(name) {
+	if tm.Dropped(name) {
 		return family.Tensor{Name: name}, false, nil
 	}
 	return family.Tensor{}, false, fmt.Errorf("tensor %q is not part of a %s checkpoint with this config (embeddings, "+

@@ -19,6 +19,7 @@ import (
 	"github.com/mlxbun/mlxbun/internal/model"
 	"github.com/mlxbun/mlxbun/internal/modeldir"
 	"github.com/mlxbun/mlxbun/internal/quantize"
+	"github.com/mlxbun/mlxbun/internal/safetensors"
 	"github.com/mlxbun/mlxbun/internal/testutil"
 	"github.com/mlxbun/mlxbun/internal/testutil/variant"
 	"github.com/mlxbun/mlxbun/internal/trellis"
@@ -60,6 +61,7 @@ func TestQuantizeRoundTripEveryFamily(t *testing.T) {
 						t.Fatal(err)
 					}
 					checkQueries(t, out, bits)
+					checkKept(t, v.Dir, out)
 					got, gen := run(t, b, out, g.PromptIDs)
 					dense, _ := run(t, b, decoded(t, out), g.PromptIDs)
 					twin, _ := compare(dense, got, len(g.PromptIDs))
@@ -90,7 +92,8 @@ func TestQuantizeRoundTripEveryFamily(t *testing.T) {
 
 // checkQueries: the quantized directory asks the device for every projection the family map says is coded in
 // trellis codes at the given bits along its axis (a fused or interleaved projection one query per part, named by
-// its rows), for the ones it keeps (the hybrids' small gates) and the output head in bf16, and for nothing else.
+// its rows), for the ones it keeps (Gemma 4's per-layer input projections, the hybrids' small gates) and the
+// output head in bf16, and for nothing else by matmul.
 func checkQueries(t *testing.T, dir string, bits int) {
 	t.Helper()
 	qs, err := model.Queries(dir)
@@ -115,6 +118,10 @@ func checkQueries(t *testing.T, dir string, bits int) {
 			parts += len(l.Parts)
 		}
 	}
+	for _, l := range tm.SideLinears() {
+		linears[l.Path] = l
+		parts += len(l.Parts)
+	}
 	var matmuls []backend.Query
 	for _, q := range qs {
 		if q.Op == backend.OpMatMul {
@@ -122,7 +129,7 @@ func checkQueries(t *testing.T, dir string, bits int) {
 		}
 	}
 	if len(matmuls) != parts {
-		t.Errorf("%d matmul queries, want %d (one per part of every layer's projections, and the head)", len(matmuls), parts)
+		t.Errorf("%d matmul queries, want %d (one per part of every layer's projections, the side projections and the head)", len(matmuls), parts)
 	}
 	for _, q := range matmuls[:len(matmuls)-1] {
 		path, _, isPart := strings.Cut(q.Name, "[")
@@ -142,6 +149,42 @@ func checkQueries(t *testing.T, dir string, bits int) {
 	}
 	if h := matmuls[len(matmuls)-1]; h.Weight.Format != backend.FormatDense || h.Weight.DType != backend.BF16 {
 		t.Errorf("head %s", h)
+	}
+}
+
+// checkKept: what the family map keeps unquantized (norms, per-layer input tables and side projections, layer
+// scalars) comes out of the quantizer byte for byte.
+func checkKept(t *testing.T, src, out string) {
+	t.Helper()
+	d, err := modeldir.Open(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := d.Config()
+	if err != nil {
+		t.Fatal(err)
+	}
+	fam, _ := family.For(cfg)
+	tm := fam.Tensors(cfg)
+	a, err := safetensors.OpenDir(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Close()
+	q, err := safetensors.OpenDir(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer q.Close()
+	for _, name := range a.Names() {
+		if tt, ok := tm.Lookup(name); !ok || (tt.Kind != family.KindParam && tt.Kind != family.KindNorm && !strings.Contains(name, "per_layer")) {
+			continue
+		}
+		x, _ := a.Tensor(name)
+		y, err := q.Tensor(name)
+		if err != nil || !slices.Equal(x.Shape, y.Shape) || x.DType != y.DType || string(x.Data) != string(y.Data) || q.Has(strings.TrimSuffix(name, ".weight")+".scales") {
+			t.Errorf("%s: not kept as stored (%v)", name, err)
+		}
 	}
 }
 

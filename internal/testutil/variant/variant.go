@@ -1,9 +1,9 @@
 // Package variant gives tests a tiny model directory of every registered family: the tiny fixtures themselves
-// for llama, qwen2, qwen3 and the hybrids (qwen3_5_text, qwen3_next), and tiny-llama3 rewritten for the families no fixture holds (mistral and smollm3
-// by their config, phi3 with q/k/v and gate/up fused the way Phi-3 checkpoints store them). A rewritten model
-// computes what its source computes (phi3, mistral; smollm3 with its NoPE layer does not), so the source's
-// golden prompt applies to it. It is a separate package from testutil because it reads and writes safetensors,
-// whose own tests use testutil.
+// for llama, qwen2, qwen3, the Gemmas and the hybrids (qwen3_5_text, qwen3_next), and tiny-llama3 rewritten for
+// the families no fixture holds (mistral and smollm3 by their config, phi3 with q/k/v and gate/up fused the way
+// Phi-3 checkpoints store them). A rewritten model computes what its source computes (phi3, mistral; smollm3
+// with its NoPE layer does not), so the source's golden prompt applies to it. It is a separate package from
+// testutil because it reads and writes safetensors, whose own tests use testutil.
 package variant
 
 import (
@@ -36,6 +36,10 @@ var builds = map[string]build{
 		c["model_type"], c["no_rope_layers"] = "smollm3", []int{1, 0}
 	}},
 	"phi3": {fixture: "models/tiny-llama3", config: func(c map[string]any) { c["model_type"] = "phi3" }, fuse: true},
+	// Gemma: the fixtures as they are (sliding windows, softcaps, Gemma 4's per-layer inputs and wide global heads).
+	"gemma2":      {fixture: "models/tiny-gemma2"},
+	"gemma3_text": {fixture: "models/tiny-gemma3"},
+	"gemma4_text": {fixture: "models/tiny-gemma4"},
 	// The hybrids: 3 gated DeltaNet layers and a gated attention layer; qwen3_next with a 4-expert MoE.
 	"qwen3_5_text": {fixture: "models/tiny-qwen3_5"},
 	"qwen3_next":   {fixture: "models/tiny-qwen3-next-moe"},
