@@ -89,10 +89,20 @@ func (s *trellisSource) Has(name string) bool {
 	return s.randomSource.Has(name)
 }
 
-func (s *trellisSource) Tensor(name string) (backend.Host, error) {
+// Header describes a coded projection's words or scales as Tensor makes them (the loader reads shapes first).
+func (s *trellisSource) Header(name string) (backend.Host, error) {
+	if h, ok := s.header(name); ok {
+		return h, nil
+	}
+	return s.randomSource.Header(name)
+}
+
+// header is the dtype and stored shape of a coded projection's .weight (uint32 words, the 3-bit interleave for
+// down_proj) or .scales (f16 [coded rows]).
+func (s *trellisSource) header(name string) (backend.Host, bool) {
 	path, axis, ok := s.coded(name)
 	if !ok {
-		return s.randomSource.Tensor(name)
+		return backend.Host{}, false
 	}
 	dense, _ := s.randomSource.shape(path + ".weight") // [out, in]
 	rows, cols := dense[0], dense[1]
@@ -100,18 +110,29 @@ func (s *trellisSource) Tensor(name string) (backend.Host, error) {
 		rows, cols = cols, rows
 	}
 	if strings.HasSuffix(name, ".scales") {
-		h := backend.Host{Name: name, DType: backend.F16, Shape: []int{rows}, Data: make([]byte, 2*rows)}
+		return backend.Host{Name: name, DType: backend.F16, Shape: []int{rows}}, true
+	}
+	shape := []int{rows, cols * s.bits / 32}
+	if axis == 0 && s.bits == 3 && cols%trellis.InterleaveCols == 0 {
+		shape = []int{cols / trellis.InterleaveCols, rows, trellis.InterleaveWords}
+	}
+	return backend.Host{Name: name, DType: backend.U32, Shape: shape}, true
+}
+
+func (s *trellisSource) Tensor(name string) (backend.Host, error) {
+	h, ok := s.header(name)
+	if !ok {
+		return s.randomSource.Tensor(name)
+	}
+	if h.DType == backend.F16 {
+		rows := h.Shape[0]
+		h.Data = make([]byte, 2*rows)
 		v := dtype.F32ToF16(syntheticTrellisScale)
 		for i := 0; i < rows; i++ {
 			binary.LittleEndian.PutUint16(h.Data[2*i:], v)
 		}
 		return h, nil
 	}
-	shape := []int{rows, cols * s.bits / 32}
-	if axis == 0 && s.bits == 3 && cols%trellis.InterleaveCols == 0 {
-		shape = []int{cols / trellis.InterleaveCols, rows, trellis.InterleaveWords}
-	}
-	h := backend.Host{Name: name, DType: backend.U32, Shape: shape}
 	n := h.Elements()
 	h.Data = make([]byte, 4*n)
 	base := s.seed ^ hashString(name)

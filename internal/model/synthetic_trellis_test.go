@@ -36,6 +36,10 @@ func TestSyntheticTrellis(t *testing.T) {
 		"model.layers.27.mlp.gate_proj.scales":    {3072},
 		"model.layers.27.self_attn.o_proj.weight": {1024, 192},
 	} {
+		hd, err := src.Header(name)
+		if err != nil || !slices.Equal(hd.Shape, want) {
+			t.Errorf("%s: header %v, %v; want %v", name, hd.Shape, err, want)
+		}
 		h, err := src.Tensor(name)
 		if err != nil || !slices.Equal(h.Shape, want) || len(h.Data) != h.Elements()*h.DType.Size() {
 			t.Errorf("%s: %v %v (%d bytes), want %v", name, h.DType, h.Shape, len(h.Data), want)
