@@ -323,6 +323,7 @@ func TestQuantSelection(t *testing.T) {
 			for _, v := range quantVariants {
 				want = append(want, trellisGemv1Name(k, n, qShapes[n].R, v, false), trellisGemv0Name(k, n, v))
 			}
+			want = append(want, trellisGemv1I8Name(k, n, qShapes[n].R, qI8U(n)), trellisGemv0I8Name(k, n))
 			want = append(want, trellisExpandName(k))
 		}
 		for _, b := range affineBits {
@@ -336,6 +337,9 @@ func TestQuantSelection(t *testing.T) {
 		for _, r := range qLabPrefetch {
 			want = append(want, trellisGemv1Name(3, 1, r, v, true))
 		}
+	}
+	for _, x := range qLabI8 {
+		want = append(want, trellisGemv1I8Name(3, 1, x[0], x[1]))
 	}
 	for _, name := range want {
 		if !seen[name] {

@@ -19,6 +19,7 @@ type quantCase struct {
 	n, in, out int
 	w          backend.Weight
 	exact      bool // the layer was loaded in the reference-arithmetic mode (MLXBUN_CUDA_EXACT=1)
+	act8       bool // the layer's decode GEMV may quantize activations to int8 (qlinear.act8)
 }
 
 // quantForm is one way to compute a quantized MatMul.
@@ -32,6 +33,10 @@ type quantForm struct {
 //
 //   - trellis_gemv1 / trellis_gemv0 / affine_gemv: decode batches (n ≤ 8), each weight decoded once for every row;
 //     axis-0 trellis codes (down) split the coded rows over blocks and reduce the partials in a second launch.
+//     trellis_gemv1_i8 / trellis_gemv0_i8 first, for layers loaded with int8 activations (qlinear.act8:
+//     qAct8Default per axis — both off by default: axis 0 measured −25 % on the H200 for the 14B down projection but
+//     its model-level gates are not yet measured; axis 1's first form measured +29 %; MLXBUN_CUDA_QGEMV_I8=1 turns
+//     them on; never in exact mode).
 //   - gemv_chunks: prompts whose GEMM is small (n·in·out ≤ gemmSplitMax, the bound under which the dense path
 //     splits its input for precision: the fixture models), and every prompt of an exact-mode layer — the decode
 //     forms over chunks of 8 rows, so prompt logits keep f32 weights (the bf16 expansion moved the fixture models'
@@ -49,9 +54,15 @@ var quantForms = append(quantDecodeForms, []quantForm{
 
 // quantDecodeForms are the forms for n ≤ 8 rows (also what gemv_chunks runs per chunk).
 var quantDecodeForms = []quantForm{
+	{name: "trellis_gemv1_i8", supports: func(c quantCase) bool {
+		return c.act8 && c.n <= maxGemvRows && c.w.Format == backend.FormatTrellis && c.w.Axis == 1
+	}, enqueue: enqueueQGemv},
 	{name: "trellis_gemv1", supports: func(c quantCase) bool {
 		return c.n <= maxGemvRows && c.w.Format == backend.FormatTrellis && c.w.Axis == 1
 	}, enqueue: enqueueQGemv},
+	{name: "trellis_gemv0_i8", supports: func(c quantCase) bool {
+		return c.act8 && c.n <= maxGemvRows && c.w.Format == backend.FormatTrellis && c.w.Axis == 0
+	}, enqueue: enqueueTrellisGemv0},
 	{name: "trellis_gemv0", supports: func(c quantCase) bool {
 		return c.n <= maxGemvRows && c.w.Format == backend.FormatTrellis && c.w.Axis == 0
 	}, enqueue: enqueueTrellisGemv0},
@@ -97,6 +108,18 @@ var (
 	qLab         = []int{1, 4}
 	qLabPrefetch = []int{2, 4}
 )
+
+// qI8U is the runs a lane of the int8-activation form (trellis_gemv1_i8) loads before decoding them, by N (U·R·(K+1)
+// words in flight per lane; U·R·N int32 sums). qLabI8 lists the (R, U) instantiated for measurement only (3-bit, one
+// row; MLXBUN_CUDA_QGEMV_R, MLXBUN_CUDA_QGEMV_U).
+func qI8U(N int) int {
+	if N <= 2 {
+		return 2
+	}
+	return 1
+}
+
+var qLabI8 = [][2]int{{2, 1}, {2, 4}, {4, 1}, {4, 2}}
 
 // qSmemMax bounds the activations a qgemv_rows block stages at once (dynamic shared memory, bytes): a layer whose
 // N·in f32 activations (plus padding) exceed it is staged in passes.
@@ -166,10 +189,14 @@ func trellisGemv1Name(k, n, r int, v trellis.Variant, prefetch bool) string {
 	}
 	return fmt.Sprintf("trellis_gemv1_k%d_n%d_r%d_%s", k, n, r, s)
 }
+func trellisGemv1I8Name(k, n, r, u int) string {
+	return fmt.Sprintf("trellis_gemv1_k%d_n%d_r%d_i8u%d", k, n, r, u)
+}
 func trellisGemv0Name(k, n int, v trellis.Variant) string {
 	s, _ := variantSuffix(v)
 	return fmt.Sprintf("trellis_gemv0_k%d_n%d_%s", k, n, s)
 }
+func trellisGemv0I8Name(k, n int) string   { return fmt.Sprintf("trellis_gemv0_k%d_n%d_i8", k, n) }
 func trellisExpandName(k int) string       { return fmt.Sprintf("trellis_expand_k%d", k) }
 func affineGemvName(bits, n, r int) string { return fmt.Sprintf("affine_gemv_b%d_n%d_r%d", bits, n, r) }
 func affineExpandName(bits int) string     { return fmt.Sprintf("affine_expand_b%d", bits) }
@@ -217,6 +244,17 @@ func quantInstantiations() map[string][]string {
 				}
 				m[unit] = append(m[unit], fmt.Sprintf("TRELLIS_GEMV_SPLITK(%s, %d, %d, %d)", trellisGemv0Name(k, N, v), k, N, vi))
 			}
+		}
+		for _, N := range qRowsInst {
+			unit := fmt.Sprintf("trellis.cu#n%d", N)
+			ru := [][2]int{{qShapes[N].R, qI8U(N)}}
+			if k == 3 && N == 1 {
+				ru = append(ru, qLabI8...)
+			}
+			for _, x := range ru {
+				m[unit] = append(m[unit], fmt.Sprintf("TRELLIS_GEMV_INT(%s, %d, %d, %d, %d)", trellisGemv1I8Name(k, N, x[0], x[1]), k, N, x[0], x[1]))
+			}
+			m[unit] = append(m[unit], fmt.Sprintf("TRELLIS_GEMV_SPLITK_INT(%s, %d, %d)", trellisGemv0I8Name(k, N), k, N))
 		}
 		m["trellis.cu#n1"] = append(m["trellis.cu#n1"], fmt.Sprintf("TRELLIS_EXPAND(%s, %d)", trellisExpandName(k), k))
 	}

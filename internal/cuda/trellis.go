@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"github.com/mlxbun/mlxbun/internal/cuda/driver"
 	"os"
+	"slices"
 	"strings"
 	"unsafe"
 
@@ -19,6 +20,21 @@ import (
 	"github.com/mlxbun/mlxbun/internal/trellis"
 )
 
+// envAct8 switches the int8-activation decode forms of trellis layers (trellis_gemv1_i8, trellis_gemv0_i8) on ("1") or
+// off ("0") for layers loaded afterwards, both axes; unset, qAct8Default decides per axis. Exact mode never uses
+// them. MLXBUN_CUDA_QGEMV0_I8=0 keeps axis 0 on f32 activations (lab).
+const envAct8 = "MLXBUN_CUDA_QGEMV_I8"
+
+// qAct8Default is whether trellis layers of coded axis 0 (down) and 1 (q/k/v/o, gate/up) decode with int8
+// activations when neither the environment nor SetQuantAct8 says. Measured on the H200 (2026-11-30, docs/perf.md,
+// Qwen3-14B 3-bit, one row): axis 0 trellis_gemv0_k3_n1_i8 16.8 ms against 22.3 ms for the f32 form over 640
+// launches (−25 %; 4.7 against 6.75 SASS instructions/weight), verify-kernels MatMul/trellis/i8 all pass (worst
+// 6.1e-3 of max|ref|, bound 1e-2) — but off until the issue's model-level gates (greedy equal to the CPU, mean
+// per-token KL ≤ 1e-3, pycoder perplexity within 0.002) are measured with it: the f32 forms keep them. Axis 1 trellis_gemv1_k3_n1_r2_i8u2 99.1 ms against 76.6 (+29 %: the
+// first in-kernel quantization, a warp per run with shuffle trees, serialised ~20 runs per warp per block; since
+// rewritten to a thread per run, not yet measured): off.
+var qAct8Default = [2]bool{false, false}
+
 // envExact selects the reference-arithmetic forms for quantized layers loaded afterwards ("1").
 const envExact = "MLXBUN_CUDA_EXACT"
 
@@ -26,6 +42,7 @@ const envExact = "MLXBUN_CUDA_EXACT"
 // (one of each, grown on demand, replaced ones kept until Close since recorded graphs may point at them).
 type quantState struct {
 	exact      bool
+	act8       int           // SetQuantAct8: 0 unset (environment, then qAct8Default), 1 on, −1 off
 	expand     driver.DevPtr // bf16 expansion of one layer (prompts)
 	expandLen  int
 	partial    driver.DevPtr // axis-0 split-K partials
@@ -37,6 +54,28 @@ type quantState struct {
 // weights for prompts too) or the default forms. MLXBUN_CUDA_EXACT=1 does the same for the whole process.
 func (b *Backend) SetQuantExact(exact bool) { b.quant.exact = exact }
 
+// SetQuantAct8 pins whether trellis layers (both axes) loaded afterwards decode with int8 activations (the verify
+// cases pin each form); it overrides MLXBUN_CUDA_QGEMV_I8 and qAct8Default.
+func (b *Backend) SetQuantAct8(on bool) {
+	b.quant.act8 = -1
+	if on {
+		b.quant.act8 = 1
+	}
+}
+
+// wantAct8 is whether a layer of coded axis `axis` loaded now (not exact) uses the int8-activation decode form.
+func (b *Backend) wantAct8(axis int) bool {
+	switch {
+	case b.quant.act8 != 0:
+		return b.quant.act8 > 0
+	case os.Getenv(envAct8) == "1":
+		return axis == 1 || os.Getenv("MLXBUN_CUDA_QGEMV0_I8") != "0"
+	case os.Getenv(envAct8) == "0":
+		return false
+	}
+	return qAct8Default[axis&1]
+}
+
 // qlinear is a trellis or affine linear layer on the device.
 type qlinear struct {
 	name    string
@@ -44,6 +83,7 @@ type qlinear struct {
 	w       backend.Weight
 	variant trellis.Variant // trellis decode arithmetic of the GEMV forms
 	exact   bool
+	act8    bool          // trellis decode GEMVs quantize activations to int8 (axis 1 per run of 32, axis 0 per warp's rows)
 	shift   int           // log2 of the trellis block or the affine group
 	L       int           // trellis state bits
 	rows    int           // trellis coded rows (out on axis 1, in on axis 0)
@@ -113,6 +153,7 @@ func (b *Backend) loadQuant(spec backend.LinearSpec) (backend.Linear, error) {
 	if exact {
 		l.variant = trellis.Reciprocal
 	}
+	l.act8 = !exact && w.Format == backend.FormatTrellis && b.wantAct8(w.Axis)
 	var words []uint32
 	var floats [][]float32
 	switch {
@@ -216,7 +257,7 @@ func (b *Backend) matmulQuant(d, xs *Tensor, l *qlinear) {
 	if n == 0 {
 		return
 	}
-	c := quantCase{n: n, in: in, out: l.out, w: l.w, exact: l.exact}
+	c := quantCase{n: n, in: in, out: l.out, w: l.w, exact: l.exact, act8: l.act8}
 	for _, f := range quantForms {
 		if f.supports(c) {
 			b.logf("MatMul %s n=%d %d->%d (%s, %s): %s", l.name, n, in, l.out, l.w, l.arith(), f.name)
@@ -230,6 +271,9 @@ func (b *Backend) matmulQuant(d, xs *Tensor, l *qlinear) {
 func (l *qlinear) arith() string {
 	if l.w.Format == backend.FormatAffine {
 		return "affine reference decode"
+	}
+	if l.act8 {
+		return l.variant.String() + ", int8 activations"
 	}
 	return l.variant.String()
 }
@@ -264,6 +308,13 @@ func enqueueQGemv(b *Backend, c quantCase, y, x driver.DevPtr, l *qlinear) {
 		R = v // lab override (instantiated: qShapes, qLab)
 	}
 	prefetch := lab && envInt("MLXBUN_CUDA_QGEMV_PF", 0) == 1 // lab: qLabPrefetch
+	U := qI8U(N)
+	if v := envInt("MLXBUN_CUDA_QGEMV_U", 0); v > 0 && lab && c.act8 {
+		U = v // lab override (instantiated: qLabI8)
+	}
+	if c.act8 && (R != sh.R || U != qI8U(N)) && !slices.Contains(qLabI8, [2]int{R, U}) {
+		R, U = sh.R, qI8U(N) // a lab shape the int8 form is not instantiated for
+	}
 	per := envInt("MLXBUN_CUDA_QGEMV_BLOCKS", sh.blocksPerSM)
 	p := l.params(y, x, c.n)
 	p.KS = int32(qSplit(c.out, R, b.info.SMs))
@@ -273,9 +324,12 @@ func enqueueQGemv(b *Backend, c quantCase, y, x driver.DevPtr, l *qlinear) {
 	grid := driver.Dim3{X: min(groups, per*b.info.SMs)}
 	smem := N * int(p.Chunk) / 32 * 36 * 4
 	var name string
-	if l.w.Format == backend.FormatTrellis {
+	switch {
+	case c.act8:
+		name = trellisGemv1I8Name(l.w.Bits, N, R, U)
+	case l.w.Format == backend.FormatTrellis:
 		name = trellisGemv1Name(l.w.Bits, N, R, l.variant, prefetch)
-	} else {
+	default:
 		name = affineGemvName(l.w.Bits, N, R)
 	}
 	raw, bytes := p.raw(), l.bytes(c.n)
@@ -320,6 +374,9 @@ func enqueueTrellisGemv0(b *Backend, c quantCase, y, x driver.DevPtr, l *qlinear
 	P := gemv0Piece(N)
 	grid := driver.Dim3{X: (c.out + 32*P - 1) / (32 * P), Y: splits}
 	name := trellisGemv0Name(l.w.Bits, N, l.variant)
+	if c.act8 {
+		name = trellisGemv0I8Name(l.w.Bits, N)
+	}
 	raw := p.raw()
 	bytes := l.bytes(c.n) + float64(4*splits*c.n*c.out)
 	rgrid := driver.Dim3{X: (c.n*c.out + 31) / 32}

@@ -3,7 +3,8 @@
 // prompt. Promises (docs/kernels.md): the decode forms use f32 weights — exact mode (the CPU's per-weight
 // arithmetic, trellis.Reciprocal) and the default (trellis.Factored: the scale applied once per sum) both within
 // f32 accumulation-order rounding, 1e-5 of max|ref|; prompts may run on a bf16 expansion of the layer (weights
-// rounded to bf16, ~2^-9 each), bounded by 5e-3.
+// rounded to bf16, ~2^-9 each), bounded by 5e-3; the int8-activation decode forms (MatMul/trellis/i8; CUDA's
+// default for axis 0) by 1e-2. Each case pins the activation form it checks (SetQuantAct8).
 package verify
 
 import (
@@ -19,12 +20,17 @@ import (
 const (
 	tolQuantF32    = 1e-5
 	tolQuantPrompt = 5e-3
+	tolQuantAct8   = 1e-2 // int8 activations per run of 32 (Q8_0): each activation within 1/254 of its run's max
 )
 
 // quantExacter is a backend whose quantized layers can be loaded in a reference-arithmetic mode (CUDA's
 // SetQuantExact); the exact cases switch it on around their LoadLinear. Backends without it (the CPU) always
 // compute the reference.
 type quantExacter interface{ SetQuantExact(bool) }
+
+// quantAct8er is a backend with int8-activation decode forms for trellis layers (CUDA's SetQuantAct8):
+// the MatMul/trellis cases pin it off (f32 activations, the f32 promise), the MatMul/trellis/i8 cases on.
+type quantAct8er interface{ SetQuantAct8(bool) }
 
 // quantLayer is one quantized projection: its trellis spec (K > 0) or affine bits and group.
 type quantLayer struct {
@@ -63,6 +69,13 @@ func quantCases() []Case {
 				cs = append(cs, quantCase(small.Name, l, n, true, false))
 			}
 		}
+		for _, n := range []int{1, 2, 3, 8} {
+			cs = append(cs, quantCaseI8(small.Name, layers[0], n), quantCaseI8(big.Name, quantLayer{in: big.Hidden, out: big.Inter, k: k, axis: 1}, n))
+		}
+		cs = append(cs, quantCaseI8(small.Name, layers[1], 1), quantCaseI8(big.Name, quantLayer{in: big.Hidden, out: big.KVHeads * big.HD, k: k, axis: 1}, 1))
+		for _, n := range []int{1, 2, 8} {
+			cs = append(cs, quantCaseI8(small.Name, layers[2], n), quantCaseI8(big.Name, quantLayer{in: big.Inter, out: big.Hidden, k: k, axis: 0, interleave: k == 3}, n))
+		}
 		for _, l := range []quantLayer{
 			{in: big.Hidden, out: big.Inter, k: k, axis: 1},
 			{in: big.Inter, out: big.Hidden, k: k, axis: 0, interleave: k == 3},
@@ -93,7 +106,19 @@ func quantCases() []Case {
 	return cs
 }
 
+// quantCaseI8 is a trellis decode case of the int8-activation forms.
+func quantCaseI8(model string, l quantLayer, n int) Case {
+	c := quantCaseAct(model, l, n, false, false, true)
+	c.Op, c.Tol = "MatMul/trellis/i8", tolQuantAct8
+	c.Promise = "int8 activations (axis 1 per run of 32, axis 0 per warp's rows of a split), weights as trellis.Factored, exact int32 sums"
+	return c
+}
+
 func quantCase(model string, l quantLayer, n int, exact, heavy bool) Case {
+	return quantCaseAct(model, l, n, exact, heavy, false)
+}
+
+func quantCaseAct(model string, l quantLayer, n int, exact, heavy, act8 bool) Case {
 	op, promise, tol := "MatMul/trellis", "f32 weights, f32 sums (default: trellis.Factored)", tolQuantF32
 	if l.bits > 0 {
 		op, promise = "MatMul/affine", "f32 weights as affine.DecodeRow, f32 sums"
@@ -118,6 +143,9 @@ func quantCase(model string, l quantLayer, n int, exact, heavy bool) Case {
 			}
 			lr, err := h.ref.LoadLinear(spec)
 			h.check(wrap("reference", err))
+			if a, ok := h.dut.(quantAct8er); ok {
+				a.SetQuantAct8(act8)
+			}
 			ex, _ := h.dut.(quantExacter)
 			if ex != nil && exact {
 				ex.SetQuantExact(true)

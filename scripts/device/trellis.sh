@@ -60,7 +60,7 @@ MLXBUN_CUDA_DEBUG=1 timeout 150 $B bench --synthetic qwen3-14b --bits 3 --device
 	>"$OUT/bench.md" 2>/tmp/bench-debug.log
 echo "bench exit $?" | tee -a "$OUT/run.log"
 grep -E "MatMul model.layers.0\.|trellis_gemv|affine_gemv|splitk|expand" /tmp/bench-debug.log | sort | uniq -c | head -40 >>"$OUT/run.log"
-for v in "MLXBUN_CUDA_EXACT=1" "MLXBUN_CUDA_QGEMV_R=4" "MLXBUN_CUDA_QGEMV_PF=1" "MLXBUN_CUDA_QGEMV_R=4 MLXBUN_CUDA_QGEMV_PF=1" "MLXBUN_CUDA_QGEMV_BLOCKS=8"; do
+for v in "MLXBUN_CUDA_EXACT=1" "MLXBUN_CUDA_QGEMV_I8=0" "MLXBUN_CUDA_QGEMV_I8=1" "MLXBUN_CUDA_QGEMV_I8=1 MLXBUN_CUDA_QGEMV_U=1" "MLXBUN_CUDA_QGEMV_R=4" "MLXBUN_CUDA_QGEMV_PF=1" "MLXBUN_CUDA_QGEMV_R=4 MLXBUN_CUDA_QGEMV_PF=1" "MLXBUN_CUDA_QGEMV_BLOCKS=8"; do
 	step "bench qwen3-14b 3-bit $v"
 	echo "## $v" >>"$OUT/bench.md"
 	env $v timeout 60 $B bench --synthetic qwen3-14b --bits 3 --device cuda -p 0 -n 64 -r 2 --profile >>"$OUT/bench.md" 2>&1

@@ -1,11 +1,14 @@
 // trellis.cu: linear layers over QTIP trellis codes (1MAD computed code; docs/trellis-format.md) — decode GEMVs
 // for 1..8 activation rows sharing every decoded weight (axis 1: the skeleton of quant.cuh; axis 0: split-K over
 // the coded rows plus a deterministic reduce), and the expansion of one layer to a bf16 matrix for prompts (then
-// cuBLASLt). What it leaves out: tensor-core (mma) forms, int8 activations, fused gate/up/SwiGLU. Contracts are
+// cuBLASLt), and int8-activation variants of both decode GEMVs (dp4a of the LCG bytes against the activation
+// replicated in four bytes: TRELLIS_GEMV_INT, TRELLIS_GEMV_SPLITK_INT). What it leaves out: tensor-core (mma)
+// forms, fused gate/up/SwiGLU. Contracts are
 // repeated in docs/kernels.md; the host side is internal/cuda/trellis.go (launch) and quant_select.go (selection).
 //
 // The instantiation list is appended by the host (internal/cuda/kernels.go, from the names quant_select.go
-// builds): TRELLIS_GEMV_ROWS(name, K, N, R, VAR, PF), TRELLIS_GEMV_SPLITK(name, K, N, VAR), TRELLIS_EXPAND(name, K);
+// builds): TRELLIS_GEMV_ROWS(name, K, N, R, VAR, PF), TRELLIS_GEMV_SPLITK(name, K, N, VAR), TRELLIS_GEMV_INT(name,
+// K, N, R, U), TRELLIS_GEMV_SPLITK_INT(name, K, N), TRELLIS_EXPAND(name, K);
 // PF (prefetch of the next run's words, quant.cuh) is a lab option, off in production. VAR names
 // the decode arithmetic (trellis.Variant): 0 Reciprocal — each weight (f32(y)·rcp)·scale, two rounded multiplies,
 // the CPU backend's arithmetic (internal/cpu, TrellisVariant) — or 1 Factored — Σ f32(y)·x with the scale applied
@@ -107,6 +110,205 @@ struct TrellisRow {
         qgemv_rows<TrellisRow<K, VAR>, N, R, PF>(p);                                                            \
     }
 
+// qstage_i8: positions [c0, c0+len) of the activation rows x [nrows, in] quantized per run of 32 positions (the
+// Q8_0 scheme): s = max|x|/127 over the run, a = rint(x·127/max|x|) in [−127, 127], stored as xs[m·cs + q·36 + j] =
+// (a & 0xff)·0x01010101 (the activation in all four bytes: dp4a's second operand), xs[m·cs + q·36 + 32] = s (f32
+// bits) and [+ 33] = −510·Σa (the 1MAD offset of the run, applied once). One thread per (row, run): eight 16-byte
+// loads in flight, no shuffles (the first version, a warp per run with two 5-step shuffle trees, cost ~6 µs a launch
+// at in = 5120: docs/perf.md); rows ≥ nrows are zeros. Same values as that version, bit for bit.
+template <int N>
+__device__ __forceinline__ void qstage_i8(unsigned* xs, int cs, const float* __restrict__ x, int in, int nrows, int c0, int len) {
+    const int nq = len >> 5;
+    for (int i = threadIdx.x; i < N * nq; i += blockDim.x) {
+        const int m = i / nq, q = i - m * nq;
+        float v[32];
+        if (m < nrows) {
+            const float4* src = (const float4*)(x + (long long)m * in + c0 + 32 * q);
+#pragma unroll
+            for (int k = 0; k < 8; k++) {
+                const float4 t = __ldg(src + k);
+                v[4 * k] = t.x, v[4 * k + 1] = t.y, v[4 * k + 2] = t.z, v[4 * k + 3] = t.w;
+            }
+        } else {
+#pragma unroll
+            for (int j = 0; j < 32; j++) v[j] = 0.f;
+        }
+        float mx[4] = {0.f, 0.f, 0.f, 0.f};
+#pragma unroll
+        for (int j = 0; j < 32; j++) mx[j & 3] = fmaxf(mx[j & 3], fabsf(v[j]));
+        const float amax = fmaxf(fmaxf(mx[0], mx[1]), fmaxf(mx[2], mx[3]));
+        const float f = amax > 0.f ? 127.f / amax : 0.f;
+        int sum = 0;
+        unsigned* r = xs + m * cs + q * 36;
+#pragma unroll
+        for (int k = 0; k < 8; k++) {
+            unsigned w[4];
+#pragma unroll
+            for (int c = 0; c < 4; c++) {
+                const int a = __float2int_rn(v[4 * k + c] * f);
+                sum += a;
+                w[c] = (unsigned)(a & 0xff) * 0x01010101u;
+            }
+            *(uint4*)(r + 4 * k) = make_uint4(w[0], w[1], w[2], w[3]);
+        }
+        *(uint2*)(r + 32) = make_uint2(__float_as_uint(amax * (1.f / 127.f)), (unsigned)(-510 * sum));
+    }
+}
+
+// dp4a_us: c + Σ_b byte_b(x) (unsigned) · byte_b(a) (signed).
+__device__ __forceinline__ int dp4a_us(unsigned x, unsigned a, int c) {
+    int d;
+    asm("dp4a.u32.s32 %0, %1, %2, %3;" : "=r"(d) : "r"(x), "r"(a), "r"(c));
+    return d;
+}
+
+__device__ __forceinline__ unsigned u4c(const uint4& v, int c) { return c == 0 ? v.x : (c == 1 ? v.y : (c == 2 ? v.z : v.w)); }
+
+// i8_runs: U runs of one lane (lq0, lq0 + stride, ...; all < nq), their words loaded first (U·R·(K+1) loads in
+// flight), then per run and weight row an int32 sum Σ_j bytesum(x_j)·a_j − 510·Σa (one dp4a per weight and
+// activation row: the byte sum and the product in one instruction), added to acc as f32(sum)·s_run in run order.
+template <int K, int N, int R, int U>
+__device__ __forceinline__ void i8_runs(const QGemvParams& p, const TrellisRow<K, 1>* rw, const unsigned* xs, int cs, int q0, int lq0,
+                                        int stride, unsigned mask, float (&acc)[R][N]) {
+    typename TrellisRow<K, 1>::Words wd[U][R];
+#pragma unroll
+    for (int u = 0; u < U; u++) {
+        const typename TrellisRow<K, 1>::Run ru = TrellisRow<K, 1>::run(p, q0 + lq0 + u * stride);
+#pragma unroll
+        for (int r = 0; r < R; r++) rw[r].load(ru, wd[u][r]);
+    }
+    int ia[U][R][N];
+#pragma unroll
+    for (int u = 0; u < U; u++) {
+        const unsigned* xr = xs + (lq0 + u * stride) * 36;
+#pragma unroll
+        for (int m = 0; m < N; m++) {
+            const int off = (int)xr[m * cs + 33];
+#pragma unroll
+            for (int r = 0; r < R; r++) ia[u][r][m] = off;
+        }
+    }
+#pragma unroll
+    for (int j4 = 0; j4 < 8; j4++) {
+#pragma unroll
+        for (int u = 0; u < U; u++) {
+            const unsigned* xr = xs + (lq0 + u * stride) * 36;
+            uint4 xv[N];
+#pragma unroll
+            for (int m = 0; m < N; m++) xv[m] = *(const uint4*)(xr + m * cs + 4 * j4);
+#pragma unroll
+            for (int c = 0; c < 4; c++) {
+#pragma unroll
+                for (int r = 0; r < R; r++) {
+                    const unsigned x = (piece_state<K, 32>(wd[u][r].a, 4 * j4 + c) & mask) * 34038481u + 76625530u;
+#pragma unroll
+                    for (int m = 0; m < N; m++) ia[u][r][m] = dp4a_us(x, u4c(xv[m], c), ia[u][r][m]);
+                }
+            }
+        }
+    }
+#pragma unroll
+    for (int u = 0; u < U; u++) {
+        const unsigned* xr = xs + (lq0 + u * stride) * 36;
+#pragma unroll
+        for (int m = 0; m < N; m++) {
+            const float s = __uint_as_float(xr[m * cs + 32]);
+#pragma unroll
+            for (int r = 0; r < R; r++) acc[r][m] = fmaf((float)ia[u][r][m], s, acc[r][m]);
+        }
+    }
+}
+
+// trellis_gemv1_k{K}_n{N}_r{R}_i8u{U} (axis 1, int8 activations: the default decode form unless exact or
+// MLXBUN_CUDA_QGEMV_I8=0; quant_select.go)
+//   in, out: as trellis_gemv1 (Factored: the row scale·rcp applied once per output)
+//   grid, smem: qgemv_rows's (256 threads, 8/ks row groups of R rows, N·(chunk/32)·36 words staged per pass)
+//   order: per lane, per run an exact int32 sum (|sum| ≤ 32·1020·127 + 510·32·127), f32 fma of sum·s_run in run
+//          order, warp tree sum, ks parts in order: deterministic for a given launch shape
+//   promise: each activation replaced by its int8 value per run of 32 (qstage_i8: relative error ≤ 1/254 of the
+//            run's max|x|), weights trellis.Factored's exactly; verify bound 1e-2 of max|ref| (MatMul/trellis/i8)
+template <int K, int N, int R, int U>
+__device__ __forceinline__ void trellis_gemv1_i8(const QGemvParams& p) {
+    extern __shared__ float4 qsm[];
+    unsigned* xs = (unsigned*)qsm;
+    __shared__ float red[8][R][N];
+    const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
+    const int ks = p.ks, gpb = 8 / ks, grp = warp / ks, part = warp - grp * ks;
+    const int rpb = gpb * R;
+    const int ngroups = (p.out + rpb - 1) / rpb;
+    const int chunk = p.chunk, cs = (chunk >> 5) * 36;
+    const bool once = chunk >= p.in;
+    const unsigned mask = (1u << p.L) - 1u;
+    if (once) {
+        qstage_i8<N>(xs, cs, p.x, p.in, p.nrows, 0, p.in);
+        __syncthreads();
+    }
+    for (int g = blockIdx.x; g < ngroups; g += gridDim.x) {
+        const int row0 = g * rpb + grp * R;
+        TrellisRow<K, 1> rw[R];
+#pragma unroll
+        for (int r = 0; r < R; r++) rw[r].init(p, min(row0 + r, p.out - 1));
+        float acc[R][N];
+#pragma unroll
+        for (int r = 0; r < R; r++)
+#pragma unroll
+            for (int m = 0; m < N; m++) acc[r][m] = 0.f;
+        for (int c0 = 0; c0 < p.in; c0 += chunk) {
+            const int len = min(chunk, p.in - c0);
+            if (!once) {
+                __syncthreads();
+                qstage_i8<N>(xs, cs, p.x, p.in, p.nrows, c0, len);
+                __syncthreads();
+            }
+            const int q0 = c0 >> 5, nq = len >> 5, stride = 32 * ks;
+            int lq = part * 32 + lane;
+            for (; lq + (U - 1) * stride < nq; lq += U * stride) i8_runs<K, N, R, U>(p, rw, xs, cs, q0, lq, stride, mask, acc);
+            if (U > 1)
+                for (; lq < nq; lq += stride) i8_runs<K, N, R, 1>(p, rw, xs, cs, q0, lq, stride, mask, acc);
+        }
+#pragma unroll
+        for (int r = 0; r < R; r++)
+#pragma unroll
+            for (int m = 0; m < N; m++) acc[r][m] = warp_sum(acc[r][m]);
+        if (ks > 1) {
+            if (lane == 0) {
+#pragma unroll
+                for (int r = 0; r < R; r++)
+#pragma unroll
+                    for (int m = 0; m < N; m++) red[warp][r][m] = acc[r][m];
+            }
+            __syncthreads();
+            if (part == 0 && lane == 0) {
+                for (int q = 1; q < ks; q++) {
+#pragma unroll
+                    for (int r = 0; r < R; r++)
+#pragma unroll
+                        for (int m = 0; m < N; m++) acc[r][m] += red[warp + q][r][m];
+                }
+            }
+            __syncthreads();
+        }
+        if (part == 0 && lane == 0) {
+#pragma unroll
+            for (int r = 0; r < R; r++) {
+                const int row = row0 + r;
+                if (row < p.out) {
+                    const float b = p.bias ? p.bias[row] : 0.f;
+#pragma unroll
+                    for (int m = 0; m < N; m++)
+                        if (m < p.nrows) p.y[(long long)m * p.out + row] = __fadd_rn(rw[r].finish(acc[r][m]), b);
+                }
+            }
+        }
+    }
+}
+
+// One row: __launch_bounds__(256, 4), four blocks per SM (the grid cap, qShapes) resident: ≤ 64 registers.
+#define TRELLIS_GEMV_INT(name, K, N, R, U)                                                                       \
+    extern "C" __global__ void __launch_bounds__(256, (N) == 1 ? 4 : 1) name(const QGemvParams p) {             \
+        trellis_gemv1_i8<K, N, R, U>(p);                                                                        \
+    }
+
 // trellis_gemv0_k{K}_n{N}_{rcp|fac} (axis 0: down, coded along the output)
 //   in:  W as stored: [in, out·K/32] or the 3-bit interleave [out/512, in, 48] (interleaved = 1); coded row r is
 //        input feature r, position c output feature c; scales f32 [in]; x f32 [nrows, in], nrows ≤ N
@@ -118,7 +320,11 @@ struct TrellisRow {
 //         memory; rowsPerSplit ≤ min(1024, 2048/N) (the split's x and scales are staged)
 //   promise: VAR 0 — weights trellis.Reciprocal's bit for bit; VAR 1 — x'[m, r] = x[m, r]·(scale_r·rcp) as
 //            trellis.Factored, then Σ f32(y)·x'; f32 sums, deterministic for a given launch shape.
-template <int K, int N, int VAR>
+//   I8 (trellis_gemv0_k{K}_n{N}_i8, VAR 1 only): after staging, warp w quantizes its own rows of the split (w, w+8,
+//   ...: the rows it sums) to int8 with one scale per activation row m, s_m = max|x'|/127 over them (≤ 128 rows),
+//   stored replicated in the four bytes; per position and m an exact int32 sum Σ_r bytesum(x_r)·a_r − 510·Σa,
+//   times s_m at the end (one dp4a per weight and row instead of dp4a, FADD, FFMA).
+template <int K, int N, int VAR, bool I8>
 __device__ __forceinline__ void trellis_gemv0(const QGemvParams& p) {
     constexpr int P = N <= 2 ? 32 : (N <= 4 ? 16 : 8);
     constexpr int NA = Piece<K, P>::NA, NL = Piece<K, P>::NL;
@@ -142,6 +348,30 @@ __device__ __forceinline__ void trellis_gemv0(const QGemvParams& p) {
         }
     }
     __syncthreads();
+    float sq[N];
+    int ioff[N];
+    if (I8) {
+        const int nr = re - rs;
+#pragma unroll
+        for (int m = 0; m < N; m++) {
+            float amax = 0.f;
+            for (int i = warp + 8 * lane; i < nr; i += 256) amax = fmaxf(amax, fabsf(xsh[i * N + m]));
+#pragma unroll
+            for (int o = 16; o; o >>= 1) amax = fmaxf(amax, __shfl_xor_sync(0xffffffffu, amax, o));
+            const float f = amax > 0.f ? 127.f / amax : 0.f;
+            int sum = 0;
+            for (int i = warp + 8 * lane; i < nr; i += 256) {
+                const int a = __float2int_rn(xsh[i * N + m] * f);
+                sum += a;
+                xsh[i * N + m] = __uint_as_float((unsigned)(a & 0xff) * 0x01010101u);
+            }
+#pragma unroll
+            for (int o = 16; o; o >>= 1) sum += __shfl_xor_sync(0xffffffffu, sum, o);
+            sq[m] = amax * (1.f / 127.f);
+            ioff[m] = -510 * sum;
+        }
+        __syncwarp();
+    }
     const int T = 1 << p.shift, wpb = (K << p.shift) >> 5, wpr = (cols >> 5) * K;
     const int c0 = (blockIdx.x * 32 + lane) * P;
     const bool active = c0 < cols;
@@ -155,10 +385,17 @@ __device__ __forceinline__ void trellis_gemv0(const QGemvParams& p) {
     const int stride = p.interleaved ? 48 : wpr;
     const unsigned mask = (1u << p.L) - 1u;
     float acc[P][N];
+    int iacc[I8 ? P : 1][N];
 #pragma unroll
     for (int j = 0; j < P; j++)
 #pragma unroll
         for (int m = 0; m < N; m++) acc[j][m] = 0.f;
+    if (I8) {
+#pragma unroll
+        for (int j = 0; j < (I8 ? P : 1); j++)
+#pragma unroll
+            for (int m = 0; m < N; m++) iacc[j][m] = ioff[m];
+    }
     if (active) {
         // One pointer per loaded word, stepped by 8 rows: a 64-bit add and a load per word and row.
         const unsigned* pw[NL];
@@ -176,6 +413,17 @@ __device__ __forceinline__ void trellis_gemv0(const QGemvParams& p) {
             for (int i = 0; i < NA; i++) a[i] = ALIGNED ? ld[i] : shf_r(ld[i], ld[ALIGNED ? i : i + 1], sh);
             float xv[N]; // the row's N activations, contiguous in xsh: N/4 16-byte reads
             const float* xr = xsh + (r - rs) * N;
+            if (I8) {
+#pragma unroll
+                for (int m = 0; m < N; m++) xv[m] = xr[m];
+#pragma unroll
+                for (int j = 0; j < (I8 ? P : 1); j++) {
+                    const unsigned x = (piece_state<K, P>(a, j) & mask) * 34038481u + 76625530u;
+#pragma unroll
+                    for (int m = 0; m < N; m++) iacc[j][m] = dp4a_us(x, __float_as_uint(xv[m]), iacc[j][m]);
+                }
+                continue;
+            }
             if (N % 4 == 0) {
 #pragma unroll
                 for (int m = 0; m < N; m += 4) {
@@ -195,6 +443,12 @@ __device__ __forceinline__ void trellis_gemv0(const QGemvParams& p) {
                 for (int m = 0; m < N; m++) acc[j][m] = fmaf(w, xv[m], acc[j][m]);
             }
         }
+    }
+    if (I8) {
+#pragma unroll
+        for (int j = 0; j < (I8 ? P : 1); j++)
+#pragma unroll
+            for (int m = 0; m < N; m++) acc[j][m] = (float)iacc[j][m] * sq[m];
     }
 #pragma unroll
     for (int half = 4; half >= 1; half >>= 1) {
@@ -227,7 +481,11 @@ __device__ __forceinline__ void trellis_gemv0(const QGemvParams& p) {
 
 #define TRELLIS_GEMV_SPLITK(name, K, N, VAR)                                                                    \
     extern "C" __global__ void __launch_bounds__(256) name(const QGemvParams p) {                               \
-        trellis_gemv0<K, N, VAR>(p);                                                                            \
+        trellis_gemv0<K, N, VAR, false>(p);                                                                     \
+    }
+#define TRELLIS_GEMV_SPLITK_INT(name, K, N)                                                                     \
+    extern "C" __global__ void __launch_bounds__(256) name(const QGemvParams p) {                               \
+        trellis_gemv0<K, N, 1, true>(p);                                                                        \
     }
 
 // trellis_splitk_reduce
