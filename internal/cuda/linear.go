@@ -50,19 +50,30 @@ func (b *Backend) LoadLinear(spec backend.LinearSpec) (backend.Linear, error) {
 	if err := b.uploadHost(l.w, h, backend.BF16); err != nil {
 		return nil, fmt.Errorf("cuda: linear %s: %w", spec.Name, err)
 	}
-	if spec.Bias != nil {
-		bh := *spec.Bias
-		if bh.Elements() != spec.Out || len(bh.Data) != bh.Elements()*bh.DType.Size() {
-			return nil, fmt.Errorf("cuda: linear %s: bias %s %v, want [%d]", spec.Name, bh.DType, bh.Shape, spec.Out)
-		}
-		if l.bias, err = b.allocExact(4 * spec.Out); err != nil {
-			return nil, fmt.Errorf("cuda: linear %s bias: %w", spec.Name, err)
-		}
-		if err := b.uploadHost(l.bias, bh, backend.F32); err != nil {
-			return nil, fmt.Errorf("cuda: linear %s bias: %w", spec.Name, err)
-		}
+	if l.bias, err = b.uploadBias(spec); err != nil {
+		return nil, err
 	}
 	return l, nil
+}
+
+// uploadBias places spec's optional bias [Out] on the device as f32 (zero DevPtr without one); dense and quantized
+// linears share it.
+func (b *Backend) uploadBias(spec backend.LinearSpec) (driver.DevPtr, error) {
+	if spec.Bias == nil {
+		return 0, nil
+	}
+	bh := *spec.Bias
+	if bh.Elements() != spec.Out || len(bh.Data) != bh.Elements()*bh.DType.Size() {
+		return 0, fmt.Errorf("cuda: linear %s: bias %s %v, want [%d]", spec.Name, bh.DType, bh.Shape, spec.Out)
+	}
+	p, err := b.allocExact(4 * spec.Out)
+	if err != nil {
+		return 0, fmt.Errorf("cuda: linear %s bias: %w", spec.Name, err)
+	}
+	if err := b.uploadHost(p, bh, backend.F32); err != nil {
+		return 0, fmt.Errorf("cuda: linear %s bias: %w", spec.Name, err)
+	}
+	return p, nil
 }
 
 // matmulCase is what kernel selection sees of one MatMul.

@@ -189,17 +189,8 @@ func (b *Backend) loadQuant(spec backend.LinearSpec) (backend.Linear, error) {
 			return nil, fmt.Errorf("cuda: linear %s biases: %w", spec.Name, err)
 		}
 	}
-	if spec.Bias != nil {
-		bh := *spec.Bias
-		if bh.Elements() != spec.Out || len(bh.Data) != bh.Elements()*bh.DType.Size() {
-			return nil, fmt.Errorf("cuda: linear %s: bias %s %v, want [%d]", spec.Name, bh.DType, bh.Shape, spec.Out)
-		}
-		if l.bias, err = b.allocExact(4 * spec.Out); err != nil {
-			return nil, fmt.Errorf("cuda: linear %s bias: %w", spec.Name, err)
-		}
-		if err := b.uploadHost(l.bias, bh, backend.F32); err != nil {
-			return nil, fmt.Errorf("cuda: linear %s bias: %w", spec.Name, err)
-		}
+	if l.bias, err = b.uploadBias(spec); err != nil {
+		return nil, err
 	}
 	return l, nil
 }
