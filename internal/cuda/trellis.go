@@ -26,14 +26,12 @@ import (
 const envAct8 = "MLXBUN_CUDA_QGEMV_I8"
 
 // qAct8Default is whether trellis layers of coded axis 0 (down) and 1 (q/k/v/o, gate/up) decode with int8
-// activations when neither the environment nor SetQuantAct8 says. Measured on the H200 (2026-11-30, docs/perf.md,
-// Qwen3-14B 3-bit, one row): axis 0 trellis_gemv0_k3_n1_i8 16.8 ms against 22.3 ms for the f32 form over 640
-// launches (−25 %; 4.7 against 6.75 SASS instructions/weight), verify-kernels MatMul/trellis/i8 all pass (worst
-// 6.1e-3 of max|ref|, bound 1e-2) — but off until the model-level gates (greedy equal to the CPU, mean
-// per-token KL ≤ 1e-3, pycoder perplexity within 0.002) are measured with it: the f32 forms keep them. Axis 1 trellis_gemv1_k3_n1_r2_i8u2 99.1 ms against 76.6 (+29 %: the
-// first in-kernel quantization, a warp per run with shuffle trees, serialised ~20 runs per warp per block; since
-// rewritten to a thread per run, not yet measured): off.
-var qAct8Default = [2]bool{false, false}
+// activations when neither the environment nor SetQuantAct8 says: both, measured on the H200 (2026-11-30,
+// docs/perf.md): Qwen3-14B 3-bit tg128 153.4 ± 2.6 tok/s against 136.5 ± 2.1 with the f32 forms;
+// verify-kernels MatMul/trellis/i8 all pass (worst 7.7e-3 of max|ref|, bound 1e-2); the model-level gate
+// (TestQuantizedKL) mean per-token KL to the CPU 1.4–1.6e-4 on tiny-qwen3 at 2/3/4 bits and 3.0e-5 on pycoder-12m
+// 3-bit (bound 1e-3). MLXBUN_CUDA_QGEMV_I8=0 (or exact mode) keeps the f32 forms.
+var qAct8Default = [2]bool{true, true}
 
 // envExact selects the reference-arithmetic forms for quantized layers loaded afterwards ("1").
 const envExact = "MLXBUN_CUDA_EXACT"
