@@ -81,7 +81,7 @@ for p in "${phases[@]}"; do
 	attention) run_phase attention 200 "$C" -test.run "$(conf '^Attention')" ;;
 	fusion) run_phase fusion 150 "$C" -test.run "$(conf '^(Fused|Record)')" ;;
 	conformance) run_phase conformance 590 "$C" -test.run '^TestConformance$' ;;
-	models) run_phase models 150 "$C" -test.run '^TestBackendModels$' ;;
+	models) run_phase models 200 "$C" -test.run '^(TestBackendModels|TestQuantizedKL)$' ;;
 	timing) run_phase timing 200 "$C" -test.run '^$' -test.bench '^(BenchmarkGEMV|BenchmarkDecode)$' -test.benchtime 200x ;;
 	lab) run_phase lab 300 "$C" -test.run '^$' -test.bench '^BenchmarkGEMVLab$' -test.benchtime 40x ;;
 	synthetic | bench)
