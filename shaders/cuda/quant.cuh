@@ -50,6 +50,48 @@ __device__ __forceinline__ void qstage(float* xs, int cs, const float* __restric
     }
 }
 
+// qgemv_finish ends a row group of a qgemv_rows-shaped kernel (the f32 and the int8 forms alike): each lane's R×N
+// sums reduced over the warp, then over the ks warps splitting the group's runs (through red, in part order), and
+// written by part 0's lane 0 as y = finish(sum) + bias. Every thread of the block calls it (it syncs when ks > 1).
+template <int N, int R, class Row>
+__device__ __forceinline__ void qgemv_finish(const QGemvParams& p, Row (&rw)[R], float (&acc)[R][N], float (*red)[R][N],
+                                             int warp, int lane, int part, int ks, int row0) {
+#pragma unroll
+    for (int r = 0; r < R; r++)
+#pragma unroll
+        for (int m = 0; m < N; m++) acc[r][m] = warp_sum(acc[r][m]);
+    if (ks > 1) {
+        if (lane == 0) {
+#pragma unroll
+            for (int r = 0; r < R; r++)
+#pragma unroll
+                for (int m = 0; m < N; m++) red[warp][r][m] = acc[r][m];
+        }
+        __syncthreads();
+        if (part == 0 && lane == 0) {
+            for (int q = 1; q < ks; q++) {
+#pragma unroll
+                for (int r = 0; r < R; r++)
+#pragma unroll
+                    for (int m = 0; m < N; m++) acc[r][m] += red[warp + q][r][m];
+            }
+        }
+        __syncthreads();
+    }
+    if (part == 0 && lane == 0) {
+#pragma unroll
+        for (int r = 0; r < R; r++) {
+            const int row = row0 + r;
+            if (row < p.out) {
+                const float b = p.bias ? p.bias[row] : 0.f;
+#pragma unroll
+                for (int m = 0; m < N; m++)
+                    if (m < p.nrows) p.y[(long long)m * p.out + row] = __fadd_rn(rw[r].finish(acc[r][m]), b);
+            }
+        }
+    }
+}
+
 // qgemv_rows: y[m, o] = finish_o(Σ_i x[m, i]·w_o(i)) (+ bias[o]) for m < nrows ≤ N, each weight w_o(i) made by the
 // codec Row from its row's words, applied to all N activation rows (each weight decoded once per launch).
 //   Row: init(p, o) binds output row o; Row::run(p, q) is what every row shares of run q (positions
@@ -137,39 +179,6 @@ __device__ __forceinline__ void qgemv_rows(const QGemvParams& p) {
                 }
             }
         }
-#pragma unroll
-        for (int r = 0; r < R; r++)
-#pragma unroll
-            for (int m = 0; m < N; m++) acc[r][m] = warp_sum(acc[r][m]);
-        if (ks > 1) {
-            if (lane == 0) {
-#pragma unroll
-                for (int r = 0; r < R; r++)
-#pragma unroll
-                    for (int m = 0; m < N; m++) red[warp][r][m] = acc[r][m];
-            }
-            __syncthreads();
-            if (part == 0 && lane == 0) {
-                for (int q = 1; q < ks; q++) {
-#pragma unroll
-                    for (int r = 0; r < R; r++)
-#pragma unroll
-                        for (int m = 0; m < N; m++) acc[r][m] += red[warp + q][r][m];
-                }
-            }
-            __syncthreads();
-        }
-        if (part == 0 && lane == 0) {
-#pragma unroll
-            for (int r = 0; r < R; r++) {
-                const int row = row0 + r;
-                if (row < p.out) {
-                    const float b = p.bias ? p.bias[row] : 0.f;
-#pragma unroll
-                    for (int m = 0; m < N; m++)
-                        if (m < p.nrows) p.y[(long long)m * p.out + row] = __fadd_rn(rw[r].finish(acc[r][m]), b);
-                }
-            }
-        }
+        qgemv_finish<N, R>(p, rw, acc, red, warp, lane, part, ks, row0);
     }
 }

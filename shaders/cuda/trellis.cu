@@ -266,40 +266,7 @@ __device__ __forceinline__ void trellis_gemv1_i8(const QGemvParams& p) {
             if (U > 1)
                 for (; lq < nq; lq += stride) i8_runs<K, N, R, 1>(p, rw, xs, cs, q0, lq, stride, mask, acc);
         }
-#pragma unroll
-        for (int r = 0; r < R; r++)
-#pragma unroll
-            for (int m = 0; m < N; m++) acc[r][m] = warp_sum(acc[r][m]);
-        if (ks > 1) {
-            if (lane == 0) {
-#pragma unroll
-                for (int r = 0; r < R; r++)
-#pragma unroll
-                    for (int m = 0; m < N; m++) red[warp][r][m] = acc[r][m];
-            }
-            __syncthreads();
-            if (part == 0 && lane == 0) {
-                for (int q = 1; q < ks; q++) {
-#pragma unroll
-                    for (int r = 0; r < R; r++)
-#pragma unroll
-                        for (int m = 0; m < N; m++) acc[r][m] += red[warp + q][r][m];
-                }
-            }
-            __syncthreads();
-        }
-        if (part == 0 && lane == 0) {
-#pragma unroll
-            for (int r = 0; r < R; r++) {
-                const int row = row0 + r;
-                if (row < p.out) {
-                    const float b = p.bias ? p.bias[row] : 0.f;
-#pragma unroll
-                    for (int m = 0; m < N; m++)
-                        if (m < p.nrows) p.y[(long long)m * p.out + row] = __fadd_rn(rw[r].finish(acc[r][m]), b);
-                }
-            }
-        }
+        qgemv_finish<N, R>(p, rw, acc, red, warp, lane, part, ks, row0);
     }
 }
 
