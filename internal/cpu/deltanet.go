@@ -255,13 +255,7 @@ func deltaChunked(S []float32, rows []int, chunk, dv int, input func(r int) delt
 		for t, in := range ins {
 			ut := u[t*dv : (t+1)*dv]
 			ct := float32(math.Exp(cum[t]))
-			clear(ut)
-			for i, ki := range in.k { // S₀ᵀk_t
-				row := S[i*dv : (i+1)*dv]
-				for j, sv := range row {
-					ut[j] += sv * ki
-				}
-			}
+			stateT(ut, S, in.k, dv) // S₀ᵀk_t
 			for j := range ut {
 				ut[j] = in.beta * (in.v[j] - ct*ut[j])
 			}
@@ -276,13 +270,7 @@ func deltaChunked(S []float32, rows []int, chunk, dv int, input func(r int) delt
 		for t, in := range ins {
 			o := output(rs[t])
 			ct := float32(math.Exp(cum[t]))
-			clear(o)
-			for i, qi := range in.q { // S₀ᵀq_t
-				row := S[i*dv : (i+1)*dv]
-				for j, sv := range row {
-					o[j] += sv * qi
-				}
-			}
+			stateT(o, S, in.q, dv) // S₀ᵀq_t
 			for j := range o {
 				o[j] *= ct
 			}
@@ -365,4 +353,15 @@ func (b *Backend) supportsOp(q backend.Query) error {
 		return nil
 	}
 	return &backend.UnsupportedError{Backend: b.Name(), Query: q, Why: "unknown op"}
+}
+
+// stateT sets dst [dv] = Sᵀx for the state S [len(x), dv] (row i of S scaled by x_i, summed in row order).
+func stateT(dst, S, x []float32, dv int) {
+	clear(dst)
+	for i, xi := range x {
+		row := S[i*dv : (i+1)*dv]
+		for j, sv := range row {
+			dst[j] += sv * xi
+		}
+	}
 }

@@ -14,6 +14,7 @@ import (
 	"testing"
 
 	"github.com/mlxbun/mlxbun/internal/backend"
+	"github.com/mlxbun/mlxbun/internal/config"
 	"github.com/mlxbun/mlxbun/internal/cpu"
 	"github.com/mlxbun/mlxbun/internal/family"
 	"github.com/mlxbun/mlxbun/internal/model"
@@ -100,16 +101,7 @@ func checkQueries(t *testing.T, dir string, bits int) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	d, err := modeldir.Open(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cfg, err := d.Config()
-	if err != nil {
-		t.Fatal(err)
-	}
-	fam, _ := family.For(cfg)
-	tm := fam.Tensors(cfg)
+	_, tm := tensorMap(t, dir)
 	linears := map[string]family.Linear{}
 	parts := 1 // the head
 	for _, L := range tm.Layers {
@@ -156,16 +148,7 @@ func checkQueries(t *testing.T, dir string, bits int) {
 // scalars) comes out of the quantizer byte for byte.
 func checkKept(t *testing.T, src, out string) {
 	t.Helper()
-	d, err := modeldir.Open(src)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cfg, err := d.Config()
-	if err != nil {
-		t.Fatal(err)
-	}
-	fam, _ := family.For(cfg)
-	tm := fam.Tensors(cfg)
+	_, tm := tensorMap(t, src)
 	a, err := safetensors.OpenDir(src)
 	if err != nil {
 		t.Fatal(err)
@@ -192,16 +175,7 @@ func checkKept(t *testing.T, src, out string) {
 // variant) to f32 [out, in] under its .weight name, everything else as it is, the quantization block dropped.
 func decoded(t *testing.T, dir string) string {
 	t.Helper()
-	d, err := modeldir.Open(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cfg, err := d.Config()
-	if err != nil {
-		t.Fatal(err)
-	}
-	fam, _ := family.For(cfg)
-	tm := fam.Tensors(cfg)
+	cfg, tm := tensorMap(t, dir)
 	return variant.Rewrite(t, dir, func(c map[string]any) { delete(c, "quantization") }, func(ts []backend.Host) []backend.Host {
 		byName := map[string]backend.Host{}
 		for _, h := range ts {
@@ -302,3 +276,21 @@ func top(l []float32) int {
 type argmax struct{}
 
 func (argmax) Pick(l []float32, _ []int) (int, error) { return top(l), nil }
+
+// tensorMap reads dir's config through the one directory reader and returns it with its family's tensor map.
+func tensorMap(t *testing.T, dir string) (*config.Model, *family.Map) {
+	t.Helper()
+	d, err := modeldir.Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := d.Config()
+	if err != nil {
+		t.Fatal(err)
+	}
+	fam, err := family.For(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return cfg, fam.Tensors(cfg)
+}
