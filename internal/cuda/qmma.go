@@ -130,9 +130,13 @@ func (g *qmmaGroup) launch(b *Backend) func() error {
 	}
 	p.NTiles = int32(tiles)
 	ks := qmmaSplit(tiles, b.info.SMs)
+	if v := envInt("MLXBUN_CUDA_QMMA_KS", 0); v == 1 || v == 2 || v == 4 || v == 8 {
+		ks = v // lab: the warps sharing a tile
+	}
 	p.KS = int32(ks)
 	gpb := 8 / ks
-	grid := driver.Dim3{X: min((tiles+gpb-1)/gpb, qmmaBlocksPerSM*b.info.SMs)}
+	groups := (tiles + gpb - 1) / gpb
+	grid := driver.Dim3{X: min(groups, envInt("MLXBUN_CUDA_QMMA_BLOCKS", qmmaBlocksPerSM)*b.info.SMs)}
 	smem := 4 * N * (int(p.Chunk)/128*144 + 8)
 	name := trellisMmaName(k0, k1, N)
 	raw := append([]byte(nil), (*[unsafe.Sizeof(qmmaParams{})]byte)(unsafe.Pointer(&p))[:]...)

@@ -21,6 +21,10 @@ const (
 	tolQuantF32    = 1e-5
 	tolQuantPrompt = 5e-3
 	tolQuantAct8   = 1e-2 // int8 activations per run of 32 (Q8_0): each activation within 1/254 of its run's max
+	// tolQuantMMA bounds the tensor-core form, whose int8 activations share a scale per group of 128: the group's
+	// max|x| is larger than a run's (~2.8σ against ~2.2σ for Gaussian x), and so is the rounding (H200: 1.02e-2 at
+	// the fixture k/v shape, 512→128, n = 1, where few outputs make the max error noisy).
+	tolQuantMMA = 1.5e-2
 )
 
 // quantExacter is a backend whose quantized layers can be loaded in a reference-arithmetic mode (CUDA's
@@ -126,7 +130,7 @@ func quantCaseI8(model string, l quantLayer, n int) Case {
 // quantCaseMMA is a trellis decode case of the tensor-core form (axis 1, in % 128 == 0).
 func quantCaseMMA(model string, l quantLayer, n int) Case {
 	c := quantCaseAct(model, l, n, false, false, true, true)
-	c.Op, c.Tol = "MatMul/trellis/mma", tolQuantAct8
+	c.Op, c.Tol = "MatMul/trellis/mma", tolQuantMMA
 	c.Promise = promiseMMA
 	return c
 }
@@ -269,7 +273,7 @@ func quantFusedCases() []Case {
 func quantQKVCase(d Dims, n, seg int) Case {
 	outs := []int{d.Heads * d.HD, d.KVHeads * d.HD, d.KVHeads * d.HD}
 	return Case{Op: "Fused/trellis/MatMul×3", Shape: fmt.Sprintf("%s q, k, v 3-bit %d→%v, n=%d, segment %d", d.Name, d.Hidden, outs, n, seg),
-		Act: backend.F32, Promise: promiseMMA + "; each MatMul as alone", Tol: tolQuantAct8, Launches: &Launches{Kernels: 1},
+		Act: backend.F32, Promise: promiseMMA + "; each MatMul as alone", Tol: tolQuantMMA, Launches: &Launches{Kernels: 1},
 		run: func(h *harness) float64 {
 			x := h.act(h.randn(n*d.Hidden, 1), n, d.Hidden)
 			var ys []pair
@@ -294,7 +298,7 @@ func quantSwiGLUCase(d Dims, n, k0, k1 int, out string) Case {
 		launches = 3 // two tensor-core launches (one per width) and the SwiGLU kernel
 	}
 	return Case{Op: "Fused/trellis/gate+up+SwiGLU", Shape: fmt.Sprintf("%s %d→%d, gate %d-bit, up %d-bit, n=%d, %s", d.Name, d.Hidden, d.Inter, k0, k1, n, out),
-		Act: backend.F32, Promise: promiseMMA + "; SwiGLU as swiglu", Tol: tolQuantAct8, Launches: &Launches{Kernels: int64(launches)},
+		Act: backend.F32, Promise: promiseMMA + "; SwiGLU as swiglu", Tol: tolQuantMMA, Launches: &Launches{Kernels: int64(launches)},
 		run: func(h *harness) float64 {
 			x := h.act(h.randn(n*d.Hidden, 1), n, d.Hidden)
 			lg := h.quantLinear(quantLayer{in: d.Hidden, out: d.Inter, k: k0, axis: 1}, false, true, true)

@@ -10,7 +10,8 @@
 # 2 and 4 bits); artifacts quantized here by mlxbun on the host CPU (tiny-qwen3 2/3/4-bit, pycoder-12m 3-bit):
 # CUDA (default and exact) greedy tokens against the CPU's, pycoder perplexity on both devices (first 64 KiB of
 # heldout.txt); the SASS of the one-row 3-bit forms; compute-sanitizer memcheck on the fixture-shape cases.
-# Files under $OUT: run.log, verify.md, bench.md, greedy.txt, sass.txt, memcheck.log, kl.log.
+# Files under $OUT: run.log, verify.md, bench.md, greedy.txt, sass.txt, memcheck.log, kl.log (lab.md, ncu-*.txt).
+# Phases (arguments; default all but lab and ncu): verify bench kl greedy ppl sass memcheck lab ncu.
 set -u -o pipefail
 OUT=${OUT:-/tmp/mlxbun-out}
 mkdir -p "$OUT"
@@ -21,6 +22,7 @@ T0=$(date +%s)
 step() { echo "=== +$(($(date +%s) - T0))s $*" | tee -a "$OUT/run.log"; }
 nvidia-smi -L 2>&1 | tee -a "$OUT/run.log"
 
+verify() {
 step "verify-kernels quantized forms (the first start compiles the kernels)"
 for only in MatMul/trellis Fused/trellis MatMul/affine; do
 	timeout 240 $B verify-kernels --device cuda --only "$only" >>"$OUT/verify.md" 2>&1
@@ -28,6 +30,9 @@ for only in MatMul/trellis Fused/trellis MatMul/affine; do
 	grep -E "passed|FAIL" "$OUT/verify.md" | tail -2 | tee -a "$OUT/run.log"
 done
 
+}
+
+bench() {
 step "bench qwen3-14b 3-bit (default forms)"
 MLXBUN_CUDA_DEBUG=1 timeout 120 $B bench --synthetic qwen3-14b --bits 3 --device cuda -p 512 -n 128 -r 3 --profile \
 	>"$OUT/bench.md" 2>/tmp/bench-debug.log
@@ -44,11 +49,17 @@ for k in 2 4; do
 	timeout 70 $B bench --synthetic qwen3-14b --bits $k --device cuda -p 512 -n 128 -r 3 >>"$OUT/bench.md" 2>&1
 done
 
+}
+
+kl() {
 step "KL gate (TestQuantizedKL)"
 timeout 150 .devbin/cuda.test -test.run '^TestQuantizedKL$' -test.v -test.count=1 >"$OUT/kl.log" 2>&1
 echo "kl exit $?" | tee -a "$OUT/run.log"
 grep -E "quant-kl|MISMATCH|FAIL|^ok|PASS" "$OUT/kl.log" | tee -a "$OUT/run.log"
 
+}
+
+greedy() {
 step "quantize the fixtures on the host CPU"
 Q=/tmp/q
 mkdir -p $Q
@@ -78,12 +89,18 @@ PY
 done
 cat "$OUT/greedy.txt" | tee -a "$OUT/run.log"
 
+}
+
+ppl() {
 step "perplexity pycoder-12m 3-bit, first 64 KiB of heldout.txt"
 for d in cuda cpu; do
 	timeout 100 $B perplexity --model $Q/pycoder-12m-3bit --file $D/trained/pycoder-12m/heldout.txt --max-bytes 65536 --device $d --quiet --json \
 		2>&1 | tee -a "$OUT/run.log"
 done
 
+}
+
+sass() {
 step "sass of the one-row 3-bit forms"
 if command -v cuobjdump >/dev/null; then
 	for f in "$MLXBUN_CUDA_CACHE_DIR"/*.cubin; do
@@ -94,6 +111,9 @@ if command -v cuobjdump >/dev/null; then
 	ls -la "$OUT/sass.txt" | tee -a "$OUT/run.log"
 fi
 
+}
+
+memcheck() {
 step "memcheck, fixture-shape quantized cases"
 CS=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
 if [ -x "$CS" ]; then
@@ -101,4 +121,37 @@ if [ -x "$CS" ]; then
 	echo "memcheck exit $?" | tee -a "$OUT/run.log"
 	grep -E "ERROR SUMMARY|passed" "$OUT/memcheck.log" | tail -3 | tee -a "$OUT/run.log"
 fi
+}
+
+# lab: launch shapes of the decode forms (MLXBUN_LAB: one env setting per line), 3-bit tg64 with the profile.
+lab() {
+	while IFS= read -r v; do
+		[ -n "$v" ] || continue
+		step "lab: bench qwen3-14b 3-bit $v"
+		echo "## lab $v" >>"$OUT/lab.md"
+		env $v timeout 60 $B bench --synthetic qwen3-14b --bits 3 --device cuda -p 0 -n 64 -r 2 --profile 2>&1 |
+			grep -E "tg64|trellis_|launches per token" >>"$OUT/lab.md"
+	done <<<"${MLXBUN_LAB:-}"
+	cat "$OUT/lab.md"
+}
+
+# ncu: hardware counters of the tensor-core and dp4a one-row forms (a short decode, a few launches each).
+ncu_phase() {
+	step "ncu"
+	for k in trellis_mma_k33_n1 trellis_gemv1_k3_n1_r2_i8u2; do
+		env $([ $k = trellis_gemv1_k3_n1_r2_i8u2 ] && echo MLXBUN_CUDA_QMMA=0) timeout 150 ncu --kernel-name "$k" --launch-skip 40 --launch-count 3 \
+			--section SpeedOfLight --section Occupancy --section WarpStateStats --section SchedulerStats --section LaunchStats --section MemoryWorkloadAnalysis \
+			$B bench --synthetic qwen3-14b --bits 3 --device cuda -p 0 -n 8 -r 1 >"$OUT/ncu-$k.txt" 2>&1
+		echo "ncu $k exit $?" | tee -a "$OUT/run.log"
+	done
+}
+
+phases=("$@")
+[ ${#phases[@]} -gt 0 ] || phases=(verify bench kl greedy ppl sass memcheck)
+for ph in "${phases[@]}"; do
+	case $ph in
+	ncu) ncu_phase ;;
+	*) $ph ;;
+	esac
+done
 step done
