@@ -394,3 +394,60 @@ func TestQMmaParamsLayout(t *testing.T) {
 		}
 	}
 }
+
+// TestTiledTrellisWords: the tiled layout of tensor-core layers (tileTrellisWords) read as trellis_mma's MmaRows::load
+// and trellis_expand's tiled path read it (the lane's K words, the extra word from the neighbouring lane or
+// tiled_borrow's group) gives every run the K+1 words TrellisRun names in the stored layout.
+func TestTiledTrellisWords(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	for _, K := range trellisBits {
+		for _, T := range []int{128, 256, 512} {
+			spec := trellis.Spec{K: K, L: 12, T: T, Code: "1mad", Axis: 1}
+			out, in := 64, 2*T
+			w := randomTrellis(rng, spec, out, in, false)
+			tiled := tileTrellisWords(w.Words, out, in, K, T)
+			shift, r8, groups, wpr := log2(T), T/32, in/128, in*K/32
+			group := func(tile, gq int) int { return (tile*groups + gq) * K * 128 } // tiled_group
+			borrow := func(gq int) int {                                            // tiled_borrow
+				if (4*gq)%r8 == 0 {
+					return gq + r8/4 - 1
+				}
+				return gq - 1
+			}
+			for r := range out {
+				row := w.Words[r*wpr : (r+1)*wpr]
+				lane := (r % 32) * 4
+				for q := range in / 32 {
+					// TrellisRun (trellis.cu): the stored layout's words of run q.
+					pos := q << 5
+					t0 := pos & (T - 1)
+					blk := (pos >> shift) * (K * T / 32)
+					o := blk + ((T-t0)>>5)*K - K
+					ow := o + K
+					if t0 == 0 {
+						ow = blk
+					}
+					gq, tt := q/4, q%4
+					for i := 0; i <= K; i++ {
+						want := row[ow]
+						if i < K {
+							want = row[o+i]
+						}
+						var got uint32
+						switch {
+						case i < K:
+							got = tiled[group(r/32, gq)+i*128+lane+tt]
+						case tt > 0:
+							got = tiled[group(r/32, gq)+lane+tt-1]
+						default:
+							got = tiled[group(r/32, borrow(gq))+lane+3]
+						}
+						if got != want {
+							t.Fatalf("K %d T %d row %d run %d word %d: tiled %#x, stored %#x", K, T, r, q, i, got, want)
+						}
+					}
+				}
+			}
+		}
+	}
+}
