@@ -8,8 +8,6 @@ package cuda
 import (
 	"fmt"
 	"os"
-	"runtime"
-	"sync"
 	"unsafe"
 
 	"github.com/mlxbun/mlxbun/internal/backend"
@@ -56,13 +54,8 @@ func trellisMmaName(k0, k1, n int) string { return fmt.Sprintf("trellis_mma_k%d%
 // (decode of a model quantized with different gate and up widths; batches run them as separate launches).
 func qmmaMixed(N int) bool { return N == 1 }
 
-// qmmaMinBlocks is the kernel's launch bound (blocks resident per multiprocessor: registers ≤ 64K/(256·3) = 80);
-// qmmaBlocksPerSM caps the grid at that many blocks per multiprocessor. A lab form with two
-// (trellis_mma_k33_n1_b2, MLXBUN_CUDA_QMMA_LB=2: 116 registers, no spills) is instantiated for comparison.
-const (
-	qmmaMinBlocks   = 3
-	qmmaBlocksPerSM = qmmaMinBlocks
-)
+// qmmaBlocksPerSM caps the grid: two 256-thread blocks per multiprocessor (the launch bound of the kernel).
+const qmmaBlocksPerSM = 2
 
 // qmmaChunk is the positions staged per pass: every group of 128 costs 144 words a row, plus 8 a row.
 func qmmaChunk(N, in int) int {
@@ -146,10 +139,6 @@ func (g *qmmaGroup) launch(b *Backend) func() error {
 	grid := driver.Dim3{X: min(groups, envInt("MLXBUN_CUDA_QMMA_BLOCKS", qmmaBlocksPerSM)*b.info.SMs)}
 	smem := 4 * N * (int(p.Chunk)/128*144 + 8)
 	name := trellisMmaName(k0, k1, N)
-	if envInt("MLXBUN_CUDA_QMMA_LB", 0) == 2 && name == "trellis_mma_k33_n1" {
-		name += "_b2" // lab: two blocks per multiprocessor
-		grid.X = min(groups, envInt("MLXBUN_CUDA_QMMA_BLOCKS", 2)*b.info.SMs)
-	}
 	raw := append([]byte(nil), (*[unsafe.Sizeof(qmmaParams{})]byte)(unsafe.Pointer(&p))[:]...)
 	b.logf("  %s grid %d ks %d chunk %d smem %d tiles %d", name, grid.X, ks, p.Chunk, smem, tiles)
 	return func() error {
@@ -157,46 +146,9 @@ func (g *qmmaGroup) launch(b *Backend) func() error {
 	}
 }
 
-// qmmaSupports is whether the tensor-core form serves a layer's MatMul of n rows (a layer loaded for it: qmmaTileable).
-func qmmaSupports(c quantCase) bool { return c.mma && c.n <= maxGemvRows }
-
-// qmmaTileable is whether a layer can be stored in the tiled layout the tensor-core form reads: trellis codes of
-// axis 1 with whole tiles (out % 32 == 0), whole groups (in % 128 == 0) and blocks of whole groups (T % 128 == 0).
-func qmmaTileable(w backend.Weight, in, out int) bool {
-	return w.Format == backend.FormatTrellis && w.Axis == 1 && in%128 == 0 && out%32 == 0 && w.Group%128 == 0
-}
-
-// tileTrellisWords reorders the words of an axis-1 trellis layer [out, in·K/32] into the tiled layout of trellis.cu
-// (tiled_group): per tile of 32 rows and group of four runs, word i of run t of row r at [i][r][t]. A run's K words
-// (a block of T positions keeps its runs last to first: run j of a block at word (T/32 − 1 − j)·K) move as they are;
-// the window past a run's last word is read from its neighbour's first word in the kernels (tiled_borrow).
-func tileTrellisWords(words []uint32, out, in, K, T int) []uint32 {
-	dst := make([]uint32, len(words))
-	wpr, wpb, r8 := in*K/32, T*K/32, T/32
-	groups := in / 128
-	var wg sync.WaitGroup
-	tiles := out / 32
-	workers := min(tiles, runtime.GOMAXPROCS(0))
-	for w := range workers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for tile := w; tile < tiles; tile += workers {
-				for rr := range 32 {
-					src := words[(tile*32+rr)*wpr:]
-					for q := range in / 32 {
-						s := (q/r8)*wpb + (r8-1-q%r8)*K
-						d := (tile*groups+q/4)*K*128 + rr*4 + q%4
-						for i := range K {
-							dst[d+i*128] = src[s+i]
-						}
-					}
-				}
-			}
-		}()
-	}
-	wg.Wait()
-	return dst
+// qmmaSupports is whether the tensor-core form serves a layer's MatMul of n rows.
+func qmmaSupports(c quantCase) bool {
+	return c.act8 && c.mma && c.n <= maxGemvRows && c.w.Format == backend.FormatTrellis && c.w.Axis == 1 && c.in%128 == 0
 }
 
 // enqueueQMma queues the tensor-core form, joining the trellis_mma launch queued last when it multiplies the same

@@ -258,10 +258,7 @@ func quantInstantiations() map[string][]string {
 			m[unit] = append(m[unit], fmt.Sprintf("TRELLIS_GEMV_SPLITK_INT(%s, %d, %d)", trellisGemv0I8Name(k, N), k, N))
 			for _, k1 := range trellisBits {
 				if k1 == k || qmmaMixed(N) {
-					m[unit] = append(m[unit], fmt.Sprintf("TRELLIS_MMA(%s, %d, %d, %d, %d)", trellisMmaName(k, k1, N), k, k1, N, qmmaMinBlocks))
-				}
-				if k == 3 && k1 == 3 && N == 1 {
-					m[unit] = append(m[unit], fmt.Sprintf("TRELLIS_MMA(%s_b2, 3, 3, 1, 2)", trellisMmaName(k, k1, N)))
+					m[unit] = append(m[unit], fmt.Sprintf("TRELLIS_MMA(%s, %d, %d, %d)", trellisMmaName(k, k1, N), k, k1, N))
 				}
 			}
 		}

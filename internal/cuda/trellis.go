@@ -84,7 +84,6 @@ type qlinear struct {
 	exact   bool
 	act8    bool          // trellis decode GEMVs quantize activations to int8 (axis 1 per run of 32, axis 0 per warp's rows)
 	mma     bool          // with act8: the tensor-core form (trellis_mma, int8 per group of 128) where it applies
-	tiled   bool          // words stored in the tensor-core form's tiled layout (qmma.go, tileTrellisWords)
 	shift   int           // log2 of the trellis block or the affine group
 	L       int           // trellis state bits
 	rows    int           // trellis coded rows (out on axis 1, in on axis 0)
@@ -155,9 +154,7 @@ func (b *Backend) loadQuant(spec backend.LinearSpec) (backend.Linear, error) {
 		l.variant = trellis.Reciprocal
 	}
 	l.act8 = !exact && w.Format == backend.FormatTrellis && b.wantAct8(w.Axis)
-	// The tensor-core form reads its own (tiled) word layout: layers that take it are stored only so.
-	l.mma = l.act8 && b.wantMMA() && qmmaTileable(w, spec.In, spec.Out)
-	l.tiled = l.mma
+	l.mma = l.act8 && b.wantMMA()
 	var words []uint32
 	var floats [][]float32
 	switch {
@@ -171,9 +168,6 @@ func (b *Backend) loadQuant(spec backend.LinearSpec) (backend.Linear, error) {
 		}
 		l.L, l.rows = t.L, t.Rows
 		words, floats = t.Words, [][]float32{t.Scales}
-		if l.tiled {
-			words = tileTrellisWords(t.Words, spec.Out, spec.In, w.Bits, w.Group)
-		}
 	case spec.Affine != nil:
 		a := spec.Affine
 		if a.Out != spec.Out || a.In != spec.In {
@@ -234,9 +228,6 @@ func (l *qlinear) params(y, x driver.DevPtr, n int) qgemvParams {
 		Axis: int32(l.w.Axis)}
 	if l.w.Interleaved {
 		p.IL = 1
-	}
-	if l.tiled {
-		p.IL = 2
 	}
 	return p
 }

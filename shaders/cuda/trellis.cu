@@ -298,7 +298,7 @@ __device__ __forceinline__ void trellis_gemv1_i8(const QGemvParams& p) {
 // g, of row g+8, bytes k = 16+4t.. of row g, of row g+8; B registers b0, b1 bytes k = 4t.., 16+4t.. of column g; C
 // c0, c1 rows g, columns 2t, 2t+1; c2, c3 row g+8. The order of k is free as long as A and B agree: here k-slot t
 // (bytes 4t..4t+3) is position 2s of run t of the current group of four runs, k-slot 4+t position 2s+1, so each
-// lane decodes whole runs (a run's K+1 words, from the tiled layout below) of rows g and g+8: 16 MMA steps a run.
+// lane decodes whole runs (a run's K+1 words, loaded as the dp4a forms do) of rows g and g+8: 16 MMA steps s a run.
 
 // QMmaSeg: one linear of a trellis_mma launch; QMmaParams: the launch (up to three linears on the same x — q, k, v
 // or gate, up — or gate and up fused with SwiGLU). Mirrored by qmmaSeg / qmmaParams in internal/cuda/qmma.go;
@@ -386,51 +386,26 @@ __device__ __forceinline__ unsigned lcg_x(const unsigned (&a)[K + 1], int j, uns
 
 __device__ __forceinline__ QMmaSeg qmma_seg(const QMmaParams& p, int i) { return i == 0 ? p.seg[0] : (i == 1 ? p.seg[1] : p.seg[2]); }
 
-// The tiled layout of tensor-core layers (internal/cuda/qmma.go, tileTrellisWords): per tile of 32 coded rows and
-// group of four runs (128 positions), the group's words of the 32 rows, word i of run t of row r at [i][r][t]
-// (i < K): a warp's load of one word of 8 rows × 4 runs is 128 contiguous bytes. tiled_group is the group's first
-// word; a run's extra word (its window past the run's last word: word 0 of the run before it in memory, or of the
-// block's last run for a block's first run) is borrowed from the neighbouring lane or loaded (tiled_borrow).
-__device__ __forceinline__ long long tiled_group(int K, int in, int tile, int gq) {
-    return ((long long)tile * (in >> 7) + gq) * K * 128;
-}
-
-// tiled_borrow: the group holding the extra word of run 4·gq (t = 0 of its group) as word 0 of its run t = 3: the
-// block's last run when run 4·gq starts a block (R8 = T/32 runs a block), else the run just before it.
-__device__ __forceinline__ int tiled_borrow(int gq, int R8) { return ((4 * gq) % R8 == 0) ? gq + R8 / 4 - 1 : gq - 1; }
-
 // MmaRows: the two coded rows (g and g+8 of a 16-row m-tile) a lane decodes, and their words of the current run.
 template <int K>
 struct MmaRows {
-    const unsigned* w; // the lane's word of row g in its tile (run t, word 0 of group 0)
-    int tile;
+    const unsigned* w[2];
     unsigned a[2][K + 1];
-    __device__ __forceinline__ void bind(const QMmaSeg& s, int row, int t) {
-        tile = row >> 5;
-        w = s.W + ((row & 31) * 4 + t);
+    __device__ __forceinline__ void bind(const QMmaSeg& s, int in, int row) {
+        const long long wpr = (long long)(in >> 5) * K;
+        w[0] = s.W + min(row, s.out - 1) * wpr;
+        w[1] = s.W + min(row + 8, s.out - 1) * wpr;
     }
-    __device__ __forceinline__ void load(int in, int R8, int gq, int t) {
-        const unsigned* p = w + tiled_group(K, in, tile, gq);
-#pragma unroll
-        for (int i = 0; i < K; i++) {
-            a[0][i] = __ldg(p + i * 128);
-            a[1][i] = __ldg(p + i * 128 + 32);
-        }
-        unsigned b0 = __shfl_up_sync(0xffffffffu, a[0][0], 1), b1 = __shfl_up_sync(0xffffffffu, a[1][0], 1);
-        if (t == 0) {
-            const unsigned* q = w + tiled_group(K, in, tile, tiled_borrow(gq, R8)) + 3;
-            b0 = __ldg(q);
-            b1 = __ldg(q + 32);
-        }
-        a[0][K] = b0;
-        a[1][K] = b1;
+    __device__ __forceinline__ void load(int shift, int q) {
+        const TrellisRun ru = trellis_run<K>(shift, q);
+        trellis_run_load<K>(w[0], ru, a[0]);
+        trellis_run_load<K>(w[1], ru, a[1]);
     }
 };
 
 // trellis_mma_k{K0}{K1}_n{N} (axis 1; n ≤ N activation rows; the default decode form of int8-activation layers with
 // in % 128 == 0, quant_select.go)
-//   in:  seg[0..nseg) trellis layers of coded axis 1 in the tiled layout (out % 32 == 0, T % 128 == 0) on the same
-//        x f32 [nrows, in], T = 2^shift, L ≤ 16
+//   in:  seg[0..nseg) trellis layers of coded axis 1 on the same x f32 [nrows, in], T = 2^shift, L ≤ 16
 //   out: each seg's y f32 [nrows, out] = x·Wᵀ (+ bias); with h: gate = seg 0, up = seg 1 (same out), both written
 //        and h = silu_mul(gate, up) (swiglu's arithmetic)
 //   tiles: 32 rows — m-tile 0 (K0) rows 32i..32i+15 and m-tile 1 (K1 = K0) rows 32i+16.. of one segment; SwiGLU:
@@ -468,9 +443,8 @@ __device__ __forceinline__ void trellis_mma(const QMmaParams& p) {
         const int rb0 = glu ? tile * 16 : (tile - s0.tile0) * 32, rb1 = glu ? rb0 : rb0 + 16;
         MmaRows<K0> m0;
         MmaRows<K1> m1;
-        m0.bind(s0, rb0 + g, t);
-        m1.bind(s1, rb1 + g, t);
-        const int R8 = (1 << p.shift) >> 5;
+        m0.bind(s0, p.in, rb0 + g);
+        m1.bind(s1, p.in, rb1 + g);
         float acc[2][4];
 #pragma unroll
         for (int i = 0; i < 4; i++) acc[0][i] = acc[1][i] = 0.f;
@@ -487,15 +461,15 @@ __device__ __forceinline__ void trellis_mma(const QMmaParams& p) {
             MmaRows<K0> n0 = m0;
             MmaRows<K1> n1 = m1;
             if (part < ng) {
-                n0.load(p.in, R8, (q0 >> 2) + part, t);
-                n1.load(p.in, R8, (q0 >> 2) + part, t);
+                n0.load(p.shift, q0 + 4 * part + t);
+                n1.load(p.shift, q0 + 4 * part + t);
             }
             for (int gl = part; gl < ng; gl += ks) {
                 m0 = n0;
                 m1 = n1;
                 if (gl + ks < ng) {
-                    n0.load(p.in, R8, (q0 >> 2) + gl + ks, t);
-                    n1.load(p.in, R8, (q0 >> 2) + gl + ks, t);
+                    n0.load(p.shift, q0 + 4 * (gl + ks) + t);
+                    n1.load(p.shift, q0 + 4 * (gl + ks) + t);
                 }
                 int c[2][4] = {{0, 0, 0, 0}, {0, 0, 0, 0}};
                 const unsigned* xb = xs + bcol + gl * 144 + t * 34;
@@ -553,10 +527,9 @@ __device__ __forceinline__ void trellis_mma(const QMmaParams& p) {
     }
 }
 
-// MINB blocks per SM (qmmaMinBlocks: 3, ≤ 80 registers a thread, 24 warps to hide the loads' latency; ncu on the
-// H200 found the first version, 116 registers and two blocks, latency-bound at 0.6 issued instructions per cycle).
-#define TRELLIS_MMA(name, K0, K1, N, MINB)                                                                      \
-    extern "C" __global__ void __launch_bounds__(256, MINB) name(const QMmaParams p) {                          \
+// Two blocks per SM (≤ 128 registers a thread): the one-row 14B shapes stage up to 78 KB of activations a block.
+#define TRELLIS_MMA(name, K0, K1, N)                                                                            \
+    extern "C" __global__ void __launch_bounds__(256, 2) name(const QMmaParams p) {                             \
         trellis_mma<K0, K1, N>(p);                                                                              \
     }
 
@@ -763,8 +736,7 @@ extern "C" __global__ void __launch_bounds__(256) trellis_splitk_reduce(const QG
 }
 
 // trellis_expand_k{K}
-//   in:  the codes of either axis (p.axis; p.interleaved 1 for the 3-bit down interleave, 2 for the tiled layout of
-//        tensor-core layers, axis 1), scales f32 [coded rows],
+//   in:  the codes of either axis (p.axis; p.interleaved for the 3-bit down interleave), scales f32 [coded rows],
 //        T = 2^shift (T % 32 == 0), L ≤ 16
 //   out: dst bf16 [out, in] row-major, W in the linear layer's orientation, each weight trellis.BF16's bit for bit:
 //        bf16(f32(y / 147.800537109375)·scale), the value correctly rounded (trellis_value), one rounded multiply,
@@ -789,23 +761,14 @@ __device__ __forceinline__ void trellis_expand(bf16_t* __restrict__ dst, const Q
         }
         const int pos = q << 5, b = pos >> p.shift, t0 = pos & (T - 1);
         const int ws = ((T - t0) >> 5) * K - K;
+        const unsigned* blk = p.W + (p.interleaved ? ((long long)(b >> 1) * rows + r) * 48 + (b & 1) * wpb
+                                                   : (long long)r * wpr + (long long)b * wpb);
         unsigned a[NA];
-        if (p.interleaved == 2) { // the tiled layout of tensor-core layers (axis 1)
-            const unsigned* w = p.W + (r & 31) * 4;
-            const int gq = q >> 2, t = q & 3;
 #pragma unroll
-            for (int i = 0; i < NA - 1; i++) a[i] = __ldg(w + tiled_group(K, p.in, r >> 5, gq) + i * 128 + t);
-            a[NA - 1] = t ? __ldg(w + tiled_group(K, p.in, r >> 5, gq) + t - 1)
-                          : __ldg(w + tiled_group(K, p.in, r >> 5, tiled_borrow(gq, T >> 5)) + 3);
-        } else {
-            const unsigned* blk = p.W + (p.interleaved ? ((long long)(b >> 1) * rows + r) * 48 + (b & 1) * wpb
-                                                       : (long long)r * wpr + (long long)b * wpb);
-#pragma unroll
-            for (int i = 0; i < NA; i++) {
-                int wi = ws + i;
-                if (wi >= wpb) wi -= wpb;
-                a[i] = __ldg(blk + wi);
-            }
+        for (int i = 0; i < NA; i++) {
+            int wi = ws + i;
+            if (wi >= wpb) wi -= wpb;
+            a[i] = __ldg(blk + wi);
         }
         const float sc = __ldg(p.scales + r);
         float v[32];
