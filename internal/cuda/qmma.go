@@ -1,6 +1,6 @@
 // The tensor-core form of axis-1 trellis layers (trellis_mma in shaders/cuda/trellis.cu): int8 activations against
-// the LCG bytes on mma.m16n8k32, the decode default for int8-activation layers whose input width is a multiple of
-// 128. MatMuls queued back to back on the same activations join one launch (q, k, v; gate, up), and a SwiGLU of a
+// the LCG bytes on mma.m16n8k32, for int8-activation layers whose input width is a multiple of 128 when switched on
+// (MLXBUN_CUDA_QMMA=1; verified, but not yet faster end to end than the dp4a form). MatMuls queued back to back on the same activations join one launch (q, k, v; gate, up), and a SwiGLU of a
 // joined gate and up pair folds into it (the fused gate/up/SwiGLU of the seeds, equal or mixed widths).
 
 package cuda
@@ -14,7 +14,10 @@ import (
 	"github.com/mlxbun/mlxbun/internal/cuda/driver"
 )
 
-// envMMA switches the tensor-core form off ("0") for layers loaded afterwards (they keep the dp4a int8 form).
+// envMMA switches the tensor-core form on ("1") for int8-activation layers loaded afterwards; by default they keep
+// the dp4a form, measured faster end to end on the H200 (2026-11-30, docs/perf.md: 3-bit 14B tg64 160.5 tok/s
+// with dp4a, 157.4 with this form at its best launch shape, although its kernels took 65.0 ms against 72.0 for the
+// dp4a GEMVs and the SwiGLU they replace).
 const envMMA = "MLXBUN_CUDA_QMMA"
 
 // qmmaSeg mirrors QMmaSeg in shaders/cuda/trellis.cu (40 bytes).
@@ -32,7 +35,7 @@ type qmmaParams struct {
 }
 
 // SetQuantMMA pins whether int8-activation trellis layers loaded afterwards may use the tensor-core form (the
-// verify cases pin each form); unset, it is on unless MLXBUN_CUDA_QMMA=0.
+// verify cases pin each form); unset, it is off unless MLXBUN_CUDA_QMMA=1.
 func (b *Backend) SetQuantMMA(on bool) {
 	b.quant.mma = -1
 	if on {
@@ -44,7 +47,7 @@ func (b *Backend) wantMMA() bool {
 	if b.quant.mma != 0 {
 		return b.quant.mma > 0
 	}
-	return os.Getenv(envMMA) != "0"
+	return os.Getenv(envMMA) == "1"
 }
 
 // trellisMmaName names the tensor-core form for m-tile widths k0, k1 (equal but for a fused SwiGLU of mixed widths).
@@ -63,16 +66,10 @@ func qmmaChunk(N, in int) int {
 	return min(in, groups*128)
 }
 
-// qmmaSplit is how many warps share a tile's groups: the fewest that still give every block slot of the grid a
-// tile group.
-func qmmaSplit(tiles, sms int) int {
-	for _, ks := range []int{1, 2, 4} {
-		if (tiles+8/ks-1)/(8/ks) >= qmmaBlocksPerSM*sms {
-			return ks
-		}
-	}
-	return 8
-}
+// qmmaSplit is how many warps share a tile's groups: all eight of a block, measured best on the H200 (2026-11-30,
+// 3-bit 14B decode, 1920 launches: ks 8 65.0 ms, 4 67.1 ms, and 69.8 ms for the fewest that gave every block slot
+// a tile group); uncapped grids were slower (71.0–72.0 ms).
+func qmmaSplit(int, int) int { return 8 }
 
 // qmmaGroup is one queued trellis_mma launch: up to three layers on the same activations, and the SwiGLU output
 // when a gate/up pair absorbed one.

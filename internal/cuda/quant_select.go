@@ -37,6 +37,8 @@ type quantForm struct {
 //     trellis_gemv1_i8 / trellis_gemv0_i8 first, for layers loaded with int8 activations (qlinear.act8:
 //     qAct8Default per axis — both on: 3-bit 14B tg128 153.4 against 136.5 tok/s with the f32 forms, mean KL to the
 //     CPU ≤ 1.6e-4 (TestQuantizedKL); MLXBUN_CUDA_QGEMV_I8=0 keeps the f32 forms; never in exact mode).
+//   - trellis_mma (first, for layers loaded with it: MLXBUN_CUDA_QMMA=1, int8 activations, in % 128 == 0): the
+//     tensor-core form, q/k/v and gate/up joined in one launch each and SwiGLU folded into gate/up (qmma.go).
 //   - gemv_chunks: prompts whose GEMM is small (n·in·out ≤ gemmSplitMax, the bound under which the dense path
 //     splits its input for precision: the fixture models), and every prompt of an exact-mode layer — the decode
 //     forms over chunks of 8 rows, so prompt logits keep f32 weights (the bf16 expansion moved the fixture models'

@@ -2,9 +2,10 @@
 // for 1..8 activation rows sharing every decoded weight (axis 1: the skeleton of quant.cuh; axis 0: split-K over
 // the coded rows plus a deterministic reduce), and the expansion of one layer to a bf16 matrix for prompts (then
 // cuBLASLt), and int8-activation variants of both decode GEMVs (dp4a of the LCG bytes against the activation
-// replicated in four bytes: TRELLIS_GEMV_INT, TRELLIS_GEMV_SPLITK_INT). What it leaves out: tensor-core (mma)
-// forms, fused gate/up/SwiGLU. Contracts are
-// repeated in docs/kernels.md; the host side is internal/cuda/trellis.go (launch) and quant_select.go (selection).
+// replicated in four bytes: TRELLIS_GEMV_INT, TRELLIS_GEMV_SPLITK_INT), and the tensor-core form of axis 1
+// (TRELLIS_MMA: the LCG bytes against int8 activations on mma.m16n8k32, up to three layers a launch, gate/up with
+// SwiGLU folded in). What it leaves out: tensor-core forms of axis 0 and of prompts. Contracts are repeated in
+// docs/kernels.md; the host side is internal/cuda/trellis.go (launch), qmma.go and quant_select.go (selection).
 //
 // The instantiation list is appended by the host (internal/cuda/kernels.go, from the names quant_select.go
 // builds): TRELLIS_GEMV_ROWS(name, K, N, R, VAR, PF), TRELLIS_GEMV_SPLITK(name, K, N, VAR), TRELLIS_GEMV_INT(name,
@@ -403,8 +404,8 @@ struct MmaRows {
     }
 };
 
-// trellis_mma_k{K0}{K1}_n{N} (axis 1; n ≤ N activation rows; the default decode form of int8-activation layers with
-// in % 128 == 0, quant_select.go)
+// trellis_mma_k{K0}{K1}_n{N} (axis 1; n ≤ N activation rows; int8-activation layers with in % 128 == 0 when
+// MLXBUN_CUDA_QMMA=1, qmma.go)
 //   in:  seg[0..nseg) trellis layers of coded axis 1 on the same x f32 [nrows, in], T = 2^shift, L ≤ 16
 //   out: each seg's y f32 [nrows, out] = x·Wᵀ (+ bias); with h: gate = seg 0, up = seg 1 (same out), both written
 //        and h = silu_mul(gate, up) (swiglu's arithmetic)
