@@ -20,6 +20,7 @@ type quantCase struct {
 	w          backend.Weight
 	exact      bool // the layer was loaded in the reference-arithmetic mode (MLXBUN_CUDA_EXACT=1)
 	act8       bool // the layer's decode GEMV may quantize activations to int8 (qlinear.act8)
+	mma        bool // and may use the tensor-core form (qlinear.mma)
 }
 
 // quantForm is one way to compute a quantized MatMul.
@@ -53,6 +54,7 @@ var quantForms = append(quantDecodeForms, []quantForm{
 
 // quantDecodeForms are the forms for n ≤ 8 rows (also what gemv_chunks runs per chunk).
 var quantDecodeForms = []quantForm{
+	{name: "trellis_mma", supports: qmmaSupports, enqueue: enqueueQMma},
 	{name: "trellis_gemv1_i8", supports: func(c quantCase) bool {
 		return c.act8 && c.n <= maxGemvRows && c.w.Format == backend.FormatTrellis && c.w.Axis == 1
 	}, enqueue: enqueueQGemv},
@@ -254,6 +256,11 @@ func quantInstantiations() map[string][]string {
 				m[unit] = append(m[unit], fmt.Sprintf("TRELLIS_GEMV_INT(%s, %d, %d, %d, %d)", trellisGemv1I8Name(k, N, x[0], x[1]), k, N, x[0], x[1]))
 			}
 			m[unit] = append(m[unit], fmt.Sprintf("TRELLIS_GEMV_SPLITK_INT(%s, %d, %d)", trellisGemv0I8Name(k, N), k, N))
+			for _, k1 := range trellisBits {
+				if k1 == k || qmmaMixed(N) {
+					m[unit] = append(m[unit], fmt.Sprintf("TRELLIS_MMA(%s, %d, %d, %d)", trellisMmaName(k, k1, N), k, k1, N))
+				}
+			}
 		}
 		m["trellis.cu#n1"] = append(m["trellis.cu#n1"], fmt.Sprintf("TRELLIS_EXPAND(%s, %d)", trellisExpandName(k), k))
 	}

@@ -47,6 +47,7 @@ func Cases(quick bool) []Case {
 	}
 	cs = append(cs, argmaxSweep())
 	cs = append(cs, quantCases()...) // quant_cases.go
+	cs = append(cs, quantFusedCases()...)
 	if quick {
 		cs = slices.DeleteFunc(cs, func(c Case) bool { return c.Heavy })
 	}

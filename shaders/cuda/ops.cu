@@ -202,9 +202,6 @@ template <typename T> __device__ __forceinline__ void add(T* dst, const T* a, co
     }
 }
 
-__device__ __forceinline__ float silu_mul(float g, float u) {
-    return __fmul_rn(__fdiv_rn(g, __fadd_rn(1.0f, expf(-g))), u);
-}
 
 // swiglu_{f32,bf16}
 //   in:  gate, up T [n]; out: dst T [n] = gate / (1 + exp(-gate)) · up rounded to T; dst may alias either;
