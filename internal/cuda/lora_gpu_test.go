@@ -59,6 +59,34 @@ func adaptedLogits(t *testing.T, dir string, b backend.Backend, ids []int, gen i
 	return l, genIDs
 }
 
+// stepLogits loads dir on b with ads attached and feeds ids one row at a time (the decode forms: GEMV and
+// tensor-core groups, recorded graphs), returning each position's logits, [len(ids), vocab].
+func stepLogits(t *testing.T, dir string, b backend.Backend, ids []int, ads ...*lora.Adapter) []float32 {
+	t.Helper()
+	m, err := model.Load(dir, b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer m.Close()
+	if err := m.AttachAdapters(ads); err != nil {
+		t.Fatal(err)
+	}
+	cache, err := m.NewCache(1, len(ids))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer m.ReleaseCache(cache)
+	var out []float32
+	for p, id := range ids {
+		l, err := m.Forward(model.Step{IDs: []int32{int32(id)}, Seq: []int32{0}, Pos: []int32{int32(p)}}, cache, 1)
+		if err != nil {
+			t.Fatal(fmt.Errorf("%s on %s, position %d: %w", dir, b.Name(), p, err))
+		}
+		out = append(out, l...)
+	}
+	return out
+}
+
 // topOneAgree counts the prompt positions whose argmax got and ref share.
 func topOneAgree(got, ref []float32, rows int) int {
 	vocab, n := len(ref)/rows, 0
@@ -92,6 +120,10 @@ func TestAdapters(t *testing.T) {
 		}
 		record("lora        tiny-qwen3 bf16 PEFT r8 all: max|err| %.2e of max|ref| %.3g, top-1 %d/%d, greedy 8 %v",
 			maxErr/maxRef, maxRef, agree, len(ids), slices.Equal(gotIDs, refIDs))
+		steps := stepLogits(t, src, g, ids, ad)
+		maxErr, maxRef = compare(t, "adapted tiny-qwen3 (bf16), one row a step, vs CPU merged", steps, ref, 2e-2)
+		record("lora        tiny-qwen3 bf16 decode steps: max|err| %.2e of max|ref| %.3g, top-1 %d/%d",
+			maxErr/maxRef, maxRef, topOneAgree(steps, ref, len(ids)), len(ids))
 	})
 	t.Run("trellis", func(t *testing.T) {
 		qdir := filepath.Join(t.TempDir(), "q3")
@@ -106,6 +138,13 @@ func TestAdapters(t *testing.T) {
 			kl, agree, len(ids), rel, maxRef)
 		if !(kl <= klGate) {
 			t.Errorf("MISMATCH adapted trellis base: mean KL %.3g > %g", kl, klGate)
+		}
+		// Decode steps: the tensor-core groups (q/k/v, gate/up with SwiGLU folded in) fall back around the deltas.
+		steps := stepLogits(t, qdir, g, ids, ad)
+		kl, agree = meanKL(ref, steps, len(ids))
+		record("lora        tiny-qwen3 trellis 3-bit decode steps: mean KL %.2e, top-1 %d/%d", kl, agree, len(ids))
+		if !(kl <= klGate) {
+			t.Errorf("MISMATCH adapted trellis base, decode steps: mean KL %.3g > %g", kl, klGate)
 		}
 	})
 	// HF transformers' goldens of the merged models, when committed (scripts/device/lora_goldens.py).
