@@ -151,15 +151,25 @@ func (m *Model) AttachAdapters(ads []*lora.Adapter) error {
 	if !ok {
 		return fmt.Errorf("adapters: %s has no AddScaled: %w", m.b.Name(), backend.ErrUnsupported)
 	}
+	saved := make([][family.Head][]loraDelta, len(m.layers))
+	for i := range m.layers {
+		saved[i] = m.layers[i].lora
+	}
 	for _, ad := range ads {
 		sites, err := adapterSites(m.Config, ad)
-		if err != nil {
-			return err
-		}
-		for _, s := range sites {
-			if err := m.attach(s); err != nil {
-				return fmt.Errorf("adapter %s: %w", ad.Dir, err)
+		if err == nil {
+			for _, s := range sites {
+				if err = m.attach(s); err != nil {
+					err = fmt.Errorf("adapter %s: %w", ad.Dir, err)
+					break
+				}
 			}
+		}
+		if err != nil { // the model stays as it was: no delta of a half-attached adapter runs
+			for i := range m.layers {
+				m.layers[i].lora = saved[i]
+			}
+			return err
 		}
 	}
 	m.adder = adder
