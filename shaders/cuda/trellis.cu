@@ -736,12 +736,26 @@ extern "C" __global__ void __launch_bounds__(256) trellis_splitk_reduce(const QG
     }
 }
 
+// cvt_bf2: lo and hi rounded to bf16 (nearest even) in one word, lo in the low half; cvt_bf: one value.
+__device__ __forceinline__ unsigned cvt_bf2(float lo, float hi) {
+    unsigned d;
+    asm("cvt.rn.bf16x2.f32 %0, %1, %2;" : "=r"(d) : "f"(hi), "f"(lo));
+    return d;
+}
+__device__ __forceinline__ bf16_t cvt_bf(float v) {
+    unsigned short d;
+    asm("cvt.rn.bf16.f32 %0, %1;" : "=h"(d) : "f"(v));
+    return (bf16_t)d;
+}
+
 // trellis_expand_k{K}
 //   in:  the codes of either axis (p.axis; p.interleaved for the 3-bit down interleave), scales f32 [coded rows],
 //        T = 2^shift (T % 32 == 0), L ≤ 16
-//   out: dst bf16 [out, in] row-major, W in the linear layer's orientation, each weight trellis.BF16's bit for bit:
-//        bf16(f32(y / 147.800537109375)·scale), the value correctly rounded (trellis_value), one rounded multiply,
-//        then round to nearest even
+//   out: dst bf16 [out, in] row-major, W in the linear layer's orientation, each weight trellis.Factored's f32
+//        weight f32(y)·f32(scale·rcp) rounded to bf16 (nearest even, the hardware cvt: two weights an instruction).
+//        The first version rounded trellis.BF16's value (the correctly rounded y/147.8 times the scale, ~17
+//        instructions a weight with the software rounding): the expansion cost ~20 ms of a 3-bit 14B pp512
+//        (docs/perf.md); both differ from the f32 weights by the bf16 rounding, within the prompt bound (5e-3).
 //   grid: grid-stride over (coded row, run of 32) pairs, 256 threads; axis 1: consecutive threads take consecutive
 //         runs of one row (64-byte row pieces, 16-byte stores); axis 0: consecutive coded rows of one run, so each
 //         of the 32 output rows gets 64 contiguous bytes per warp
@@ -771,18 +785,19 @@ __device__ __forceinline__ void trellis_expand(bf16_t* __restrict__ dst, const Q
             if (wi >= wpb) wi -= wpb;
             a[i] = __ldg(blk + wi);
         }
-        const float sc = __ldg(p.scales + r);
+        const float f = __fmul_rn(__ldg(p.scales + r), trellis_rcp());
         float v[32];
 #pragma unroll
-        for (int j = 0; j < 32; j++)
-            v[j] = bf2f(f2bf(__fmul_rn(trellis_value(trellis_y(piece_state<K, 32>(a, j) & mask)), sc)));
+        for (int j = 0; j < 32; j++) v[j] = __fmul_rn(trellis_y(piece_state<K, 32>(a, j) & mask), f);
         if (axis1) {
             uint4* o = (uint4*)(dst + (long long)r * cols + pos);
 #pragma unroll
-            for (int k = 0; k < 4; k++) o[k] = pack8(v + 8 * k);
+            for (int k = 0; k < 4; k++)
+                o[k] = make_uint4(cvt_bf2(v[8 * k], v[8 * k + 1]), cvt_bf2(v[8 * k + 2], v[8 * k + 3]),
+                                  cvt_bf2(v[8 * k + 4], v[8 * k + 5]), cvt_bf2(v[8 * k + 6], v[8 * k + 7]));
         } else {
 #pragma unroll
-            for (int j = 0; j < 32; j++) dst[(long long)(pos + j) * rows + r] = f2bf(v[j]);
+            for (int j = 0; j < 32; j++) dst[(long long)(pos + j) * rows + r] = cvt_bf(v[j]);
         }
     }
 }
