@@ -14,11 +14,15 @@ import (
 	"github.com/mlxbun/mlxbun/internal/cuda/driver"
 )
 
-// envMMA switches the tensor-core form on ("1") for int8-activation layers loaded afterwards; by default they keep
-// the dp4a form, measured faster end to end on the H200 (2026-11-30, docs/perf.md: 3-bit 14B tg64 160.5 tok/s
-// with dp4a, 157.4 with this form at its best launch shape, although its kernels took 65.0 ms against 72.0 for the
-// dp4a GEMVs and the SwiGLU they replace).
+// envMMA sets, for int8-activation layers loaded afterwards, from how many activation rows the tensor-core form
+// serves them: "1" every decode batch, "0" never; unset, qmmaDefaultRows. One row stays on the dp4a form by
+// default, measured faster end to end on the H200 (2026-11-30, docs/perf.md: 3-bit 14B tg64 160.5 tok/s with
+// dp4a, 157.4 with this form at its best launch shape, although its kernels took 65.0 ms against 72.0 for the dp4a
+// GEMVs and the SwiGLU they replace); batches share each decoded weight across the MMA's eight columns for free.
 const envMMA = "MLXBUN_CUDA_QMMA"
+
+// qmmaDefaultRows is the fewest activation rows the tensor-core form serves by default.
+const qmmaDefaultRows = 2
 
 // qmmaSeg mirrors QMmaSeg in shaders/cuda/trellis.cu (40 bytes).
 type qmmaSeg struct {
@@ -34,8 +38,8 @@ type qmmaParams struct {
 	NTiles                               int32
 }
 
-// SetQuantMMA pins whether int8-activation trellis layers loaded afterwards may use the tensor-core form (the
-// verify cases pin each form); unset, it is off unless MLXBUN_CUDA_QMMA=1.
+// SetQuantMMA pins whether int8-activation trellis layers loaded afterwards use the tensor-core form for every
+// decode batch or never (the verify cases pin each form); unset, MLXBUN_CUDA_QMMA and qmmaDefaultRows decide.
 func (b *Backend) SetQuantMMA(on bool) {
 	b.quant.mma = -1
 	if on {
@@ -43,11 +47,17 @@ func (b *Backend) SetQuantMMA(on bool) {
 	}
 }
 
-func (b *Backend) wantMMA() bool {
-	if b.quant.mma != 0 {
-		return b.quant.mma > 0
+// mmaRows is the fewest rows the tensor-core form serves for a layer loaded now (0: never).
+func (b *Backend) mmaRows() int {
+	switch {
+	case b.quant.mma != 0:
+		return max(b.quant.mma, 0)
+	case os.Getenv(envMMA) == "1":
+		return 1
+	case os.Getenv(envMMA) == "0":
+		return 0
 	}
-	return os.Getenv(envMMA) == "1"
+	return qmmaDefaultRows
 }
 
 // trellisMmaName names the tensor-core form for m-tile widths k0, k1 (equal but for a fused SwiGLU of mixed widths).
@@ -145,7 +155,8 @@ func (g *qmmaGroup) launch(b *Backend) func() error {
 
 // qmmaSupports is whether the tensor-core form serves a layer's MatMul of n rows.
 func qmmaSupports(c quantCase) bool {
-	return c.act8 && c.mma && c.n <= maxGemvRows && c.w.Format == backend.FormatTrellis && c.w.Axis == 1 && c.in%128 == 0
+	return c.act8 && c.mmaRows > 0 && c.n >= c.mmaRows && c.n <= maxGemvRows && c.w.Format == backend.FormatTrellis &&
+		c.w.Axis == 1 && c.in%128 == 0
 }
 
 // enqueueQMma queues the tensor-core form, joining the trellis_mma launch queued last when it multiplies the same

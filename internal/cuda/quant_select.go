@@ -20,7 +20,7 @@ type quantCase struct {
 	w          backend.Weight
 	exact      bool // the layer was loaded in the reference-arithmetic mode (MLXBUN_CUDA_EXACT=1)
 	act8       bool // the layer's decode GEMV may quantize activations to int8 (qlinear.act8)
-	mma        bool // and may use the tensor-core form (qlinear.mma)
+	mmaRows    int  // the fewest rows the tensor-core form serves for the layer (qlinear.mmaRows), 0 never
 }
 
 // quantForm is one way to compute a quantized MatMul.
@@ -37,8 +37,9 @@ type quantForm struct {
 //     trellis_gemv1_i8 / trellis_gemv0_i8 first, for layers loaded with int8 activations (qlinear.act8:
 //     qAct8Default per axis — both on: 3-bit 14B tg128 153.4 against 136.5 tok/s with the f32 forms, mean KL to the
 //     CPU ≤ 1.6e-4 (TestQuantizedKL); MLXBUN_CUDA_QGEMV_I8=0 keeps the f32 forms; never in exact mode).
-//   - trellis_mma (first, for layers loaded with it: MLXBUN_CUDA_QMMA=1, int8 activations, in % 128 == 0): the
-//     tensor-core form, q/k/v and gate/up joined in one launch each and SwiGLU folded into gate/up (qmma.go).
+//   - trellis_mma (first: int8-activation layers with in % 128 == 0, from qmmaDefaultRows = 2 rows by default,
+//     every batch with MLXBUN_CUDA_QMMA=1, never with =0): the tensor-core form, q/k/v and gate/up joined in one
+//     launch each and SwiGLU folded into gate/up (qmma.go).
 //   - gemv_chunks: prompts whose GEMM is small (n·in·out ≤ gemmSplitMax, the bound under which the dense path
 //     splits its input for precision: the fixture models), and every prompt of an exact-mode layer — the decode
 //     forms over chunks of 8 rows, so prompt logits keep f32 weights (the bf16 expansion moved the fixture models'

@@ -11,7 +11,7 @@
 # CUDA (default and exact) greedy tokens against the CPU's, pycoder perplexity on both devices (first 64 KiB of
 # heldout.txt); the SASS of the one-row 3-bit forms; compute-sanitizer memcheck on the fixture-shape cases.
 # Files under $OUT: run.log, verify.md, bench.md, greedy.txt, sass.txt, memcheck.log, kl.log (lab.md, ncu-*.txt).
-# Phases (arguments; default all but lab and ncu): verify bench kl greedy ppl sass memcheck lab ncu.
+# Phases (arguments; default all but lab and ncu): verify bench kl greedy ppl sass memcheck batch lora lab ncu.
 set -u -o pipefail
 OUT=${OUT:-/tmp/mlxbun-out}
 mkdir -p "$OUT"
@@ -117,10 +117,41 @@ memcheck() {
 step "memcheck, fixture-shape quantized cases"
 CS=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
 if [ -x "$CS" ]; then
-	timeout 120 "$CS" --tool memcheck --error-exitcode 9 $B verify-kernels --device cuda --only "pycoder-12m k" >"$OUT/memcheck.log" 2>&1
-	echo "memcheck exit $?" | tee -a "$OUT/run.log"
-	grep -E "ERROR SUMMARY|passed" "$OUT/memcheck.log" | tail -3 | tee -a "$OUT/run.log"
+	for only in "pycoder-12m k" "LoRA" "Fused/trellis"; do
+		timeout 120 "$CS" --tool memcheck --error-exitcode 9 $B verify-kernels --device cuda --only "$only" >>"$OUT/memcheck.log" 2>&1
+		echo "memcheck $only exit $?" | tee -a "$OUT/run.log"
+		grep -E "ERROR SUMMARY|passed" "$OUT/memcheck.log" | tail -2 | tee -a "$OUT/run.log"
+	done
 fi
+}
+
+# batch: N sequences decoding together (bench --batch), 3-bit, default forms and the dp4a form; bf16 for reference.
+batch() {
+	for v in "" "MLXBUN_CUDA_QMMA=0"; do
+		for nb in 1 4 8; do
+			step "batch: bench qwen3-14b 3-bit --batch $nb $v"
+			echo "## batch $nb $v" >>"$OUT/batch.md"
+			env $v timeout 60 $B bench --synthetic qwen3-14b --bits 3 --device cuda -p 0 -n 64 -r 2 --batch $nb 2>&1 | grep -E "tg64" >>"$OUT/batch.md"
+		done
+	done
+	step "batch: bf16 qwen3-14b"
+	echo "## bf16" >>"$OUT/batch.md"
+	timeout 120 $B bench --synthetic qwen3-14b --device cuda -p 512 -n 128 -r 3 2>&1 | grep -E "pp512|tg128|peak" >>"$OUT/batch.md"
+	timeout 60 $B bench --synthetic qwen3-14b --device cuda -p 0 -n 64 -r 2 --batch 4 2>&1 | grep -E "tg64" >>"$OUT/batch.md"
+	cat "$OUT/batch.md"
+}
+
+# lora: the adapters' GPU test and verify cases.
+lora() {
+	step "lora: TestAdapters and the LoRA verify cases"
+	timeout 150 .devbin/cuda.test -test.run '^TestAdapters$' -test.v -test.count=1 >"$OUT/lora.log" 2>&1
+	echo "TestAdapters exit $?" | tee -a "$OUT/run.log"
+	grep -E "^\s+lora|MISMATCH|--- (PASS|FAIL)|^(ok|PASS|FAIL)" "$OUT/lora.log" | head -30 | tee -a "$OUT/run.log"
+	for only in AddScaled LoRA; do
+		timeout 100 $B verify-kernels --device cuda --only "$only" >>"$OUT/verify.md" 2>&1
+		echo "verify $only exit $?" | tee -a "$OUT/run.log"
+		tail -1 "$OUT/verify.md" | tee -a "$OUT/run.log"
+	done
 }
 
 # lab: launch shapes of the decode forms (MLXBUN_LAB: one env setting per line), 3-bit tg64 with the profile.
