@@ -45,7 +45,7 @@ type quantForm struct {
 //     forms over chunks of 8 rows, so prompt logits keep f32 weights (the bf16 expansion moved the fixture models'
 //     prompt logits ~1e-3).
 //   - expand_cublaslt: other prompts — the layer expanded to a bf16 [out, in] scratch (one layer at a time) and
-//     multiplied by cuBLASLt: weights rounded to bf16 (trellis.BF16, the seeds' expansion), f32 accumulation.
+//     multiplied by cuBLASLt: weights rounded to bf16 (trellis.Factored's, hardware rounding), f32 accumulation.
 //   - gemv_chunks again for widths cuBLASLt cannot take (never for a real model).
 var quantForms = append(quantDecodeForms, []quantForm{
 	{name: "gemv_chunks", supports: func(c quantCase) bool {
