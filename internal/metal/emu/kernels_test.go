@@ -115,27 +115,28 @@ func TestMutations(t *testing.T) {
 		name, file, old, new string
 		run                  func(T, *Harness)
 		extra                []string
+		culprit              string // the failure must name this kernel
 	}{
 		{"rmsnorm_row barrier removed", "ops.metal",
 			"    if (lane == 0u) part[sg] = ss;\n    threadgroup_barrier(mem_flags::mem_threadgroup);\n    float total = 0.0f;\n    for (uint i = 0; i < 8u; ++i) total += part[i];\n    const float inv = 1.0f / precise::sqrt(total / float(p.g) + p.eps);\n    for (uint j = t; j < p.g; j += 256u) ys[j]",
 			"    if (lane == 0u) part[sg] = ss;\n    float total = 0.0f;\n    for (uint i = 0; i < 8u; ++i) total += part[i];\n    const float inv = 1.0f / precise::sqrt(total / float(p.g) + p.eps);\n    for (uint j = t; j < p.g; j += 256u) ys[j]",
-			testRMSNorm, nil},
+			testRMSNorm, nil, "rmsnorm_row_f32"},
 		{"attention barrier misplaced", "attention.metal",
 			"    if (lane == 0u) { tm[sg] = m; tl[sg] = l; }\n    for (uint e = 0; e < ept; ++e) {\n        const uint d = lane + 32u * e;\n        if (d < hd) tacc[sg * 256u + d] = acc[e];\n    }\n    threadgroup_barrier(mem_flags::mem_threadgroup);\n",
 			"    threadgroup_barrier(mem_flags::mem_threadgroup);\n    if (lane == 0u) { tm[sg] = m; tl[sg] = l; }\n    for (uint e = 0; e < ept; ++e) {\n        const uint d = lane + 32u * e;\n        if (d < hd) tacc[sg * 256u + d] = acc[e];\n    }\n",
-			testAttention, []string{"ops.metal"}},
+			testAttention, []string{"ops.metal"}, "attn_rows_f32"},
 		{"scatter tree barrier removed", "trellis.metal",
 			"            for (uint i = 0; i < 32u; ++i) acc[i] += red[(sg * 32u + lane) * 32u + i];\n        threadgroup_barrier(mem_flags::mem_threadgroup);\n",
 			"            for (uint i = 0; i < 32u; ++i) acc[i] += red[(sg * 32u + lane) * 32u + i];\n",
-			testTrellisAxis0, nil},
+			testTrellisAxis0, nil, "trellis_scatter_k2_m1"},
 		{"mma fragment column index", "trellis.metal",
 			"inline uint frag_n(uint lane) { return ((lane / 4u) & 2u) * 2u + (lane % 2u) * 2u; }",
 			"inline uint frag_n(uint lane) { return ((lane / 4u) & 2u) * 2u + (lane % 2u); }",
-			testTrellisAxis1, nil},
+			testTrellisAxis1, nil, "trellis_mma_k2"},
 		{"mma fragment element swapped", "trellis.metal",
 			"            b.thread_elements()[0] = m0 ? x[ulong(fn) * p.cols + xo + j] : 0.0f;\n            b.thread_elements()[1] = m1 ? x[ulong(fn + 1u) * p.cols + xo + j] : 0.0f;\n            simdgroup_multiply_accumulate(acc, a, b, acc);",
 			"            b.thread_elements()[1] = m0 ? x[ulong(fn) * p.cols + xo + j] : 0.0f;\n            b.thread_elements()[0] = m1 ? x[ulong(fn + 1u) * p.cols + xo + j] : 0.0f;\n            simdgroup_multiply_accumulate(acc, a, b, acc);",
-			testTrellisAxis1, nil},
+			testTrellisAxis1, nil, "trellis_mma_k2"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -152,6 +153,9 @@ func TestMutations(t *testing.T) {
 			failed, msg := runExpectingFailure(c.run, h)
 			if !failed {
 				t.Fatalf("the mutated kernel passed the emulator")
+			}
+			if !strings.Contains(msg, c.culprit) || strings.Contains(msg, "the plan") {
+				t.Fatalf("the failure is not the mutated kernel's (%s): %s", c.culprit, msg)
 			}
 			t.Logf("caught: %s", msg)
 		})
