@@ -36,7 +36,7 @@ const (
 )
 
 var familyInfo = [numFamilies]struct{ name, gpu, status string }{
-	M1: {"M1", "MTLGPUFamilyApple7", "forms chosen after the seeds' M1 Max measurements of the analogous kernels (reduce ≤ 4 rows, MMA to 8, tiled prefill beyond); these kernels are unmeasured on any Mac"},
+	M1: {"M1", "MTLGPUFamilyApple7", "forms chosen after the seeds' M1 Max measurements of the analogous kernels (one-row gate/up from a threadgroup codebook, reduce ≤ 4 rows, MMA to 8, tiled prefill beyond); these kernels are unmeasured on any Mac"},
 	M2: {"M2", "MTLGPUFamilyApple8", "unmeasured: uses the M1 choice"},
 	M3: {"M3", "MTLGPUFamilyApple9", "unmeasured: uses the M1 choice"},
 	M4: {"M4", "MTLGPUFamilyApple9", "unmeasured: uses the M1 choice"},
@@ -325,6 +325,7 @@ var selection = []struct {
 	{Choice{"matmul_trellis_axis0", "trellis_scatter", "n ≤ 8, row-major codes"}, func(n int) bool { return n <= 8 }},
 	{Choice{"matmul_trellis_axis0", "trellis_scatter_il", "n ≤ 8, the 3-bit block interleave"}, func(n int) bool { return n <= 8 }},
 	{Choice{"matmul_trellis_axis0", "trellis_prefill", "n > 8 (either layout)"}, func(int) bool { return true }},
+	{Choice{"gate_up_swiglu", "trellis_gateup_cb", "n = 1, L ≤ 12 (the seeds' M1 Max one-row choice: a threadgroup codebook)"}, func(n int) bool { return n == 1 }},
 	{Choice{"gate_up_swiglu", "trellis_gateup", "n ≤ 4, gate and up at the same width"}, func(n int) bool { return n <= 4 }},
 	{Choice{"gate_up_swiglu", "trellis_gateup_mixed", "n ≤ 4, different widths"}, func(n int) bool { return n <= 4 }},
 	{Choice{"gate_up_swiglu", "trellis_gateup_mma", "5 ≤ n ≤ 8, cols % 256 == 0 (same or mixed widths)"}, func(n int) bool { return n <= 8 }},
@@ -367,7 +368,7 @@ func Forms() []Form {
 		Form{"argmax", "argmax", []string{"argmax_f32"}, "ids equal"},
 		Form{"bitmask", "bitmask", []string{"bitmask_f32"}, "exact"},
 	)
-	var reduce, mma, scatter, il, gu, gum, gumma, prefill, expand, aff []string
+	var reduce, mma, scatter, il, gu, gum, gucb, gumma, prefill, expand, aff []string
 	for _, k := range trellisKs {
 		for _, m := range reduceRows {
 			reduce = append(reduce, reduceName(k, m))
@@ -387,6 +388,7 @@ func Forms() []Form {
 				}
 			}
 			gumma = append(gumma, gateUpMMAName(k, ku))
+			gucb = append(gucb, gateUpCBName(k, ku))
 		}
 	}
 	for _, m := range scatterRows {
@@ -405,6 +407,7 @@ func Forms() []Form {
 		Form{"trellis_gateup", "gate_up_swiglu", gu, "1e-5 (factored)"},
 		Form{"trellis_gateup_mixed", "gate_up_swiglu", gum, "1e-5 (factored)"},
 		Form{"trellis_gateup_mma", "gate_up_swiglu", gumma, "1e-5 (factored)"},
+		Form{"trellis_gateup_cb", "gate_up_swiglu", gucb, "bit-identical to trellis_gateup's one-row form"},
 		Form{"trellis_prefill", "matmul_trellis", prefill, "1e-5 (reciprocal)"},
 		Form{"trellis_expand", "expand", expand, "exact (bf16: trellis.BF16; f16: RoundF16 of trellis.Exact)"},
 		Form{"affine_gemv", "matmul_affine", aff, "1e-5"},
@@ -438,7 +441,12 @@ func gateUpName(kg, ku, m int) string {
 	return fmt.Sprintf("trellis_gateup_k%d%d_m%d", kg, ku, m)
 }
 func gateUpMMAName(kg, ku int) string { return fmt.Sprintf("trellis_gateup_mma_k%d%d", kg, ku) }
-func prefillName(k int) string        { return fmt.Sprintf("trellis_prefill_k%d", k) }
+func gateUpCBName(kg, ku int) string  { return fmt.Sprintf("trellis_gateup_cb_k%d%d", kg, ku) }
+
+// codebookMaxL is the largest L whose codebook (2^L f32) fits the 16 KiB the codebook form reserves.
+const codebookMaxL = 12
+
+func prefillName(k int) string { return fmt.Sprintf("trellis_prefill_k%d", k) }
 func expandName(k int, f16 bool) string {
 	if f16 {
 		return fmt.Sprintf("trellis_expand_k%d_f16", k)
@@ -545,10 +553,15 @@ func PlanGateUp(f Family, gate, up trellis.Geometry, n int) (Plan, error) {
 	p := GateUpParams{uint32(gate.Rows), uint32(gate.Cols), uint32(n), uint32(gate.T), uint32(gate.L)}
 	roles := []Role{RoleDst, RoleX, RoleGateW, RoleGateS, RoleUpW, RoleUpS}
 	form := selectForm(f, "gate_up_swiglu", n)
+	if form == "trellis_gateup_cb" && gate.L > codebookMaxL {
+		form = "trellis_gateup"
+	}
 	if form == "trellis_gateup" && gate.K != up.K {
 		form = "trellis_gateup_mixed"
 	}
 	switch {
+	case form == "trellis_gateup_cb":
+		return Plan{Form: form, Launches: []Launch{launch(gateUpCBName(gate.K, up.K), [3]int{ceilDiv(gate.Rows, 8), 1, 1}, [3]int{256, 1, 1}, p, roles...)}}, nil
 	case form == "trellis_gateup" || form == "trellis_gateup_mixed":
 		m := roundRows(gateUpRows, n)
 		return Plan{Form: form, Launches: []Launch{launch(gateUpName(gate.K, up.K, m), [3]int{ceilDiv(gate.Rows, 4), 1, 1}, [3]int{128, 1, 1}, p, roles...)}}, nil
