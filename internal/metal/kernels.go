@@ -280,7 +280,7 @@ const attnMaxHD = 256
 // PlanAttention: decode (n ≤ 8) splits the positions over attnSplits threadgroups per (head, row) and combines;
 // more rows take the rows form, one threadgroup per (head, row) over all its positions.
 func PlanAttention(f Family, c AttnCase) (Plan, error) {
-	if c.KV.HeadDim > attnMaxHD || c.KV.HeadDim < 1 || c.Heads%c.KV.KVHeads != 0 {
+	if c.KV.HeadDim > attnMaxHD || c.KV.HeadDim < 1 || c.KV.KVHeads < 1 || c.Heads%c.KV.KVHeads != 0 {
 		return Plan{}, fmt.Errorf("metal: attention with head dim %d, %d heads over %d kv heads", c.KV.HeadDim, c.Heads, c.KV.KVHeads)
 	}
 	p := AttnParams{N: uint32(c.N), Heads: uint32(c.Heads), KVHeads: uint32(c.KV.KVHeads), HD: uint32(c.KV.HeadDim),
