@@ -45,6 +45,9 @@ type Kernel struct {
 	Name   string
 	File   string
 	Params []Param
+	// ThreadgroupBytes is the threadgroup memory the kernel declares (its `threadgroup` arrays, sized by the
+	// compiler): Apple GPUs allow 32 KiB.
+	ThreadgroupBytes int
 }
 
 // Harness is a built emulator binary and the kernels it holds.
@@ -360,6 +363,32 @@ func (h *Harness) Describe(ctx context.Context) error {
 			}
 			i++
 		}
+	}
+	return h.threadgroupMemory(ctx)
+}
+
+// threadgroupMemory sums each kernel's threadgroup arrays: they are the kernel function's static locals, which
+// `nm -S -C` lists as KERNEL::NAME with their size.
+func (h *Harness) threadgroupMemory(ctx context.Context) error {
+	out, err := exec.CommandContext(ctx, "nm", "-S", "-C", h.Bin).Output()
+	if err != nil {
+		return fmt.Errorf("emu: nm (binutils, installed with g++): %w", err)
+	}
+	for _, line := range strings.Split(string(out), "\n") {
+		f := strings.Fields(line)
+		if len(f) != 4 {
+			continue
+		}
+		kernel, _, ok := strings.Cut(f[3], "::")
+		k := h.Kernels[kernel]
+		if !ok || k == nil {
+			continue
+		}
+		size, err := strconv.ParseInt(f[1], 16, 64)
+		if err != nil {
+			return fmt.Errorf("emu: nm size %q: %w", f[1], err)
+		}
+		k.ThreadgroupBytes += int(size)
 	}
 	return nil
 }
