@@ -322,8 +322,10 @@ var selection = []struct {
 	{Choice{"matmul_trellis_axis1", "trellis_reduce", "n ≤ 4, or n ≤ 8 in the reciprocal (exact) arithmetic"}, func(n int) bool { return n <= 4 }},
 	{Choice{"matmul_trellis_axis1", "trellis_mma", "5 ≤ n ≤ 8, factored, cols % 256 == 0"}, func(n int) bool { return n <= 8 }},
 	{Choice{"matmul_trellis_axis1", "trellis_prefill", "n > 8"}, func(int) bool { return true }},
-	{Choice{"matmul_trellis_axis0", "trellis_scatter", "n ≤ 8, row-major codes"}, func(n int) bool { return n <= 8 }},
-	{Choice{"matmul_trellis_axis0", "trellis_scatter_il", "n ≤ 8, the 3-bit block interleave"}, func(n int) bool { return n <= 8 }},
+	{Choice{"matmul_trellis_axis0", "trellis_scatter", "n ≤ 4, or n ≤ 8 in the reciprocal arithmetic; row-major codes"}, func(n int) bool { return n <= 4 }},
+	{Choice{"matmul_trellis_axis0", "trellis_scatter_il", "the same, the 3-bit block interleave"}, func(n int) bool { return n <= 4 }},
+	{Choice{"matmul_trellis_axis0", "trellis_mma0", "5 ≤ n ≤ 8, factored; row-major codes"}, func(n int) bool { return n <= 8 }},
+	{Choice{"matmul_trellis_axis0", "trellis_mma0_il", "the same, the 3-bit block interleave"}, func(n int) bool { return n <= 8 }},
 	{Choice{"matmul_trellis_axis0", "trellis_prefill", "n > 8 (either layout)"}, func(int) bool { return true }},
 	{Choice{"gate_up_swiglu", "trellis_gateup_cb", "n = 1, L ≤ 12 (the seeds' M1 Max one-row choice: a threadgroup codebook)"}, func(n int) bool { return n == 1 }},
 	{Choice{"gate_up_swiglu", "trellis_gateup", "n ≤ 4, gate and up at the same width"}, func(n int) bool { return n <= 4 }},
@@ -368,12 +370,13 @@ func Forms() []Form {
 		Form{"argmax", "argmax", []string{"argmax_f32"}, "ids equal"},
 		Form{"bitmask", "bitmask", []string{"bitmask_f32"}, "exact"},
 	)
-	var reduce, mma, scatter, il, gu, gum, gucb, gumma, prefill, expand, aff []string
+	var reduce, mma, mma0, scatter, il, gu, gum, gucb, gumma, prefill, expand, aff []string
 	for _, k := range trellisKs {
 		for _, m := range reduceRows {
 			reduce = append(reduce, reduceName(k, m))
 		}
 		mma = append(mma, mmaName(k))
+		mma0 = append(mma0, mma0Name(k, false))
 		for _, m := range scatterRows {
 			scatter = append(scatter, scatterName(k, m, false))
 		}
@@ -404,6 +407,8 @@ func Forms() []Form {
 		Form{"trellis_mma", "matmul_trellis_axis1", mma, "1e-5 (factored)"},
 		Form{"trellis_scatter", "matmul_trellis_axis0", append(scatter, "trellis_splitk_reduce"), "1e-5 (reciprocal or factored)"},
 		Form{"trellis_scatter_il", "matmul_trellis_axis0", append(il, "trellis_splitk_reduce"), "1e-5 (reciprocal or factored)"},
+		Form{"trellis_mma0", "matmul_trellis_axis0", append(mma0, "trellis_splitk_reduce"), "1e-5 (factored)"},
+		Form{"trellis_mma0_il", "matmul_trellis_axis0", []string{mma0Name(3, true), "trellis_splitk_reduce"}, "1e-5 (factored)"},
 		Form{"trellis_gateup", "gate_up_swiglu", gu, "1e-5 (factored)"},
 		Form{"trellis_gateup_mixed", "gate_up_swiglu", gum, "1e-5 (factored)"},
 		Form{"trellis_gateup_mma", "gate_up_swiglu", gumma, "1e-5 (factored)"},
@@ -428,6 +433,12 @@ var (
 
 func reduceName(k, m int) string { return fmt.Sprintf("trellis_reduce_k%d_m%d", k, m) }
 func mmaName(k int) string       { return fmt.Sprintf("trellis_mma_k%d", k) }
+func mma0Name(k int, il bool) string {
+	if il {
+		return fmt.Sprintf("trellis_mma0_il_k%d", k)
+	}
+	return fmt.Sprintf("trellis_mma0_k%d", k)
+}
 func scatterName(k, m int, il bool) string {
 	if il {
 		return fmt.Sprintf("trellis_scatter_il_k%d_m%d", k, m)
@@ -498,8 +509,11 @@ func PlanTrellis(f Family, g trellis.Geometry, n int, v trellis.Variant, hasBias
 	if form == "trellis_mma" && (v != trellis.Factored || g.Cols%256 != 0) {
 		form = "trellis_reduce" // the MMA form is factored only and walks 256 positions a step
 	}
-	if form == "trellis_scatter" && g.Interleaved {
-		form = "trellis_scatter_il"
+	if form == "trellis_mma0" && v != trellis.Factored {
+		form = "trellis_scatter" // the MMA form is factored only
+	}
+	if g.Interleaved && (form == "trellis_scatter" || form == "trellis_mma0") {
+		form += "_il"
 	}
 	switch form {
 	case "trellis_reduce":
@@ -507,14 +521,19 @@ func PlanTrellis(f Family, g trellis.Geometry, n int, v trellis.Variant, hasBias
 		return Plan{Form: form, Launches: []Launch{launch(reduceName(g.K, m), [3]int{ceilDiv(g.Rows, 4), 1, 1}, [3]int{128, 1, 1}, p, layer...)}}, nil
 	case "trellis_mma":
 		return Plan{Form: form, Launches: []Launch{launch(mmaName(g.K), [3]int{ceilDiv(g.Rows, 32), 1, 1}, [3]int{128, 1, 1}, p, layer...)}}, nil
-	case "trellis_scatter", "trellis_scatter_il":
-		m := roundRows(scatterRows, n)
-		piece := 32 / m // positions per lane
-		span := 32 * piece
+	case "trellis_scatter", "trellis_scatter_il", "trellis_mma0", "trellis_mma0_il":
 		splits := ceilDiv(g.Rows, scatterRowsPerSplit)
 		p.Splits, p.RowsPerSplit = uint32(splits), uint32(ceilDiv(g.Rows, splits))
-		main := launch(scatterName(g.K, m, g.Interleaved), [3]int{ceilDiv(g.Cols, span), splits, 1}, [3]int{scatterThreads, 1, 1}, p,
-			RoleDst, RoleX, RoleWords, RoleScales, RoleBias, RoleScratch)
+		roles := []Role{RoleDst, RoleX, RoleWords, RoleScales, RoleBias, RoleScratch}
+		var main Launch
+		if form == "trellis_mma0" || form == "trellis_mma0_il" {
+			// Four SIMD groups, each the 32 outputs of one run.
+			main = launch(mma0Name(g.K, g.Interleaved), [3]int{ceilDiv(g.Cols, 128), splits, 1}, [3]int{128, 1, 1}, p, roles...)
+		} else {
+			m := roundRows(scatterRows, n)
+			span := 32 * (32 / m) // 32 lanes of 32/m positions
+			main = launch(scatterName(g.K, m, g.Interleaved), [3]int{ceilDiv(g.Cols, span), splits, 1}, [3]int{scatterThreads, 1, 1}, p, roles...)
+		}
 		plan := Plan{Form: form, Launches: []Launch{main}}
 		if splits > 1 {
 			plan.ScratchBytes = splits * n * g.Cols * 4

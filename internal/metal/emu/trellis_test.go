@@ -110,6 +110,13 @@ func testTrellisAxis0(t T, h *Harness) {
 			v := []trellis.Variant{trellis.Factored, trellis.Reciprocal}[i%2]
 			runTrellis(t, h, "scatter fixture", w, n, v, n == 2, "trellis_scatter")
 		}
+		runTrellis(t, h, "mma0 fixture", w, 8, trellis.Factored, false, "trellis_mma0")
+		for _, n := range []int{1, 3} { // below the rows selection sends it: the 8-row plan with n rewritten
+			p := must(metal.PlanTrellis(metal.M1, w.Geometry, 8, trellis.Factored, false))(t)
+			runPlanRows(t, h, "mma0 "+string(rune('0'+n))+" rows", p, w, n)
+		}
+		// Coded rows not a multiple of 8 in either split, and a bias.
+		runTrellis(t, h, "mma0 ragged splits", randTrellis(t, r, k, 12, 128, 0, 1030, 256, false), 5, trellis.Factored, true, "trellis_mma0")
 		runTrellis(t, h, "prefill axis 0", w, 40, trellis.Reciprocal, false, "trellis_prefill")
 	}
 	// 14B down (17408 → 5120): a 512-output slice, interleaved, 17 splits; and a smaller interleaved matrix for
@@ -117,6 +124,7 @@ func testTrellisAxis0(t T, h *Harness) {
 	w14 := randTrellis(t, r, 3, 12, 256, 0, 17408, 512, true)
 	runTrellis(t, h, "scatter_il 14B", w14, 1, trellis.Factored, false, "trellis_scatter_il")
 	runTrellis(t, h, "scatter_il 14B exact", w14, 8, trellis.Reciprocal, true, "trellis_scatter_il")
+	runTrellis(t, h, "mma0_il 14B", w14, 6, trellis.Factored, false, "trellis_mma0_il")
 	wil := randTrellis(t, r, 3, 12, 256, 0, 1536, 1024, true)
 	for i, n := range []int{2, 4} {
 		runTrellis(t, h, "scatter_il", wil, n, []trellis.Variant{trellis.Factored, trellis.Reciprocal}[i], false, "trellis_scatter_il")
