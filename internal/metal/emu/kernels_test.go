@@ -26,6 +26,7 @@ var kernelTests = []struct {
 	{"rmsnorm", testRMSNorm},
 	{"rope", testRope},
 	{"eltwise", testEltwise},
+	{"dense", testDense},
 	{"attention", testAttention},
 	{"argmax", testArgmax},
 	{"bitmask", testBitmask},
