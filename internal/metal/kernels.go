@@ -134,6 +134,10 @@ type RopeParams struct {
 	N, Heads, HD, Dims, Traditional uint32
 	PreScale                        float32
 }
+type NormRopeParams struct {
+	RopeParams
+	Eps float32
+}
 type EltParams struct{ N uint32 }
 type ArgmaxParams struct{ Rows, Vocab uint32 }
 type BitmaskParams struct{ Rows, Vocab, Words uint32 }
@@ -161,7 +165,7 @@ var ParamTypes = map[string]any{
 	"ArgmaxParams": ArgmaxParams{}, "BitmaskParams": BitmaskParams{}, "KVStoreParams": KVStoreParams{},
 	"AttnParams": AttnParams{}, "TrellisParams": TrellisParams{}, "GateUpParams": GateUpParams{},
 	"AffineParams": AffineParams{}, "SplitReduceParams": SplitReduceParams{}, "ExpandParams": ExpandParams{},
-	"DenseParams": DenseParams{},
+	"DenseParams": DenseParams{}, "NormRopeParams": NormRopeParams{},
 }
 
 func encode(p any) []byte {
@@ -231,6 +235,20 @@ func PlanRope(n, heads, hd int, t *rope.Table) (Plan, error) {
 	}
 	return Plan{Form: "rope", Launches: []Launch{launch("rope_f32", [3]int{n * heads, 1, 1}, [3]int{64, 1, 1},
 		RopeParams{uint32(n), uint32(heads), uint32(hd), uint32(t.Dims), b2u(t.Traditional), t.PreScale}, RoleX, RoleCosSin)}}, nil
+}
+
+// PlanRMSNormRope is the fusion of RMSNorm over each head of x [n, heads·hd] (weight [hd]) then Rope (dst may be
+// x): one launch, bit-identical to PlanRMSNorm then PlanRope. A nil table (NoPE) is plain RMSNorm.
+func PlanRMSNormRope(n, heads, hd int, eps float32, t *rope.Table) (Plan, error) {
+	if t == nil {
+		return PlanRMSNorm(n*heads, hd, eps), nil
+	}
+	if hd > attnMaxHD || t.Dims > hd || t.Dims%2 != 0 {
+		return Plan{}, fmt.Errorf("metal: norm+rope of %d-wide heads rotating %d dims (heads up to %d)", hd, t.Dims, attnMaxHD)
+	}
+	return Plan{Form: "rmsnorm_rope", Launches: []Launch{launch("rmsnorm_rope_f32", [3]int{ceilDiv(n*heads, 4), 1, 1}, [3]int{128, 1, 1},
+		NormRopeParams{RopeParams{uint32(n), uint32(heads), uint32(hd), uint32(t.Dims), b2u(t.Traditional), t.PreScale}, eps},
+		RoleDst, RoleX, RoleNormW, RoleCosSin)}}, nil
 }
 
 // RopeCosSin is the RoleCosSin buffer of PlanRope: per row, rope.Table.CosSin at pos[r], interleaved (cos, sin).
@@ -322,6 +340,7 @@ var selection = []struct {
 }{
 	{Choice{"matmul_dense", "dense_gemv", "n ≤ 8"}, func(n int) bool { return n <= 8 }},
 	{Choice{"matmul_dense", "dense_gemm", "any n (prompts)"}, func(int) bool { return true }},
+	{Choice{"rmsnorm_rope", "rmsnorm_rope", "per-head norm then rope, hd ≤ 256 (a fusion)"}, func(int) bool { return true }},
 	{Choice{"attention", "attn_decode", "n ≤ 8"}, func(n int) bool { return n <= 8 }},
 	{Choice{"attention", "attn_rows", "any n (prompts)"}, func(int) bool { return true }},
 	{Choice{"matmul_trellis_axis1", "trellis_reduce", "n ≤ 4, or n ≤ 8 in the reciprocal (exact) arithmetic"}, func(n int) bool { return n <= 4 }},
@@ -367,6 +386,7 @@ func Forms() []Form {
 		Form{"rmsnorm_row", "rmsnorm", []string{"rmsnorm_row_f32"}, "1e-5"},
 		Form{"add_rmsnorm", "add_rmsnorm", []string{"add_rmsnorm_f32"}, "sum exact, norm 1e-5"},
 		Form{"rope", "rope", []string{"rope_f32"}, "exact"},
+		Form{"rmsnorm_rope", "rmsnorm_rope", []string{"rmsnorm_rope_f32"}, "bit-identical to rmsnorm_simd then rope"},
 		Form{"add", "add", []string{"add_f32"}, "exact"},
 		Form{"swiglu", "swiglu", []string{"swiglu_f32"}, "1e-6"},
 		Form{"kv_store", "kv_store", []string{"kv_store_f32"}, "exact"},

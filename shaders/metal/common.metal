@@ -13,6 +13,7 @@ using namespace metal;
 struct EmbedParams { uint n, d, vocab; };
 struct NormParams { uint groups, g; float eps; };
 struct RopeParams { uint n, heads, hd, dims, traditional; float prescale; };
+struct NormRopeParams { RopeParams r; float eps; };
 struct EltParams { uint n; };
 struct ArgmaxParams { uint rows, vocab; };
 struct BitmaskParams { uint rows, vocab, words; };
