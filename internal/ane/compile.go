@@ -29,11 +29,11 @@ type Compiler interface {
 type State uint8
 
 const (
-	StateUnknown   State = iota // no compiler here: nothing was asked
-	StateCached                 // the cache held it before this run
-	StateMissing                // the cache does not hold it (--status)
-	StateCompiled               // this run compiled it
-	StateFailed                 // asking or compiling failed: Result.Err says why
+	StateUnknown  State = iota // no compiler here: nothing was asked
+	StateCached                // the cache held it before this run
+	StateMissing               // the cache does not hold it (--status)
+	StateCompiled              // this run compiled it
+	StateFailed                // asking or compiling failed: Result.Err says why
 )
 
 func (s State) String() string {

@@ -115,7 +115,9 @@ const (
 // computes in fp16) and the result cast back to the output dtype. The weight operand is multiplied
 // transposed (transpose_y), so the surface holds W exactly as the checkpoint stores it, [Out, In].
 func (s Spec) MIL() string {
-	t := func(d DType, rows, cols int) string { return fmt.Sprintf("tensor<%s, [1, 1, %d, %d]>", d.mil(), rows, cols) }
+	t := func(d DType, rows, cols int) string {
+		return fmt.Sprintf("tensor<%s, [1, 1, %d, %d]>", d.mil(), rows, cols)
+	}
 	var b strings.Builder
 	line := func(format string, args ...any) { fmt.Fprintf(&b, "        "+format+"\n", args...) }
 	fmt.Fprintf(&b, "program(%s)\n", MILVersion)

@@ -212,4 +212,3 @@ func (p *Pipeline) Release() {
 		p.id = 0
 	}
 }
-

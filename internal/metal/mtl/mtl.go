@@ -27,7 +27,7 @@ var ErrNoDevice = errors.New("no Metal device")
 // the struct (on arm64 a 24-byte composite goes as a pointer to a caller-made copy, which purego makes), while a
 // Go pointer argument would be taken as an integer and read as a garbage grid.
 type Size struct {
-	_                     structs.HostLayout
+	_                    structs.HostLayout
 	Width, Height, Depth uint64
 }
 
