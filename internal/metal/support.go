@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"regexp"
 	"slices"
+	"strings"
 
 	"github.com/mlxbun/mlxbun/internal/backend"
 	"github.com/mlxbun/mlxbun/internal/trellis"
@@ -126,3 +127,21 @@ func DeclaredKernels(src string) []string {
 }
 
 var hostName = regexp.MustCompile(`\[\[\s*host_name\(\s*"([A-Za-z_][A-Za-z0-9_]*)"\s*\)\s*\]\]`)
+
+// FamilyOf is the selection-table row of a GPU from the newest MTLGPUFamily it supports and its name (M3 and M4
+// both report Apple9). A GPU older than Apple7 (or an AMD/Intel Mac GPU) has no row: the kernels use SIMD-group
+// matrices and the Apple7 SIMD-group functions.
+func FamilyOf(gpuFamily, name string) (Family, error) {
+	switch gpuFamily {
+	case "MTLGPUFamilyApple9":
+		if strings.Contains(name, "M4") {
+			return M4, nil
+		}
+		return M3, nil
+	case "MTLGPUFamilyApple8":
+		return M2, nil
+	case "MTLGPUFamilyApple7":
+		return M1, nil
+	}
+	return 0, fmt.Errorf("%s (%s) is not an Apple silicon GPU of family Apple7 or newer, which the Metal kernels need", name, gpuFamily)
+}
