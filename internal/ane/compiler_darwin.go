@@ -64,7 +64,7 @@ func Open() (Compiler, error) {
 	var err error
 	objcrt.Do(func() {
 		if !objcrt.Responds(objc.ID(c.desc), selModelWithMIL) || !objcrt.Responds(objc.ID(c.model), selInMemoryModel) {
-			err = fmt.Errorf("%w: the in-memory model classes lack modelWithMILText:weights:optionsPlist: or inMemoryModelWithDescriptor:", ErrNoNeuralEngine)
+			err = fmt.Errorf("%w: the in-memory model classes lack a selector this build needs (modelWithMILText:weights:optionsPlist:, inMemoryModelWithDescriptor:)", ErrNoNeuralEngine)
 			return
 		}
 		if info := objc.ID(objc.GetClass("_ANEDeviceInfo")); objcrt.Responds(info, selHasANE) {
@@ -95,7 +95,7 @@ func temporaryDirectory() (string, error) {
 		}
 		sym, err := purego.Dlsym(h, "NSTemporaryDirectory")
 		if err != nil {
-			return "", fmt.Errorf("Foundation: NSTemporaryDirectory: %w", err)
+			return "", fmt.Errorf("the NSTemporaryDirectory symbol of Foundation: %w", err)
 		}
 		purego.RegisterFunc(&nsTemporaryDirectory, sym)
 	}
