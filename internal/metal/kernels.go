@@ -564,7 +564,7 @@ func PlanExpand(g trellis.Geometry, f16 bool) (Plan, error) {
 		return Plan{}, err
 	}
 	p := ExpandParams{uint32(g.Rows), uint32(g.Cols), uint32(g.T), uint32(g.L), b2u(g.Interleaved), uint32(g.Axis)}
-	return Plan{Form: "trellis_expand", Launches: []Launch{launch(expandName(g.K, f16), [3]int{ceilDiv(g.Cols/32, 8), g.Rows, 1}, [3]int{256, 1, 1},
+	return Plan{Form: "trellis_expand", Launches: []Launch{launch(expandName(g.K, f16), [3]int{ceilDiv(g.Cols, 256), g.Rows, 1}, [3]int{256, 1, 1},
 		p, RoleExpanded, RoleWords, RoleScales)}}, nil
 }
 

@@ -36,6 +36,7 @@ struct GateUpParams { uint rows, cols, n, T, L; };
 struct AffineParams { uint out, in, n, group; uint has_bias; };
 struct SplitReduceParams { uint n, out, splits; uint has_bias; };
 struct ExpandParams { uint rows, cols, T, L, interleaved, axis; };
+struct PrefillParams { TrellisParams t; uint axis, in, out; };
 
 // ---- bit conversions ----
 inline float bf16_to_f32(ushort b) { return as_type<float>(uint(b) << 16); }

@@ -120,7 +120,7 @@ func Build(ctx context.Context, dir string, sources map[string]string) (*Harness
 	if out, err := exec.CommandContext(ctx, gxx, args...).CombinedOutput(); err != nil {
 		return nil, fmt.Errorf("emu: link: %v\n%s", err, out)
 	}
-	return h, nil
+	return h, h.Describe(ctx)
 }
 
 var cflags = []string{"-std=c++17", "-O1", "-ffp-contract=off", "-fno-strict-aliasing", "-Wno-attributes", "-Wno-unknown-pragmas", "-I."}
@@ -334,7 +334,7 @@ func (h *Harness) Run(ctx context.Context, d Dispatch) (map[int][]byte, error) {
 	return res, nil
 }
 
-// Describe asks the binary for every kernel's parameters (the struct sizes the compiler laid out) and fills them
+// Describe (run by Build) asks the binary for every kernel's parameters (the struct sizes the compiler laid out) and fills them
 // into h.Kernels.
 func (h *Harness) Describe(ctx context.Context) error {
 	out, err := exec.CommandContext(ctx, h.Bin, "describe").Output()
