@@ -3,12 +3,11 @@
 // holds every kernel function those forms launch, together with the functions every model needs (embedding,
 // norms, rope, the KV store, attention, argmax). So a form listed in the table whose kernels are not written yet
 // is refused with the missing function named, and `--device auto` passes over Metal instead of failing mid-load.
-// The darwin backend passes the library's function names; tests pass the names the embedded sources define.
+// The darwin backend passes the library's own function names (MTLLibrary functionNames).
 package metal
 
 import (
 	"fmt"
-	"regexp"
 	"slices"
 	"strings"
 
@@ -108,25 +107,6 @@ func Supports(has func(string) bool, f Family, q backend.Query) error {
 	}
 	return nil
 }
-
-// kernelDecl finds `kernel void name(` in MSL source, the way the library names its functions.
-var kernelDecl = regexp.MustCompile(`(?m)^\s*(?:\[\[[^\]]*\]\]\s*)?kernel\s+void\s+([A-Za-z_][A-Za-z0-9_]*)\s*\(`)
-
-// DeclaredKernels lists the kernel functions a source declares directly (templated kernels instantiated with
-// [[host_name("...")]] are listed by that name).
-func DeclaredKernels(src string) []string {
-	var out []string
-	for _, m := range kernelDecl.FindAllStringSubmatch(src, -1) {
-		out = append(out, m[1])
-	}
-	for _, m := range hostName.FindAllStringSubmatch(src, -1) {
-		out = append(out, m[1])
-	}
-	slices.Sort(out)
-	return slices.Compact(out)
-}
-
-var hostName = regexp.MustCompile(`\[\[\s*host_name\(\s*"([A-Za-z_][A-Za-z0-9_]*)"\s*\)\s*\]\]`)
 
 // FamilyOf is the selection-table row of a GPU from the newest MTLGPUFamily it supports and its name (M3 and M4
 // both report Apple9). A GPU older than Apple7 (or an AMD/Intel Mac GPU) has no row: the kernels use SIMD-group

@@ -1,15 +1,14 @@
 // Supports on any platform: against a library holding every function the table names, trellis and decode-row
-// affine layers are served and dense layers are not (the table has no dense form); against the functions the
-// embedded shaders define today, every refusal names a function that is indeed missing from them.
+// affine layers are served and dense layers are not (the table has no dense form); a library missing one
+// function refuses the layers that need it, naming it. The darwin backend asks the compiled library itself.
 package metal
 
 import (
-	"slices"
 	"strings"
 	"testing"
 
 	"github.com/mlxbun/mlxbun/internal/backend"
-	metalshaders "github.com/mlxbun/mlxbun/shaders/metal"
+	"github.com/mlxbun/mlxbun/internal/model"
 )
 
 func queries() map[string]backend.Query {
@@ -63,26 +62,48 @@ func TestSupportsWithEveryKernel(t *testing.T) {
 	}
 }
 
-func TestSupportsAgainstEmbeddedShaders(t *testing.T) {
-	declared := DeclaredKernels(metalshaders.Source())
-	if !slices.Contains(declared, "embed_f32") {
-		t.Fatalf("the embedded shaders declare no embed_f32: %v", declared)
-	}
-	has := func(fn string) bool { return slices.Contains(declared, fn) }
-	for name, q := range queries() {
-		err := Supports(has, M1, q)
-		if err == nil {
-			continue
-		}
-		msg := err.Error()
-		if i := strings.Index(msg, "has no kernel "); i >= 0 {
-			fn := strings.Fields(msg[i+len("has no kernel "):])[0]
-			if has(fn) {
-				t.Errorf("%s: refused for %s, which the shaders declare", name, fn)
-			}
+// TestSupportsTrellisModel asks about every layer of the 3-bit Qwen3-14B-shape synthetic model: with every
+// table function present, each trellis projection is served; what is refused is only what the table has no
+// form for (today: the dense bf16 output head).
+func TestSupportsTrellisModel(t *testing.T) {
+	all := map[string]bool{}
+	for _, f := range Forms() {
+		for _, fn := range f.Functions {
+			all[fn] = true
 		}
 	}
-	if got := DeclaredKernels("kernel void a(device float* x) {}\ntemplate [[host_name(\"b_k3\")]] kernel void b<3>(uint);\n  kernel void  c ("); !slices.Equal(got, []string{"a", "b_k3", "c"}) {
-		t.Errorf("DeclaredKernels %v", got)
+	qs, err := model.SyntheticTrellisQueries("qwen3-14b", 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	served := 0
+	for _, q := range qs {
+		err := Supports(func(fn string) bool { return all[fn] }, M1, q)
+		switch {
+		case q.Weight.Format == backend.FormatTrellis && err != nil:
+			t.Errorf("%s refused: %v", q, err)
+		case q.Weight.Format == backend.FormatTrellis:
+			served++
+		case err != nil && !strings.Contains(err.Error(), "no Metal kernel for "):
+			t.Errorf("%s refused for another reason than a missing form: %v", q, err)
+		}
+	}
+	if served != 280 {
+		t.Errorf("%d trellis layers served, want the 40 layers × 7 projections", served)
+	}
+}
+
+func TestFamilyOf(t *testing.T) {
+	for _, c := range []struct {
+		fam, name string
+		want      Family
+	}{{"MTLGPUFamilyApple7", "Apple M1 Max", M1}, {"MTLGPUFamilyApple8", "Apple M2 Pro", M2},
+		{"MTLGPUFamilyApple9", "Apple M3", M3}, {"MTLGPUFamilyApple9", "Apple M4 Pro", M4}} {
+		if got, err := FamilyOf(c.fam, c.name); err != nil || got != c.want {
+			t.Errorf("%s %s: %v %v, want %v", c.fam, c.name, got, err, c.want)
+		}
+	}
+	if _, err := FamilyOf("MTLGPUFamilyMac2", "AMD Radeon Pro 5500M"); err == nil {
+		t.Error("an AMD GPU got a table row")
 	}
 }

@@ -23,9 +23,10 @@ import (
 var ErrNoDevice = errors.New("no Metal device")
 
 // Size mirrors MTLSize: three NSUInteger (64-bit on every Metal platform). dispatchThreadgroups:
-// threadsPerThreadgroup: takes two of them BY VALUE; purego passes a Go struct argument the way the C ABI passes
-// the struct (on arm64 a 24-byte composite goes as a pointer to a caller-made copy, which purego makes), while a
-// Go pointer argument would be taken as an integer and read as a garbage grid.
+// threadsPerThreadgroup: takes two of them BY VALUE, so they are passed as Go struct values and purego lays them
+// out as the C ABI does: on arm64 a 24-byte composite goes as a pointer to a caller-made copy (purego makes the
+// copy), on x86-64 in memory on the stack. A Go pointer passed instead is an integer argument: it happens to
+// match arm64's convention and launches a wrong grid under x86-64's, so the code never relies on it.
 type Size struct {
 	_                    structs.HostLayout
 	Width, Height, Depth uint64

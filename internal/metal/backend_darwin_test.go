@@ -1,0 +1,95 @@
+// On a Mac with a GPU: the compiled library holds every function of the kernel table (the Apple compiler took
+// all of shaders/metal), and a few ops round-trip through the backend against plain Go arithmetic. The kernels
+// themselves are checked against the CPU by `mlxbun verify-kernels --device metal`. Skips without a device.
+
+//go:build darwin
+
+package metal
+
+import (
+	"encoding/binary"
+	"errors"
+	"math"
+	"testing"
+
+	"github.com/mlxbun/mlxbun/internal/backend"
+	"github.com/mlxbun/mlxbun/internal/metal/mtl"
+)
+
+func openOrSkip(t *testing.T) *Backend {
+	t.Helper()
+	b, err := Open()
+	if errors.Is(err, mtl.ErrNoDevice) {
+		t.Skipf("no Metal device: %v", err)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if err := b.Close(); err != nil {
+			t.Error(err)
+		}
+	})
+	return b
+}
+
+func TestLibraryHoldsEveryForm(t *testing.T) {
+	b := openOrSkip(t)
+	n := 0
+	for _, f := range Forms() {
+		for _, fn := range f.Functions {
+			n++
+			if !b.lib.Has(fn) {
+				t.Errorf("form %s: the compiled library has no %s", f.Name, fn)
+			} else if _, err := b.pipeline(fn); err != nil {
+				t.Errorf("form %s: %v", f.Name, err)
+			}
+		}
+	}
+	t.Logf("%d functions, pipelines %d from the cache, %d compiled", n, b.lib.Hits, b.lib.Misses)
+}
+
+func f32Host(name string, v []float32) backend.Host {
+	b := make([]byte, 4*len(v))
+	for i, x := range v {
+		binary.LittleEndian.PutUint32(b[4*i:], math.Float32bits(x))
+	}
+	return backend.Host{Name: name, DType: backend.F32, Shape: []int{len(v)}, Data: b}
+}
+
+func TestAddAndSwiGLU(t *testing.T) {
+	b := openOrSkip(t)
+	const n = 1000
+	x, y := make([]float32, n), make([]float32, n)
+	for i := range x {
+		x[i], y[i] = float32(i)*0.5-100, float32(n-i)*0.25
+	}
+	a, err := b.Upload(f32Host("x", x))
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := b.Upload(f32Host("y", y))
+	if err != nil {
+		t.Fatal(err)
+	}
+	sum, _ := b.Alloc(backend.F32, n)
+	glu, _ := b.Alloc(backend.F32, n)
+	b.Add(sum, a, c)
+	b.SwiGLU(glu, a, c)
+	got, gotGLU := make([]float32, n), make([]float32, n)
+	if err := b.ReadFloat32(sum, got); err != nil {
+		t.Fatal(err)
+	}
+	if err := b.ReadFloat32(glu, gotGLU); err != nil {
+		t.Fatal(err)
+	}
+	for i := range x {
+		if got[i] != x[i]+y[i] {
+			t.Fatalf("add[%d] = %v, want %v", i, got[i], x[i]+y[i])
+		}
+		want := float64(x[i]) / (1 + math.Exp(-float64(x[i]))) * float64(y[i])
+		if math.Abs(float64(gotGLU[i])-want) > 1e-5*math.Max(1, math.Abs(want)) {
+			t.Fatalf("swiglu[%d] = %v, want %v", i, gotGLU[i], want)
+		}
+	}
+}
