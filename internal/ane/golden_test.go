@@ -13,6 +13,7 @@ import (
 
 	"github.com/mlxbun/mlxbun/internal/config"
 	"github.com/mlxbun/mlxbun/internal/family"
+	"github.com/mlxbun/mlxbun/internal/model"
 	"github.com/mlxbun/mlxbun/internal/testutil"
 )
 
@@ -121,5 +122,31 @@ func TestUsesCoverTheLayers(t *testing.T) {
 		if len(covered) != want {
 			t.Errorf("%s: programs cover %d modules, the layers hold %d", name, len(covered), want)
 		}
+	}
+}
+
+// TestQwen3_14BShape: the programs of the Qwen3-14B preset (hidden 5120, 40 heads × 128, 8 KV heads,
+// intermediate 17408, 40 layers; Qwen's published config) written out by hand.
+func TestQwen3_14BShape(t *testing.T) {
+	c, err := model.SyntheticConfig("qwen3-14b")
+	if err != nil {
+		t.Fatal(err)
+	}
+	progs, err := Programs(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{
+		"linear x f32[256,5120] w f16[5120,5120] -> f32[256,5120] | self_attn.q_proj, self_attn.o_proj (layers 0-39)",
+		"linear x f32[256,5120] w f16[1024,5120] -> f32[256,1024] | self_attn.k_proj, self_attn.v_proj (layers 0-39)",
+		"swiglu x f32[256,5120] gate f16[17408,5120] up f16[17408,5120] -> f32[256,17408] | mlp.gate_proj+mlp.up_proj (layers 0-39)",
+		"linear x f32[256,17408] w f16[5120,17408] -> f32[256,5120] | mlp.down_proj (layers 0-39)",
+	}
+	var got []string
+	for _, p := range progs {
+		got = append(got, p.Name()+" "+p.Shapes()+" | "+p.UsedBy())
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("qwen3-14b programs:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
 }
