@@ -54,11 +54,15 @@ type Backend struct {
 	scratch *Tensor
 	debug   bool
 	closed  bool
+
+	memNow, memPeak int64 // bytes of the buffers this backend allocated (no-copy buffers excluded)
 }
 
 var (
-	_ backend.Backend  = (*Backend)(nil)
-	_ backend.Argmaxer = (*Backend)(nil)
+	_ backend.Backend        = (*Backend)(nil)
+	_ backend.Argmaxer       = (*Backend)(nil)
+	_ backend.FloatWriter    = (*Backend)(nil)
+	_ backend.MemoryReporter = (*Backend)(nil)
 )
 
 // Open opens the default GPU and compiles the embedded shaders (pipelines are built on first use through the
@@ -141,7 +145,21 @@ func (b *Backend) newTensor(dt backend.DType, shape []int) (*Tensor, error) {
 		return nil, err
 	}
 	t.buf = buf
+	b.memNow += int64(buf.Size())
+	b.memPeak = max(b.memPeak, b.memNow)
 	return t, nil
+}
+
+// MemoryUsed reports the bytes of the shared buffers the backend allocated, now and at the peak (weights wrapped
+// without a copy are the file mapping's, not counted).
+func (b *Backend) MemoryUsed() (now, peak int64) { return b.memNow, b.memPeak }
+
+// release gives a tensor's own buffer back once the open command buffer no longer needs it.
+func (b *Backend) release(buf *mtl.Buffer) {
+	if !buf.NoCopy() {
+		b.memNow -= int64(buf.Size())
+	}
+	b.retire = append(b.retire, buf)
 }
 
 // Alloc returns an f32 or int32 tensor.
@@ -161,7 +179,7 @@ func (b *Backend) Alloc(dt backend.DType, shape ...int) (backend.Tensor, error) 
 func (b *Backend) Free(t backend.Tensor) {
 	x := tensorOf("Free", t)
 	if !x.view {
-		b.retire = append(b.retire, x.buf)
+		b.release(x.buf)
 	}
 	x.buf = nil
 }
@@ -329,7 +347,7 @@ func (b *Backend) run(p Plan, roles map[Role]*Tensor) {
 	if p.ScratchBytes > 0 {
 		if b.scratch == nil || b.scratch.elems()*4 < p.ScratchBytes {
 			if b.scratch != nil {
-				b.retire = append(b.retire, b.scratch.buf)
+				b.release(b.scratch.buf)
 			}
 			t, err := b.newTensor(backend.F32, []int{(p.ScratchBytes + 3) / 4})
 			if err != nil {
@@ -398,6 +416,29 @@ func (b *Backend) WriteInt32(t backend.Tensor, v []int32) error {
 	}
 	copy(x.bytes(), unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(v))), 4*len(v)))
 	x.ids = slices.Clone(v)
+	return b.err
+}
+
+// WriteFloat32 writes values into an f32 tensor, or rounds them into a bf16 one (the verify harness poisons and
+// fills tensors through it).
+func (b *Backend) WriteFloat32(t backend.Tensor, v []float32) error {
+	x := tensorOf("WriteFloat32", t)
+	if x.elems() != len(v) || (x.dt != backend.F32 && x.dt != backend.BF16) {
+		return fmt.Errorf("metal: write %d float32 into %s %v", len(v), x.dt, x.shape)
+	}
+	if err := b.finish(); err != nil { // the GPU may still read the old values
+		b.fail(err)
+		return err
+	}
+	dst := x.bytes()
+	if x.dt == backend.F32 {
+		copy(dst, f32Bytes(v))
+		return b.err
+	}
+	out := unsafe.Slice((*uint16)(unsafe.Pointer(&dst[0])), len(v))
+	for i, f := range v {
+		out[i] = dtype.F32ToBF16(f)
+	}
 	return b.err
 }
 
@@ -473,6 +514,17 @@ func rows2(op, what string, t *Tensor) (int, int) {
 	return t.shape[0], t.shape[1]
 }
 
+// f32 checks that activation operands are f32: the kernels read and write nothing else.
+func (b *Backend) f32(op string, ts ...*Tensor) bool {
+	for _, t := range ts {
+		if t.dt != backend.F32 {
+			b.fail(fmt.Errorf("metal: %s: an operand is %s %v; the kernels take f32 activations", op, t.dt, t.shape))
+			return false
+		}
+	}
+	return true
+}
+
 func sameShape(op string, a, b *Tensor) {
 	if !slices.Equal(a.shape, b.shape) {
 		backend.ShapeError(op, "operands", a.shape, b.shape)
@@ -487,6 +539,10 @@ func (b *Backend) Embed(dst, table, ids backend.Tensor) {
 		return
 	}
 	n := id.elems()
+	if !b.f32("Embed", d) || id.dt != backend.I32 {
+		b.fail(fmt.Errorf("metal: embed: ids are %s, want int32", id.dt))
+		return
+	}
 	if !slices.Equal(d.shape, []int{n, width}) {
 		backend.ShapeError("Embed", "dst", d.shape, []int{n, width})
 	}
@@ -496,6 +552,9 @@ func (b *Backend) Embed(dst, table, ids backend.Tensor) {
 func (b *Backend) RMSNorm(dst, x, w backend.Tensor, eps float32) {
 	d, xx, ww := tensorOf("RMSNorm", dst), tensorOf("RMSNorm", x), tensorOf("RMSNorm", w)
 	sameShape("RMSNorm", d, xx)
+	if !b.f32("RMSNorm", d, xx) {
+		return
+	}
 	g := ww.elems()
 	if g == 0 || xx.elems()%g != 0 || ww.dt != backend.F32 {
 		backend.ShapeError("RMSNorm", "weight", ww.shape, "f32, dividing the row")
@@ -508,6 +567,9 @@ func (b *Backend) MatMul(dst, x backend.Tensor, w backend.Linear) {
 	l, ok := w.(*linear)
 	if !ok {
 		panic(fmt.Sprintf("metal: MatMul: %T is not a Metal linear", w))
+	}
+	if !b.f32("MatMul", d, xx) {
+		return
 	}
 	n, in := rows2("MatMul", "x", xx)
 	if in != l.in || !slices.Equal(d.shape, []int{n, l.out}) {
@@ -540,6 +602,9 @@ func (b *Backend) Add(dst, x, y backend.Tensor) {
 	d, a, c := tensorOf("Add", dst), tensorOf("Add", x), tensorOf("Add", y)
 	sameShape("Add", d, a)
 	sameShape("Add", a, c)
+	if !b.f32("Add", d, a, c) {
+		return
+	}
 	b.run(PlanAdd(d.elems()), map[Role]*Tensor{RoleDst: d, RoleA: a, RoleB: c})
 }
 
@@ -547,11 +612,17 @@ func (b *Backend) SwiGLU(dst, gate, up backend.Tensor) {
 	d, g, u := tensorOf("SwiGLU", dst), tensorOf("SwiGLU", gate), tensorOf("SwiGLU", up)
 	sameShape("SwiGLU", d, g)
 	sameShape("SwiGLU", g, u)
+	if !b.f32("SwiGLU", d, g, u) {
+		return
+	}
 	b.run(PlanSwiGLU(d.elems()), map[Role]*Tensor{RoleDst: d, RoleA: g, RoleB: u})
 }
 
 func (b *Backend) Rope(x, pos backend.Tensor, heads int, table *rope.Table) {
 	xx, p := tensorOf("Rope", x), tensorOf("Rope", pos)
+	if !b.f32("Rope", xx) {
+		return
+	}
 	n, width := rows2("Rope", "x", xx)
 	if heads < 1 || width%heads != 0 || p.elems() != n {
 		backend.ShapeError("Rope", "x, pos", [][]int{xx.shape, p.shape}, fmt.Sprintf("%d heads, one position per row", heads))
@@ -571,7 +642,7 @@ func (b *Backend) Rope(x, pos backend.Tensor, heads int, table *rope.Table) {
 		return
 	}
 	b.run(plan, map[Role]*Tensor{RoleX: xx, RoleCosSin: cs})
-	b.retire = append(b.retire, cs.buf)
+	b.release(cs.buf)
 }
 
 func (b *Backend) Attention(dst, q, k, v backend.Tensor, cache backend.KVCache, layer int, seq, pos backend.Tensor, scale float32) {
@@ -580,6 +651,9 @@ func (b *Backend) Attention(dst, q, k, v backend.Tensor, cache backend.KVCache, 
 	c, ok := cache.(*kvCache)
 	if !ok {
 		panic(fmt.Sprintf("metal: Attention: %T is not a Metal cache", cache))
+	}
+	if !b.f32("Attention", d, qq, kk, vv) {
+		return
 	}
 	n, qw := rows2("Attention", "q", qq)
 	kvw := c.cfg.KVHeads * c.cfg.HeadDim
@@ -603,6 +677,9 @@ func (b *Backend) Attention(dst, q, k, v backend.Tensor, cache backend.KVCache, 
 // Argmax writes each row's greedy id (int32 [rows]) of logits [rows, vocab].
 func (b *Backend) Argmax(dst, logits backend.Tensor) {
 	d, l := tensorOf("Argmax", dst), tensorOf("Argmax", logits)
+	if !b.f32("Argmax", l) {
+		return
+	}
 	rows, vocab := rows2("Argmax", "logits", l)
 	if d.dt != backend.I32 || d.elems() != rows {
 		backend.ShapeError("Argmax", "dst", d.shape, []int{rows})
