@@ -23,13 +23,13 @@ step() { # step NAME CMD...: run, append to the report, remember a failure
 }
 step machine sh -c 'sw_vers; sysctl -n machdep.cpu.brand_string hw.memsize; go version; git describe --always --dirty'
 step build make build
-step "runtime tests" go test -count=1 -v ./internal/metal/mtl ./internal/objcrt
+step "runtime tests" go test -count=1 -v ./internal/metal/mtl
 step "backend tests" go test -count=1 -v -run 'TestLibraryHoldsEveryForm|TestAddAndSwiGLU|TestBind|TestSupports' ./internal/metal
 if [ "${ANE:-1}" = 1 ]; then
 	step "neural engine test" env MLXBUN_ANE_COMPILE_TEST=1 go test -count=1 -v -run TestCompileOnThisMac ./internal/ane
 fi
 step verify-kernels env MLXBUN_METAL_DEBUG=1 bin/mlxbun verify-kernels --device metal
-step "bench 3-bit qwen3-14b" bin/mlxbun bench --synthetic qwen3-14b --bits 3 --device metal
+step "bench 3-bit qwen3-14b" bin/mlxbun bench --synthetic qwen3-14b --bits 3 --device metal --profile
 step "compile-ane list" bin/mlxbun compile-ane --model "$model" --list
 step "compile-ane status" bin/mlxbun compile-ane --model "$model" --status
 step "compile-ane" bin/mlxbun --log-level info compile-ane --model "$model"

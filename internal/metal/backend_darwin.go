@@ -55,7 +55,8 @@ type Backend struct {
 	debug   bool
 	closed  bool
 
-	memNow, memPeak int64 // bytes of the buffers this backend allocated (no-copy buffers excluded)
+	memNow, memPeak int64   // bytes of the buffers this backend allocated (no-copy buffers excluded)
+	copyBW          float64 // CopyBandwidth, measured once
 }
 
 var (
@@ -63,6 +64,7 @@ var (
 	_ backend.Argmaxer       = (*Backend)(nil)
 	_ backend.FloatWriter    = (*Backend)(nil)
 	_ backend.MemoryReporter = (*Backend)(nil)
+	_ backend.Bandwidth      = (*Backend)(nil)
 )
 
 // Open opens the default GPU and compiles the embedded shaders (pipelines are built on first use through the
@@ -685,6 +687,38 @@ func (b *Backend) Argmax(dst, logits backend.Tensor) {
 		backend.ShapeError("Argmax", "dst", d.shape, []int{rows})
 	}
 	b.run(PlanArgmax(rows, vocab), map[Role]*Tensor{RoleDst: d, RoleX: l})
+}
+
+// CopyBandwidth measures (once) a 256 MiB blit copy between two shared buffers, best of six by the GPU's own
+// timestamps, and reports bytes read plus written per second.
+func (b *Backend) CopyBandwidth() (float64, error) {
+	if b.copyBW > 0 {
+		return b.copyBW, nil
+	}
+	if err := b.Sync(); err != nil {
+		return 0, err
+	}
+	const n = 256 << 20
+	src, err := b.dev.NewBuffer(n)
+	if err != nil {
+		return 0, err
+	}
+	defer src.Release()
+	dst, err := b.dev.NewBuffer(n)
+	if err != nil {
+		return 0, err
+	}
+	defer dst.Release()
+	best := math.Inf(1)
+	for range 6 {
+		s, err := b.dev.Copy(dst, src, n)
+		if err != nil {
+			return 0, err
+		}
+		best = min(best, s)
+	}
+	b.copyBW = 2 * n / best
+	return b.copyBW, nil
 }
 
 // Close waits for the queue, writes the pipeline cache and releases everything.

@@ -126,3 +126,41 @@ func (e *Encoder) release() {
 	})
 	e.enc, e.cb = 0, 0
 }
+
+var (
+	selBlitCommandEncoder = objc.RegisterName("blitCommandEncoder")
+	selCopyFromBuffer     = objc.RegisterName("copyFromBuffer:sourceOffset:toBuffer:destinationOffset:size:")
+	selGPUStartTime       = objc.RegisterName("GPUStartTime")
+	selGPUEndTime         = objc.RegisterName("GPUEndTime")
+)
+
+// Copy copies n bytes from src to dst with a blit in a command buffer of its own, waits, and returns the GPU's
+// own execution time (GPUEndTime − GPUStartTime) — the copy bandwidth yardstick bench --profile reports.
+func (d *Device) Copy(dst, src *Buffer, n int) (seconds float64, err error) {
+	if n < 1 || n > dst.size || n > src.size {
+		return 0, fmt.Errorf("metal: copy of %d bytes between buffers of %d and %d", n, src.size, dst.size)
+	}
+	var status int
+	var desc string
+	objcrt.Do(func() {
+		cb := d.queue.Send(selCommandBuffer)
+		blit := cb.Send(selBlitCommandEncoder)
+		blit.Send(selCopyFromBuffer, src.id, uintptr(0), dst.id, uintptr(0), uintptr(n))
+		blit.Send(selEndEncoding)
+		cb.Send(selCommit)
+		cb.Send(selWaitUntilCompleted)
+		status = int(cb.Send(selStatus))
+		if status != StatusCompleted {
+			desc = objcrt.Error("the copy", cb.Send(selError)).Error()
+			return
+		}
+		seconds = objc.Send[float64](cb, selGPUEndTime) - objc.Send[float64](cb, selGPUStartTime)
+	})
+	if status != StatusCompleted {
+		return 0, fmt.Errorf("metal: copy ended %s: %s", StatusName(status), desc)
+	}
+	if seconds <= 0 {
+		return 0, fmt.Errorf("metal: the copy's GPU time was %g s", seconds)
+	}
+	return seconds, nil
+}
