@@ -55,6 +55,10 @@ type Backend struct {
 	debug   bool
 	closed  bool
 
+	// add is an Add not yet encoded: an RMSNorm of its sum that follows at once takes both into one
+	// add_rmsnorm launch (which still writes the sum); anything else encodes it first.
+	add *addOp
+
 	memNow, memPeak int64   // bytes of the buffers this backend allocated (no-copy buffers excluded)
 	copyBW          float64 // CopyBandwidth, measured once
 }
@@ -180,6 +184,7 @@ func (b *Backend) Alloc(dt backend.DType, shape ...int) (backend.Tensor, error) 
 // Free releases t's buffer once the open command buffer no longer needs it.
 func (b *Backend) Free(t backend.Tensor) {
 	x := tensorOf("Free", t)
+	b.flushAdd() // a deferred Add may read or write x
 	if !x.view {
 		b.release(x.buf)
 	}
@@ -341,8 +346,22 @@ func (b *Backend) pipeline(fn string) (*mtl.Pipeline, error) {
 	return p, nil
 }
 
-// run encodes a plan with roles bound to tensors; the scratch role is the backend's own.
+// addOp is a deferred Add(sum, a, b).
+type addOp struct{ sum, a, b *Tensor }
+
+// flushAdd encodes the deferred Add, if any.
+func (b *Backend) flushAdd() {
+	if a := b.add; a != nil {
+		b.add = nil
+		b.run(PlanAdd(a.sum.elems()), map[Role]*Tensor{RoleDst: a.sum, RoleA: a.a, RoleB: a.b})
+	}
+}
+
+func sameRegion(x, y *Tensor) bool { return x.buf == y.buf && x.off == y.off }
+
+// run encodes a plan with roles bound to tensors (after a deferred Add); the scratch role is the backend's own.
 func (b *Backend) run(p Plan, roles map[Role]*Tensor) {
+	b.flushAdd()
 	if b.err != nil {
 		return
 	}
@@ -387,6 +406,7 @@ func (b *Backend) run(p Plan, roles map[Role]*Tensor) {
 
 // finish commits and waits for the open command buffer, then releases the buffers retired meanwhile.
 func (b *Backend) finish() error {
+	b.flushAdd()
 	var err error
 	if b.enc != nil {
 		err = b.enc.Finish()
@@ -561,6 +581,11 @@ func (b *Backend) RMSNorm(dst, x, w backend.Tensor, eps float32) {
 	if g == 0 || xx.elems()%g != 0 || ww.dt != backend.F32 {
 		backend.ShapeError("RMSNorm", "weight", ww.shape, "f32, dividing the row")
 	}
+	if a := b.add; a != nil && sameRegion(a.sum, xx) && !sameRegion(d, xx) && len(xx.shape) == 2 && xx.shape[1] == g {
+		b.add = nil // a whole-row norm of the sum just queued: one launch writes the sum and its norm
+		b.run(PlanAddRMSNorm(xx.shape[0], g, eps), map[Role]*Tensor{RoleSum: a.sum, RoleDst: d, RoleA: a.a, RoleB: a.b, RoleNormW: ww})
+		return
+	}
 	b.run(PlanRMSNorm(xx.elems()/g, g, eps), map[Role]*Tensor{RoleDst: d, RoleX: xx, RoleNormW: ww})
 }
 
@@ -607,7 +632,8 @@ func (b *Backend) Add(dst, x, y backend.Tensor) {
 	if !b.f32("Add", d, a, c) {
 		return
 	}
-	b.run(PlanAdd(d.elems()), map[Role]*Tensor{RoleDst: d, RoleA: a, RoleB: c})
+	b.flushAdd()
+	b.add = &addOp{sum: d, a: a, b: c}
 }
 
 func (b *Backend) SwiGLU(dst, gate, up backend.Tensor) {

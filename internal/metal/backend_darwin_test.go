@@ -93,3 +93,62 @@ func TestAddAndSwiGLU(t *testing.T) {
 		}
 	}
 }
+
+// TestAddRMSNormFusion: Add then a whole-row RMSNorm of its sum go out as one add_rmsnorm launch that still
+// writes the sum; the result matches the unfused pair (Add, then RMSNorm of another tensor in between).
+func TestAddRMSNormFusion(t *testing.T) {
+	b := openOrSkip(t)
+	const rows, g = 3, 1536
+	x, y, w := make([]float32, rows*g), make([]float32, rows*g), make([]float32, g)
+	for i := range x {
+		x[i], y[i] = float32(i%97)*0.01-0.4, float32(i%31)*0.02
+	}
+	for i := range w {
+		w[i] = 1 + float32(i%7)*0.1
+	}
+	up := func(name string, v []float32, shape ...int) backend.Tensor {
+		h := f32Host(name, v)
+		h.Shape = shape
+		tt, err := b.Upload(h)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return tt
+	}
+	wa := up("w", w, g) // a 1-D upload is an f32 vector; the 2-D activations go through Alloc + WriteFloat32
+	act := func(v []float32) backend.Tensor {
+		tt, _ := b.Alloc(backend.F32, rows, g)
+		if err := b.WriteFloat32(tt, v); err != nil {
+			t.Fatal(err)
+		}
+		return tt
+	}
+	a, c := act(x), act(y)
+	sum, dst := act(make([]float32, rows*g)), act(make([]float32, rows*g))
+	b.Add(sum, a, c)
+	b.RMSNorm(dst, sum, wa, 1e-6)
+	gotSum, gotDst := make([]float32, rows*g), make([]float32, rows*g)
+	if err := b.ReadFloat32(sum, gotSum); err != nil {
+		t.Fatal(err)
+	}
+	if err := b.ReadFloat32(dst, gotDst); err != nil {
+		t.Fatal(err)
+	}
+	for r := range rows {
+		ss := 0.0
+		for j := range g {
+			v := x[r*g+j] + y[r*g+j]
+			if gotSum[r*g+j] != v {
+				t.Fatalf("sum[%d,%d] = %v, want %v", r, j, gotSum[r*g+j], v)
+			}
+			ss += float64(v) * float64(v)
+		}
+		inv := 1 / math.Sqrt(ss/g+1e-6)
+		for j := range g {
+			want := float64(x[r*g+j]+y[r*g+j]) * inv * float64(w[j])
+			if math.Abs(float64(gotDst[r*g+j])-want) > 1e-5*math.Max(1, math.Abs(want)) {
+				t.Fatalf("norm[%d,%d] = %v, want %v", r, j, gotDst[r*g+j], want)
+			}
+		}
+	}
+}
