@@ -125,18 +125,18 @@ func TestMutations(t *testing.T) {
 			"    if (lane == 0u) { tm[sg] = m; tl[sg] = l; }\n    for (uint e = 0; e < ept; ++e) {\n        const uint d = lane + 32u * e;\n        if (d < hd) tacc[sg * 256u + d] = acc[e];\n    }\n    threadgroup_barrier(mem_flags::mem_threadgroup);\n",
 			"    threadgroup_barrier(mem_flags::mem_threadgroup);\n    if (lane == 0u) { tm[sg] = m; tl[sg] = l; }\n    for (uint e = 0; e < ept; ++e) {\n        const uint d = lane + 32u * e;\n        if (d < hd) tacc[sg * 256u + d] = acc[e];\n    }\n",
 			testAttention, []string{"ops.metal"}, "attn_rows_f32"},
-		{"scatter tree barrier removed", "trellis.metal",
+		{"scatter tree barrier removed", "trellis_gemv.metal",
 			"            for (uint i = 0; i < 32u; ++i) acc[i] += red[(sg * 32u + lane) * 32u + i];\n        threadgroup_barrier(mem_flags::mem_threadgroup);\n",
 			"            for (uint i = 0; i < 32u; ++i) acc[i] += red[(sg * 32u + lane) * 32u + i];\n",
 			testTrellisAxis0, nil, "trellis_scatter_k2_m1"},
-		{"mma fragment column index", "trellis.metal",
+		{"mma fragment column index", "trellis_mma.metal",
 			"inline uint frag_n(uint lane) { return ((lane / 4u) & 2u) * 2u + (lane % 2u) * 2u; }",
 			"inline uint frag_n(uint lane) { return ((lane / 4u) & 2u) * 2u + (lane % 2u); }",
-			testTrellisAxis1, nil, "trellis_mma_k2"},
-		{"mma fragment element swapped", "trellis.metal",
+			testTrellisAxis1, []string{"trellis_gemv.metal"}, "trellis_mma_k2"},
+		{"mma fragment element swapped", "trellis_mma.metal",
 			"            b.thread_elements()[0] = m0 ? x[ulong(fn) * p.cols + xo + j] : 0.0f;\n            b.thread_elements()[1] = m1 ? x[ulong(fn + 1u) * p.cols + xo + j] : 0.0f;\n            simdgroup_multiply_accumulate(acc, a, b, acc);",
 			"            b.thread_elements()[1] = m0 ? x[ulong(fn) * p.cols + xo + j] : 0.0f;\n            b.thread_elements()[0] = m1 ? x[ulong(fn + 1u) * p.cols + xo + j] : 0.0f;\n            simdgroup_multiply_accumulate(acc, a, b, acc);",
-			testTrellisAxis1, nil, "trellis_mma_k2"},
+			testTrellisAxis1, []string{"trellis_gemv.metal"}, "trellis_mma_k2"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

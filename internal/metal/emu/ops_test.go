@@ -98,26 +98,50 @@ func testRMSNorm(t T, h *Harness) {
 	}
 }
 
+// ropeScalings holds one rope_scaling per rope_type internal/rope knows (testRope fails when a type is missing).
+var ropeScalings = map[string]map[string]any{
+	"default":        nil,
+	"linear":         {"rope_type": "linear", "factor": 4.0},
+	"llama3":         {"rope_type": "llama3", "factor": 8.0, "original_max_position_embeddings": 8192.0},
+	"yarn":           {"rope_type": "yarn", "factor": 4.0, "original_max_position_embeddings": 4096.0},
+	"deepseek_yarn":  {"rope_type": "deepseek_yarn", "factor": 40.0, "original_max_position_embeddings": 4096.0, "mscale": 0.707, "mscale_all_dim": 0.5},
+	"telechat3-yarn": {"rope_type": "telechat3-yarn", "factor": 2.0, "original_max_position_embeddings": 4096.0},
+	"longrope":       {"rope_type": "longrope", "original_max_position_embeddings": 4096.0, "short_factor": 1.0, "long_factor": 4.0},
+	"su":             {"type": "su", "original_max_position_embeddings": 4096.0, "short_factor": 1.0, "long_factor": 2.5},
+	"proportional":   {"rope_type": "proportional", "partial_rotary_factor": 0.5, "factor": 2.0},
+	"mrope":          {"rope_type": "mrope", "mrope_section": []any{16.0, 8.0, 8.0}},
+}
+
 func testRope(t T, h *Harness) {
 	r := rand.New(rand.NewPCG(5, 6))
-	yarn := map[string]any{"rope_type": "yarn", "factor": 4.0, "original_max_position_embeddings": 4096.0}
-	cases := []struct {
+	type ropeCase struct {
 		name         string
 		n, heads, hd int
 		dims         int
 		theta        float64
 		traditional  bool
 		scaling      map[string]any
-	}{
+	}
+	cases := []ropeCase{
 		{"fixture default", 3, 4, 64, 64, 1e6, false, nil},
 		{"traditional partial", 2, 2, 64, 32, 1e4, true, nil},
-		{"yarn prescale", 3, 4, 64, 64, 1e6, false, yarn},
 		{"14B", 2, 40, 128, 128, 1e6, false, nil},
 	}
+	for _, typ := range rope.KnownTypes() {
+		sc, ok := ropeScalings[typ]
+		if !ok {
+			t.Fatalf("rope type %s has no case here", typ)
+		}
+		cases = append(cases, ropeCase{typ, 3, 4, 64, 64, 1e4, typ == "llama3", sc})
+	}
+	prescaled := 0
 	for _, c := range cases {
-		tab, err := rope.New(c.dims, c.theta, c.traditional, c.scaling, 40960)
+		tab, err := rope.New(c.dims, c.theta, c.traditional, c.scaling, 131072)
 		if err != nil {
-			t.Fatal(err)
+			t.Fatalf("rope %s: %v", c.name, err)
+		}
+		if tab.PreScale != 1 {
+			prescaled++
 		}
 		x := randn(r, c.n*c.heads*c.hd, 1)
 		pos := make([]int32, c.n)
@@ -134,6 +158,9 @@ func testRope(t T, h *Harness) {
 			}
 		}
 		check(t, "rope "+c.name, p, bf32(b[metal.RoleX]), want, 0)
+	}
+	if prescaled == 0 {
+		t.Fatalf("no rope case has a prescale")
 	}
 }
 

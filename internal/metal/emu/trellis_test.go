@@ -5,6 +5,7 @@
 package emu
 
 import (
+	"encoding/binary"
 	"math/rand/v2"
 
 	"github.com/mlxbun/mlxbun/internal/affine"
@@ -75,10 +76,29 @@ func testTrellisAxis1(t T, h *Harness) {
 		runTrellis(t, h, "mma ragged", wq, 5, trellis.Factored, true, "trellis_mma")
 		runTrellis(t, h, "prefill axis 1", w, 40, trellis.Reciprocal, true, "trellis_prefill")
 	}
+	// The MMA form serves 1..8 rows; selection sends it 5..8, so 1 and 3 rows run the 8-row plan with n rewritten.
+	wm := randTrellis(t, r, 3, 12, 256, 1, 64, 512, false)
+	for _, n := range []int{1, 3} {
+		p := must(metal.PlanTrellis(metal.M1, wm.Geometry, 8, trellis.Factored, false))(t)
+		runPlanRows(t, h, "mma "+string(rune('0'+n))+" rows", p, wm, n)
+	}
 	w14 := randTrellis(t, r, 3, 12, 256, 1, 16, 5120, false) // 14B q/gate/up slice: 16 rows of 5120 inputs
 	runTrellis(t, h, "reduce 14B", w14, 1, trellis.Factored, false, "trellis_reduce")
 	runTrellis(t, h, "reduce 14B exact", w14, 1, trellis.Reciprocal, false, "trellis_reduce")
 	runTrellis(t, h, "mma 14B", w14, 8, trellis.Factored, false, "trellis_mma")
+}
+
+// runPlanRows runs an 8-row trellis plan for n rows (the parameter struct's N, its third field, rewritten).
+func runPlanRows(t T, h *Harness, name string, p metal.Plan, w *trellis.Weights, n int) {
+	t.Helper()
+	binary.LittleEndian.PutUint32(p.Launches[0].Params[8:], uint32(n))
+	r := rand.New(rand.NewPCG(uint64(n), 99))
+	x := randn(r, n*w.InFeatures(), 1)
+	b := bufs{metal.RoleDst: nanBytes(n * w.OutFeatures()), metal.RoleX: f32b(x), metal.RoleWords: u32b(w.Words), metal.RoleScales: f32b(w.Scales)}
+	mustRun(t, h, p, b)
+	want := make([]float32, n*w.OutFeatures())
+	w.MatMul(want, x, n, trellis.Factored)
+	check(t, name, p, bf32(b[metal.RoleDst]), want, 1e-5)
 }
 
 func testTrellisAxis0(t T, h *Harness) {
