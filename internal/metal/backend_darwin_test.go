@@ -39,14 +39,15 @@ func TestLibraryHoldsEveryForm(t *testing.T) {
 	for _, f := range Forms() {
 		for _, fn := range f.Functions {
 			n++
-			if !b.lib.Has(fn) {
+			if !b.rt.Has(fn) {
 				t.Errorf("form %s: the compiled library has no %s", f.Name, fn)
 			} else if _, err := b.pipeline(fn); err != nil {
 				t.Errorf("form %s: %v", f.Name, err)
 			}
 		}
 	}
-	t.Logf("%d functions, pipelines %d from the cache, %d compiled", n, b.lib.Hits, b.lib.Misses)
+	lib := b.rt.(*mtlRuntime).lib
+	t.Logf("%d functions, pipelines %d from the cache, %d compiled", n, lib.Hits, lib.Misses)
 }
 
 func f32Host(name string, v []float32) backend.Host {

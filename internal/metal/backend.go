@@ -1,15 +1,14 @@
-// The Metal backend (macOS only): backend.Backend over the runtime in internal/metal/mtl and the launch plans of
-// kernels.go. f32 activations and KV cache as on the CPU oracle; embedding tables in bf16, vectors in f32;
-// trellis words bound as stored (no copy when page-aligned), their scales and biases in f32. Ops check shapes,
-// build their plan, bind tensors to its roles (bind.go) and encode into one open command buffer; Sync,
-// ReadFloat32 and WriteInt32 commit it and wait, so a device failure surfaces there with the GPU's own text.
-// Supports (support.go) answers from the selection table and the functions the compiled library holds, so a
-// model whose kernels are not written yet is passed over by --device auto instead of failing mid-load.
+// The Metal backend: backend.Backend over a Metal runtime (runtime.go: the darwin one over internal/metal/mtl,
+// or in tests the CPU emulator) and the launch plans of kernels.go. f32 activations and KV cache as on the CPU
+// oracle; embedding tables in bf16, vectors in f32; trellis words bound as stored (no copy when page-aligned),
+// their scales and biases in f32. Ops check shapes, build their plan, bind tensors to its roles (bind.go) and
+// encode into one open command buffer; Sync, ReadFloat32 and WriteInt32 commit it and wait, so a device failure
+// surfaces there with the GPU's own text. Supports (support.go) answers from the selection table and the
+// functions the compiled library holds, so a model whose kernels are not written yet is passed over by
+// --device auto instead of failing mid-load.
 //
-// Nothing here has run in CI: there is no Mac there. It is built for darwin/arm64 (make cross) and vetted;
-// docs/apple.md lists what a Mac user runs to verify it.
-
-//go:build darwin
+// This file has no build tag so that the whole op layer runs on Linux over the emulator (emurt_test.go); only
+// macOS builds link it into the binary (cmd/mlxbun/metal_darwin.go), where runtime_darwin.go registers it.
 
 package metal
 
@@ -17,40 +16,23 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"os"
 	"slices"
 	"unsafe"
 
 	"github.com/mlxbun/mlxbun/internal/backend"
 	"github.com/mlxbun/mlxbun/internal/dtype"
-	"github.com/mlxbun/mlxbun/internal/metal/mtl"
 	"github.com/mlxbun/mlxbun/internal/rope"
 	"github.com/mlxbun/mlxbun/internal/trellis"
-	metalshaders "github.com/mlxbun/mlxbun/shaders/metal"
 )
-
-// envDebug makes the backend log its device, cache use and plan choices to stderr ("1").
-const envDebug = "MLXBUN_METAL_DEBUG"
-
-func init() {
-	backend.Register(backend.Device{Name: "metal", Rank: 10, Open: func() (backend.Backend, error) {
-		b, err := Open()
-		if err != nil {
-			return nil, err
-		}
-		return b, nil
-	}})
-}
 
 // Backend is the Metal backend; like the others it serves one goroutine at a time.
 type Backend struct {
-	dev     *mtl.Device
-	lib     *mtl.Library
+	rt      runtime
 	fam     Family
-	pipes   map[string]*mtl.Pipeline
-	enc     *mtl.Encoder
-	err     error         // first failure since the last Sync
-	retire  []*mtl.Buffer // buffers freed or replaced while the open command buffer may use them
+	pipes   map[string]pipeline
+	enc     encoder
+	err     error    // first failure since the last Sync
+	retire  []buffer // buffers freed or replaced while the open command buffer may use them
 	scratch *Tensor
 	debug   bool
 	closed  bool
@@ -71,26 +53,9 @@ var (
 	_ backend.Bandwidth      = (*Backend)(nil)
 )
 
-// Open opens the default GPU and compiles the embedded shaders (pipelines are built on first use through the
-// disk cache). Without a usable GPU the error wraps mtl.ErrNoDevice.
-func Open() (*Backend, error) {
-	dev, err := mtl.Open()
-	if err != nil {
-		return nil, err
-	}
-	fam, err := FamilyOf(dev.Family, dev.Name)
-	if err != nil {
-		dev.Close()
-		return nil, fmt.Errorf("%w: %v", mtl.ErrNoDevice, err)
-	}
-	lib, err := dev.NewLibrary(metalshaders.Source(), CompileFastMath)
-	if err != nil {
-		dev.Close()
-		return nil, fmt.Errorf("metal backend: %w", err)
-	}
-	b := &Backend{dev: dev, lib: lib, fam: fam, pipes: map[string]*mtl.Pipeline{}, debug: os.Getenv(envDebug) == "1"}
-	b.logf("%s (%s, table row %s), %s, unified memory %v", dev.Name, dev.Family, fam, dev.OS, dev.Unified)
-	return b, nil
+// newBackend is the backend over rt, a GPU of table row fam.
+func newBackend(rt runtime, fam Family, debug bool) *Backend {
+	return &Backend{rt: rt, fam: fam, pipes: map[string]pipeline{}, debug: debug}
 }
 
 func (b *Backend) Name() string            { return "metal" }
@@ -98,16 +63,16 @@ func (b *Backend) ActDType() backend.DType { return backend.F32 }
 
 func (b *Backend) logf(format string, args ...any) {
 	if b.debug {
-		fmt.Fprintf(os.Stderr, "metal backend: "+format+"\n", args...)
+		b.rt.Log(fmt.Sprintf(format, args...))
 	}
 }
 
 // Supports answers from the selection table and the library's functions (support.go).
-func (b *Backend) Supports(q backend.Query) error { return Supports(b.lib.Has, b.fam, q) }
+func (b *Backend) Supports(q backend.Query) error { return Supports(b.rt.Has, b.fam, q) }
 
 // Tensor is a shared-storage buffer region.
 type Tensor struct {
-	buf   *mtl.Buffer
+	buf   buffer
 	off   int // bytes into buf
 	shape []int
 	dt    backend.DType
@@ -146,7 +111,7 @@ func (b *Backend) fail(err error) {
 
 func (b *Backend) newTensor(dt backend.DType, shape []int) (*Tensor, error) {
 	t := &Tensor{shape: slices.Clone(shape), dt: dt}
-	buf, err := b.dev.NewBuffer(max(t.elems()*dt.Size(), 4))
+	buf, err := b.rt.NewBuffer(max(t.elems()*dt.Size(), 4))
 	if err != nil {
 		return nil, err
 	}
@@ -161,7 +126,7 @@ func (b *Backend) newTensor(dt backend.DType, shape []int) (*Tensor, error) {
 func (b *Backend) MemoryUsed() (now, peak int64) { return b.memNow, b.memPeak }
 
 // release gives a tensor's own buffer back once the open command buffer no longer needs it.
-func (b *Backend) release(buf *mtl.Buffer) {
+func (b *Backend) release(buf buffer) {
 	if !buf.NoCopy() {
 		b.memNow -= int64(buf.Size())
 	}
@@ -268,10 +233,10 @@ type linear struct {
 func (l *linear) In() int  { return l.in }
 func (l *linear) Out() int { return l.out }
 
-// bytesTensor places raw bytes: mapped without a copy when page-aligned (mtl.PageAligned), copied otherwise.
+// bytesTensor places raw bytes: mapped without a copy when page-aligned (mtl.PageAligned on darwin), copied otherwise.
 func (b *Backend) bytesTensor(data []byte, dt backend.DType) (*Tensor, bool, error) {
 	shape := []int{len(data) / dt.Size()}
-	if buf, ok, err := b.dev.WrapNoCopy(data); err != nil {
+	if buf, ok, err := b.rt.WrapNoCopy(data); err != nil {
 		return nil, false, err
 	} else if ok {
 		return &Tensor{buf: buf, shape: shape, dt: dt}, true, nil
@@ -334,11 +299,11 @@ func (b *Backend) LoadLinear(spec backend.LinearSpec) (backend.Linear, error) {
 }
 
 // pipeline builds (once) the pipeline of a kernel function.
-func (b *Backend) pipeline(fn string) (*mtl.Pipeline, error) {
+func (b *Backend) pipeline(fn string) (pipeline, error) {
 	if p, ok := b.pipes[fn]; ok {
 		return p, nil
 	}
-	p, err := b.lib.Pipeline(fn)
+	p, err := b.rt.Pipeline(fn)
 	if err != nil {
 		return nil, err
 	}
@@ -391,14 +356,14 @@ func (b *Backend) run(p Plan, roles map[Role]*Tensor) {
 			return
 		}
 		if b.enc == nil {
-			if b.enc, err = b.dev.Begin(); err != nil {
+			if b.enc, err = b.rt.Begin(); err != nil {
 				b.fail(err)
 				return
 			}
 		}
-		bufs := make([]mtl.Binding, len(bound))
+		bufs := make([]binding, len(bound))
 		for i, a := range bound {
-			bufs[i] = mtl.Binding{Index: a.Index, Buffer: a.Value.buf, Offset: a.Value.off}
+			bufs[i] = binding{Index: a.Index, Buffer: a.Value.buf, Offset: a.Value.off}
 		}
 		b.fail(b.enc.Dispatch(pipe, bufs, l.ParamIndex, l.Params, l.Groups, l.Threads))
 	}
@@ -725,19 +690,19 @@ func (b *Backend) CopyBandwidth() (float64, error) {
 		return 0, err
 	}
 	const n = 256 << 20
-	src, err := b.dev.NewBuffer(n)
+	src, err := b.rt.NewBuffer(n)
 	if err != nil {
 		return 0, err
 	}
 	defer src.Release()
-	dst, err := b.dev.NewBuffer(n)
+	dst, err := b.rt.NewBuffer(n)
 	if err != nil {
 		return 0, err
 	}
 	defer dst.Release()
 	best := math.Inf(1)
 	for range 6 {
-		s, err := b.dev.Copy(dst, src, n)
+		s, err := b.rt.Copy(dst, src, n)
 		if err != nil {
 			return 0, err
 		}
@@ -760,9 +725,6 @@ func (b *Backend) Close() error {
 	for _, p := range b.pipes {
 		p.Release()
 	}
-	b.logf("pipelines: %d from the cache, %d compiled", b.lib.Hits, b.lib.Misses)
-	errs = append(errs, b.lib.SaveArchive())
-	b.lib.Close()
-	b.dev.Close()
+	errs = append(errs, b.rt.Close())
 	return errors.Join(errs...)
 }
