@@ -36,7 +36,7 @@ const (
 )
 
 var familyInfo = [numFamilies]struct{ name, gpu, status string }{
-	M1: {"M1", "MTLGPUFamilyApple7", "forms chosen after the seeds' M1 Max measurements of the analogous kernels (reduce ≤ 4 rows, MMA to 8, tiled prefill beyond); these kernels are unmeasured on any Mac"},
+	M1: {"M1", "MTLGPUFamilyApple7", "forms chosen after the seeds' M1 Max measurements of the analogous kernels (one-row gate/up from a threadgroup codebook, reduce ≤ 4 rows, MMA to 8, tiled prefill beyond); these kernels are unmeasured on any Mac"},
 	M2: {"M2", "MTLGPUFamilyApple8", "unmeasured: uses the M1 choice"},
 	M3: {"M3", "MTLGPUFamilyApple9", "unmeasured: uses the M1 choice"},
 	M4: {"M4", "MTLGPUFamilyApple9", "unmeasured: uses the M1 choice"},
@@ -280,7 +280,7 @@ const attnMaxHD = 256
 // PlanAttention: decode (n ≤ 8) splits the positions over attnSplits threadgroups per (head, row) and combines;
 // more rows take the rows form, one threadgroup per (head, row) over all its positions.
 func PlanAttention(f Family, c AttnCase) (Plan, error) {
-	if c.KV.HeadDim > attnMaxHD || c.KV.HeadDim < 1 || c.Heads%c.KV.KVHeads != 0 {
+	if c.KV.HeadDim > attnMaxHD || c.KV.HeadDim < 1 || c.KV.KVHeads < 1 || c.Heads%c.KV.KVHeads != 0 {
 		return Plan{}, fmt.Errorf("metal: attention with head dim %d, %d heads over %d kv heads", c.KV.HeadDim, c.Heads, c.KV.KVHeads)
 	}
 	p := AttnParams{N: uint32(c.N), Heads: uint32(c.Heads), KVHeads: uint32(c.KV.KVHeads), HD: uint32(c.KV.HeadDim),
@@ -322,9 +322,12 @@ var selection = []struct {
 	{Choice{"matmul_trellis_axis1", "trellis_reduce", "n ≤ 4, or n ≤ 8 in the reciprocal (exact) arithmetic"}, func(n int) bool { return n <= 4 }},
 	{Choice{"matmul_trellis_axis1", "trellis_mma", "5 ≤ n ≤ 8, factored, cols % 256 == 0"}, func(n int) bool { return n <= 8 }},
 	{Choice{"matmul_trellis_axis1", "trellis_prefill", "n > 8"}, func(int) bool { return true }},
-	{Choice{"matmul_trellis_axis0", "trellis_scatter", "n ≤ 8, row-major codes"}, func(n int) bool { return n <= 8 }},
-	{Choice{"matmul_trellis_axis0", "trellis_scatter_il", "n ≤ 8, the 3-bit block interleave"}, func(n int) bool { return n <= 8 }},
+	{Choice{"matmul_trellis_axis0", "trellis_scatter", "n ≤ 4, or n ≤ 8 in the reciprocal arithmetic; row-major codes"}, func(n int) bool { return n <= 4 }},
+	{Choice{"matmul_trellis_axis0", "trellis_scatter_il", "the same, the 3-bit block interleave"}, func(n int) bool { return n <= 4 }},
+	{Choice{"matmul_trellis_axis0", "trellis_mma0", "5 ≤ n ≤ 8, factored; row-major codes"}, func(n int) bool { return n <= 8 }},
+	{Choice{"matmul_trellis_axis0", "trellis_mma0_il", "the same, the 3-bit block interleave"}, func(n int) bool { return n <= 8 }},
 	{Choice{"matmul_trellis_axis0", "trellis_prefill", "n > 8 (either layout)"}, func(int) bool { return true }},
+	{Choice{"gate_up_swiglu", "trellis_gateup_cb", "n = 1, L ≤ 12 (the seeds' M1 Max one-row choice: a threadgroup codebook)"}, func(n int) bool { return n == 1 }},
 	{Choice{"gate_up_swiglu", "trellis_gateup", "n ≤ 4, gate and up at the same width"}, func(n int) bool { return n <= 4 }},
 	{Choice{"gate_up_swiglu", "trellis_gateup_mixed", "n ≤ 4, different widths"}, func(n int) bool { return n <= 4 }},
 	{Choice{"gate_up_swiglu", "trellis_gateup_mma", "5 ≤ n ≤ 8, cols % 256 == 0 (same or mixed widths)"}, func(n int) bool { return n <= 8 }},
@@ -367,12 +370,13 @@ func Forms() []Form {
 		Form{"argmax", "argmax", []string{"argmax_f32"}, "ids equal"},
 		Form{"bitmask", "bitmask", []string{"bitmask_f32"}, "exact"},
 	)
-	var reduce, mma, scatter, il, gu, gum, gumma, prefill, expand, aff []string
+	var reduce, mma, mma0, scatter, il, gu, gum, gucb, gumma, prefill, expand, aff []string
 	for _, k := range trellisKs {
 		for _, m := range reduceRows {
 			reduce = append(reduce, reduceName(k, m))
 		}
 		mma = append(mma, mmaName(k))
+		mma0 = append(mma0, mma0Name(k, false))
 		for _, m := range scatterRows {
 			scatter = append(scatter, scatterName(k, m, false))
 		}
@@ -387,6 +391,7 @@ func Forms() []Form {
 				}
 			}
 			gumma = append(gumma, gateUpMMAName(k, ku))
+			gucb = append(gucb, gateUpCBName(k, ku))
 		}
 	}
 	for _, m := range scatterRows {
@@ -402,9 +407,12 @@ func Forms() []Form {
 		Form{"trellis_mma", "matmul_trellis_axis1", mma, "1e-5 (factored)"},
 		Form{"trellis_scatter", "matmul_trellis_axis0", append(scatter, "trellis_splitk_reduce"), "1e-5 (reciprocal or factored)"},
 		Form{"trellis_scatter_il", "matmul_trellis_axis0", append(il, "trellis_splitk_reduce"), "1e-5 (reciprocal or factored)"},
+		Form{"trellis_mma0", "matmul_trellis_axis0", append(mma0, "trellis_splitk_reduce"), "1e-5 (factored)"},
+		Form{"trellis_mma0_il", "matmul_trellis_axis0", []string{mma0Name(3, true), "trellis_splitk_reduce"}, "1e-5 (factored)"},
 		Form{"trellis_gateup", "gate_up_swiglu", gu, "1e-5 (factored)"},
 		Form{"trellis_gateup_mixed", "gate_up_swiglu", gum, "1e-5 (factored)"},
 		Form{"trellis_gateup_mma", "gate_up_swiglu", gumma, "1e-5 (factored)"},
+		Form{"trellis_gateup_cb", "gate_up_swiglu", gucb, "bit-identical to trellis_gateup's one-row form"},
 		Form{"trellis_prefill", "matmul_trellis", prefill, "1e-5 (reciprocal)"},
 		Form{"trellis_expand", "expand", expand, "exact (bf16: trellis.BF16; f16: RoundF16 of trellis.Exact)"},
 		Form{"affine_gemv", "matmul_affine", aff, "1e-5"},
@@ -425,6 +433,12 @@ var (
 
 func reduceName(k, m int) string { return fmt.Sprintf("trellis_reduce_k%d_m%d", k, m) }
 func mmaName(k int) string       { return fmt.Sprintf("trellis_mma_k%d", k) }
+func mma0Name(k int, il bool) string {
+	if il {
+		return fmt.Sprintf("trellis_mma0_il_k%d", k)
+	}
+	return fmt.Sprintf("trellis_mma0_k%d", k)
+}
 func scatterName(k, m int, il bool) string {
 	if il {
 		return fmt.Sprintf("trellis_scatter_il_k%d_m%d", k, m)
@@ -438,7 +452,12 @@ func gateUpName(kg, ku, m int) string {
 	return fmt.Sprintf("trellis_gateup_k%d%d_m%d", kg, ku, m)
 }
 func gateUpMMAName(kg, ku int) string { return fmt.Sprintf("trellis_gateup_mma_k%d%d", kg, ku) }
-func prefillName(k int) string        { return fmt.Sprintf("trellis_prefill_k%d", k) }
+func gateUpCBName(kg, ku int) string  { return fmt.Sprintf("trellis_gateup_cb_k%d%d", kg, ku) }
+
+// codebookMaxL is the largest L whose codebook (2^L f32) fits the 16 KiB the codebook form reserves.
+const codebookMaxL = 12
+
+func prefillName(k int) string { return fmt.Sprintf("trellis_prefill_k%d", k) }
 func expandName(k int, f16 bool) string {
 	if f16 {
 		return fmt.Sprintf("trellis_expand_k%d_f16", k)
@@ -490,8 +509,11 @@ func PlanTrellis(f Family, g trellis.Geometry, n int, v trellis.Variant, hasBias
 	if form == "trellis_mma" && (v != trellis.Factored || g.Cols%256 != 0) {
 		form = "trellis_reduce" // the MMA form is factored only and walks 256 positions a step
 	}
-	if form == "trellis_scatter" && g.Interleaved {
-		form = "trellis_scatter_il"
+	if form == "trellis_mma0" && v != trellis.Factored {
+		form = "trellis_scatter" // the MMA form is factored only
+	}
+	if g.Interleaved && (form == "trellis_scatter" || form == "trellis_mma0") {
+		form += "_il"
 	}
 	switch form {
 	case "trellis_reduce":
@@ -499,14 +521,19 @@ func PlanTrellis(f Family, g trellis.Geometry, n int, v trellis.Variant, hasBias
 		return Plan{Form: form, Launches: []Launch{launch(reduceName(g.K, m), [3]int{ceilDiv(g.Rows, 4), 1, 1}, [3]int{128, 1, 1}, p, layer...)}}, nil
 	case "trellis_mma":
 		return Plan{Form: form, Launches: []Launch{launch(mmaName(g.K), [3]int{ceilDiv(g.Rows, 32), 1, 1}, [3]int{128, 1, 1}, p, layer...)}}, nil
-	case "trellis_scatter", "trellis_scatter_il":
-		m := roundRows(scatterRows, n)
-		piece := 32 / m // positions per lane
-		span := 32 * piece
+	case "trellis_scatter", "trellis_scatter_il", "trellis_mma0", "trellis_mma0_il":
 		splits := ceilDiv(g.Rows, scatterRowsPerSplit)
 		p.Splits, p.RowsPerSplit = uint32(splits), uint32(ceilDiv(g.Rows, splits))
-		main := launch(scatterName(g.K, m, g.Interleaved), [3]int{ceilDiv(g.Cols, span), splits, 1}, [3]int{scatterThreads, 1, 1}, p,
-			RoleDst, RoleX, RoleWords, RoleScales, RoleBias, RoleScratch)
+		roles := []Role{RoleDst, RoleX, RoleWords, RoleScales, RoleBias, RoleScratch}
+		var main Launch
+		if form == "trellis_mma0" || form == "trellis_mma0_il" {
+			// Four SIMD groups, each the 32 outputs of one run.
+			main = launch(mma0Name(g.K, g.Interleaved), [3]int{ceilDiv(g.Cols, 128), splits, 1}, [3]int{128, 1, 1}, p, roles...)
+		} else {
+			m := roundRows(scatterRows, n)
+			span := 32 * (32 / m) // 32 lanes of 32/m positions
+			main = launch(scatterName(g.K, m, g.Interleaved), [3]int{ceilDiv(g.Cols, span), splits, 1}, [3]int{scatterThreads, 1, 1}, p, roles...)
+		}
 		plan := Plan{Form: form, Launches: []Launch{main}}
 		if splits > 1 {
 			plan.ScratchBytes = splits * n * g.Cols * 4
@@ -545,10 +572,15 @@ func PlanGateUp(f Family, gate, up trellis.Geometry, n int) (Plan, error) {
 	p := GateUpParams{uint32(gate.Rows), uint32(gate.Cols), uint32(n), uint32(gate.T), uint32(gate.L)}
 	roles := []Role{RoleDst, RoleX, RoleGateW, RoleGateS, RoleUpW, RoleUpS}
 	form := selectForm(f, "gate_up_swiglu", n)
+	if form == "trellis_gateup_cb" && gate.L > codebookMaxL {
+		form = "trellis_gateup"
+	}
 	if form == "trellis_gateup" && gate.K != up.K {
 		form = "trellis_gateup_mixed"
 	}
 	switch {
+	case form == "trellis_gateup_cb":
+		return Plan{Form: form, Launches: []Launch{launch(gateUpCBName(gate.K, up.K), [3]int{ceilDiv(gate.Rows, 8), 1, 1}, [3]int{256, 1, 1}, p, roles...)}}, nil
 	case form == "trellis_gateup" || form == "trellis_gateup_mixed":
 		m := roundRows(gateUpRows, n)
 		return Plan{Form: form, Launches: []Launch{launch(gateUpName(gate.K, up.K, m), [3]int{ceilDiv(gate.Rows, 4), 1, 1}, [3]int{128, 1, 1}, p, roles...)}}, nil

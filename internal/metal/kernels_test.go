@@ -56,7 +56,10 @@ func TestPlanSelection(t *testing.T) {
 		{geo(1, 17408, 5120, false), 6, trellis.Reciprocal, "trellis_reduce", "trellis_reduce_k3_m8"},
 		{geo(1, 17408, 5120, false), 512, trellis.Factored, "trellis_prefill", "trellis_prefill_k3"},
 		{geo(0, 17408, 5120, true), 1, trellis.Factored, "trellis_scatter_il", "trellis_scatter_il_k3_m1"},
-		{geo(0, 17408, 5120, false), 5, trellis.Factored, "trellis_scatter", "trellis_scatter_k3_m8"},
+		{geo(0, 17408, 5120, false), 5, trellis.Factored, "trellis_mma0", "trellis_mma0_k3"},
+		{geo(0, 17408, 5120, false), 5, trellis.Reciprocal, "trellis_scatter", "trellis_scatter_k3_m8"},
+		{geo(0, 17408, 5120, true), 8, trellis.Factored, "trellis_mma0_il", "trellis_mma0_il_k3"},
+		{geo(0, 17408, 5120, false), 4, trellis.Factored, "trellis_scatter", "trellis_scatter_k3_m4"},
 		{geo(0, 17408, 5120, true), 9, trellis.Factored, "trellis_prefill", "trellis_prefill_k3"},
 	}
 	for _, c := range cases {

@@ -25,7 +25,10 @@ inline void affine_gemv(device float* y, const device float* x, const device uin
         for (uint j = 0; j < 32u; ++j) {
             const uint bit = j * uint(B);
             const float qv = float((w[bit / 32u] >> (bit % 32u)) & ((1u << uint(B)) - 1u));
-            const float wt = s * qv + b; // fp contract off: the product is rounded before the add
+            // Two statements: a compiler contracting within an expression (fp-contract=on) leaves them unfused,
+            // so the product is rounded before the add as affine.DecodeRow does.
+            const float sq = s * qv;
+            const float wt = sq + b;
             for (uint m = 0; m < uint(M); ++m)
                 if (m < p.n) acc[m] = fma(wt, x[ulong(m) * p.in + run * 32u + j], acc[m]);
         }

@@ -110,6 +110,8 @@ kernel void rope_f32(device float* x [[buffer(0)]], const device float* cs [[buf
             x2 = p.prescale * x2;
         }
         const float co = c[2u * i], si = c[2u * i + 1u];
+        // Products in their own statements: even where the pragma is unknown, contraction (fp-contract=on) works
+        // within one expression only, so each product is rounded before the sum, as rope.Table.Apply does.
         const float p1 = x1 * co, p2 = x2 * si, p3 = x1 * si, p4 = x2 * co;
         head[ia] = p1 - p2;
         head[ib] = p3 + p4;

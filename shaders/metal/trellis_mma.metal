@@ -132,3 +132,64 @@ TRELLIS_GATEUP_MMA(4, 2)
 TRELLIS_GATEUP_MMA(4, 3)
 TRELLIS_GATEUP_MMA(4, 4)
 
+
+// ---------------------------------------------------------------------------------------------------------------
+// trellis_mma0{_il}_k{K} (axis 0: down, 1..8 rows on the simdgroup matrix unit; _il: the 3-bit interleave)
+//   in:  x f32 [n, rows] (n ≤ 8, coded row r = input feature r), words as stored, scales f32 [rows], bias f32 [cols]
+//   out: y f32 [n, cols] (splits == 1, + bias), else partials f32 [splits, n, cols] for trellis_splitk_reduce
+//   grid: (⌈cols/128⌉, splits) threadgroups of 128 threads; SIMD group w owns the 32 outputs of one run and walks
+//        the split's coded rows 8 at a time: D_t[m][c] += X[m][k]·W_t[k][c] for the four 8-output tiles t of the
+//        run, X[m][k] = x[m][r0 + k]·(scale·rcp), W_t[k][c] = f32(y) of coded row r0 + k at position 8t + c; lane
+//        (row fm, columns fn, fn + 1) decodes positions 8t + fn, + 1 of row r0 + fm from that row's K+1 run words
+//   promise: trellis.Factored (x' = x·(scale·rcp), Σ y·x'), f32 products summed by the MMA: tolerance 1e-5
+template <int K, bool IL>
+inline void trellis_mma0(device float* y, const device float* x, const device uint* words, const device float* scales,
+                         const device float* bias, device float* partials, constant TrellisParams& p, uint3 tg,
+                         uint sg, uint lane) {
+    const uint c0 = (tg.x * 4u + sg) * 32u;
+    if (c0 >= p.cols) return; // the whole SIMD group: cols is a multiple of T, so of 32
+    const uint fm = frag_m(lane), fn = frag_n(lane);
+    const uint wpb = p.T * uint(K) / 32u, wpr = p.cols / p.T * wpb;
+    const uint blk = c0 / p.T, runq = (c0 - blk * p.T) / 32u;
+    const uint r0 = tg.y * p.rows_per_split, r1 = min(p.rows, r0 + p.rows_per_split);
+    simdgroup_float8x8 acc[4];
+    for (uint t = 0; t < 4u; ++t) acc[t] = make_filled_simdgroup_matrix<float, 8, 8>(0.0f);
+    for (uint rb = r0; rb < r1; rb += 8u) {
+        const uint r = rb + fm;
+        const bool live = r < r1;
+        uint w[K + 1];
+        trellis_load_run<K>(words + trellis_block_offset(live ? r : r0, blk, p.rows, wpr, wpb, IL), runq, p.T, w);
+        simdgroup_float8x8 xm;
+        for (uint j = 0; j < 2u; ++j) {
+            const uint rk = rb + fn + j;
+            xm.thread_elements()[j] = (fm < p.n && rk < r1) ? x[ulong(fm) * p.rows + rk] * (scales[rk] * TRELLIS_RCP) : 0.0f;
+        }
+        for (uint t = 0; t < 4u; ++t) {
+            simdgroup_float8x8 wm;
+            for (uint j = 0; j < 2u; ++j)
+                wm.thread_elements()[j] = live ? trellis_y(trellis_run_state<K>(w, 8u * t + fn + j, p.L)) : 0.0f;
+            simdgroup_multiply_accumulate(acc[t], xm, wm, acc[t]);
+        }
+    }
+    if (fm >= p.n) return;
+    for (uint t = 0; t < 4u; ++t)
+        for (uint j = 0; j < 2u; ++j) {
+            const uint c = c0 + 8u * t + fn + j;
+            const float v = acc[t].thread_elements()[j];
+            if (p.splits == 1u) y[ulong(fm) * p.cols + c] = v + (p.has_bias ? bias[c] : 0.0f);
+            else partials[(ulong(tg.y) * p.n + fm) * p.cols + c] = v;
+        }
+}
+
+#define TRELLIS_MMA0(NAME, K, IL)                                                                                   \
+    kernel void NAME(device float* y [[buffer(0)]], const device float* x [[buffer(1)]],                          \
+                     const device uint* words [[buffer(2)]], const device float* scales [[buffer(3)]],           \
+                     const device float* bias [[buffer(4)]], device float* partials [[buffer(5)]],               \
+                     constant TrellisParams& p [[buffer(6)]], uint3 tg [[threadgroup_position_in_grid]],          \
+                     uint sg [[simdgroup_index_in_threadgroup]], uint lane [[thread_index_in_simdgroup]]) {       \
+        trellis_mma0<K, IL>(y, x, words, scales, bias, partials, p, tg, sg, lane);                                 \
+    }
+TRELLIS_MMA0(trellis_mma0_k2, 2, false)
+TRELLIS_MMA0(trellis_mma0_k3, 3, false)
+TRELLIS_MMA0(trellis_mma0_k4, 4, false)
+TRELLIS_MMA0(trellis_mma0_il_k3, 3, true)

@@ -45,6 +45,9 @@ type Kernel struct {
 	Name   string
 	File   string
 	Params []Param
+	// ThreadgroupBytes is the threadgroup memory the kernel declares (its `threadgroup` arrays, sized by the
+	// compiler): Apple GPUs allow 32 KiB.
+	ThreadgroupBytes int
 }
 
 // Harness is a built emulator binary and the kernels it holds.
@@ -123,12 +126,18 @@ func Build(ctx context.Context, dir string, sources map[string]string) (*Harness
 	return h, h.Describe(ctx)
 }
 
+// cflags: -O1 compiles the 100-odd instantiations in seconds; no contraction, so a·b + c rounds twice as the
+// shaders (fp contract off) and the Go reference do.
 var cflags = []string{"-std=c++17", "-O1", "-ffp-contract=off", "-fno-strict-aliasing", "-Wno-attributes", "-Wno-unknown-pragmas", "-I."}
 
 // wrap preprocesses one .metal file to find its kernels' signatures and writes the unit that includes it and
 // registers a call and a description for each kernel.
 func (h *Harness) wrap(ctx context.Context, gxx, dir, file string, prelude bool) (string, error) {
-	src := fmt.Sprintf("#include \"metal_shim.h\"\n%s#include \"%s\"\n", map[bool]string{true: "#include \"" + Prelude + "\"\n"}[prelude], file)
+	src := "#include \"metal_shim.h\"\n"
+	if prelude {
+		src += "#include \"" + Prelude + "\"\n"
+	}
+	src += "#include \"" + file + "\"\n"
 	scan := exec.CommandContext(ctx, gxx, append(append([]string{}, cflags...), "-DEMU_SCAN", "-E", "-P", "-x", "c++", "-")...)
 	scan.Dir = dir
 	scan.Stdin = strings.NewReader(src)
@@ -360,6 +369,32 @@ func (h *Harness) Describe(ctx context.Context) error {
 			}
 			i++
 		}
+	}
+	return h.threadgroupMemory(ctx)
+}
+
+// threadgroupMemory sums each kernel's threadgroup arrays: they are the kernel function's static locals, which
+// `nm -S -C` lists as KERNEL::NAME with their size.
+func (h *Harness) threadgroupMemory(ctx context.Context) error {
+	out, err := exec.CommandContext(ctx, "nm", "-S", "-C", h.Bin).Output()
+	if err != nil {
+		return fmt.Errorf("emu: nm (binutils, installed with g++): %w", err)
+	}
+	for _, line := range strings.Split(string(out), "\n") {
+		f := strings.Fields(line)
+		if len(f) != 4 {
+			continue
+		}
+		kernel, _, ok := strings.Cut(f[3], "::")
+		k := h.Kernels[kernel]
+		if !ok || k == nil {
+			continue
+		}
+		size, err := strconv.ParseInt(f[1], 16, 64)
+		if err != nil {
+			return fmt.Errorf("emu: nm size %q: %w", f[1], err)
+		}
+		k.ThreadgroupBytes += int(size)
 	}
 	return nil
 }

@@ -98,6 +98,22 @@ func TestParamLayouts(t *testing.T) {
 	}
 }
 
+// TestThreadgroupMemory holds every kernel to Apple's 32 KiB of threadgroup memory.
+func TestThreadgroupMemory(t *testing.T) {
+	h := harness(t)
+	for name, k := range h.Kernels {
+		if k.ThreadgroupBytes > 32<<10 {
+			t.Errorf("%s declares %d bytes of threadgroup memory (Apple GPUs allow 32768)", name, k.ThreadgroupBytes)
+		}
+	}
+	// The accounting itself: the scatter tree is 4·32·32 floats, the codebook 4096.
+	for name, want := range map[string]int{"trellis_scatter_k3_m1": 16384, "trellis_gateup_cb_k33": 16384, "rmsnorm_row_f32": 32} {
+		if got := h.Kernels[name].ThreadgroupBytes; got != want {
+			t.Errorf("%s: %d bytes of threadgroup memory counted, want %d", name, got, want)
+		}
+	}
+}
+
 // mutate returns the shader sources with old replaced by new in file (exactly once: the test fails otherwise), and
 // only that file and the prelude kept.
 func mutate(t *testing.T, file, old, new string) map[string]string {

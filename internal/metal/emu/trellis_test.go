@@ -7,6 +7,7 @@ package emu
 import (
 	"encoding/binary"
 	"math/rand/v2"
+	"strings"
 
 	"github.com/mlxbun/mlxbun/internal/affine"
 	"github.com/mlxbun/mlxbun/internal/dtype"
@@ -109,6 +110,13 @@ func testTrellisAxis0(t T, h *Harness) {
 			v := []trellis.Variant{trellis.Factored, trellis.Reciprocal}[i%2]
 			runTrellis(t, h, "scatter fixture", w, n, v, n == 2, "trellis_scatter")
 		}
+		runTrellis(t, h, "mma0 fixture", w, 8, trellis.Factored, false, "trellis_mma0")
+		for _, n := range []int{1, 3} { // below the rows selection sends it: the 8-row plan with n rewritten
+			p := must(metal.PlanTrellis(metal.M1, w.Geometry, 8, trellis.Factored, false))(t)
+			runPlanRows(t, h, "mma0 "+string(rune('0'+n))+" rows", p, w, n)
+		}
+		// Coded rows not a multiple of 8 in either split, and a bias.
+		runTrellis(t, h, "mma0 ragged splits", randTrellis(t, r, k, 12, 128, 0, 1030, 256, false), 5, trellis.Factored, true, "trellis_mma0")
 		runTrellis(t, h, "prefill axis 0", w, 40, trellis.Reciprocal, false, "trellis_prefill")
 	}
 	// 14B down (17408 → 5120): a 512-output slice, interleaved, 17 splits; and a smaller interleaved matrix for
@@ -116,6 +124,7 @@ func testTrellisAxis0(t T, h *Harness) {
 	w14 := randTrellis(t, r, 3, 12, 256, 0, 17408, 512, true)
 	runTrellis(t, h, "scatter_il 14B", w14, 1, trellis.Factored, false, "trellis_scatter_il")
 	runTrellis(t, h, "scatter_il 14B exact", w14, 8, trellis.Reciprocal, true, "trellis_scatter_il")
+	runTrellis(t, h, "mma0_il 14B", w14, 6, trellis.Factored, false, "trellis_mma0_il")
 	wil := randTrellis(t, r, 3, 12, 256, 0, 1536, 1024, true)
 	for i, n := range []int{2, 4} {
 		runTrellis(t, h, "scatter_il", wil, n, []trellis.Variant{trellis.Factored, trellis.Reciprocal}[i], false, "trellis_scatter_il")
@@ -124,8 +133,16 @@ func testTrellisAxis0(t T, h *Harness) {
 	runTrellis(t, h, "scatter 14B plain", randTrellis(t, r, 3, 12, 256, 0, 17408, 256, false), 1, trellis.Factored, false, "trellis_scatter")
 }
 
+// gateUpBufs binds gate, up and x for a fused gate/up plan of n rows.
+func gateUpBufs(gate, up *trellis.Weights, x []float32, n int) bufs {
+	return bufs{metal.RoleDst: nanBytes(n * gate.Rows), metal.RoleX: f32b(x), metal.RoleGateW: u32b(gate.Words),
+		metal.RoleGateS: f32b(gate.Scales), metal.RoleUpW: u32b(up.Words), metal.RoleUpS: f32b(up.Scales)}
+}
+
+type gateUpRun struct{ x, got []float32 }
+
 // runGateUp compares the fused kernel with trellis.MatMul (factored) of gate and up, then the CPU's SwiGLU order.
-func runGateUp(t T, h *Harness, name string, gate, up *trellis.Weights, n int, wantForm string) {
+func runGateUp(t T, h *Harness, name string, gate, up *trellis.Weights, n int, wantForm string) gateUpRun {
 	t.Helper()
 	r := rand.New(rand.NewPCG(uint64(n), uint64(gate.K*10+up.K)))
 	p := must(metal.PlanGateUp(metal.M1, gate.Geometry, up.Geometry, n))(t)
@@ -133,21 +150,22 @@ func runGateUp(t T, h *Harness, name string, gate, up *trellis.Weights, n int, w
 		t.Fatalf("%s: planned %s, want %s", name, p.Form, wantForm)
 	}
 	x := randn(r, n*gate.Cols, 1)
-	b := bufs{metal.RoleDst: nanBytes(n * gate.Rows), metal.RoleX: f32b(x), metal.RoleGateW: u32b(gate.Words),
-		metal.RoleGateS: f32b(gate.Scales), metal.RoleUpW: u32b(up.Words), metal.RoleUpS: f32b(up.Scales)}
+	b := gateUpBufs(gate, up, x, n)
 	mustRun(t, h, p, b)
 	g, u := make([]float32, n*gate.Rows), make([]float32, n*gate.Rows)
 	gate.MatMul(g, x, n, trellis.Factored)
 	up.MatMul(u, x, n, trellis.Factored)
-	want := swiglu(g, u)
-	check(t, name, p, bf32(b[metal.RoleDst]), want, 1e-5)
+	got := bf32(b[metal.RoleDst])
+	check(t, name, p, got, swiglu(g, u), 1e-5)
+	return gateUpRun{x, got}
 }
 
 func testGateUp(t T, h *Harness) {
 	r := rand.New(rand.NewPCG(25, 26))
-	ws := map[int]*trellis.Weights{}
+	ws, ws16 := map[int]*trellis.Weights{}, map[int]*trellis.Weights{}
 	for _, k := range []int{2, 3, 4} {
 		ws[k] = randTrellis(t, r, k, 12, 256, 1, 768, 256, false)
+		ws16[k] = randTrellis(t, r, k, 16, 256, 1, 768, 256, false) // L 16: no codebook, the one-row reduce form
 	}
 	for _, kg := range []int{2, 3, 4} {
 		for _, ku := range []int{2, 3, 4} {
@@ -155,14 +173,26 @@ func testGateUp(t T, h *Harness) {
 			if kg != ku {
 				form = "trellis_gateup_mixed"
 			}
-			for _, n := range []int{1, 2, 4} {
+			runGateUp(t, h, form+" fixture L16", ws16[kg], ws16[ku], 1, form)
+			for _, n := range []int{2, 4} {
 				runGateUp(t, h, form+" fixture", ws[kg], ws[ku], n, form)
+			}
+			cb := runGateUp(t, h, "gateup_cb fixture", ws[kg], ws[ku], 1, "trellis_gateup_cb")
+			// The codebook form promises the one-row reduce form's bits: run that kernel on the same inputs.
+			one := must(metal.PlanGateUp(metal.M1, ws[kg].Geometry, ws[ku].Geometry, 2))(t)
+			one.Launches[0].Function = strings.Replace(one.Launches[0].Function, "_m2", "_m1", 1)
+			binary.LittleEndian.PutUint32(one.Launches[0].Params[8:], 1)
+			b := gateUpBufs(ws[kg], ws[ku], cb.x, 1)
+			mustRun(t, h, one, b)
+			if i := sameBits(bf32(b[metal.RoleDst]), cb.got); i >= 0 {
+				t.Fatalf("trellis_gateup_cb_k%d%d: output [%d] differs from %s's", kg, ku, i, one.Launches[0].Function)
 			}
 			runGateUp(t, h, "gateup_mma fixture", ws[kg], ws[ku], 8, "trellis_gateup_mma")
 		}
 	}
 	g14, u14 := randTrellis(t, r, 3, 12, 256, 1, 8, 5120, false), randTrellis(t, r, 3, 12, 256, 1, 8, 5120, false)
-	runGateUp(t, h, "gateup 14B", g14, u14, 1, "trellis_gateup")
+	runGateUp(t, h, "gateup_cb 14B", g14, u14, 1, "trellis_gateup_cb")
+	runGateUp(t, h, "gateup 14B", g14, u14, 3, "trellis_gateup")
 	u14b := randTrellis(t, r, 4, 12, 256, 1, 8, 5120, false)
 	runGateUp(t, h, "gateup_mixed 14B", g14, u14b, 2, "trellis_gateup_mixed")
 	g20, u20 := randTrellis(t, r, 2, 12, 256, 1, 20, 5120, false), randTrellis(t, r, 3, 12, 256, 1, 20, 5120, false)
