@@ -330,12 +330,14 @@ func (b *Backend) run(p Plan, roles map[Role]*Tensor) {
 	if b.err != nil {
 		return
 	}
-	if p.ScratchBytes > 0 {
-		if b.scratch == nil || b.scratch.elems()*4 < p.ScratchBytes {
+	// The scratch role is bound whenever a launch names it: a single split's scatter still takes the argument
+	// (unused), as it takes an absent bias.
+	if need := p.ScratchBytes; need > 0 || slices.Contains(p.Roles(), RoleScratch) {
+		if b.scratch == nil || b.scratch.elems()*4 < need {
 			if b.scratch != nil {
 				b.release(b.scratch.buf)
 			}
-			t, err := b.newTensor(backend.F32, []int{(p.ScratchBytes + 3) / 4})
+			t, err := b.newTensor(backend.F32, []int{max((need+3)/4, 1)})
 			if err != nil {
 				b.fail(fmt.Errorf("metal: %s scratch: %w", p.Form, err))
 				return

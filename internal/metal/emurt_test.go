@@ -8,8 +8,10 @@ package metal
 
 import (
 	"context"
+	"encoding/binary"
 	"errors"
 	"fmt"
+	"math"
 	"os"
 	"slices"
 	"strings"
@@ -17,7 +19,9 @@ import (
 
 	"github.com/mlxbun/mlxbun/internal/backend"
 	"github.com/mlxbun/mlxbun/internal/cpu"
+	"github.com/mlxbun/mlxbun/internal/dtype"
 	"github.com/mlxbun/mlxbun/internal/metal/emu"
+	"github.com/mlxbun/mlxbun/internal/model"
 	"github.com/mlxbun/mlxbun/internal/verify"
 	metalshaders "github.com/mlxbun/mlxbun/shaders/metal"
 )
@@ -165,4 +169,103 @@ func TestBackendOnEmulator(t *testing.T) {
 			t.Errorf("no %s dispatch: %v", fn, rt.kernels)
 		}
 	}
+}
+
+// decodeHead is the emulated backend with the output head's query narrowed to one row: generation computes the
+// logits of the last row only, which the affine decode form serves; a prompt's logits for every row
+// (perplexity) it does not, which is why the model asks about any row count and Metal refuses.
+type decodeHead struct{ *Backend }
+
+func (d decodeHead) Supports(q backend.Query) error {
+	if q.Name == "lm_head" || q.Name == "model.embed_tokens" {
+		q.Rows = 1
+	}
+	return d.Backend.Supports(q)
+}
+
+// bf16Tables is the CPU backend holding 2-D float uploads (the embedding table, dequantized from affine8 here)
+// in bf16 as the Metal and CUDA backends do, so the comparison sees one table and measures the kernels alone.
+type bf16Tables struct{ *cpu.Backend }
+
+func (c bf16Tables) Upload(h backend.Host) (backend.Tensor, error) {
+	if len(h.Shape) == 2 && h.DType.Float() && h.DType != backend.BF16 {
+		f, err := h.Float32s()
+		if err != nil {
+			return nil, err
+		}
+		b := make([]byte, 2*len(f))
+		for i, v := range f {
+			binary.LittleEndian.PutUint16(b[2*i:], dtype.F32ToBF16(v))
+		}
+		h = backend.Host{Name: h.Name, DType: backend.BF16, Shape: h.Shape, Data: b}
+	}
+	return c.Backend.Upload(h)
+}
+
+// TestModelOnEmulator runs a whole trellis model through the emulated backend against the CPU: a 12-token
+// prefill (the tiled prefill forms), then decode steps (reduce, scatter, MMA forms), comparing every step's
+// logits and the greedy ids. It needs a trellis model whose head is affine (the table has no dense form):
+//
+//	mlxbun quantize --model ../shared/fixtures/models/tiny-llama3 --bits 3 --embeddings affine8 --out DIR
+//	MLXBUN_METAL_EMU_MODEL=DIR go test ./internal/metal -run TestModelOnEmulator -v
+//
+// Not in CI: the quantization takes about half a minute here.
+func TestModelOnEmulator(t *testing.T) {
+	dir := os.Getenv("MLXBUN_METAL_EMU_MODEL")
+	if dir == "" {
+		t.Skip("set MLXBUN_METAL_EMU_MODEL to a trellis model with an affine head (see the comment)")
+	}
+	b, rt := emulated(t)
+	dut, err := model.Load(dir, decodeHead{b})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer dut.Close()
+	ref, err := model.Load(dir, bf16Tables{cpu.New()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ref.Close()
+	const prompt, steps = 12, 6
+	caches := [2]backend.KVCache{}
+	for i, m := range []*model.Model{ref, dut} {
+		if caches[i], err = m.NewCache(1, prompt+steps); err != nil {
+			t.Fatal(err)
+		}
+		defer m.ReleaseCache(caches[i])
+	}
+	s := model.Step{}
+	for p := range prompt {
+		s.IDs, s.Seq, s.Pos = append(s.IDs, int32(7+13*p)), append(s.Seq, 0), append(s.Pos, int32(p))
+	}
+	worst := 0.0
+	for step := range steps + 1 {
+		want, err := ref.Forward(s, caches[0], 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := dut.Forward(s, caches[1], 1)
+		if err != nil {
+			t.Fatalf("step %d: %v", step, err)
+		}
+		scale, diff := 0.0, 0.0
+		best, bestGot := 0, 0
+		for i := range want {
+			scale = max(scale, math.Abs(float64(want[i])))
+			diff = max(diff, math.Abs(float64(got[i]-want[i])))
+			if want[i] > want[best] {
+				best = i
+			}
+			if got[i] > got[bestGot] {
+				bestGot = i
+			}
+		}
+		worst = max(worst, diff/scale)
+		if diff > 1e-4*scale || best != bestGot {
+			t.Errorf("step %d (%d rows): logits within %.3g of max|ref| %.3g, greedy %d vs %d", step, len(s.IDs), diff, scale, bestGot, best)
+		}
+		pos := s.Pos[len(s.Pos)-1] + 1
+		s = model.Step{IDs: []int32{int32(best)}, Seq: []int32{0}, Pos: []int32{pos}}
+	}
+	t.Logf("%d steps, logits within %.3g of max|ref|, %d emulated dispatches: %v", steps+1, worst, rt.dispatches, rt.kernels)
 }
