@@ -13,8 +13,10 @@ import (
 	"fmt"
 	"math"
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/mlxbun/mlxbun/internal/backend"
@@ -22,6 +24,8 @@ import (
 	"github.com/mlxbun/mlxbun/internal/dtype"
 	"github.com/mlxbun/mlxbun/internal/metal/emu"
 	"github.com/mlxbun/mlxbun/internal/model"
+	"github.com/mlxbun/mlxbun/internal/quantize"
+	"github.com/mlxbun/mlxbun/internal/testutil"
 	"github.com/mlxbun/mlxbun/internal/verify"
 	metalshaders "github.com/mlxbun/mlxbun/shaders/metal"
 )
@@ -97,21 +101,40 @@ func (e emuEncoder) Dispatch(p pipeline, bufs []binding, paramIndex int, params 
 
 func (e emuEncoder) Finish() error { return nil }
 
-// emulated builds the emulator over every shader and a backend on it (M1 row). Without g++ the test fails under
-// CI=true and is skipped elsewhere, as the emulator's own tests do.
+var (
+	emuOnce sync.Once
+	emuDir  string
+	emuH    *emu.Harness
+	emuErr  error
+)
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if emuDir != "" {
+		os.RemoveAll(emuDir)
+	}
+	os.Exit(code)
+}
+
+// emulated builds (once per test binary) the emulator over every shader and a backend on it (M1 row). Without
+// g++ the test fails under CI=true and is skipped elsewhere, as the emulator's own tests do.
 func emulated(t *testing.T) (*Backend, *emuRuntime) {
 	t.Helper()
-	h, err := emu.Build(context.Background(), t.TempDir(), metalshaders.Sources)
-	if errors.Is(err, emu.ErrNoCompiler) {
-		if os.Getenv("CI") == "true" {
-			t.Fatal(err)
+	emuOnce.Do(func() {
+		if emuDir, emuErr = os.MkdirTemp("", "mlxbun-metal-backend-emu-"); emuErr == nil {
+			emuH, emuErr = emu.Build(context.Background(), emuDir, metalshaders.Sources)
 		}
-		t.Skip(err)
+	})
+	if errors.Is(emuErr, emu.ErrNoCompiler) {
+		if os.Getenv("CI") == "true" {
+			t.Fatal(emuErr)
+		}
+		t.Skip(emuErr)
 	}
-	if err != nil {
-		t.Fatal(err)
+	if emuErr != nil {
+		t.Fatal(emuErr)
 	}
-	rt := &emuRuntime{h: h, t: t, kernels: map[string]int{}}
+	rt := &emuRuntime{h: emuH, t: t, kernels: map[string]int{}}
 	return newBackend(rt, M1, false), rt
 }
 
@@ -202,18 +225,18 @@ func (c bf16Tables) Upload(h backend.Host) (backend.Tensor, error) {
 	return c.Backend.Upload(h)
 }
 
-// TestModelOnEmulator runs a whole trellis model through the emulated backend against the CPU: a 12-token
-// prefill (the tiled prefill forms), then decode steps (reduce, scatter, MMA forms), comparing every step's
-// logits and the greedy ids. It needs a trellis model whose head is affine (the table has no dense form):
-//
-//	mlxbun quantize --model ../shared/fixtures/models/tiny-llama3 --bits 3 --embeddings affine8 --out DIR
-//	MLXBUN_METAL_EMU_MODEL=DIR go test ./internal/metal -run TestModelOnEmulator -v
-//
-// Not in CI: the quantization takes about half a minute here.
+// TestModelOnEmulator runs a whole trellis model through the emulated backend against the CPU: a 9-row prefill
+// (the tiled prefill forms), then decode steps (reduce, scatter forms), comparing every step's logits and greedy
+// id. The model is tiny-llama3 quantized here to 3 bits with L = 8 (a fast encode) and affine8 embeddings (the
+// table has no dense form for the head); MLXBUN_METAL_EMU_MODEL names another such model instead.
 func TestModelOnEmulator(t *testing.T) {
 	dir := os.Getenv("MLXBUN_METAL_EMU_MODEL")
 	if dir == "" {
-		t.Skip("set MLXBUN_METAL_EMU_MODEL to a trellis model with an affine head (see the comment)")
+		dir = filepath.Join(t.TempDir(), "tiny-llama3-3bit")
+		o := quantize.Options{Bits: 3, L: 8, Embeddings: quantize.EmbeddingsAffine8}
+		if _, err := quantize.Run(testutil.Fixture(t, "models/tiny-llama3"), dir, o, nil); err != nil {
+			t.Fatal(err)
+		}
 	}
 	b, rt := emulated(t)
 	dut, err := model.Load(dir, decodeHead{b})
@@ -226,7 +249,7 @@ func TestModelOnEmulator(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer ref.Close()
-	const prompt, steps = 12, 6
+	const prompt, steps = 9, 4
 	caches := [2]backend.KVCache{}
 	for i, m := range []*model.Model{ref, dut} {
 		if caches[i], err = m.NewCache(1, prompt+steps); err != nil {
