@@ -86,6 +86,7 @@ const (
 	RoleUpW      Role = "up_words"
 	RoleUpS      Role = "up_scales"
 	RoleExpanded Role = "expanded" // expand's 16-bit [out, in]
+	RoleDenseW   Role = "dense_w"  // a dense layer's bf16 weights [out, in]
 )
 
 // Arg binds buffer index Index of a launch to the tensor playing Role.
@@ -133,6 +134,10 @@ type RopeParams struct {
 	N, Heads, HD, Dims, Traditional uint32
 	PreScale                        float32
 }
+type NormRopeParams struct {
+	RopeParams
+	Eps float32
+}
 type EltParams struct{ N uint32 }
 type ArgmaxParams struct{ Rows, Vocab uint32 }
 type BitmaskParams struct{ Rows, Vocab, Words uint32 }
@@ -152,6 +157,7 @@ type GateUpParams struct{ Rows, Cols, N, T, L uint32 }
 type AffineParams struct{ Out, In, N, Group, HasBias uint32 }
 type SplitReduceParams struct{ N, Out, Splits, HasBias uint32 }
 type ExpandParams struct{ Rows, Cols, T, L, Interleaved, Axis uint32 }
+type DenseParams struct{ Out, In, N, HasBias uint32 }
 
 // ParamTypes maps each MSL parameter struct name to a zero value of its Go mirror (the layout test's list).
 var ParamTypes = map[string]any{
@@ -159,6 +165,7 @@ var ParamTypes = map[string]any{
 	"ArgmaxParams": ArgmaxParams{}, "BitmaskParams": BitmaskParams{}, "KVStoreParams": KVStoreParams{},
 	"AttnParams": AttnParams{}, "TrellisParams": TrellisParams{}, "GateUpParams": GateUpParams{},
 	"AffineParams": AffineParams{}, "SplitReduceParams": SplitReduceParams{}, "ExpandParams": ExpandParams{},
+	"DenseParams": DenseParams{}, "NormRopeParams": NormRopeParams{},
 }
 
 func encode(p any) []byte {
@@ -228,6 +235,20 @@ func PlanRope(n, heads, hd int, t *rope.Table) (Plan, error) {
 	}
 	return Plan{Form: "rope", Launches: []Launch{launch("rope_f32", [3]int{n * heads, 1, 1}, [3]int{64, 1, 1},
 		RopeParams{uint32(n), uint32(heads), uint32(hd), uint32(t.Dims), b2u(t.Traditional), t.PreScale}, RoleX, RoleCosSin)}}, nil
+}
+
+// PlanRMSNormRope is the fusion of RMSNorm over each head of x [n, heads·hd] (weight [hd]) then Rope (dst may be
+// x): one launch, bit-identical to PlanRMSNorm then PlanRope. A nil table (NoPE) is plain RMSNorm.
+func PlanRMSNormRope(n, heads, hd int, eps float32, t *rope.Table) (Plan, error) {
+	if t == nil {
+		return PlanRMSNorm(n*heads, hd, eps), nil
+	}
+	if hd > attnMaxHD || t.Dims > hd || t.Dims%2 != 0 {
+		return Plan{}, fmt.Errorf("metal: norm+rope of %d-wide heads rotating %d dims (heads up to %d)", hd, t.Dims, attnMaxHD)
+	}
+	return Plan{Form: "rmsnorm_rope", Launches: []Launch{launch("rmsnorm_rope_f32", [3]int{ceilDiv(n*heads, 4), 1, 1}, [3]int{128, 1, 1},
+		NormRopeParams{RopeParams{uint32(n), uint32(heads), uint32(hd), uint32(t.Dims), b2u(t.Traditional), t.PreScale}, eps},
+		RoleDst, RoleX, RoleNormW, RoleCosSin)}}, nil
 }
 
 // RopeCosSin is the RoleCosSin buffer of PlanRope: per row, rope.Table.CosSin at pos[r], interleaved (cos, sin).
@@ -317,6 +338,9 @@ var selection = []struct {
 	Choice
 	ok func(rows int) bool
 }{
+	{Choice{"matmul_dense", "dense_gemv", "n ≤ 8"}, func(n int) bool { return n <= 8 }},
+	{Choice{"matmul_dense", "dense_gemm", "any n (prompts)"}, func(int) bool { return true }},
+	{Choice{"rmsnorm_rope", "rmsnorm_rope", "per-head norm then rope, hd ≤ 256 (a fusion)"}, func(int) bool { return true }},
 	{Choice{"attention", "attn_decode", "n ≤ 8"}, func(n int) bool { return n <= 8 }},
 	{Choice{"attention", "attn_rows", "any n (prompts)"}, func(int) bool { return true }},
 	{Choice{"matmul_trellis_axis1", "trellis_reduce", "n ≤ 4, or n ≤ 8 in the reciprocal (exact) arithmetic"}, func(n int) bool { return n <= 4 }},
@@ -362,9 +386,12 @@ func Forms() []Form {
 		Form{"rmsnorm_row", "rmsnorm", []string{"rmsnorm_row_f32"}, "1e-5"},
 		Form{"add_rmsnorm", "add_rmsnorm", []string{"add_rmsnorm_f32"}, "sum exact, norm 1e-5"},
 		Form{"rope", "rope", []string{"rope_f32"}, "exact"},
+		Form{"rmsnorm_rope", "rmsnorm_rope", []string{"rmsnorm_rope_f32"}, "bit-identical to rmsnorm_simd then rope"},
 		Form{"add", "add", []string{"add_f32"}, "exact"},
 		Form{"swiglu", "swiglu", []string{"swiglu_f32"}, "1e-6"},
 		Form{"kv_store", "kv_store", []string{"kv_store_f32"}, "exact"},
+		Form{"dense_gemv", "matmul_dense", []string{"gemv_bf16_m1", "gemv_bf16_m2", "gemv_bf16_m4", "gemv_bf16_m8"}, "1e-5"},
+		Form{"dense_gemm", "matmul_dense", []string{"gemm_bf16"}, "1e-5"},
 		Form{"attn_decode", "attention", []string{"attn_split_f32", "attn_combine_f32"}, "1e-5"},
 		Form{"attn_rows", "attention", []string{"attn_rows_f32"}, "1e-5"},
 		Form{"argmax", "argmax", []string{"argmax_f32"}, "ids equal"},
@@ -609,4 +636,18 @@ func PlanAffine(f Family, bits, group, out, in, n int, hasBias bool) (Plan, erro
 	m := roundRows(affineRows, n)
 	return Plan{Form: "affine_gemv", Launches: []Launch{launch(affineName(bits, m), [3]int{ceilDiv(out, 4), 1, 1}, [3]int{128, 1, 1},
 		AffineParams{uint32(out), uint32(in), uint32(n), uint32(group), b2u(hasBias)}, RoleDst, RoleX, RoleWords, RoleScales, RoleBiases, RoleBias)}}, nil
+}
+
+// denseRows are the decode GEMV's instantiated row counts.
+var denseRows = []int{1, 2, 4, 8}
+
+// PlanDense is y [n, out] = x [n, in]·Wᵀ (+ bias) over bf16 weights [out, in] (RoleDenseW), any in.
+func PlanDense(f Family, out, in, n int, hasBias bool) Plan {
+	p := DenseParams{uint32(out), uint32(in), uint32(n), b2u(hasBias)}
+	roles := []Role{RoleDst, RoleX, RoleDenseW, RoleBias}
+	if selectForm(f, "matmul_dense", n) == "dense_gemv" {
+		return Plan{Form: "dense_gemv", Launches: []Launch{launch(fmt.Sprintf("gemv_bf16_m%d", roundRows(denseRows, n)),
+			[3]int{ceilDiv(out, 4), 1, 1}, [3]int{128, 1, 1}, p, roles...)}}
+	}
+	return Plan{Form: "dense_gemm", Launches: []Launch{launch("gemm_bf16", [3]int{ceilDiv(out, 32), ceilDiv(n, 32), 1}, [3]int{256, 1, 1}, p, roles...)}}
 }

@@ -13,6 +13,7 @@ using namespace metal;
 struct EmbedParams { uint n, d, vocab; };
 struct NormParams { uint groups, g; float eps; };
 struct RopeParams { uint n, heads, hd, dims, traditional; float prescale; };
+struct NormRopeParams { RopeParams r; float eps; };
 struct EltParams { uint n; };
 struct ArgmaxParams { uint rows, vocab; };
 struct BitmaskParams { uint rows, vocab, words; };
@@ -37,6 +38,7 @@ struct AffineParams { uint out, in, n, group; uint has_bias; };
 struct SplitReduceParams { uint n, out, splits; uint has_bias; };
 struct ExpandParams { uint rows, cols, T, L, interleaved, axis; };
 struct PrefillParams { TrellisParams t; uint axis, in, out; };
+struct DenseParams { uint out, in, n, has_bias; };
 
 // ---- bit conversions ----
 inline float bf16_to_f32(ushort b) { return as_type<float>(uint(b) << 16); }

@@ -236,3 +236,44 @@ kernel void bitmask_f32(device float* logits [[buffer(0)]], const device int* ma
     const bool ok = w < p.words && ((uint(mask[ulong(r) * p.words + w]) >> (t & 31u)) & 1u) != 0u;
     if (!ok) logits[ulong(r) * p.vocab + t] = -INFINITY;
 }
+
+// rmsnorm_rope_f32 (fusion of a per-head RMSNorm then rope, as q_norm/k_norm then rope in Qwen3)
+//   in:  x f32 [n, heads·hd] (hd ≤ 256), w f32 [hd], eps; cs, prescale, traditional as rope_f32
+//   out: dst (may be x): each head normalized as rmsnorm_simd_f32, then rotated as rope_f32
+//   grid: ⌈n·heads/4⌉ threadgroups of 128 threads, a SIMD group per head; the normalized head passes to the pair
+//        loop through threadgroup memory within the SIMD group (simdgroup_barrier)
+//   promise: bit-identical to rmsnorm_simd_f32 then rope_f32
+kernel void rmsnorm_rope_f32(device float* dst [[buffer(0)]], const device float* x [[buffer(1)]],
+                             const device float* w [[buffer(2)]], const device float* cs [[buffer(3)]],
+                             constant NormRopeParams& p [[buffer(4)]],
+                             uint3 tg [[threadgroup_position_in_grid]], uint sg [[simdgroup_index_in_threadgroup]],
+                             uint lane [[thread_index_in_simdgroup]]) {
+    threadgroup float hbuf[4u * 256u];
+    constant RopeParams& rp = p.r;
+    const uint head = tg.x * 4u + sg;
+    if (head >= rp.n * rp.heads) return; // the whole SIMD group
+    const uint r = head / rp.heads, hd = rp.hd;
+    const device float* xs = x + ulong(head) * hd;
+    device float* ys = dst + ulong(head) * hd;
+    float ss = 0.0f;
+    for (uint j = lane; j < hd; j += 32u) ss = fma(xs[j], xs[j], ss);
+    ss = simd_sum(ss);
+    const float inv = 1.0f / precise::sqrt(ss / float(hd) + p.eps);
+    for (uint j = lane; j < hd; j += 32u) hbuf[sg * 256u + j] = (xs[j] * inv) * w[j];
+    simdgroup_barrier(mem_flags::mem_threadgroup);
+    const device float* c = cs + ulong(r) * rp.dims;
+    const uint half_ = rp.dims / 2u;
+    for (uint i = lane; i < half_; i += 32u) {
+        const uint ia = rp.traditional ? 2u * i : i, ib = rp.traditional ? 2u * i + 1u : i + half_;
+        float x1 = hbuf[sg * 256u + ia], x2 = hbuf[sg * 256u + ib];
+        if (rp.prescale != 1.0f) {
+            x1 = rp.prescale * x1;
+            x2 = rp.prescale * x2;
+        }
+        const float co = c[2u * i], si = c[2u * i + 1u];
+        const float p1 = x1 * co, p2 = x2 * si, p3 = x1 * si, p4 = x2 * co;
+        ys[ia] = p1 - p2;
+        ys[ib] = p3 + p4;
+    }
+    for (uint j = rp.dims + lane; j < hd; j += 32u) ys[j] = hbuf[sg * 256u + j];
+}

@@ -306,3 +306,82 @@ func testBitmask(t T, h *Harness) {
 	}
 	check(t, "bitmask", p, bf32(b[metal.RoleX]), want, 0)
 }
+
+// testDense compares the bf16 GEMV and GEMM with the CPU backend's MatMul over the same bf16 weights: fixture q/o
+// (256 → 256) and gate (256 → 768), the tied lm_head (256 → 2048), an odd width, a 14B slice (8 rows of 5120).
+func testDense(t T, h *Harness) {
+	r := rand.New(rand.NewPCG(15, 16))
+	c := cpu.New()
+	for _, k := range []struct{ out, in, n int }{
+		{256, 256, 1}, {768, 256, 2}, {2048, 256, 3}, {256, 100, 4}, {8, 5120, 8}, {768, 256, 40}, {130, 100, 33},
+	} {
+		w16 := make([]uint16, k.out*k.in)
+		for i := range w16 {
+			w16[i] = dtype.F32ToBF16(float32(r.NormFloat64() * 0.05))
+		}
+		bias := randn(r, k.out, 0.1)
+		hasBias := k.n%2 == 1
+		lin, err := c.LoadLinear(backend.LinearSpec{Name: "dense", Out: k.out, In: k.in,
+			Dense: &backend.Host{Name: "w", DType: backend.BF16, Shape: []int{k.out, k.in}, Data: u16b(w16)},
+			Bias:  map[bool]*backend.Host{true: {Name: "b", DType: backend.F32, Shape: []int{k.out}, Data: f32b(bias)}}[hasBias]})
+		if err != nil {
+			t.Fatal(err)
+		}
+		x := randn(r, k.n*k.in, 1)
+		ref := cpuTensor(t, c, make([]float32, k.n*k.out), k.n, k.out)
+		c.MatMul(ref, cpuTensor(t, c, x, k.n, k.in), lin)
+		p := metal.PlanDense(metal.M1, k.out, k.in, k.n, hasBias)
+		b := bufs{metal.RoleDst: nanBytes(k.n * k.out), metal.RoleX: f32b(x), metal.RoleDenseW: u16b(w16)}
+		if hasBias {
+			b[metal.RoleBias] = f32b(bias)
+		}
+		mustRun(t, h, p, b)
+		check(t, p.Form, p, bf32(b[metal.RoleDst]), ref.(*cpu.Tensor).Float32s(), 1e-5)
+	}
+}
+
+// testRMSNormRope checks the fused head norm + rope bit for bit against rmsnorm_simd then rope, and against the
+// CPU's RMSNorm then rope.Table.Apply.
+func testRMSNormRope(t T, h *Harness) {
+	r := rand.New(rand.NewPCG(17, 18))
+	c := cpu.New()
+	yarn := ropeScalings["deepseek_yarn"]
+	for _, k := range []struct {
+		n, heads, hd, dims int
+		trad               bool
+		scaling            map[string]any
+	}{{3, 4, 64, 64, false, nil}, {2, 40, 128, 128, false, nil}, {2, 2, 64, 32, true, nil}, {3, 4, 64, 64, false, yarn}} {
+		tab, err := rope.New(k.dims, 1e6, k.trad, k.scaling, 131072)
+		if err != nil {
+			t.Fatal(err)
+		}
+		x, w := randn(r, k.n*k.heads*k.hd, 2), randn(r, k.hd, 1)
+		pos := make([]int32, k.n)
+		for i := range pos {
+			pos[i] = int32(r.IntN(30000))
+		}
+		cs := f32b(metal.RopeCosSin(tab, pos))
+		p := must(metal.PlanRMSNormRope(k.n, k.heads, k.hd, 1e-6, tab))(t)
+		b := bufs{metal.RoleDst: nanBytes(len(x)), metal.RoleX: f32b(x), metal.RoleNormW: f32b(w), metal.RoleCosSin: cs}
+		mustRun(t, h, p, b)
+		got := bf32(b[metal.RoleDst])
+		// The two launches it fuses.
+		two := bufs{metal.RoleDst: nanBytes(len(x)), metal.RoleX: f32b(x), metal.RoleNormW: f32b(w)}
+		mustRun(t, h, metal.PlanRMSNorm(k.n*k.heads, k.hd, 1e-6), two)
+		rp := must(metal.PlanRope(k.n, k.heads, k.hd, tab))(t)
+		b2 := bufs{metal.RoleX: two[metal.RoleDst], metal.RoleCosSin: cs}
+		mustRun(t, h, rp, b2)
+		if i := sameBits(got, bf32(b2[metal.RoleX])); i >= 0 {
+			t.Fatalf("rmsnorm_rope_f32: [%d] differs from rmsnorm_simd then rope", i)
+		}
+		ref := cpuTensor(t, c, make([]float32, len(x)), len(x))
+		c.RMSNorm(ref, cpuTensor(t, c, x, len(x)), cpuTensor(t, c, w, k.hd), 1e-6)
+		want := ref.(*cpu.Tensor).Float32s()
+		for i := range k.n {
+			for hh := range k.heads {
+				tab.Apply(want[(i*k.heads+hh)*k.hd:(i*k.heads+hh+1)*k.hd], int(pos[i]))
+			}
+		}
+		check(t, "rmsnorm_rope", p, got, want, 1e-5)
+	}
+}
