@@ -227,7 +227,8 @@ type linear struct {
 	bits, group   int               // affine layers
 	words, scales *Tensor
 	biases, bias  *Tensor
-	keep          any // the host memory a no-copy words buffer maps
+	dense         *Tensor // dense layers: bf16 [out, in]
+	keep          any     // the host memory a no-copy words buffer maps
 }
 
 func (l *linear) In() int  { return l.in }
@@ -258,7 +259,33 @@ func (b *Backend) f32Tensor(f []float32) (*Tensor, error) {
 	return t, nil
 }
 
-// LoadLinear places trellis or affine weights; dense weights have no Metal form yet (Supports refuses them).
+// bf16Tensor places dense weights as bf16 (as CUDA does): bf16 host data as stored, mapped without a copy
+// when page-aligned; f16 and f32 rounded to bf16.
+func (b *Backend) bf16Tensor(h backend.Host) (*Tensor, error) {
+	if len(h.Data) != h.Elements()*h.DType.Size() || !h.DType.Float() {
+		return nil, fmt.Errorf("%d bytes of %s for %v", len(h.Data), h.DType, h.Shape)
+	}
+	if h.DType == backend.BF16 {
+		t, _, err := b.bytesTensor(h.Data, backend.BF16)
+		return t, err
+	}
+	f, err := h.Float32s()
+	if err != nil {
+		return nil, err
+	}
+	t, err := b.newTensor(backend.BF16, []int{len(f)})
+	if err != nil {
+		return nil, err
+	}
+	dst := t.bytes()
+	out := unsafe.Slice((*uint16)(unsafe.Pointer(&dst[0])), len(f))
+	for i, v := range f {
+		out[i] = dtype.F32ToBF16(v)
+	}
+	return t, nil
+}
+
+// LoadLinear places dense (as bf16), trellis or affine weights.
 func (b *Backend) LoadLinear(spec backend.LinearSpec) (backend.Linear, error) {
 	l := &linear{in: spec.In, out: spec.Out}
 	var err error
@@ -283,8 +310,10 @@ func (b *Backend) LoadLinear(spec backend.LinearSpec) (backend.Linear, error) {
 				l.biases, err = b.f32Tensor(a.Biases)
 			}
 		}
+	case spec.Dense != nil:
+		l.dense, err = b.bf16Tensor(*spec.Dense)
 	default:
-		return nil, fmt.Errorf("metal: %s: %s weights: %w", spec.Name, spec.Describe(), backend.ErrUnsupported)
+		return nil, fmt.Errorf("metal: %s: no weights: %w", spec.Name, backend.ErrUnsupported)
 	}
 	if err == nil && spec.Bias != nil {
 		var f []float32
@@ -569,20 +598,25 @@ func (b *Backend) MatMul(dst, x backend.Tensor, w backend.Linear) {
 	if in != l.in || !slices.Equal(d.shape, []int{n, l.out}) {
 		backend.ShapeError("MatMul", "x, dst", [][]int{xx.shape, d.shape}, fmt.Sprintf("[n %d], [n %d]", l.in, l.out))
 	}
-	roles := map[Role]*Tensor{RoleDst: d, RoleX: xx, RoleWords: l.words, RoleScales: l.scales, RoleBias: xx}
+	roles := map[Role]*Tensor{RoleDst: d, RoleX: xx, RoleBias: xx}
 	if l.bias != nil {
 		roles[RoleBias] = l.bias
 	}
 	var p Plan
 	var err error
-	if l.geom != nil {
+	switch {
+	case l.dense != nil:
+		roles[RoleDenseW] = l.dense
+		p = PlanDense(b.fam, l.out, l.in, n, l.bias != nil)
+	case l.geom != nil:
+		roles[RoleWords], roles[RoleScales] = l.words, l.scales
 		v := trellis.Reciprocal
 		if n <= backend.MaxDecodeRows {
 			v = trellis.Factored // the MMA decode forms compute the factored arithmetic
 		}
 		p, err = PlanTrellis(b.fam, *l.geom, n, v, l.bias != nil)
-	} else {
-		roles[RoleBiases] = l.biases
+	default:
+		roles[RoleWords], roles[RoleScales], roles[RoleBiases] = l.words, l.scales, l.biases
 		p, err = PlanAffine(b.fam, l.bits, l.group, l.out, l.in, n, l.bias != nil)
 	}
 	if err != nil {

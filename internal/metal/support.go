@@ -74,8 +74,13 @@ func Required(f Family, q backend.Query) ([]string, error) {
 				return nil, fmt.Errorf("%d rows: %w", n, err)
 			}
 			add(p)
+		case backend.FormatDense:
+			if !q.Weight.DType.Float() {
+				return nil, fmt.Errorf("no Metal kernel for %s weights", q.Weight)
+			}
+			add(PlanDense(f, q.Out, q.In, n, true)) // stored as bf16 on the device, as CUDA stores them
 		default:
-			return nil, fmt.Errorf("no Metal kernel for %s weights yet (the table has trellis and affine forms only)", q.Weight)
+			return nil, fmt.Errorf("no Metal kernel for %s weights", q.Weight)
 		}
 	}
 	return fns, nil
