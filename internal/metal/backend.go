@@ -37,9 +37,13 @@ type Backend struct {
 	debug   bool
 	closed  bool
 
-	// add is an Add not yet encoded: an RMSNorm of its sum that follows at once takes both into one
-	// add_rmsnorm launch (which still writes the sum); anything else encodes it first.
-	add *addOp
+	// Deferred ops, as CUDA's peephole keeps them (never both kinds at once): add is an Add not yet encoded —
+	// an RMSNorm of its sum that follows at once takes both into one add_rmsnorm launch (which still writes
+	// the sum); norms are per-head RMSNorms queued since the last other op — a Rope of one's output takes it
+	// into one rmsnorm_rope launch (Qwen3's q and k norms arrive as norm q, norm k, rope q, rope k). Any other
+	// op, a wait or a Free encodes them first, in order.
+	add   *addOp
+	norms []headNorm
 
 	memNow, memPeak int64   // bytes of the buffers this backend allocated (no-copy buffers excluded)
 	copyBW          float64 // CopyBandwidth, measured once
@@ -149,7 +153,7 @@ func (b *Backend) Alloc(dt backend.DType, shape ...int) (backend.Tensor, error) 
 // Free releases t's buffer once the open command buffer no longer needs it.
 func (b *Backend) Free(t backend.Tensor) {
 	x := tensorOf("Free", t)
-	b.flushAdd() // a deferred Add may read or write x
+	b.flushPending() // a deferred op may read or write x
 	if !x.view {
 		b.release(x.buf)
 	}
@@ -343,19 +347,41 @@ func (b *Backend) pipeline(fn string) (pipeline, error) {
 // addOp is a deferred Add(sum, a, b).
 type addOp struct{ sum, a, b *Tensor }
 
-// flushAdd encodes the deferred Add, if any.
-func (b *Backend) flushAdd() {
+// headNorm is a deferred RMSNorm of each g-wide head of x [n, heads·g] into dst.
+type headNorm struct {
+	dst, x, w *Tensor
+	eps       float32
+}
+
+func (h headNorm) plan() Plan { return PlanRMSNorm(h.x.elems()/h.w.elems(), h.w.elems(), h.eps) }
+
+func (h headNorm) roles() map[Role]*Tensor {
+	return map[Role]*Tensor{RoleDst: h.dst, RoleX: h.x, RoleNormW: h.w}
+}
+
+// flushPending encodes the deferred ops, in the order they were called.
+func (b *Backend) flushPending() {
 	if a := b.add; a != nil {
 		b.add = nil
-		b.run(PlanAdd(a.sum.elems()), map[Role]*Tensor{RoleDst: a.sum, RoleA: a.a, RoleB: a.b})
+		b.encode(PlanAdd(a.sum.elems()), map[Role]*Tensor{RoleDst: a.sum, RoleA: a.a, RoleB: a.b})
+	}
+	norms := b.norms
+	b.norms = nil
+	for _, h := range norms {
+		b.encode(h.plan(), h.roles())
 	}
 }
 
 func sameRegion(x, y *Tensor) bool { return x.buf == y.buf && x.off == y.off }
 
-// run encodes a plan with roles bound to tensors (after a deferred Add); the scratch role is the backend's own.
+// run encodes a plan after the deferred ops.
 func (b *Backend) run(p Plan, roles map[Role]*Tensor) {
-	b.flushAdd()
+	b.flushPending()
+	b.encode(p, roles)
+}
+
+// encode encodes a plan with roles bound to tensors; the scratch role is the backend's own.
+func (b *Backend) encode(p Plan, roles map[Role]*Tensor) {
 	if b.err != nil {
 		return
 	}
@@ -402,7 +428,7 @@ func (b *Backend) run(p Plan, roles map[Role]*Tensor) {
 
 // finish commits and waits for the open command buffer, then releases the buffers retired meanwhile.
 func (b *Backend) finish() error {
-	b.flushAdd()
+	b.flushPending()
 	var err error
 	if b.enc != nil {
 		err = b.enc.Finish()
@@ -582,6 +608,17 @@ func (b *Backend) RMSNorm(dst, x, w backend.Tensor, eps float32) {
 		b.run(PlanAddRMSNorm(xx.shape[0], g, eps), map[Role]*Tensor{RoleSum: a.sum, RoleDst: d, RoleA: a.a, RoleB: a.b, RoleNormW: ww})
 		return
 	}
+	if len(xx.shape) == 2 && g < xx.shape[1] {
+		// A per-head norm waits for a Rope of its output. Norms queued together must touch disjoint buffers,
+		// since a fused one is encoded ahead of those queued before it.
+		if b.add != nil || slices.ContainsFunc(b.norms, func(h headNorm) bool {
+			return h.dst.buf == d.buf || h.dst.buf == xx.buf || h.x.buf == d.buf
+		}) {
+			b.flushPending()
+		}
+		b.norms = append(b.norms, headNorm{dst: d, x: xx, w: ww, eps: eps})
+		return
+	}
 	b.run(PlanRMSNorm(xx.elems()/g, g, eps), map[Role]*Tensor{RoleDst: d, RoleX: xx, RoleNormW: ww})
 }
 
@@ -633,7 +670,7 @@ func (b *Backend) Add(dst, x, y backend.Tensor) {
 	if !b.f32("Add", d, a, c) {
 		return
 	}
-	b.flushAdd()
+	b.flushPending()
 	b.add = &addOp{sum: d, a: a, b: c}
 }
 
@@ -670,8 +707,19 @@ func (b *Backend) Rope(x, pos backend.Tensor, heads int, table *rope.Table) {
 		b.fail(err)
 		return
 	}
+	defer b.release(cs.buf)
+	i := slices.IndexFunc(b.norms, func(h headNorm) bool { return sameRegion(h.dst, xx) && h.w.elems() == width/heads })
+	if i >= 0 {
+		h := b.norms[i]
+		if fused, err := PlanRMSNormRope(n, heads, width/heads, h.eps, table); err == nil {
+			// The queued norm of this tensor and the rope in one launch, ahead of the other queued norms
+			// (disjoint buffers: RMSNorm saw to it); they stay queued for their own ropes.
+			b.norms = slices.Delete(b.norms, i, i+1)
+			b.encode(fused, map[Role]*Tensor{RoleDst: h.dst, RoleX: h.x, RoleNormW: h.w, RoleCosSin: cs})
+			return
+		}
+	}
 	b.run(plan, map[Role]*Tensor{RoleX: xx, RoleCosSin: cs})
-	b.release(cs.buf)
 }
 
 func (b *Backend) Attention(dst, q, k, v backend.Tensor, cache backend.KVCache, layer int, seq, pos backend.Tensor, scale float32) {

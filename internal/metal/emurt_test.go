@@ -189,7 +189,7 @@ func TestBackendOnEmulator(t *testing.T) {
 	// The paths of the backend's own making ran: the fused Add + RMSNorm, split-K scratch, decode attention's
 	// scratch, rope's host-built cos/sin rows.
 	for _, fn := range []string{"add_rmsnorm_f32", "trellis_splitk_reduce", "attn_split_f32", "attn_combine_f32", "rope_f32",
-		"kv_store_f32", "gemv_bf16_m1", "gemm_bf16"} {
+		"kv_store_f32", "gemv_bf16_m1", "gemm_bf16", "rmsnorm_rope_f32"} {
 		if rt.kernels[fn] == 0 {
 			t.Errorf("no %s dispatch: %v", fn, rt.kernels)
 		}
@@ -229,12 +229,15 @@ func (c bf16Tables) Upload(h backend.Host) (backend.Tensor, error) {
 
 // TestModelOnEmulator runs whole models through the emulated backend against the CPU: a 9-row prefill (the
 // prompt forms), then decode steps, comparing every step's logits and greedy id. The models: the tiny-llama3
-// fixture as stored (bf16: dense GEMV and GEMM), and the same quantized here to 3-bit trellis with L = 8 (a fast
+// and tiny-qwen3 fixtures as stored (bf16: dense GEMV and GEMM; Qwen3's head norms fused with the ropes), and
+// tiny-llama3 quantized here to 3-bit trellis with L = 8 (a fast
 // encode) and affine8 embeddings (trellis prefill, reduce and scatter forms, the affine head);
 // MLXBUN_METAL_EMU_MODEL names another trellis model with an affine head instead.
 func TestModelOnEmulator(t *testing.T) {
 	fixture := testutil.Fixture(t, "models/tiny-llama3")
 	t.Run("bf16", func(t *testing.T) { compareModel(t, fixture) })
+	// Qwen3's per-head q and k norms: each fused with its rope (rmsnorm_rope).
+	t.Run("bf16 qwen3", func(t *testing.T) { compareModel(t, testutil.Fixture(t, "models/tiny-qwen3")) })
 	t.Run("trellis", func(t *testing.T) {
 		dir := os.Getenv("MLXBUN_METAL_EMU_MODEL")
 		if dir == "" {
