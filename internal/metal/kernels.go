@@ -1,13 +1,16 @@
 // This file is the Metal backend's kernel table, platform-neutral (no build tag) so that Linux builds, the
 // emulator tests (internal/metal/emu) and the darwin runtime share it: every kernel form with the functions it
-// instantiates and its numerical promise (Forms), the selection per Apple GPU family (Table, Select*), and for
-// each op a Plan: the launches — function, buffer bindings by role, the parameter struct's bytes, threadgroups and
-// threads — as a function of the shape. The runtime binds its buffers to the roles and dispatches; it computes no
-// grid of its own, so what the emulator verified is what a Mac runs.
+// instantiates and its numerical promise (Forms), the selection per Apple GPU family (Table), and for each op a
+// Plan: the launches — function, buffer bindings by role, the parameter struct's bytes, threadgroups and threads
+// — as a function of the shape. The runtime binds its buffers to the roles and dispatches the launches in order;
+// it computes no grid of its own, so what the emulator verified is what a Mac runs.
 //
-// API contract for the runtime (stable): Plan*/Select* functions, Plan, Launch, Arg, Role, Family, Forms, Table,
-// RopeCosSin, CompileFastMath. Parameter structs are written little-endian, field for field as common.metal
-// declares them (all 4-byte fields); the emulator test compares their sizes with the compiled structs.
+// API for the runtime (kept stable): PlanEmbed, PlanRMSNorm, PlanAddRMSNorm, PlanRMSNormRope, PlanRope (with
+// RopeCosSin), PlanAdd, PlanSwiGLU, PlanKVStore, PlanAttention, PlanArgmax, PlanBitmask, PlanDense, PlanTrellis,
+// PlanGateUp, PlanAffine, PlanExpand; the types Plan, Launch, Arg, Role, Family; Forms, Table, CompileFastMath.
+// Parameter structs are written little-endian, field for field as common.metal declares them (all 4-byte fields);
+// the emulator test compares their sizes with the compiled structs. A role a launch binds but the case does not
+// use (no bias, a single split's scratch) still needs some buffer bound at its index.
 package metal
 
 import (

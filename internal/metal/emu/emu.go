@@ -25,6 +25,10 @@ import (
 //go:embed shim/metal_shim.h shim/emu_rt.h shim/runtime.cpp
 var shim embed.FS
 
+// ErrNotLinux is returned by Build elsewhere than on Linux: the runtime relies on ELF (the threadgroup-memory
+// section's start and stop symbols, the fiber switch's directives). On a Mac the kernels run on the GPU itself.
+var ErrNotLinux = errors.New("emu: the Metal emulator runs on Linux only (on a Mac, verify the kernels on the GPU)")
+
 // ErrNoCompiler is returned by Build when g++ is not on PATH.
 var ErrNoCompiler = errors.New("emu: g++ not found on PATH (the Metal emulator compiles the shaders with it; apt install g++)")
 
@@ -80,6 +84,9 @@ var builtins = map[string]string{
 // wrapper unit per .metal file that registers its kernels, compiles the units in parallel and links the harness.
 // Only the kernels of the files in sources are present; a test of a mutated kernel builds just its file.
 func Build(ctx context.Context, dir string, sources map[string]string) (*Harness, error) {
+	if runtime.GOOS != "linux" {
+		return nil, ErrNotLinux
+	}
 	gxx, err := exec.LookPath("g++")
 	if err != nil {
 		return nil, ErrNoCompiler
