@@ -1,5 +1,6 @@
 // Package metal is the Metal backend. Platform-neutral: the kernel table and launch plans (kernels.go), argument
-// packing (bind.go) and what the backend serves (support.go), tested on any system. macOS only
-// (backend_darwin.go): backend.Backend over the purego/objc runtime in subpackage mtl, registered as device
-// "metal". The shaders are shaders/metal, checked on Linux by the emulator (subpackage emu).
+// packing (bind.go), what the backend serves (support.go) and the backend's op layer over a runtime interface
+// (backend.go, runtime.go), tested on any system (over the CPU emulator, subpackage emu). macOS only
+// (runtime_darwin.go): the runtime over subpackage mtl (purego/objc) and the registration of device "metal";
+// only darwin builds of cmd/mlxbun link the package. The shaders are shaders/metal.
 package metal
