@@ -18,25 +18,64 @@ import (
 // kvSize is the bytes of one cache element (kv_t in common.cuh: f32).
 const kvSize = 4
 
-// kvCache is [layers, seqs, maxLen, kvHeads·headDim] f32 keys and the same for values.
+// kvCache is [layers, seqs, maxLen, kvHeads·headDim] f32 keys and the same for values; a cache with per-layer
+// geometry (KVConfig.PerLayer, the Gemmas) instead holds one [seqs, slots, kvHeads·headDim] pair per layer
+// (perLayer), a sliding-window layer's slots a ring of Window positions (gemma.go).
 type kvCache struct {
-	b    *Backend
-	cfg  backend.KVConfig
-	k, v driver.DevPtr
+	b        *Backend
+	cfg      backend.KVConfig
+	k, v     driver.DevPtr
+	perLayer []kvLayer
+}
+
+// kvLayer is one layer's slots in a per-layer cache (k, v zero: the layer stores nothing).
+type kvLayer struct {
+	k, v               driver.DevPtr
+	kvHeads, hd, slots int
+	ring               bool // slots < MaxLen: position p lives in slot p mod slots
+}
+
+// kvGeom is what the attention kernels see of one layer: the base of its slots, the layer index relative to
+// that base, its geometry and whether it is a ring.
+type kvGeom struct {
+	k, v        driver.DevPtr
+	layer       int
+	kvHeads, hd int
+	slots       int // positions per sequence (MaxLen, or the window of a ring layer)
+	ring        bool
+}
+
+func (c *kvCache) geom(layer int) kvGeom {
+	if c.perLayer == nil {
+		return kvGeom{k: c.k, v: c.v, layer: layer, kvHeads: c.cfg.KVHeads, hd: c.cfg.HeadDim, slots: c.cfg.MaxLen}
+	}
+	L := c.perLayer[layer]
+	return kvGeom{k: L.k, v: L.v, kvHeads: L.kvHeads, hd: L.hd, slots: L.slots, ring: L.ring}
 }
 
 func (c *kvCache) Config() backend.KVConfig { return c.cfg }
 
 // Release frees the cache once queued work is done with it.
 func (c *kvCache) Release() {
-	if c.k == 0 {
+	ptrs := []driver.DevPtr{c.k, c.v}
+	for _, L := range c.perLayer {
+		ptrs = append(ptrs, L.k, L.v)
+	}
+	ptrs = slices.DeleteFunc(ptrs, func(p driver.DevPtr) bool { return p == 0 })
+	if len(ptrs) == 0 {
 		return
 	}
 	b := c.b
 	if err := b.syncFlush(); err == nil {
-		b.fail(b.dev.Do(func() error { return firstErr(b.mem.release(c.k), b.mem.release(c.v)) }))
+		b.fail(b.dev.Do(func() error {
+			var errs []error
+			for _, p := range ptrs {
+				errs = append(errs, b.mem.release(p))
+			}
+			return firstErr(errs...)
+		}))
 	}
-	c.k, c.v = 0, 0
+	c.k, c.v, c.perLayer = 0, 0, nil
 }
 
 func firstErr(errs ...error) error {
@@ -49,6 +88,9 @@ func firstErr(errs ...error) error {
 }
 
 func (b *Backend) NewKVCache(cfg backend.KVConfig) (backend.KVCache, error) {
+	if cfg.PerLayer != nil {
+		return b.newLayeredCache(cfg)
+	}
 	if cfg.Layers <= 0 || cfg.Seqs <= 0 || cfg.MaxLen <= 0 || cfg.KVHeads <= 0 || cfg.HeadDim <= 0 {
 		return nil, fmt.Errorf("cuda: kv cache: every dimension must be positive, got %+v", cfg)
 	}
@@ -155,60 +197,27 @@ func oneRun(seq, pos *Tensor, n int) bool {
 }
 
 func (b *Backend) Attention(dst, q, k, v backend.Tensor, cache backend.KVCache, layer int, seq, pos backend.Tensor, scale float32) {
-	c, ok := cache.(*kvCache)
-	if !ok {
-		panic(fmt.Sprintf("backend: Attention: cache of type %T is not a CUDA cache", cache))
-	}
-	cfg := c.cfg
-	d, qs, ks, vs := tensorOf("Attention", dst), tensorOf("Attention", q), tensorOf("Attention", k), tensorOf("Attention", v)
-	st, pt := tensorOf("Attention", seq), tensorOf("Attention", pos)
-	for _, t := range []*Tensor{d, qs, ks, vs} {
-		wantDType("Attention", "activation", t, qs.dt)
-	}
-	wantDType("Attention", "q", qs, backend.F32, backend.BF16)
-	wantDType("Attention", "seq", st, backend.I32)
-	wantDType("Attention", "pos", pt, backend.I32)
-	width := cfg.KVHeads * cfg.HeadDim
-	n, qc := dims(qs)
-	if qc%cfg.HeadDim != 0 || st.elems() != n || pt.elems() != n || ks.elems() != n*width || vs.elems() != n*width || d.elems() != n*qc {
-		backend.ShapeError("Attention", "q, k, v", []any{qs.shape, ks.shape, vs.shape}, fmt.Sprintf("rows of heads×%d, kv %d wide", cfg.HeadDim, width))
-	}
-	heads := qc / cfg.HeadDim
-	if heads%cfg.KVHeads != 0 {
-		backend.ShapeError("Attention", "query heads", heads, fmt.Sprintf("a multiple of %d kv heads", cfg.KVHeads))
-	}
-	if layer < 0 || layer >= cfg.Layers {
-		panic(fmt.Sprintf("backend: Attention: layer %d outside the cache's %d", layer, cfg.Layers))
-	}
-	if d.ptr == qs.ptr {
-		panic("backend: Attention: dst aliases q")
-	}
-	if n == 0 {
-		return
-	}
-	p := attnPtrs{out: d.ptr, q: qs.ptr, kc: c.k, vc: c.v, seq: st.ptr, pos: pt.ptr,
-		seqs: cfg.Seqs, maxLen: cfg.MaxLen, layer: layer, scale: scale}
-	kp, vp := ks.ptr, vs.ptr
-	store := opName("kv_store", qs.dt)
+	b.AttentionWith(dst, q, k, v, cache, layer, seq, pos, backend.AttnOptions{Scale: scale})
+}
+
+// attendPlain is Attention over a layer without window or softcap: this step's rows are stored, then one of
+// attnForms runs over the layer's slots.
+func (b *Backend) attendPlain(a attnCase, p attnPtrs, kp, vp driver.DevPtr, width int) {
+	store := opName("kv_store", a.act)
+	n := a.n
 	b.enqueue(func() error {
 		args := driver.NewArgs().Ptr(p.kc).Ptr(p.vc).Ptr(kp).Ptr(vp).Ptr(p.seq).Ptr(p.pos).
-			I32(int32(width)).I32(int32(layer)).I32(int32(cfg.Seqs)).I32(int32(cfg.MaxLen))
-		return b.launch(store, driver.Dim3{X: n}, driver.Dim3{X: 128}, 0, args, float64(2*(kvSize+qs.dt.Size())*n*width+8*n))
+			I32(int32(width)).I32(int32(p.layer)).I32(int32(p.seqs)).I32(int32(p.maxLen))
+		return b.launch(store, driver.Dim3{X: n}, driver.Dim3{X: 128}, 0, args, float64(2*(kvSize+a.act.Size())*n*width+8*n))
 	})
-	a := attnCase{n: n, heads: heads, kvHeads: cfg.KVHeads, hd: cfg.HeadDim, act: qs.dt, run: oneRun(st, pt, n)}
-	if len(pt.shadow) == n {
-		for _, v := range pt.shadow {
-			a.positions += int64(v) + 1
-		}
-	}
 	for _, f := range attnForms {
 		if f.supports(a) {
-			b.logf("Attention n=%d heads=%d/%d hd=%d: %s", n, heads, cfg.KVHeads, cfg.HeadDim, f.name)
+			b.logf("Attention n=%d heads=%d/%d hd=%d: %s", n, a.heads, a.kvHeads, a.hd, f.name)
 			f.enqueue(b, a, p)
 			return
 		}
 	}
-	b.fail(fmt.Errorf("cuda backend: attention with head dim %d: %w", cfg.HeadDim, backend.ErrUnsupported))
+	b.fail(fmt.Errorf("cuda backend: attention with head dim %d: %w", a.hd, backend.ErrUnsupported))
 }
 
 // ensureScratch makes the split-attention scratch at least bytes long. A replaced buffer is kept until Close:

@@ -17,7 +17,7 @@ import (
 
 // kernelFiles are the sources compiled at Open, each prefixed with common.cuh.
 // A name "file.cu#unit" is one compilation unit of file.cu holding part of its instantiation list (quantUnits).
-var kernelFiles = append([]string{"ops.cu", "gemv.cu", "attention.cu"}, quantUnits()...)
+var kernelFiles = append([]string{"ops.cu", "gemv.cu", "attention.cu", "gemma.cu"}, quantUnits()...)
 
 // kernelHeaders are the shared headers a file gets after common.cuh.
 var kernelHeaders = map[string][]string{"trellis.cu": {"quant.cuh"}, "affine.cu": {"quant.cuh"}}
@@ -143,6 +143,12 @@ func attnRowsName(ept int, x backend.DType) string {
 func attnPromptName(hd int, x backend.DType) string {
 	return fmt.Sprintf("attn_prompt_hd%d%s", hd, xSuffix(x))
 }
+func winSplitName(ept int, x backend.DType) string {
+	return fmt.Sprintf("attn_win_split_e%d%s", ept, xSuffix(x))
+}
+func winRowsName(ept int, x backend.DType) string {
+	return fmt.Sprintf("attn_win_rows_e%d%s", ept, xSuffix(x))
+}
 func biasAddName(dt backend.DType) string { return "bias_add_" + dtName(dt) }
 
 // opName names a plain kernel of ops.cu or attention.cu for activation dtype dt ("add" -> add_f32, add_bf16).
@@ -150,7 +156,7 @@ func opName(op string, dt backend.DType) string { return op + "_" + dtName(dt) }
 
 // instantiations lists, per file, the macro lines that instantiate its template families.
 func instantiations() map[string][]string {
-	var gemv, attn []string
+	var gemv, attn, win []string
 	vec := func(n int, x, dt backend.DType, f gemvForm) string {
 		return fmt.Sprintf("GEMV_VEC(%s, %d, %d, %d, %s, %s)", gemvName(n, x, dt, f, true), n, f.R, f.U, outType(x), outType(dt))
 	}
@@ -175,12 +181,16 @@ func instantiations() map[string][]string {
 			attn = append(attn, fmt.Sprintf("ATTN_SPLIT(%s, %d, %s)", attnSplitName(e, x), e, outType(x)))
 			attn = append(attn, fmt.Sprintf("ATTN_ROWS(%s, %d, %s)", attnRowsName(e, x), e, outType(x)))
 		}
+		for _, e := range attnEPTs { // gemma.cu: windowed and softcapped attention
+			win = append(win, fmt.Sprintf("ATTN_WIN_SPLIT(%s, %d, %s)", winSplitName(e, x), e, outType(x)))
+			win = append(win, fmt.Sprintf("ATTN_WIN_ROWS(%s, %d, %s)", winRowsName(e, x), e, outType(x)))
+		}
 		for _, hd := range attnPromptHDs {
 			attn = append(attn, fmt.Sprintf("ATTN_PROMPT(%s, %d, %s)", attnPromptName(hd, x), hd, outType(x)))
 		}
 	}
 	m := quantInstantiations()
-	m["gemv.cu"], m["attention.cu"] = gemv, attn
+	m["gemv.cu"], m["attention.cu"], m["gemma.cu"] = gemv, attn, win
 	return m
 }
 
