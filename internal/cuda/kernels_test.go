@@ -97,6 +97,7 @@ func TestInstantiations(t *testing.T) {
 	for _, x := range actTypes {
 		for _, hd := range []int{16, 32, 64, 80, 96, 128, 256} {
 			want = append(want, attnSplitName(attnEPT(hd), x), attnRowsName(attnEPT(hd), x))
+			want = append(want, winSplitName(attnEPT(hd), x), winRowsName(attnEPT(hd), x))
 		}
 		for _, hd := range attnPromptHDs {
 			want = append(want, attnPromptName(hd, x))
