@@ -9,7 +9,7 @@
 # compiled for sm_90 here), cross-compiles (CGO_ENABLED=0, GOEXPERIMENT=simd so the CPU oracle is fast,
 # linux/amd64, stripped) the two GPU test binaries (.devbin/cuda.test, .devbin/driver.test) and the mlxbun CLI
 # into the git-ignored .devbin/, copies the model fixtures the GPU tests read into the git-ignored .devdata/
-# (about 40 MB: tiny models and pycoder-12m), then prints the one `run` call to make with the device tool. That
+# (about 65 MB: tiny models, the three tiny Gemmas and pycoder-12m), then prints the one `run` call to make with the device tool. That
 # call carries .devbin/ and .devdata/ and runs scripts/device/remote.sh there, which needs no Go.
 set -euo pipefail
 cd "$(git rev-parse --show-toplevel)"
@@ -35,7 +35,7 @@ if [ -d "$fixtures" ]; then
 	rm -rf .devdata
 	mkdir -p .devdata/models .devdata/trained/pycoder-12m
 	# Only the models the CUDA tests and acceptance.sh load (the whole fixture tree is over the 64 MiB a call carries).
-	for m in ${MLXBUN_DEV_MODELS:-tiny-llama3 tiny-qwen3 tiny-qwen2-yarn tiny-qwen3_5}; do
+	for m in ${MLXBUN_DEV_MODELS:-tiny-llama3 tiny-qwen3 tiny-qwen2-yarn tiny-qwen3_5 tiny-gemma2 tiny-gemma3 tiny-gemma4}; do
 		cp -r "$fixtures/models/$m" .devdata/models/
 	done
 	for f in config.json generation_config.json golden.json model.safetensors prompt_logits.f32 tokenizer.json tokenizer_config.json heldout.txt; do
