@@ -1,0 +1,583 @@
+// Compilation of a Grammar to the pushdown automaton the matcher runs: rules that are not recursive are inlined
+// into their callers (so that a JSON Schema without $ref cycles becomes one DFA and every token's fate is known
+// per state), each remaining rule becomes a Thompson NFA over byte classes and rule references, then a DFA by
+// subset construction, then a minimal DFA (Moore's partition refinement), then one with only useful states.
+// Left recursion, undefined rules and rules that can never finish are errors naming the rule.
+package grammar
+
+import (
+	"encoding/binary"
+	"fmt"
+	"math/bits"
+	"slices"
+	"strings"
+	"unsafe"
+)
+
+// Limits that keep a hostile or accidental grammar from exhausting memory; exceeding one is an error naming it.
+const (
+	maxNFAStates = 1 << 21 // after inlining and unrolling bounded repetitions
+	maxDFAStates = 1 << 16 // per rule
+)
+
+// Automaton is a compiled grammar: one DFA per rule over byte classes, with push edges for rule references.
+// Rule 0 is the root. It is immutable and shared by every Matcher built from it.
+type Automaton struct {
+	classOf [256]uint8 // byte → class; every byte set of the grammar is a union of classes
+	nclass  int
+	rules   []ruleDFA
+}
+
+// ruleDFA is one rule's automaton; state 0 is the start.
+type ruleDFA struct {
+	name   string
+	states []dstate
+}
+
+// dstate is a DFA state: byte-class transitions (nil when none, -1 where none), push edges, and whether the rule
+// may end here.
+type dstate struct {
+	next   []int32
+	refs   []refEdge
+	accept bool
+}
+
+// refEdge pushes rule and continues at to once it completes.
+type refEdge struct{ rule, to int32 }
+
+// States counts the DFA states of all rules.
+func (a *Automaton) States() int {
+	n := 0
+	for _, r := range a.rules {
+		n += len(r.states)
+	}
+	return n
+}
+
+// Rules is the number of rules left after inlining (1 for a grammar without recursion).
+func (a *Automaton) Rules() int { return len(a.rules) }
+
+// Compile turns g into an Automaton.
+func Compile(g *Grammar) (*Automaton, error) {
+	for _, r := range g.rules {
+		if r.body == nil {
+			return nil, errf("rule %q is referenced but not defined", r.name)
+		}
+	}
+	body, kept, err := inline(g)
+	if err != nil {
+		return nil, err
+	}
+	a := &Automaton{}
+	a.classOf, a.nclass = byteClasses(body)
+	for i, r := range kept {
+		d, err := a.ruleToDFA(g.rules[r].name, body[i])
+		if err != nil {
+			return nil, err
+		}
+		a.rules = append(a.rules, d)
+	}
+	if err := a.check(); err != nil {
+		return nil, err
+	}
+	return a, nil
+}
+
+// inline replaces every reference to a rule outside a recursion cycle by that rule's body. It returns the bodies
+// of the kept rules (the root first, then the recursive rules the root reaches) with references renumbered to
+// positions in that list.
+func inline(g *Grammar) ([]*expr, []int, error) {
+	rec := recursiveRules(g)
+	memo := map[int]*expr{}
+	var kept []int
+	index := map[int]int{}
+	keep := func(r int) int {
+		if i, ok := index[r]; ok {
+			return i
+		}
+		index[r] = len(kept)
+		kept = append(kept, r)
+		return index[r]
+	}
+	var expand func(e *expr, depth int) (*expr, error)
+	expand = func(e *expr, depth int) (*expr, error) {
+		if depth > 10000 {
+			return nil, errf("grammar nests deeper than 10000")
+		}
+		switch e.k {
+		case kRef:
+			if rec[e.ref] {
+				return refTo(keep(e.ref)), nil
+			}
+			if x, ok := memo[e.ref]; ok {
+				return x, nil
+			}
+			x, err := expand(g.rules[e.ref].body, depth+1)
+			if err != nil {
+				return nil, err
+			}
+			memo[e.ref] = x
+			return x, nil
+		case kSeq, kAlt, kRepeat:
+			out := *e
+			out.subs = make([]*expr, len(e.subs))
+			for i, s := range e.subs {
+				x, err := expand(s, depth+1)
+				if err != nil {
+					return nil, err
+				}
+				out.subs[i] = x
+			}
+			return &out, nil
+		}
+		return e, nil
+	}
+	keep(g.root)
+	var bodies []*expr
+	for i := 0; i < len(kept); i++ { // kept grows while expanding
+		b, err := expand(g.rules[kept[i]].body, 0)
+		if err != nil {
+			return nil, nil, err
+		}
+		bodies = append(bodies, b)
+	}
+	return bodies, kept, nil
+}
+
+// recursiveRules marks the rules on a reference cycle (Tarjan's strongly connected components).
+func recursiveRules(g *Grammar) []bool {
+	n := len(g.rules)
+	calls := make([][]int, n)
+	for i, r := range g.rules {
+		seen := map[int]bool{}
+		walk(r.body, func(e *expr) {
+			if e.k == kRef && !seen[e.ref] {
+				seen[e.ref] = true
+				calls[i] = append(calls[i], e.ref)
+			}
+		})
+	}
+	index, low := make([]int, n), make([]int, n)
+	on := make([]bool, n)
+	for i := range index {
+		index[i] = -1
+	}
+	rec := make([]bool, n)
+	var stack []int
+	next := 0
+	var visit func(v int)
+	visit = func(v int) {
+		index[v], low[v] = next, next
+		next++
+		stack = append(stack, v)
+		on[v] = true
+		for _, w := range calls[v] {
+			if index[w] < 0 {
+				visit(w)
+				low[v] = min(low[v], low[w])
+			} else if on[w] {
+				low[v] = min(low[v], index[w])
+			}
+		}
+		if low[v] == index[v] {
+			var comp []int
+			for {
+				w := stack[len(stack)-1]
+				stack = stack[:len(stack)-1]
+				on[w] = false
+				comp = append(comp, w)
+				if w == v {
+					break
+				}
+			}
+			for _, w := range comp {
+				rec[w] = len(comp) > 1 || slices.Contains(calls[w], w)
+			}
+		}
+	}
+	for v := range n {
+		if index[v] < 0 {
+			visit(v)
+		}
+	}
+	return rec
+}
+
+// walk calls f on every node of the tree under e (shared subtrees once per occurrence).
+func walk(e *expr, f func(*expr)) {
+	f(e)
+	for _, s := range e.subs {
+		walk(s, f)
+	}
+}
+
+// byteClasses partitions the 256 byte values so that every byte set in the bodies is a union of classes: two
+// bytes share a class when no set tells them apart.
+func byteClasses(bodies []*expr) ([256]uint8, int) {
+	sets := map[byteSet]bool{}
+	seen := map[*expr]bool{}
+	var visit func(e *expr)
+	visit = func(e *expr) {
+		if seen[e] {
+			return
+		}
+		seen[e] = true
+		if e.k == kBytes {
+			sets[e.set] = true
+		}
+		for _, s := range e.subs {
+			visit(s)
+		}
+	}
+	for _, b := range bodies {
+		visit(b)
+	}
+	// A byte's signature is which sets contain it; equal signatures share a class.
+	var keys [256]string
+	var sb [256]strings.Builder
+	for s := range sets {
+		for b := range 256 {
+			if s.has(byte(b)) {
+				sb[b].WriteByte('1')
+			} else {
+				sb[b].WriteByte('0')
+			}
+		}
+	}
+	var classOf [256]uint8
+	ids := map[string]int{}
+	for b := range 256 {
+		keys[b] = sb[b].String()
+		id, ok := ids[keys[b]]
+		if !ok {
+			id = len(ids)
+			ids[keys[b]] = id
+		}
+		classOf[b] = uint8(id)
+	}
+	return classOf, len(ids)
+}
+
+// nfa is a Thompson automaton for one rule body; state 1 is the start, state 0 unused.
+type nfa struct {
+	eps   [][]int32
+	edges [][]nedge
+	final int32
+}
+
+// nedge consumes one byte of classes (a set over class ids) or, when ref ≥ 0, pushes rule ref.
+type nedge struct {
+	classes byteSet
+	ref     int32
+	to      int32
+}
+
+func (n *nfa) add() (int32, error) {
+	if len(n.eps) >= maxNFAStates {
+		return 0, errf("grammar too large: more than %d automaton states after unrolling repetitions", maxNFAStates)
+	}
+	n.eps = append(n.eps, nil)
+	n.edges = append(n.edges, nil)
+	return int32(len(n.eps) - 1), nil
+}
+
+// build adds e starting at from and returns the state where it ends.
+func (n *nfa) build(a *Automaton, e *expr, from int32) (int32, error) {
+	switch e.k {
+	case kEmpty:
+		return from, nil
+	case kBytes, kRef:
+		to, err := n.add()
+		if err != nil {
+			return 0, err
+		}
+		ed := nedge{ref: -1, to: to}
+		if e.k == kRef {
+			ed.ref = int32(e.ref)
+		} else {
+			for b := range 256 {
+				if e.set.has(byte(b)) {
+					c := a.classOf[b]
+					ed.classes[c>>6] |= 1 << (c & 63)
+				}
+			}
+		}
+		n.edges[from] = append(n.edges[from], ed)
+		return to, nil
+	case kSeq:
+		cur := from
+		for _, s := range e.subs {
+			var err error
+			if cur, err = n.build(a, s, cur); err != nil {
+				return 0, err
+			}
+		}
+		return cur, nil
+	case kAlt:
+		end, err := n.add()
+		if err != nil {
+			return 0, err
+		}
+		for _, s := range e.subs {
+			// Each branch starts from a fresh state so that a loop in one cannot leak into another.
+			st, err := n.add()
+			if err != nil {
+				return 0, err
+			}
+			n.eps[from] = append(n.eps[from], st)
+			x, err := n.build(a, s, st)
+			if err != nil {
+				return 0, err
+			}
+			n.eps[x] = append(n.eps[x], end)
+		}
+		return end, nil
+	case kRepeat:
+		cur := from
+		for range e.min {
+			st, err := n.add()
+			if err != nil {
+				return 0, err
+			}
+			n.eps[cur] = append(n.eps[cur], st)
+			if cur, err = n.build(a, e.subs[0], st); err != nil {
+				return 0, err
+			}
+		}
+		if e.max < 0 {
+			loop, err := n.add()
+			if err != nil {
+				return 0, err
+			}
+			n.eps[cur] = append(n.eps[cur], loop)
+			x, err := n.build(a, e.subs[0], loop)
+			if err != nil {
+				return 0, err
+			}
+			n.eps[x] = append(n.eps[x], loop)
+			return loop, nil
+		}
+		end, err := n.add()
+		if err != nil {
+			return 0, err
+		}
+		n.eps[cur] = append(n.eps[cur], end)
+		for range e.max - e.min {
+			st, err := n.add()
+			if err != nil {
+				return 0, err
+			}
+			n.eps[cur] = append(n.eps[cur], st)
+			if cur, err = n.build(a, e.subs[0], st); err != nil {
+				return 0, err
+			}
+			n.eps[cur] = append(n.eps[cur], end)
+		}
+		return end, nil
+	}
+	panic(fmt.Sprintf("grammar: unknown expression kind %d", e.k))
+}
+
+// ruleToDFA compiles one rule body to a minimal DFA.
+func (a *Automaton) ruleToDFA(name string, body *expr) (ruleDFA, error) {
+	n := &nfa{}
+	if _, err := n.add(); err != nil { // state 0 unused
+		return ruleDFA{}, err
+	}
+	start, _ := n.add()
+	final, err := n.build(a, body, start)
+	if err != nil {
+		return ruleDFA{}, err
+	}
+	n.final = final
+	states, err := a.subsets(name, n, start)
+	if err != nil {
+		return ruleDFA{}, err
+	}
+	return ruleDFA{name: name, states: minimize(states, a.nclass)}, nil
+}
+
+// closer computes epsilon closures with a reusable stamp array.
+type closer struct {
+	n     *nfa
+	stamp []uint32
+	gen   uint32
+	stack []int32
+}
+
+// close returns the sorted epsilon closure of set.
+func (c *closer) close(set []int32) []int32 {
+	c.gen++
+	out := make([]int32, 0, len(set)*2)
+	c.stack = append(c.stack[:0], set...)
+	for _, s := range set {
+		c.stamp[s] = c.gen
+	}
+	for len(c.stack) > 0 {
+		s := c.stack[len(c.stack)-1]
+		c.stack = c.stack[:len(c.stack)-1]
+		out = append(out, s)
+		for _, t := range c.n.eps[s] {
+			if c.stamp[t] != c.gen {
+				c.stamp[t] = c.gen
+				c.stack = append(c.stack, t)
+			}
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+func setKey(s []int32) string {
+	if len(s) == 0 {
+		return ""
+	}
+	return string(unsafe.Slice((*byte)(unsafe.Pointer(&s[0])), len(s)*4))
+}
+
+// subsets is the subset construction: DFA states are epsilon-closed sets of NFA states.
+func (a *Automaton) subsets(name string, n *nfa, start int32) ([]dstate, error) {
+	c := &closer{n: n, stamp: make([]uint32, len(n.eps))}
+	first := c.close([]int32{start})
+	ids := map[string]int32{setKey(first): 0}
+	sets := [][]int32{first}
+	var out []dstate
+	intern := func(s []int32) (int32, error) {
+		cl := c.close(s)
+		k := setKey(cl)
+		if id, ok := ids[k]; ok {
+			return id, nil
+		}
+		if len(sets) >= maxDFAStates {
+			return 0, errf("rule %q: automaton exceeds %d states (a regular expression or repetition too large to determinize)", name, maxDFAStates)
+		}
+		ids[k] = int32(len(sets))
+		sets = append(sets, cl)
+		return int32(len(sets) - 1), nil
+	}
+	byClass := make([][]int32, a.nclass)
+	for i := 0; i < len(sets); i++ {
+		var d dstate
+		for c := range byClass {
+			byClass[c] = byClass[c][:0]
+		}
+		refTargets := map[int32][]int32{}
+		var refOrder []int32
+		for _, s := range sets[i] {
+			if s == n.final {
+				d.accept = true
+			}
+			for _, e := range n.edges[s] {
+				if e.ref >= 0 {
+					if _, ok := refTargets[e.ref]; !ok {
+						refOrder = append(refOrder, e.ref)
+					}
+					refTargets[e.ref] = append(refTargets[e.ref], e.to)
+					continue
+				}
+				for w, word := range e.classes {
+					for word != 0 {
+						b := int(bits.TrailingZeros64(word))
+						word &= word - 1
+						cl := w*64 + b
+						byClass[cl] = append(byClass[cl], e.to)
+					}
+				}
+			}
+		}
+		for cl, ts := range byClass {
+			if len(ts) == 0 {
+				continue
+			}
+			if d.next == nil {
+				d.next = make([]int32, a.nclass)
+				for j := range d.next {
+					d.next[j] = -1
+				}
+			}
+			id, err := intern(ts)
+			if err != nil {
+				return nil, err
+			}
+			d.next[cl] = id
+		}
+		slices.Sort(refOrder)
+		for _, r := range refOrder {
+			id, err := intern(refTargets[r])
+			if err != nil {
+				return nil, err
+			}
+			d.refs = append(d.refs, refEdge{rule: r, to: id})
+		}
+		out = append(out, d)
+	}
+	return out, nil
+}
+
+// minimize merges equivalent states by Moore's partition refinement (push edges are letters of the alphabet) and
+// renumbers so that the start stays 0.
+func minimize(states []dstate, nclass int) []dstate {
+	block := make([]int32, len(states))
+	for i, s := range states {
+		if s.accept {
+			block[i] = 1
+		}
+	}
+	nblocks := -1
+	var key []byte
+	for {
+		ids := map[string]int32{}
+		next := make([]int32, len(states))
+		for i, s := range states {
+			// The signature: own block, then the block reached on every class (-1: none), then the push edges.
+			key = binary.LittleEndian.AppendUint32(key[:0], uint32(block[i]))
+			key = binary.LittleEndian.AppendUint32(key, uint32(len(s.next)))
+			for _, t := range s.next {
+				if t >= 0 {
+					t = block[t]
+				}
+				key = binary.LittleEndian.AppendUint32(key, uint32(t))
+			}
+			for _, r := range s.refs {
+				key = binary.LittleEndian.AppendUint32(key, uint32(r.rule))
+				key = binary.LittleEndian.AppendUint32(key, uint32(block[r.to]))
+			}
+			id, ok := ids[string(key)]
+			if !ok {
+				// Number blocks in order of first appearance so that state 0's block is 0.
+				id = int32(len(ids))
+				ids[string(key)] = id
+			}
+			next[i] = id
+		}
+		block = next
+		if len(ids) == nblocks {
+			break
+		}
+		nblocks = len(ids)
+	}
+	out := make([]dstate, nblocks)
+	done := make([]bool, nblocks)
+	for i, s := range states {
+		b := block[i]
+		if done[b] {
+			continue
+		}
+		done[b] = true
+		d := dstate{accept: s.accept}
+		if s.next != nil {
+			d.next = make([]int32, nclass)
+			for c, t := range s.next {
+				d.next[c] = -1
+				if t >= 0 {
+					d.next[c] = block[t]
+				}
+			}
+		}
+		for _, r := range s.refs {
+			d.refs = append(d.refs, refEdge{rule: r.rule, to: block[r.to]})
+		}
+		out[b] = d
+	}
+	return out
+}
