@@ -6,7 +6,6 @@
 package grammar
 
 import (
-	"encoding/binary"
 	"fmt"
 	"math/bits"
 	"slices"
@@ -260,9 +259,10 @@ func byteClasses(bodies []*expr) ([256]uint8, int) {
 
 // nfa is a Thompson automaton for one rule body; state 1 is the start, state 0 unused.
 type nfa struct {
-	eps   [][]int32
-	edges [][]nedge
-	final int32
+	eps       [][]int32
+	edges     [][]nedge
+	final     int32
+	classSets map[byteSet]byteSet // byte set → its set of classes
 }
 
 // nedge consumes one byte of classes (a set over class ids) or, when ref ≥ 0, pushes rule ref.
@@ -294,6 +294,8 @@ func (n *nfa) build(a *Automaton, e *expr, from int32) (int32, error) {
 		ed := nedge{ref: -1, to: to}
 		if e.k == kRef {
 			ed.ref = int32(e.ref)
+		} else if cs, ok := n.classSets[e.set]; ok {
+			ed.classes = cs
 		} else {
 			for b := range 256 {
 				if e.set.has(byte(b)) {
@@ -301,6 +303,7 @@ func (n *nfa) build(a *Automaton, e *expr, from int32) (int32, error) {
 					ed.classes[c>>6] |= 1 << (c & 63)
 				}
 			}
+			n.classSets[e.set] = ed.classes
 		}
 		n.edges[from] = append(n.edges[from], ed)
 		return to, nil
@@ -380,7 +383,7 @@ func (n *nfa) build(a *Automaton, e *expr, from int32) (int32, error) {
 
 // ruleToDFA compiles one rule body to a minimal DFA.
 func (a *Automaton) ruleToDFA(name string, body *expr) (ruleDFA, error) {
-	n := &nfa{}
+	n := &nfa{classSets: map[byteSet]byteSet{}}
 	if _, err := n.add(); err != nil { // state 0 unused
 		return ruleDFA{}, err
 	}
@@ -442,16 +445,25 @@ func (a *Automaton) subsets(name string, n *nfa, start int32) ([]dstate, error) 
 	ids := map[string]int32{setKey(first): 0}
 	sets := [][]int32{first}
 	var out []dstate
+	raw := map[string]int32{} // sorted, de-duplicated targets before closure → DFA state
 	intern := func(s []int32) (int32, error) {
+		slices.Sort(s)
+		s = slices.Compact(s)
+		rk := setKey(s)
+		if id, ok := raw[rk]; ok {
+			return id, nil
+		}
 		cl := c.close(s)
 		k := setKey(cl)
 		if id, ok := ids[k]; ok {
+			raw[rk] = id
 			return id, nil
 		}
 		if len(sets) >= maxDFAStates {
 			return 0, errf("rule %q: automaton exceeds %d states (a regular expression or repetition too large to determinize)", name, maxDFAStates)
 		}
 		ids[k] = int32(len(sets))
+		raw[rk] = ids[k]
 		sets = append(sets, cl)
 		return int32(len(sets) - 1), nil
 	}
@@ -514,70 +526,224 @@ func (a *Automaton) subsets(name string, n *nfa, start int32) ([]dstate, error) 
 	return out, nil
 }
 
-// minimize merges equivalent states by Moore's partition refinement (push edges are letters of the alphabet) and
-// renumbers so that the start stays 0.
+// minimize merges equivalent states with Hopcroft's partition refinement, O(k·n·log n) for n states and k letters
+// (the byte classes and one letter per pushed rule). Missing transitions go to an explicit dead state, so states
+// from which no end is reachable merge with it and disappear. The start stays state 0.
 func minimize(states []dstate, nclass int) []dstate {
-	block := make([]int32, len(states))
-	for i, s := range states {
-		if s.accept {
-			block[i] = 1
+	n := len(states)
+	dead := int32(n)
+	// Letters: byte classes, then each pushed rule.
+	refLetter := map[int32]int{}
+	for _, s := range states {
+		for _, r := range s.refs {
+			if _, ok := refLetter[r.rule]; !ok {
+				refLetter[r.rule] = nclass + len(refLetter)
+			}
 		}
 	}
-	nblocks := -1
-	var key []byte
-	for {
-		ids := map[string]int32{}
-		next := make([]int32, len(states))
-		for i, s := range states {
-			// The signature: own block, then the block reached on every class (-1: none), then the push edges.
-			key = binary.LittleEndian.AppendUint32(key[:0], uint32(block[i]))
-			key = binary.LittleEndian.AppendUint32(key, uint32(len(s.next)))
-			for _, t := range s.next {
-				if t >= 0 {
-					t = block[t]
-				}
-				key = binary.LittleEndian.AppendUint32(key, uint32(t))
-			}
-			for _, r := range s.refs {
-				key = binary.LittleEndian.AppendUint32(key, uint32(r.rule))
-				key = binary.LittleEndian.AppendUint32(key, uint32(block[r.to]))
-			}
-			id, ok := ids[string(key)]
-			if !ok {
-				// Number blocks in order of first appearance so that state 0's block is 0.
-				id = int32(len(ids))
-				ids[string(key)] = id
-			}
-			next[i] = id
+	k := nclass + len(refLetter)
+	delta := func(q int32, a int) int32 {
+		if q == dead {
+			return dead
 		}
-		block = next
-		if len(ids) == nblocks {
-			break
-		}
-		nblocks = len(ids)
-	}
-	out := make([]dstate, nblocks)
-	done := make([]bool, nblocks)
-	for i, s := range states {
-		b := block[i]
-		if done[b] {
-			continue
-		}
-		done[b] = true
-		d := dstate{accept: s.accept}
-		if s.next != nil {
-			d.next = make([]int32, nclass)
-			for c, t := range s.next {
-				d.next[c] = -1
-				if t >= 0 {
-					d.next[c] = block[t]
-				}
+		s := &states[q]
+		if a < nclass {
+			if s.next == nil || s.next[a] < 0 {
+				return dead
 			}
+			return s.next[a]
 		}
 		for _, r := range s.refs {
-			d.refs = append(d.refs, refEdge{rule: r.rule, to: block[r.to]})
+			if refLetter[r.rule] == a {
+				return r.to
+			}
 		}
-		out[b] = d
+		return dead
+	}
+	// Inverse transitions per letter in CSR form: sources of t under a are src[a][off[a][t]:off[a][t+1]].
+	total := n + 1
+	off := make([][]int32, k)
+	src := make([][]int32, k)
+	for a := range k {
+		cnt := make([]int32, total+1)
+		for q := range int32(total) {
+			cnt[delta(q, a)+1]++
+		}
+		for i := 1; i <= total; i++ {
+			cnt[i] += cnt[i-1]
+		}
+		off[a] = cnt
+		fill := append([]int32(nil), cnt[:total]...)
+		src[a] = make([]int32, total)
+		for q := range int32(total) {
+			t := delta(q, a)
+			src[a][fill[t]] = q
+			fill[t]++
+		}
+	}
+	// Partition: blocks are ranges of elems; blockOf and pos index it.
+	elems := make([]int32, 0, total)
+	var bstart, bend []int32
+	blockOf := make([]int32, total)
+	pos := make([]int32, total)
+	addBlock := func(members []int32) {
+		b := int32(len(bstart))
+		bstart = append(bstart, int32(len(elems)))
+		for _, q := range members {
+			blockOf[q] = b
+			pos[q] = int32(len(elems))
+			elems = append(elems, q)
+		}
+		bend = append(bend, int32(len(elems)))
+	}
+	var acc, rej []int32
+	for q := range int32(n) {
+		if states[q].accept {
+			acc = append(acc, q)
+		} else {
+			rej = append(rej, q)
+		}
+	}
+	rej = append(rej, dead)
+	if len(acc) > 0 {
+		addBlock(acc)
+	}
+	addBlock(rej)
+	// Worklist of (block, letter) splitters; inW[b*k+a] says whether one is queued. Blocks never exceed the
+	// states, so the flags are allocated once.
+	type splitter struct{ b, a int32 }
+	var work []splitter
+	inW := make([]bool, total*k)
+	push := func(b int32, a int) {
+		if !inW[int(b)*k+a] {
+			inW[int(b)*k+a] = true
+			work = append(work, splitter{b, int32(a)})
+		}
+	}
+	// Hopcroft's start: the smaller of the two blocks splits on every letter.
+	first := int32(0)
+	if len(bstart) == 2 && bend[1]-bstart[1] < bend[0]-bstart[0] {
+		first = 1
+	}
+	for a := range k {
+		push(first, a)
+	}
+	marked := make([]int32, 0, total)
+	isMarked := make([]bool, total)
+	var touched []int32
+	markCount := make([]int32, total) // per block: how many of its elements are marked (moved to its front)
+	for len(work) > 0 {
+		sp := work[len(work)-1]
+		work = work[:len(work)-1]
+		inW[int(sp.b)*k+int(sp.a)] = false
+		a := sp.a
+		// Mark every state whose a-successor is in block sp.b.
+		marked = marked[:0]
+		for i := bstart[sp.b]; i < bend[sp.b]; i++ {
+			t := elems[i]
+			for _, q := range src[a][off[a][t]:off[a][t+1]] {
+				if !isMarked[q] {
+					isMarked[q] = true
+					marked = append(marked, q)
+				}
+			}
+		}
+		touched = touched[:0]
+		for _, q := range marked {
+			b := blockOf[q]
+			c := markCount[b]
+			if c == 0 {
+				touched = append(touched, b)
+			}
+			// Move q to the front part of its block (the first c elements are the marked ones).
+			j := bstart[b] + c
+			other := elems[j]
+			elems[j], elems[pos[q]] = q, other
+			pos[other], pos[q] = pos[q], j
+			markCount[b] = c + 1
+		}
+		for _, b := range touched {
+			c := markCount[b]
+			markCount[b] = 0
+			if c == bend[b]-bstart[b] {
+				continue // the whole block: no split
+			}
+			// Split off the marked front part as a new block.
+			nb := int32(len(bstart))
+			bstart = append(bstart, bstart[b])
+			bend = append(bend, bstart[b]+c)
+			bstart[b] += c
+			for i := bstart[nb]; i < bend[nb]; i++ {
+				blockOf[elems[i]] = nb
+			}
+			small := nb
+			if bend[b]-bstart[b] < c {
+				small = b
+			}
+			for l := range k {
+				if inW[int(b)*k+l] {
+					push(nb, l)
+				} else {
+					push(small, l)
+				}
+			}
+		}
+		for _, q := range marked {
+			isMarked[q] = false
+		}
+	}
+	// Renumber: the start's block first, the dead block dropped.
+	id := make([]int32, len(bstart))
+	for i := range id {
+		id[i] = -1
+	}
+	deadBlock := blockOf[dead]
+	var order []int32 // representative state per new id
+	var visit func(q int32)
+	queue := []int32{0}
+	id[blockOf[0]] = 0
+	order = append(order, 0)
+	_ = visit
+	for i := 0; i < len(queue); i++ {
+		q := queue[i]
+		for a := range k {
+			t := delta(q, a)
+			b := blockOf[t]
+			if b == deadBlock || id[b] >= 0 {
+				continue
+			}
+			id[b] = int32(len(order))
+			order = append(order, t)
+			queue = append(queue, t)
+		}
+	}
+	out := make([]dstate, len(order))
+	for i, q := range order {
+		s := states[q]
+		d := dstate{accept: s.accept}
+		for c := range nclass {
+			t := delta(q, c)
+			if blockOf[t] == deadBlock {
+				continue
+			}
+			if d.next == nil {
+				d.next = make([]int32, nclass)
+				for j := range d.next {
+					d.next[j] = -1
+				}
+			}
+			d.next[c] = id[blockOf[t]]
+		}
+		for _, r := range s.refs {
+			if blockOf[r.to] != deadBlock {
+				d.refs = append(d.refs, refEdge{rule: r.rule, to: id[blockOf[r.to]]})
+			}
+		}
+		out[i] = d
+	}
+	if blockOf[0] == deadBlock {
+		// The rule matches nothing: keep a lone non-accepting start so that check reports it.
+		return []dstate{{}}
 	}
 	return out
 }

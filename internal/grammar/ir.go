@@ -18,6 +18,8 @@ import (
 // the message names the construct.
 var ErrGrammar = errors.New("grammar")
 
+func sprintf(format string, a ...any) string { return fmt.Sprintf(format, a...) }
+
 // errf returns an error wrapping ErrGrammar.
 func errf(format string, a ...any) error {
 	return fmt.Errorf("%w: %s", ErrGrammar, fmt.Sprintf(format, a...))

@@ -133,8 +133,8 @@ func (w *walker) table(rule, state int32) stateTable {
 func (w *walker) check(start top, ids []int32, ok func(int32)) {
 	v := w.v
 	w.cfgs[0] = config{tops: append(w.cfgs[0].tops[:0], start)}
-	valid := 0   // cfgs[0..valid] hold the previous token's prefixes
-	dead := -1   // the previous token died on its byte at this index (-1: accepted)
+	valid := 0 // cfgs[0..valid] hold the previous token's prefixes
+	dead := -1 // the previous token died on its byte at this index (-1: accepted)
 	var prev []byte
 	for _, id := range ids {
 		t := v.tokens[id]
