@@ -13,6 +13,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/mlxbun/mlxbun/internal/chat"
+	"github.com/mlxbun/mlxbun/internal/grammar"
 	"github.com/mlxbun/mlxbun/internal/model"
 	"github.com/mlxbun/mlxbun/internal/modeldir"
 	"github.com/mlxbun/mlxbun/internal/sample"
@@ -27,6 +28,7 @@ type generateFlags struct {
 	seed                                                   uint64
 	stops                                                  []string
 	chatKwargs                                             string
+	constraint                                             constraintFlags
 }
 
 func newGenerate() *cobra.Command {
@@ -68,6 +70,7 @@ Prompt and generation speed and peak memory go to stderr; --json prints one reco
 	fl.BoolVar(&f.checkTensors, "check-tensors", false, "scan every floating weight for NaN and Inf at load")
 	fl.StringVar(&f.device, "device", "auto", deviceHelp("device"))
 	fl.BoolVar(&f.jsonOut, "json", false, "print one JSON record (text, ids, timings) instead of streaming")
+	f.constraint.register(fl)
 	return cmd
 }
 
@@ -103,14 +106,24 @@ func runGenerate(cmd *cobra.Command, f *generateFlags) error {
 	if err != nil {
 		return fmt.Errorf("generate: %w", err)
 	}
+	var gram *grammar.Grammar
+	if f.constraint.set() {
+		if f.constraint.usesStdin() && f.prompt == "" && f.promptIDs == "" {
+			return errors.New("generate: --json-schema - reads stdin, so give the prompt with --prompt or --prompt-ids")
+		}
+		if gram, err = f.constraint.parse(cmd.InOrStdin()); err != nil {
+			return err
+		}
+	}
 	d, err := modeldir.Open(f.modelDir)
 	if err != nil {
 		return err
 	}
-	if _, err := d.Config(); err != nil {
+	cfg, err := d.Config()
+	if err != nil {
 		return err // before the tokenizer, so a directory without config.json says that
 	}
-	tok, err := loadTokenizer(d, f.promptIDs == "")
+	tok, err := loadTokenizer(d, f.promptIDs == "" || gram != nil)
 	if err != nil {
 		return err
 	}
@@ -141,6 +154,16 @@ func runGenerate(cmd *cobra.Command, f *generateFlags) error {
 		MaxTokens: f.maxTokens, Context: f.ctx, Stop: stopper, OnText: emit,
 		Picker: pickerFunc(func(l []float32, h []int) (int, error) { return sampler.Sample(l, h, nil) }),
 	}
+	var constrained *grammar.Picker
+	if gram != nil {
+		tabs, err := compileConstraint(gram, constraintName(&f.constraint), tok, cfg.VocabSize,
+			sample.EndIDs(m.Config.EOS, tokEOS, f.ignoreEOS))
+		if err != nil {
+			return err
+		}
+		constrained = grammar.NewPicker(sampler, tabs)
+		opt.Picker, opt.Halt = constrained, constrained.Halt
+	}
 	var stream *tokenizer.Stream
 	if tok != nil {
 		stream = tok.NewStream(true)
@@ -152,6 +175,9 @@ func runGenerate(cmd *cobra.Command, f *generateFlags) error {
 	}
 	if stream != nil {
 		emit(stopper.Finish(stream.Flush()))
+	}
+	if constrained != nil && !constrained.Complete() {
+		log.Warn().Str("stop_reason", res.StopReason).Msg("the output is incomplete: generation stopped before the grammar's end")
 	}
 	rec := genRecord{Text: text.String(), PromptIDs: res.Prompt, GeneratedIDs: res.Generated, StopReason: res.StopReason,
 		Device: b.Name(), PromptSec: res.PromptTime.Seconds(), GenSec: res.GenTime.Seconds(), PeakMemGB: peakMemoryGB()}
@@ -165,6 +191,17 @@ func runGenerate(cmd *cobra.Command, f *generateFlags) error {
 	fmt.Fprintf(cmd.ErrOrStderr(), "==========\nPrompt: %d tokens, %.3f tokens-per-sec\nGeneration: %d tokens, %.3f tokens-per-sec\nPeak memory: %.3f GB\n",
 		len(res.Prompt), rec.PromptTPS, len(res.Generated), rec.GenTPS, rec.PeakMemGB)
 	return nil
+}
+
+// constraintName names the constraint flag in errors.
+func constraintName(c *constraintFlags) string {
+	switch {
+	case c.jsonSchema != "":
+		return "--json-schema " + c.jsonSchema
+	case c.grammarFile != "":
+		return "--grammar " + c.grammarFile
+	}
+	return "--regex"
 }
 
 type pickerFunc func([]float32, []int) (int, error)

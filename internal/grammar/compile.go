@@ -25,6 +25,12 @@ type Automaton struct {
 	classOf [256]uint8 // byte → class; every byte set of the grammar is a union of classes
 	nclass  int
 	rules   []ruleDFA
+
+	// For a grammar of one rule without push edges (pure): rule 0's transitions as one state×class table and
+	// whether each state has any, so table walks step a plain DFA.
+	pure    bool
+	flat    []int32
+	hasNext []bool
 }
 
 // ruleDFA is one rule's automaton; state 0 is the start.
@@ -79,7 +85,35 @@ func Compile(g *Grammar) (*Automaton, error) {
 	if err := a.check(); err != nil {
 		return nil, err
 	}
+	a.flatten()
 	return a, nil
+}
+
+// flatten fills the pure-DFA tables when the automaton is one rule without push edges.
+func (a *Automaton) flatten() {
+	if len(a.rules) != 1 {
+		return
+	}
+	st := a.rules[0].states
+	for _, s := range st {
+		if len(s.refs) > 0 {
+			return
+		}
+	}
+	a.pure = true
+	a.flat = make([]int32, len(st)*a.nclass)
+	a.hasNext = make([]bool, len(st))
+	for i, s := range st {
+		row := a.flat[i*a.nclass : (i+1)*a.nclass]
+		if s.next == nil {
+			for c := range row {
+				row[c] = -1
+			}
+			continue
+		}
+		copy(row, s.next)
+		a.hasNext[i] = true
+	}
 }
 
 // inline replaces every reference to a rule outside a recursion cycle by that rule's body. It returns the bodies

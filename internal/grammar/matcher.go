@@ -18,13 +18,14 @@ type Matcher struct {
 	t    *Tables
 	r    *runner  // accepting tokens (frames kept: the history refers to them)
 	w    *walker  // checking uncertain tokens (scratch frames, cleared per fill)
+	tw   *walker  // building a table FillMask needs before the background workers got to it
 	hist []config // hist[i]: the state after i accepted tokens
 	done []bool   // done[i]: an end id was accepted as token i
 }
 
 // NewMatcher starts a sequence at the grammar's beginning.
 func NewMatcher(t *Tables) *Matcher {
-	m := &Matcher{t: t, r: newRunner(t.a), w: newWalker(t.a, t.v)}
+	m := &Matcher{t: t, r: newRunner(t.a), w: newWalker(t.a, t.v), tw: newWalker(t.a, t.v)}
 	m.hist = []config{m.r.start()}
 	m.done = []bool{false}
 	return m
@@ -111,7 +112,7 @@ func (m *Matcher) FillMask(mask []int32) {
 	cur := m.cur()
 	clear(m.w.r.in)
 	for i, t := range cur.tops {
-		tab := &m.t.tabs[t.rule][t.state]
+		tab := m.t.table(t.rule, t.state, m.tw)
 		seen := false
 		for _, u := range cur.tops[:i] {
 			if u.rule == t.rule && u.state == t.state {

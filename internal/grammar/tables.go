@@ -10,6 +10,7 @@ import (
 	"math/bits"
 	"runtime"
 	"sync"
+	"sync/atomic"
 )
 
 // stateTable is one state's split. Accepted tokens are a packed bitmask when there are many, an id list when few.
@@ -19,46 +20,85 @@ type stateTable struct {
 	uncertain []int32  // ids in byte order (the trie's), so a walk over them shares prefixes
 }
 
-// Tables is an Automaton bound to a Vocab with every stack-top state's table computed. It is immutable and
-// shared by the Matchers of every sequence using the grammar.
+// Tables is an Automaton bound to a Vocab with a token table per stack-top state. Tables are built by background
+// workers in breadth-first order from the start, and by FillMask itself for a state it reaches first, so a
+// generation never waits for states it does not visit. Safe for concurrent use by the Matchers of many sequences.
 type Tables struct {
 	a     *Automaton
 	v     *Vocab
-	tabs  [][]stateTable // [rule][state]; empty for states without byte transitions
+	tabs  [][]lazyTable // [rule][state]; unused for states without byte transitions
 	words int
+	done  sync.WaitGroup
 }
 
-// NewTables computes the tables of every state with byte transitions, spread over the CPUs.
+type lazyTable struct {
+	once sync.Once
+	tab  stateTable
+}
+
+// NewTables binds a to v and starts building every state's table in the background (Wait blocks until done).
 func NewTables(a *Automaton, v *Vocab) *Tables {
-	t := &Tables{a: a, v: v, tabs: make([][]stateTable, len(a.rules)), words: v.MaskWords()}
+	t := &Tables{a: a, v: v, tabs: make([][]lazyTable, len(a.rules)), words: v.MaskWords()}
+	for r, rd := range a.rules {
+		t.tabs[r] = make([]lazyTable, len(rd.states))
+	}
 	type job struct{ rule, state int32 }
 	var jobs []job
-	for r, rd := range a.rules {
-		t.tabs[r] = make([]stateTable, len(rd.states))
-		for s, st := range rd.states {
-			if st.next != nil {
-				jobs = append(jobs, job{int32(r), int32(s)})
+	seen := make([][]bool, len(a.rules))
+	for r := range seen {
+		seen[r] = make([]bool, len(a.rules[r].states))
+	}
+	queue := []job{{0, 0}}
+	seen[0][0] = true
+	for i := 0; i < len(queue); i++ {
+		j := queue[i]
+		st := &a.rules[j.rule].states[j.state]
+		if st.next != nil {
+			jobs = append(jobs, j)
+		}
+		visit := func(n job) {
+			if !seen[n.rule][n.state] {
+				seen[n.rule][n.state] = true
+				queue = append(queue, n)
 			}
 		}
+		for _, n := range st.next {
+			if n >= 0 {
+				visit(job{j.rule, n})
+			}
+		}
+		for _, e := range st.refs {
+			visit(job{e.rule, 0})
+			visit(job{j.rule, e.to})
+		}
 	}
-	var wg sync.WaitGroup
-	ch := make(chan job)
-	for range min(runtime.GOMAXPROCS(0), len(jobs)) {
-		wg.Add(1)
+	workers := min(runtime.GOMAXPROCS(0), len(jobs))
+	var next atomic.Int64
+	t.done.Add(workers)
+	for range workers {
 		go func() {
-			defer wg.Done()
+			defer t.done.Done()
 			w := newWalker(a, v)
-			for j := range ch {
-				t.tabs[j.rule][j.state] = w.table(j.rule, j.state)
+			for {
+				i := int(next.Add(1) - 1)
+				if i >= len(jobs) {
+					return
+				}
+				t.table(jobs[i].rule, jobs[i].state, w)
 			}
 		}()
 	}
-	for _, j := range jobs {
-		ch <- j
-	}
-	close(ch)
-	wg.Wait()
 	return t
+}
+
+// Wait blocks until every state's table is built.
+func (t *Tables) Wait() { t.done.Wait() }
+
+// table returns the table of (rule, state), building it with w if nobody has.
+func (t *Tables) table(rule, state int32, w *walker) *stateTable {
+	lt := &t.tabs[rule][state]
+	lt.once.Do(func() { lt.tab = w.table(rule, state) })
+	return &lt.tab
 }
 
 // Automaton returns the compiled grammar.
@@ -71,6 +111,7 @@ func (t *Tables) Vocab() *Vocab { return t.v }
 type walker struct {
 	r    *runner
 	v    *Vocab
+	pure []int32 // pureWalk's state per depth
 	cfgs []config
 	esc  []bool // esc[d]: the studied rule could complete after some prefix of length ≤ d
 	acc  []int32
@@ -78,7 +119,8 @@ type walker struct {
 }
 
 func newWalker(a *Automaton, v *Vocab) *walker {
-	return &walker{r: newRunner(a), v: v, cfgs: make([]config, v.maxLen+1), esc: make([]bool, v.maxLen+1)}
+	return &walker{r: newRunner(a), v: v, cfgs: make([]config, v.maxLen+1), esc: make([]bool, v.maxLen+1),
+		pure: make([]int32, v.maxLen+1)}
 }
 
 // table walks the whole trie from (rule, state) with the escape frame as the bottom of the stack.
@@ -86,6 +128,10 @@ func (w *walker) table(rule, state int32) stateTable {
 	clear(w.r.in) // frames of earlier walks are not needed
 	v := w.v
 	w.acc, w.unc = w.acc[:0], w.unc[:0]
+	if w.r.a.pure {
+		w.pureWalk(state)
+		return w.finish()
+	}
 	w.cfgs[0] = config{tops: append(w.cfgs[0].tops[:0], top{rule, state, escape})}
 	w.esc[0] = false
 	for i := 0; i < len(v.label); {
@@ -111,6 +157,43 @@ func (w *walker) table(rule, state int32) stateTable {
 		}
 		i++
 	}
+	return w.finish()
+}
+
+// pureWalk is table's walk for an automaton of one rule without push edges: a plain DFA over the flat
+// transition table, no stacks. Reaching an end of the rule is harmless here (nothing is below it), so no token
+// is uncertain.
+func (w *walker) pureWalk(state int32) {
+	v := w.v
+	a := w.r.a
+	nc := int32(a.nclass)
+	flat, live := a.flat, a.hasNext
+	st := w.pure[:0]
+	st = append(st, state)
+	st = st[:cap(st)]
+	for i := 0; i < len(v.label); {
+		d := v.depth[i]
+		s := flat[st[d-1]*nc+int32(a.classOf[v.label[i]])]
+		if s < 0 {
+			i = int(v.end[i])
+			continue
+		}
+		st[d] = s
+		if f, e := v.tokFrom[i], v.tokFrom[i+1]; e > f {
+			w.acc = append(w.acc, v.ids[f:e]...)
+		}
+		if !live[s] {
+			i = int(v.end[i])
+			continue
+		}
+		i++
+	}
+	w.pure = st
+}
+
+// finish packs the walk's accepted and uncertain ids into a table.
+func (w *walker) finish() stateTable {
+	v := w.v
 	var tab stateTable
 	if len(w.unc) > 0 {
 		tab.uncertain = append([]int32(nil), w.unc...)
