@@ -47,6 +47,14 @@ func checkWalks(t *testing.T, name string, g *Grammar, v *Vocab, toks [][]byte, 
 	tabs := NewTables(a, v)
 	mask := make([]int32, v.MaskWords())
 	checked := 0
+	defer func() {
+		tabs.Wait()
+		for r := range tabs.tabs {
+			for s := range tabs.tabs[r] {
+				uncertainSeen += len(tabs.tabs[r][s].tab.uncertain)
+			}
+		}
+	}()
 	for w := range walks {
 		m := NewMatcher(tabs)
 		var text []byte
@@ -114,6 +122,9 @@ func checkWalks(t *testing.T, name string, g *Grammar, v *Vocab, toks [][]byte, 
 	return checked
 }
 
+// uncertainSeen counts the uncertain tokens of every table the walks built, to show the stack-dependent path ran.
+var uncertainSeen int
+
 var fixedGrammars = []struct{ name, src string }{
 	{"arith", `root ::= expr
 expr ::= term (("+" | "-") term)*
@@ -138,5 +149,8 @@ func TestMaskExactFixed(t *testing.T) {
 		alphabet := []string{"a", "b", "c", "(", ")", "+", "-", "0", "1", "9", "[", "]", ",", ".", "é", "€", "😀", "\xc3", "\xa9", "\xf0\x9f"}
 		v, toks := smallVocab(rng, alphabet, 60)
 		checkWalks(t, fg.name, g, v, toks, rng, 6, 12)
+	}
+	if uncertainSeen == 0 {
+		t.Fatal("no table had uncertain tokens: the stack-dependent check was not exercised")
 	}
 }
