@@ -123,7 +123,10 @@ func runGenerate(cmd *cobra.Command, f *generateFlags) error {
 	if err != nil {
 		return err // before the tokenizer, so a directory without config.json says that
 	}
-	tok, err := loadTokenizer(d, f.promptIDs == "" || gram != nil)
+	if gram != nil && !d.HasTokenizer() {
+		return fmt.Errorf("%s: %s needs the model's tokenizer to map tokens to text, and there is no %s", d.Path(), constraintName(&f.constraint), modeldir.TokenizerFile)
+	}
+	tok, err := loadTokenizer(d, f.promptIDs == "")
 	if err != nil {
 		return err
 	}

@@ -4,7 +4,10 @@
 // which would push forever) is an error naming the cycle.
 package grammar
 
-import "strings"
+import (
+	"fmt"
+	"strings"
+)
 
 func (a *Automaton) check() error {
 	productive := make([]bool, len(a.rules))
@@ -17,6 +20,15 @@ func (a *Automaton) check() error {
 		}
 	}
 	if !productive[0] {
+		var never []string
+		for r := range a.rules[1:] {
+			if !productive[r+1] {
+				never = append(never, fmt.Sprintf("%q", a.rules[r+1].name))
+			}
+		}
+		if len(never) > 0 {
+			return errf("rule %q matches no string (rules that can never finish: %s)", a.rules[0].name, strings.Join(never, ", "))
+		}
 		return errf("rule %q matches no string", a.rules[0].name)
 	}
 	for r := range a.rules {

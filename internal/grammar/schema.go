@@ -23,6 +23,9 @@ import (
 // ParseJSONSchema parses a schema document into a grammar of the JSON texts it accepts.
 func ParseJSONSchema(src []byte) (*Grammar, error) {
 	doc, err := decodeOrdered(src)
+	if err == io.EOF || err == io.ErrUnexpectedEOF {
+		return nil, errf("JSON schema: the document ends early")
+	}
 	if err != nil {
 		return nil, errf("JSON schema: %v", err)
 	}
