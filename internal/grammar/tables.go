@@ -134,25 +134,27 @@ func (w *walker) table(rule, state int32) stateTable {
 	}
 	w.cfgs[0] = config{tops: append(w.cfgs[0].tops[:0], top{rule, state, escape})}
 	w.esc[0] = false
-	for i := 0; i < len(v.label); {
-		d := int(v.depth[i])
+	nodes := v.nodes
+	for i := 0; i < len(nodes)-1; {
+		n := &nodes[i]
+		d := int(n.depth)
 		c := &w.cfgs[d]
-		w.r.advance(c, &w.cfgs[d-1], v.label[i])
+		w.r.advance(c, &w.cfgs[d-1], n.label)
 		if !c.alive() {
 			if w.esc[d-1] {
-				w.unc = append(w.unc, v.ids[v.tokFrom[i]:v.tokFrom[v.end[i]]]...)
+				w.unc = append(w.unc, v.ids[n.tokFrom:nodes[n.end].tokFrom]...)
 			}
-			i = int(v.end[i])
+			i = int(n.end)
 			continue
 		}
 		w.esc[d] = w.esc[d-1] || c.esc
-		w.acc = append(w.acc, v.ids[v.tokFrom[i]:v.tokFrom[i+1]]...)
+		w.acc = append(w.acc, v.ids[n.tokFrom:nodes[i+1].tokFrom]...)
 		if len(c.tops) == 0 {
 			// Nothing longer fits inside the rule; it may fit after the rule has ended.
 			if w.esc[d] {
-				w.unc = append(w.unc, v.ids[v.tokFrom[i+1]:v.tokFrom[v.end[i]]]...)
+				w.unc = append(w.unc, v.ids[nodes[i+1].tokFrom:nodes[n.end].tokFrom]...)
 			}
-			i = int(v.end[i])
+			i = int(n.end)
 			continue
 		}
 		i++
@@ -167,28 +169,27 @@ func (w *walker) pureWalk(state int32) {
 	v := w.v
 	a := w.r.a
 	nc := int32(a.nclass)
-	flat, live := a.flat, a.hasNext
-	st := w.pure[:0]
-	st = append(st, state)
-	st = st[:cap(st)]
-	for i := 0; i < len(v.label); {
-		d := v.depth[i]
-		s := flat[st[d-1]*nc+int32(a.classOf[v.label[i]])]
+	flat, live, classOf := a.flat, a.hasNext, &a.classOf
+	st := w.pure
+	st[0] = state
+	nodes := v.nodes
+	for i := 0; i < len(nodes)-1; {
+		n := &nodes[i]
+		s := flat[st[n.depth-1]*nc+int32(classOf[n.label])]
 		if s < 0 {
-			i = int(v.end[i])
+			i = int(n.end)
 			continue
 		}
-		st[d] = s
-		if f, e := v.tokFrom[i], v.tokFrom[i+1]; e > f {
+		st[n.depth] = s
+		if f, e := n.tokFrom, nodes[i+1].tokFrom; e > f {
 			w.acc = append(w.acc, v.ids[f:e]...)
 		}
 		if !live[s] {
-			i = int(v.end[i])
+			i = int(n.end)
 			continue
 		}
 		i++
 	}
-	w.pure = st
 }
 
 // finish packs the walk's accepted and uncertain ids into a table.

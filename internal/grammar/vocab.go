@@ -17,14 +17,20 @@ type Vocab struct {
 	tokens [][]byte // by id; nil: never allowed
 	eos    []int
 
-	// The trie: node i (depth-first preorder) adds byte label[i] at depth depth[i] (1-based); its subtree is
-	// nodes i..end[i]-1; the tokens spelled exactly by its path are ids[tokFrom[i]:tokFrom[i+1]].
-	label   []byte
-	depth   []uint16
-	end     []int32
-	tokFrom []int32
-	ids     []int32
-	maxLen  int
+	// The trie in depth-first preorder, one struct per node so that a walk reads one cache line per step. A
+	// sentinel node closes the array (its tokFrom is len(ids)).
+	nodes  []trieNode
+	ids    []int32
+	maxLen int
+}
+
+// trieNode adds byte label at depth (1-based); its subtree is nodes i..end-1; the tokens spelled exactly by its
+// path are ids[tokFrom:next node's tokFrom].
+type trieNode struct {
+	end     int32
+	tokFrom int32
+	depth   uint16
+	label   byte
 }
 
 // NewVocab builds a Vocab from each id's bytes (nil or empty: never allowed) and the end-of-sequence ids.
@@ -49,7 +55,7 @@ func NewVocab(tokens [][]byte, eos []int) *Vocab {
 	var prev []byte
 	closeTo := func(d int) {
 		for len(path) > d {
-			v.end[path[len(path)-1]] = int32(len(v.label))
+			v.nodes[path[len(path)-1]].end = int32(len(v.nodes))
 			path = path[:len(path)-1]
 		}
 	}
@@ -58,17 +64,14 @@ func NewVocab(tokens [][]byte, eos []int) *Vocab {
 		l := lcp(prev, t)
 		closeTo(l)
 		for d := l; d < len(t); d++ {
-			path = append(path, int32(len(v.label)))
-			v.label = append(v.label, t[d])
-			v.depth = append(v.depth, uint16(d+1))
-			v.end = append(v.end, 0)
-			v.tokFrom = append(v.tokFrom, int32(len(v.ids)))
+			path = append(path, int32(len(v.nodes)))
+			v.nodes = append(v.nodes, trieNode{tokFrom: int32(len(v.ids)), depth: uint16(d + 1), label: t[d]})
 		}
 		v.ids = append(v.ids, id)
 		prev = t
 	}
 	closeTo(0)
-	v.tokFrom = append(v.tokFrom, int32(len(v.ids)))
+	v.nodes = append(v.nodes, trieNode{tokFrom: int32(len(v.ids))}) // sentinel
 	return v
 }
 
@@ -114,4 +117,4 @@ func (v *Vocab) Bytes(id int) []byte {
 func (v *Vocab) IsEnd(id int) bool { return slices.Contains(v.eos, id) }
 
 // TrieNodes is the number of trie nodes (for reports).
-func (v *Vocab) TrieNodes() int { return len(v.label) }
+func (v *Vocab) TrieNodes() int { return len(v.nodes) - 1 }
