@@ -22,6 +22,7 @@ import (
 
 type benchFlags struct {
 	modelDir, synthetic, dtype, device, output string
+	jsonSchema                                 string // bench --json-schema: constrained-decoding costs (benchgrammar.go)
 	pp, tg, reps, bits                         int
 	profile                                    bool
 	seed                                       uint64
@@ -76,10 +77,14 @@ trellis codes (axis 1, down_proj axis 0, the 3-bit interleave), as mlxbun quanti
 	fl.IntVarP(&f.reps, "repetitions", "r", 5, "runs per test")
 	fl.BoolVar(&f.profile, "profile", false, "per-kernel device time table (backends with a profiler)")
 	fl.Uint64Var(&f.seed, "seed", 1, "seed of the synthetic weights and token ids")
+	fl.StringVar(&f.jsonSchema, "json-schema", "", "measure this schema's compile time and per-token mask fill over --model's tokenizer (no forward pass; -n tokens per walk, -r walks)")
 	return cmd
 }
 
 func runBench(cmd *cobra.Command, f *benchFlags) error {
+	if f.jsonSchema != "" {
+		return runGrammarBench(cmd, f)
+	}
 	if (f.modelDir == "") == (f.synthetic == "") {
 		return errors.New("bench: give exactly one of --model or --synthetic")
 	}

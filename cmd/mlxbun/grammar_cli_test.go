@@ -87,3 +87,33 @@ func TestGenerateConstraintErrors(t *testing.T) {
 	noTok := testutil.Fixture(t, "models/tiny-qwen3")
 	oneErrorLine(t, mlxbun(t, "", "generate", "--model", noTok, "--prompt-ids", "1,2", "--regex", "a+", "--device", "cpu"), "tokenizer")
 }
+
+// TestBenchJSONSchema: bench --json-schema over a tokenizer-only directory reports the compiled automaton and
+// fill percentiles as one JSON record.
+func TestBenchJSONSchema(t *testing.T) {
+	src := testutil.Fixture(t, "trained/pycoder-12m")
+	dir := t.TempDir()
+	for _, f := range []string{"tokenizer.json", "tokenizer_config.json"} {
+		b, err := os.ReadFile(filepath.Join(src, f))
+		if err != nil {
+			t.Fatal(err)
+		}
+		os.WriteFile(filepath.Join(dir, f), b, 0o644)
+	}
+	schema := filepath.Join(t.TempDir(), "s.json")
+	os.WriteFile(schema, []byte(`{"type":"object","properties":{"a":{"type":"string"},"b":{"type":"integer"}},"required":["a","b"],"additionalProperties":false}`), 0o644)
+	r := mlxbun(t, "", "bench", "--model", dir, "--json-schema", schema, "-n", "40", "-r", "2", "-o", "json")
+	if r.code != 0 {
+		t.Fatalf("exit %d: %s", r.code, r.stderr)
+	}
+	var row struct {
+		Vocab, States, Fills int
+		FillMedian           float64 `json:"fill_median_us"`
+	}
+	if err := json.Unmarshal([]byte(r.stdout), &row); err != nil {
+		t.Fatalf("not one JSON record: %v\n%s", err, r.stdout)
+	}
+	if row.Vocab != 257 || row.States < 10 || row.Fills != 80 || row.FillMedian <= 0 {
+		t.Fatalf("unexpected record %+v", row)
+	}
+}

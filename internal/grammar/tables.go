@@ -37,7 +37,10 @@ type lazyTable struct {
 }
 
 // NewTables binds a to v and starts building every state's table in the background (Wait blocks until done).
-func NewTables(a *Automaton, v *Vocab) *Tables {
+func NewTables(a *Automaton, v *Vocab) *Tables { return newTables(a, v, runtime.GOMAXPROCS(0)) }
+
+// newTables starts workers background builders (0: tables are built only when a fill needs them).
+func newTables(a *Automaton, v *Vocab, workers int) *Tables {
 	t := &Tables{a: a, v: v, tabs: make([][]lazyTable, len(a.rules)), words: v.MaskWords()}
 	for r, rd := range a.rules {
 		t.tabs[r] = make([]lazyTable, len(rd.states))
@@ -72,7 +75,7 @@ func NewTables(a *Automaton, v *Vocab) *Tables {
 			visit(job{j.rule, e.to})
 		}
 	}
-	workers := min(runtime.GOMAXPROCS(0), len(jobs))
+	workers = min(workers, len(jobs))
 	var next atomic.Int64
 	t.done.Add(workers)
 	for range workers {
