@@ -465,6 +465,7 @@ func (c *closer) close(set []int32) []int32 {
 	return out
 }
 
+// setKey views s as a string without copying: a key for lookups, or for storing when s is never modified.
 func setKey(s []int32) string {
 	if len(s) == 0 {
 		return ""
@@ -489,15 +490,16 @@ func (a *Automaton) subsets(name string, n *nfa, start int32) ([]dstate, error) 
 		}
 		cl := c.close(s)
 		k := setKey(cl)
+		// rk aliases the caller's scratch slice: the map keeps a copy.
 		if id, ok := ids[k]; ok {
-			raw[rk] = id
+			raw[strings.Clone(rk)] = id
 			return id, nil
 		}
 		if len(sets) >= maxDFAStates {
 			return 0, errf("rule %q: automaton exceeds %d states (a regular expression or repetition too large to determinize)", name, maxDFAStates)
 		}
 		ids[k] = int32(len(sets))
-		raw[rk] = ids[k]
+		raw[strings.Clone(rk)] = ids[k]
 		sets = append(sets, cl)
 		return int32(len(sets) - 1), nil
 	}
