@@ -28,7 +28,9 @@ func (c *constraintFlags) register(fl *pflag.FlagSet) {
 	fl.StringVar(&c.regex, "regex", "", "constrain the whole output to match this regular expression")
 }
 
-func (c *constraintFlags) set() bool { return c.jsonSchema != "" || c.grammarFile != "" || c.regex != "" }
+func (c *constraintFlags) set() bool {
+	return c.jsonSchema != "" || c.grammarFile != "" || c.regex != ""
+}
 
 // usesStdin reports whether the constraint is read from stdin.
 func (c *constraintFlags) usesStdin() bool { return c.jsonSchema == "-" }

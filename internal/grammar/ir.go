@@ -11,7 +11,6 @@ package grammar
 import (
 	"errors"
 	"fmt"
-	"math/bits"
 )
 
 // ErrGrammar is wrapped by every error about a grammar, schema or regular expression that cannot be compiled;
@@ -49,10 +48,6 @@ func (s *byteSet) add(lo, hi byte) {
 func (s byteSet) has(b byte) bool { return s[b>>6]>>(b&63)&1 != 0 }
 
 func (s byteSet) empty() bool { return s == byteSet{} }
-
-func (s byteSet) count() int {
-	return bits.OnesCount64(s[0]) + bits.OnesCount64(s[1]) + bits.OnesCount64(s[2]) + bits.OnesCount64(s[3])
-}
 
 // expr is a node of a rule body. Trees may share subtrees (they are never mutated after construction).
 type expr struct {

@@ -7,7 +7,6 @@
 package grammar
 
 import (
-	"math/bits"
 	"runtime"
 	"sync"
 	"sync/atomic"
@@ -258,13 +257,4 @@ func (tab *stateTable) orInto(mask []int32) {
 	for _, id := range tab.sparse {
 		mask[id>>5] |= int32(uint32(1) << (id & 31))
 	}
-}
-
-// popcount counts set bits of a mask (tests and reports).
-func popcount(mask []int32) int {
-	n := 0
-	for _, w := range mask {
-		n += bits.OnesCount32(uint32(w))
-	}
-	return n
 }
