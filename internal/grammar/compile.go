@@ -504,6 +504,8 @@ func (a *Automaton) subsets(name string, n *nfa, start int32) ([]dstate, error) 
 		return int32(len(sets) - 1), nil
 	}
 	byClass := make([][]int32, a.nclass)
+	same := map[uint64]int{} // hash of a class's raw targets → the first class with them
+	var scratch []int32
 	for i := 0; i < len(sets); i++ {
 		var d dstate
 		for c := range byClass {
@@ -533,6 +535,8 @@ func (a *Automaton) subsets(name string, n *nfa, start int32) ([]dstate, error) 
 				}
 			}
 		}
+		// Classes reached by the same edges have the same raw targets, in the same order: intern one of them.
+		clear(same)
 		for cl, ts := range byClass {
 			if len(ts) == 0 {
 				continue
@@ -543,7 +547,18 @@ func (a *Automaton) subsets(name string, n *nfa, start int32) ([]dstate, error) 
 					d.next[j] = -1
 				}
 			}
-			id, err := intern(ts)
+			h := uint64(14695981039346656037)
+			for _, x := range ts {
+				h = (h ^ uint64(uint32(x))) * 1099511628211
+			}
+			if prev, ok := same[h]; ok && slices.Equal(byClass[prev], ts) {
+				d.next[cl] = d.next[prev]
+				continue
+			}
+			same[h] = cl
+			cp := append(scratch[:0], ts...) // intern sorts its argument; byClass[cl] must stay comparable
+			scratch = cp
+			id, err := intern(cp)
 			if err != nil {
 				return nil, err
 			}
@@ -656,11 +671,9 @@ func minimize(states []dstate, nclass int) []dstate {
 			work = append(work, splitter{b, int32(a)})
 		}
 	}
-	// Hopcroft's start: the smaller of the two blocks splits on every letter.
+	// Hopcroft's start: one of the two blocks splits on every letter; block 0, the accepting states when there
+	// are any, which lacks the dead state (see the split below).
 	first := int32(0)
-	if len(bstart) == 2 && bend[1]-bstart[1] < bend[0]-bstart[0] {
-		first = 1
-	}
 	for a := range k {
 		push(first, a)
 	}
@@ -712,9 +725,14 @@ func minimize(states []dstate, nclass int) []dstate {
 			for i := bstart[nb]; i < bend[nb]; i++ {
 				blockOf[elems[i]] = nb
 			}
+			// Either half may be queued (Hopcroft needs one of the two): the smaller, unless it holds the dead
+			// state, whose preimage is every state missing the letter and would make each split cost O(n).
 			small := nb
 			if bend[b]-bstart[b] < c {
 				small = b
+			}
+			if blockOf[dead] == small {
+				small = nb + b - small
 			}
 			for l := range k {
 				if inW[int(b)*k+l] {
