@@ -105,6 +105,9 @@ func (m *Matcher) Rollback(n int) error {
 // FillMask writes the packed bitmask of the tokens allowed next (sample.ApplyBitmask's layout) into mask, which
 // holds at least Vocab().MaskWords() words; words past the vocabulary are zeroed.
 func (m *Matcher) FillMask(mask []int32) {
+	if len(mask) < m.t.words {
+		panic(fmt.Sprintf("grammar: FillMask given %d words, the vocabulary needs %d", len(mask), m.t.words))
+	}
 	clear(mask)
 	if m.Done() {
 		return
