@@ -31,6 +31,8 @@ type Automaton struct {
 	pure    bool
 	flat    []int32
 	hasNext []bool
+	loop    []byteSet // per state: the bytes that lead straight back to it
+	text    []bool    // per state: every multi-byte character leads back to it through live states
 }
 
 // ruleDFA is one rule's automaton; state 0 is the start.
@@ -103,6 +105,7 @@ func (a *Automaton) flatten() {
 	a.pure = true
 	a.flat = make([]int32, len(st)*a.nclass)
 	a.hasNext = make([]bool, len(st))
+	a.loop = make([]byteSet, len(st))
 	for i, s := range st {
 		row := a.flat[i*a.nclass : (i+1)*a.nclass]
 		if s.next == nil {
@@ -113,7 +116,56 @@ func (a *Automaton) flatten() {
 		}
 		copy(row, s.next)
 		a.hasNext[i] = true
+		for b := range 256 {
+			if row[a.classOf[b]] == int32(i) {
+				a.loop[i][b>>6] |= 1 << (b & 63)
+			}
+		}
 	}
+	a.text = make([]bool, len(st))
+	for q := range st {
+		a.text[q] = a.hasNext[q] && a.loopsOnCharacters(int32(q))
+	}
+}
+
+// loopsOnCharacters reports whether, from state q, every multi-byte UTF-8 character is accepted and leads back
+// to q, each of its proper prefixes reaching a live state: the product of the DFA with a UTF-8 decoder, explored
+// from (q, boundary).
+func (a *Automaton) loopsOnCharacters(q int32) bool {
+	type pair struct {
+		s int32
+		u int
+	}
+	seen := map[pair]bool{{q, 0}: true}
+	work := []pair{{q, 0}}
+	for len(work) > 0 {
+		p := work[len(work)-1]
+		work = work[:len(work)-1]
+		for b := 0x80; b <= 0xFF; b++ {
+			u := utf8Next(p.u, byte(b))
+			if u < 0 {
+				continue
+			}
+			t := a.flat[int(p.s)*a.nclass+int(a.classOf[b])]
+			if t < 0 {
+				return false
+			}
+			if u == 0 {
+				if t != q {
+					return false
+				}
+				continue
+			}
+			if !a.hasNext[t] {
+				return false
+			}
+			if n := (pair{t, u}); !seen[n] {
+				seen[n] = true
+				work = append(work, n)
+			}
+		}
+	}
+	return true
 }
 
 // inline replaces every reference to a rule outside a recursion cycle by that rule's body. It returns the bodies

@@ -86,12 +86,12 @@ func TestMaskExactRandomGrammars(t *testing.T) {
 
 // randSchema builds a random schema of bounded depth.
 func randSchema(rng *rand.Rand, depth int) string {
-	k := rng.IntN(11)
+	k := rng.IntN(12)
 	if depth >= 2 {
-		k = rng.IntN(6)
+		k = []int{0, 1, 2, 3, 4, 5, 10}[rng.IntN(7)]
 	}
 	switch k {
-	case 0:
+	case 0, 11:
 		return `{"type":"integer"}`
 	case 1:
 		return `{"type":"boolean"}`
@@ -111,6 +111,8 @@ func randSchema(rng *rand.Rand, depth int) string {
 		return `{"$ref":"#/$defs/tree"}`
 	case 9:
 		return `{"type":"string","format":"date"}`
+	case 10:
+		return `{"type":"string"}`
 	}
 	var props, req []string
 	for i := range 1 + rng.IntN(3) {
@@ -127,7 +129,7 @@ func TestMaskExactRandomSchemas(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 5))
 	alphabet := []string{"{", "}", "[", "]", `"`, ":", ",", " ", "\n", "p", "0", "1", "2", "a", "b", "c", "-", ".", "e",
 		"true", "false", "null", "n", "u", "l", "t", `"p0"`, `"p1": `, `{"`, `"}`, `", "`, "],", "20", "-0", "1.5e",
-		"\\", `\"`, "é", "2024-", "01", "02-2", "3", "k", `"k":[`}
+		"\\", `\"`, "é", "2024-", "01", "02-2", "3", "k", `"k":[`, "\xc3", "\xa9", "€", "\xe2\x82", "ab é", `\u00e9`, "\t"}
 	for i := range 40 {
 		src := fmt.Sprintf(`{"$defs":{"tree":{"type":"object","properties":{"k":{"type":"array","items":{"$ref":"#/$defs/tree"},"maxItems":2}},"additionalProperties":false}},%s`,
 			strings.TrimPrefix(randSchema(rng, 0), "{"))

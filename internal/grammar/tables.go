@@ -109,6 +109,9 @@ func (t *Tables) Automaton() *Automaton { return t.a }
 // Vocab returns the vocabulary.
 func (t *Tables) Vocab() *Vocab { return t.v }
 
+// noSubtreeSkip turns off pureWalk's whole-subtree acceptance (tests compare the tables with and without it).
+var noSubtreeSkip bool
+
 // walker holds the per-depth configurations of a trie walk.
 type walker struct {
 	r    *runner
@@ -171,13 +174,24 @@ func (w *walker) pureWalk(state int32) {
 	v := w.v
 	a := w.r.a
 	nc := int32(a.nclass)
-	flat, live, classOf := a.flat, a.hasNext, &a.classOf
+	flat, live, classOf, loop, text, sub, utf8OK := a.flat, a.hasNext, &a.classOf, a.loop, a.text, v.sub, v.utf8OK
 	st := w.pure
 	st[0] = state
 	nodes := v.nodes
 	for i := 0; i < len(nodes)-1; {
 		n := &nodes[i]
-		s := flat[st[n.depth-1]*nc+int32(classOf[n.label])]
+		q := st[n.depth-1]
+		// A subtree is accepted whole, without stepping through it, when q loops on every byte in it, or when q
+		// loops on every character (free text inside a string) and every path of the subtree is a valid UTF-8
+		// prefix whose ASCII bytes loop on q: whole characters return to q, a final partial one ends live.
+		l, b := &loop[q], &sub[i]
+		ascii := b[0]&^l[0]|b[1]&^l[1] == 0
+		if ascii && (b[2]&^l[2]|b[3]&^l[3] == 0 || text[q] && utf8OK[i]&1 != 0) && !noSubtreeSkip {
+			w.acc = append(w.acc, v.ids[n.tokFrom:nodes[n.end].tokFrom]...)
+			i = int(n.end)
+			continue
+		}
+		s := flat[q*nc+int32(classOf[n.label])]
 		if s < 0 {
 			i = int(n.end)
 			continue

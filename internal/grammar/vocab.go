@@ -22,6 +22,63 @@ type Vocab struct {
 	nodes  []trieNode
 	ids    []int32
 	maxLen int
+	// sub[i] is every byte in node i's subtree (its own label included): a walk in a state that loops on all
+	// of them accepts the whole subtree without stepping through it. utf8OK[i] has bit u set when, entering
+	// node i in UTF-8 decoder state u, every path through the subtree stays a valid UTF-8 prefix: a walk in a
+	// state that loops on every character accepts such a subtree whole (tables.go).
+	sub    []byteSet
+	utf8OK []uint8
+}
+
+// UTF-8 decoder states: 0 at a character boundary; 1..3 expecting that many continuation bytes; 4..7 after the
+// lead bytes E0, ED, F0, F4, whose second byte has a narrower range.
+const utf8States = 8
+
+// utf8Next is the decoder's transition, -1 for a byte that cannot come next.
+func utf8Next(u int, b byte) int {
+	switch u {
+	case 0:
+		switch {
+		case b < 0x80:
+			return 0
+		case b >= 0xC2 && b <= 0xDF:
+			return 1
+		case b == 0xE0:
+			return 4
+		case b == 0xED:
+			return 5
+		case b >= 0xE1 && b <= 0xEF:
+			return 2
+		case b == 0xF0:
+			return 6
+		case b == 0xF4:
+			return 7
+		case b >= 0xF1 && b <= 0xF3:
+			return 3
+		}
+		return -1
+	case 1, 2, 3:
+		if b >= 0x80 && b <= 0xBF {
+			return u - 1
+		}
+	case 4:
+		if b >= 0xA0 && b <= 0xBF {
+			return 1
+		}
+	case 5:
+		if b >= 0x80 && b <= 0x9F {
+			return 1
+		}
+	case 6:
+		if b >= 0x90 && b <= 0xBF {
+			return 2
+		}
+	case 7:
+		if b >= 0x80 && b <= 0x8F {
+			return 2
+		}
+	}
+	return -1
 }
 
 // trieNode adds byte label at depth (1-based); its subtree is nodes i..end-1; the tokens spelled exactly by its
@@ -52,6 +109,7 @@ func NewVocab(tokens [][]byte, eos []int) *Vocab {
 	}
 	slices.SortStableFunc(order, func(a, b int32) int { return bytes.Compare(tokens[a], tokens[b]) })
 	var path []int32 // path[d] is the open node at depth d+1
+	var parent []int32
 	var prev []byte
 	closeTo := func(d int) {
 		for len(path) > d {
@@ -64,6 +122,11 @@ func NewVocab(tokens [][]byte, eos []int) *Vocab {
 		l := lcp(prev, t)
 		closeTo(l)
 		for d := l; d < len(t); d++ {
+			p := int32(-1)
+			if d > 0 {
+				p = path[d-1]
+			}
+			parent = append(parent, p)
 			path = append(path, int32(len(v.nodes)))
 			v.nodes = append(v.nodes, trieNode{tokFrom: int32(len(v.ids)), depth: uint16(d + 1), label: t[d]})
 		}
@@ -71,6 +134,30 @@ func NewVocab(tokens [][]byte, eos []int) *Vocab {
 		prev = t
 	}
 	closeTo(0)
+	v.sub = make([]byteSet, len(v.nodes))
+	v.utf8OK = make([]uint8, len(v.nodes))
+	for i := range v.utf8OK {
+		v.utf8OK[i] = 1<<utf8States - 1 // narrowed by each node's own byte and its children below
+	}
+	for i := len(v.nodes) - 1; i >= 0; i-- { // children come after their parent in preorder
+		b := v.nodes[i].label
+		v.sub[i][b>>6] |= 1 << (b & 63)
+		// Node i's children have already narrowed utf8OK[i] to the states after i's byte they accept.
+		after := v.utf8OK[i]
+		ok := uint8(0)
+		for u := range utf8States {
+			if n := utf8Next(u, b); n >= 0 && after>>n&1 != 0 {
+				ok |= 1 << u
+			}
+		}
+		v.utf8OK[i] = ok
+		if p := parent[i]; p >= 0 {
+			for w := range v.sub[p] {
+				v.sub[p][w] |= v.sub[i][w]
+			}
+			v.utf8OK[p] &= ok // the parent's "after" states must be fine for every child
+		}
+	}
 	v.nodes = append(v.nodes, trieNode{tokFrom: int32(len(v.ids))}) // sentinel
 	return v
 }
