@@ -32,7 +32,12 @@ type Automaton struct {
 	flat    []int32
 	hasNext []bool
 	loop    []byteSet // per state: the bytes that lead straight back to it
-	text    []bool    // per state: every multi-byte character leads back to it through live states
+	// Text runs: from state q, any UTF-8 text of at most textLen[q] characters whose ASCII bytes are in
+	// textSet[q] (and, when textMB[q], with any multi-byte characters) is accepted, every prefix live. Free
+	// text in a string has an unbounded run; a string with maxLength n has runs n, n-1, ... along its chain.
+	textSet []([2]uint64)
+	textMB  []bool
+	textLen []int32
 }
 
 // ruleDFA is one rule's automaton; state 0 is the start.
@@ -122,16 +127,80 @@ func (a *Automaton) flatten() {
 			}
 		}
 	}
-	a.text = make([]bool, len(st))
-	for q := range st {
-		a.text[q] = a.hasNext[q] && a.loopsOnCharacters(int32(q))
+	a.textRuns()
+}
+
+// unboundedRun stands for a run that loops.
+const unboundedRun = 1 << 30
+
+// textRuns computes textSet, textMB and textLen. Each state's run follows its "content" successor: the state
+// its largest group of ASCII bytes leads to (the other bytes, like a closing quote, leave the run).
+func (a *Automaton) textRuns() {
+	st := a.rules[0].states
+	n := len(st)
+	succ := make([]int32, n)
+	group := make([][2]uint64, n)
+	mbTo := make([]bool, n)
+	for q := range n {
+		succ[q] = -1
+		if !a.hasNext[q] {
+			continue
+		}
+		groups := map[int32][2]uint64{}
+		for b := range 0x80 {
+			if t := a.flat[q*a.nclass+int(a.classOf[b])]; t >= 0 {
+				g := groups[t]
+				g[b>>6] |= 1 << (b & 63)
+				groups[t] = g
+			}
+		}
+		best, bestN := int32(-1), -1
+		for t, g := range groups {
+			c := bits.OnesCount64(g[0]) + bits.OnesCount64(g[1])
+			if c > bestN || c == bestN && t < best {
+				best, bestN = t, c
+			}
+		}
+		if best < 0 {
+			continue
+		}
+		succ[q], group[q] = best, groups[best]
+		mbTo[q] = a.charsLeadTo(int32(q), best)
+	}
+	a.textSet = group
+	a.textMB = make([]bool, n)
+	a.textLen = make([]int32, n)
+	seen := make([]int32, n) // the run start that last visited a state, to find loops
+	for i := range seen {
+		seen[i] = -1
+	}
+	for q := range n {
+		if succ[q] < 0 {
+			continue
+		}
+		set, mb := group[q], mbTo[q]
+		a.textMB[q] = mb
+		k := int32(0)
+		for cur := int32(q); ; {
+			if succ[cur] < 0 || group[cur][0]&set[0] != set[0] || group[cur][1]&set[1] != set[1] || mb && !mbTo[cur] {
+				break
+			}
+			if seen[cur] == int32(q) {
+				k = unboundedRun
+				break
+			}
+			seen[cur] = int32(q)
+			k++
+			cur = succ[cur]
+		}
+		a.textLen[q] = k
 	}
 }
 
-// loopsOnCharacters reports whether, from state q, every multi-byte UTF-8 character is accepted and leads back
-// to q, each of its proper prefixes reaching a live state: the product of the DFA with a UTF-8 decoder, explored
-// from (q, boundary).
-func (a *Automaton) loopsOnCharacters(q int32) bool {
+// charsLeadTo reports whether, from state q, every multi-byte UTF-8 character is accepted and ends in state to,
+// each of its proper prefixes reaching a live state: the product of the DFA with a UTF-8 decoder, explored from
+// (q, boundary).
+func (a *Automaton) charsLeadTo(q, to int32) bool {
 	type pair struct {
 		s int32
 		u int
@@ -151,7 +220,7 @@ func (a *Automaton) loopsOnCharacters(q int32) bool {
 				return false
 			}
 			if u == 0 {
-				if t != q {
+				if t != to {
 					return false
 				}
 				continue

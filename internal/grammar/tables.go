@@ -8,6 +8,7 @@ package grammar
 
 import (
 	"runtime"
+	"slices"
 	"sync"
 	"sync/atomic"
 )
@@ -117,6 +118,8 @@ type walker struct {
 	r    *runner
 	v    *Vocab
 	pure []int32 // pureWalk's state per depth
+	accR [][2]int32
+	rejR [][2]int32
 	cfgs []config
 	esc  []bool // esc[d]: the studied rule could complete after some prefix of length ≤ d
 	acc  []int32
@@ -135,7 +138,7 @@ func (w *walker) table(rule, state int32) stateTable {
 	w.acc, w.unc = w.acc[:0], w.unc[:0]
 	if w.r.a.pure {
 		w.pureWalk(state)
-		return w.finish()
+		return w.finishPure()
 	}
 	w.cfgs[0] = config{tops: append(w.cfgs[0].tops[:0], top{rule, state, escape})}
 	w.esc[0] = false
@@ -174,38 +177,81 @@ func (w *walker) pureWalk(state int32) {
 	v := w.v
 	a := w.r.a
 	nc := int32(a.nclass)
-	flat, live, classOf, loop, text, sub, utf8OK := a.flat, a.hasNext, &a.classOf, a.loop, a.text, v.sub, v.utf8OK
+	flat, live, classOf, loop, sub := a.flat, a.hasNext, &a.classOf, a.loop, v.sub
+	tset, tmb, tlen, utf8OK, chars := a.textSet, a.textMB, a.textLen, v.utf8OK, v.chars
 	st := w.pure
 	st[0] = state
 	nodes := v.nodes
+	// Accepted and rejected tokens are recorded as ranges of v.ids (trie order): a skipped subtree is one range,
+	// so the cost is the nodes visited, not the tokens decided.
+	w.accR, w.rejR = w.accR[:0], w.rejR[:0]
 	for i := 0; i < len(nodes)-1; {
 		n := &nodes[i]
 		q := st[n.depth-1]
-		// A subtree is accepted whole, without stepping through it, when q loops on every byte in it, or when q
-		// loops on every character (free text inside a string) and every path of the subtree is a valid UTF-8
-		// prefix whose ASCII bytes loop on q: whole characters return to q, a final partial one ends live.
-		l, b := &loop[q], &sub[i]
-		ascii := b[0]&^l[0]|b[1]&^l[1] == 0
-		if ascii && (b[2]&^l[2]|b[3]&^l[3] == 0 || text[q] && utf8OK[i]&1 != 0) && !noSubtreeSkip {
-			w.acc = append(w.acc, v.ids[n.tokFrom:nodes[n.end].tokFrom]...)
+		// A subtree is accepted whole, without stepping through it, when q loops on every byte in it, or when
+		// every path of the subtree is a valid UTF-8 prefix no longer than q's text run, over its ASCII set
+		// (and multi-byte characters when the run takes them): free text in a string, or what fits of it.
+		l, b, ts := &loop[q], &sub[i], &tset[q]
+		if !noSubtreeSkip && (b[0]&^l[0]|b[1]&^l[1]|b[2]&^l[2]|b[3]&^l[3] == 0 ||
+			b[0]&^ts[0]|b[1]&^ts[1] == 0 && int32(chars[i]) <= tlen[q] && (b[2]|b[3] == 0 || tmb[q] && utf8OK[i]&1 != 0)) {
+			w.accR = addRange(w.accR, n.tokFrom, nodes[n.end].tokFrom)
 			i = int(n.end)
 			continue
 		}
 		s := flat[q*nc+int32(classOf[n.label])]
 		if s < 0 {
+			w.rejR = addRange(w.rejR, n.tokFrom, nodes[n.end].tokFrom)
 			i = int(n.end)
 			continue
 		}
 		st[n.depth] = s
-		if f, e := n.tokFrom, nodes[i+1].tokFrom; e > f {
-			w.acc = append(w.acc, v.ids[f:e]...)
-		}
+		w.accR = addRange(w.accR, n.tokFrom, nodes[i+1].tokFrom)
 		if !live[s] {
+			w.rejR = addRange(w.rejR, nodes[i+1].tokFrom, nodes[n.end].tokFrom)
 			i = int(n.end)
 			continue
 		}
 		i++
 	}
+}
+
+// addRange appends the v.ids positions [from, to) to rs, merging with the last range when they touch.
+func addRange(rs [][2]int32, from, to int32) [][2]int32 {
+	if from >= to {
+		return rs
+	}
+	if n := len(rs); n > 0 && rs[n-1][1] == from {
+		rs[n-1][1] = to
+		return rs
+	}
+	return append(rs, [2]int32{from, to})
+}
+
+// finishPure packs pureWalk's ranges: a dense table starts from every token with bytes and clears the rejected
+// ones, a sparse one lists the accepted; either way the work is the smaller side.
+func (w *walker) finishPure() stateTable {
+	v := w.v
+	var tab stateTable
+	nacc := 0
+	for _, r := range w.accR {
+		nacc += int(r[1] - r[0])
+	}
+	if nacc > v.MaskWords()/2 {
+		tab.dense = slices.Clone(v.all)
+		for _, r := range w.rejR {
+			for _, id := range v.ids[r[0]:r[1]] {
+				tab.dense[id>>5] &^= 1 << (id & 31)
+			}
+		}
+		return tab
+	}
+	if nacc > 0 {
+		tab.sparse = make([]int32, 0, nacc)
+		for _, r := range w.accR {
+			tab.sparse = append(tab.sparse, v.ids[r[0]:r[1]]...)
+		}
+	}
+	return tab
 }
 
 // finish packs the walk's accepted and uncertain ids into a table.

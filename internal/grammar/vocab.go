@@ -28,6 +28,11 @@ type Vocab struct {
 	// state that loops on every character accepts such a subtree whole (tables.go).
 	sub    []byteSet
 	utf8OK []uint8
+	// chars[i] is the most characters (bytes that are not UTF-8 continuation bytes) on a path from node i
+	// (included) down through its subtree.
+	chars []uint16
+	// all has the bit of every id in the trie (every id with bytes).
+	all []uint32
 }
 
 // UTF-8 decoder states: 0 at a character boundary; 1..3 expecting that many continuation bytes; 4..7 after the
@@ -136,6 +141,7 @@ func NewVocab(tokens [][]byte, eos []int) *Vocab {
 	closeTo(0)
 	v.sub = make([]byteSet, len(v.nodes))
 	v.utf8OK = make([]uint8, len(v.nodes))
+	v.chars = make([]uint16, len(v.nodes))
 	for i := range v.utf8OK {
 		v.utf8OK[i] = 1<<utf8States - 1 // narrowed by each node's own byte and its children below
 	}
@@ -151,7 +157,11 @@ func NewVocab(tokens [][]byte, eos []int) *Vocab {
 			}
 		}
 		v.utf8OK[i] = ok
+		if b < 0x80 || b > 0xBF {
+			v.chars[i]++ // children added their counts already
+		}
 		if p := parent[i]; p >= 0 {
+			v.chars[p] = max(v.chars[p], v.chars[i])
 			for w := range v.sub[p] {
 				v.sub[p][w] |= v.sub[i][w]
 			}
@@ -159,6 +169,10 @@ func NewVocab(tokens [][]byte, eos []int) *Vocab {
 		}
 	}
 	v.nodes = append(v.nodes, trieNode{tokFrom: int32(len(v.ids))}) // sentinel
+	v.all = make([]uint32, v.MaskWords())
+	for _, id := range v.ids {
+		v.all[id>>5] |= 1 << (id & 31)
+	}
 	return v
 }
 
