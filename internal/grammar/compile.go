@@ -15,7 +15,7 @@ import (
 
 // Limits that keep a hostile or accidental grammar from exhausting memory; exceeding one is an error naming it.
 const (
-	maxNFAStates = 1 << 21 // after inlining and unrolling bounded repetitions
+	maxNFAStates = 1 << 20 // after inlining and unrolling bounded repetitions
 	maxDFAStates = 1 << 16 // per rule
 )
 

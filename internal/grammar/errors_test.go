@@ -40,10 +40,11 @@ x ::= "b" x`, `matches no string`},
 		{"schema", `{"$ref": "#/$defs/missing"}`, `"#/$defs/missing" does not resolve`},
 		{"schema", `{"type": "object", "properties": {"a": {}}, "required": ["b"]}`, `required: "b" is not a listed property`},
 		{"schema", `{"type": "string", "maxLength": 2, "minLength": 5}`, "maxLength 2 < minLength 5"},
-		{"schema", `{"type": "array", "items": {"type": "string", "pattern": "(?<=x)"}}`, "#/items/pattern"},
+		{"schema", `{"type": "array", "items": {"type": "string", "pattern": "(?<=x)"}}`, `grammar: JSON schema #/items/pattern: regex "(?<=x)" at offset 0: lookaround`},
 		{"schema", `{"type": "string", "foo": 1}`, `keyword "foo" is not supported here`},
 		{"schema", `{"type": "object"`, "JSON schema: the document ends early"},
 		{"schema", `[1]`, "a schema must be an object or a boolean"},
+		{"schema", `{"type": "object", "properties": {"code": {"type": "string", "pattern": "^(a|b)*a(a|b){16}$"}}}`, `grammar: JSON schema #/properties/code/pattern "^(a|b)*a(a|b){16}$": rule "pattern": automaton exceeds`},
 		{"schema", `{"$defs": {"a": {"$ref": "#/$defs/a"}}, "$ref": "#/$defs/a"}`, `can never finish: "ref #/$defs/a"`},
 	}
 	for _, c := range cases {

@@ -11,6 +11,7 @@ package grammar
 import (
 	"errors"
 	"fmt"
+	"strings"
 )
 
 // ErrGrammar is wrapped by every error about a grammar, schema or regular expression that cannot be compiled;
@@ -22,6 +23,11 @@ func sprintf(format string, a ...any) string { return fmt.Sprintf(format, a...) 
 // errf returns an error wrapping ErrGrammar.
 func errf(format string, a ...any) error {
 	return fmt.Errorf("%w: %s", ErrGrammar, fmt.Sprintf(format, a...))
+}
+
+// errAt puts where in front of a grammar error's message (one "grammar:" prefix, still wrapping ErrGrammar).
+func errAt(where string, err error) error {
+	return errf("%s: %s", where, strings.TrimPrefix(err.Error(), ErrGrammar.Error()+": "))
 }
 
 // kind is an expression node's type.

@@ -385,7 +385,13 @@ func (c *schemaCompiler) stringSchema(s *omap, path string) (*expr, error) {
 		}
 		e, err := parseRegexExpr(ps, jsonChars)
 		if err != nil {
-			return nil, fmt.Errorf("JSON schema %s/pattern: %w", path, err)
+			return nil, errAt(fmt.Sprintf("JSON schema %s/pattern", path), err)
+		}
+		// A pattern too large to determinize would otherwise be reported against the whole schema's rule.
+		alone := newGrammar()
+		alone.root = alone.define("pattern", e)
+		if _, err := Compile(alone); err != nil {
+			return nil, errAt(fmt.Sprintf("JSON schema %s/pattern %q", path, ps), err)
 		}
 		// Schema patterns search the string: unanchored ends admit anything.
 		anyChars := star(stringChar())
