@@ -179,8 +179,12 @@ func runGenerate(cmd *cobra.Command, f *generateFlags) error {
 	if stream != nil {
 		emit(stopper.Finish(stream.Flush()))
 	}
-	if constrained != nil && !constrained.Complete() {
-		log.Warn().Str("stop_reason", res.StopReason).Msg("the output is incomplete: generation stopped before the grammar's end")
+	if constrained != nil {
+		if !constrained.Complete() {
+			log.Warn().Str("stop_reason", res.StopReason).Msg("the output is incomplete: generation stopped before the grammar's end")
+		}
+		n, waited := constrained.Waited()
+		log.Debug().Int("fills", n).Dur("waited", waited).Msg("token masks (time not hidden behind the forward pass)")
 	}
 	rec := genRecord{Text: text.String(), PromptIDs: res.Prompt, GeneratedIDs: res.Generated, StopReason: res.StopReason,
 		Device: b.Name(), PromptSec: res.PromptTime.Seconds(), GenSec: res.GenTime.Seconds(), PeakMemGB: peakMemoryGB()}

@@ -6,6 +6,7 @@ package grammar
 
 import (
 	"fmt"
+	"time"
 
 	"github.com/mlxbun/mlxbun/internal/sample"
 )
@@ -17,6 +18,8 @@ type Picker struct {
 	mask    []int32
 	filled  chan struct{}
 	pending bool
+	waited  time.Duration // time Pick spent waiting for fills (the part the forward pass did not hide)
+	fills   int
 }
 
 // NewPicker starts a sequence of t and the fill of its first mask (which overlaps the prompt's prefill).
@@ -37,10 +40,17 @@ func (p *Picker) startFill() {
 
 func (p *Picker) join() {
 	if p.pending {
+		start := time.Now()
 		<-p.filled
+		p.waited += time.Since(start)
+		p.fills++
 		p.pending = false
 	}
 }
+
+// Waited reports how many fills Pick joined and how long it waited for them in all: near zero when each fill
+// ran within the forward pass it overlapped.
+func (p *Picker) Waited() (int, time.Duration) { return p.fills, p.waited }
 
 // Pick chooses the next token of logits (one row, used as scratch) under the grammar and accepts it.
 func (p *Picker) Pick(logits []float32, history []int) (int, error) {
