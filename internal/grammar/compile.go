@@ -414,10 +414,29 @@ func byteClasses(bodies []*expr) ([256]uint8, int) {
 
 // nfa is a Thompson automaton for one rule body; state 1 is the start, state 0 unused.
 type nfa struct {
-	eps       [][]int32
-	edges     [][]nedge
-	final     int32
-	classSets map[byteSet]byteSet // byte set → its set of classes
+	// Epsilon and labelled edges as linked lists in flat arrays (one allocation each, not one per state).
+	epsHead, edgeHead []int32 // per state: first link, -1 for none
+	eps               []epsLink
+	edges             []edgeLink
+	final             int32
+	classSets         map[byteSet]byteSet // byte set → its set of classes
+}
+
+type epsLink struct{ to, next int32 }
+
+type edgeLink struct {
+	e    nedge
+	next int32
+}
+
+func (n *nfa) addEps(from, to int32) {
+	n.eps = append(n.eps, epsLink{to, n.epsHead[from]})
+	n.epsHead[from] = int32(len(n.eps) - 1)
+}
+
+func (n *nfa) addEdge(from int32, e nedge) {
+	n.edges = append(n.edges, edgeLink{e, n.edgeHead[from]})
+	n.edgeHead[from] = int32(len(n.edges) - 1)
 }
 
 // nedge consumes one byte of classes (a set over class ids) or, when ref ≥ 0, pushes rule ref.
@@ -428,24 +447,23 @@ type nedge struct {
 }
 
 func (n *nfa) add() (int32, error) {
-	if len(n.eps) >= maxNFAStates {
+	if len(n.epsHead) >= maxNFAStates {
 		return 0, errf("grammar too large: more than %d automaton states after unrolling repetitions", maxNFAStates)
 	}
-	n.eps = append(n.eps, nil)
-	n.edges = append(n.edges, nil)
-	return int32(len(n.eps) - 1), nil
+	n.epsHead = append(n.epsHead, -1)
+	n.edgeHead = append(n.edgeHead, -1)
+	return int32(len(n.epsHead) - 1), nil
 }
 
-// build adds e starting at from and returns the state where it ends.
-func (n *nfa) build(a *Automaton, e *expr, from int32) (int32, error) {
+// build adds e between states from and to. Every alternative ends at the same state to (no per-branch end
+// states joined by epsilon edges), so branches that finish alike give the subset construction one set, not one
+// per branch. Loops get their own state, so no edge ever leads back into from.
+func (n *nfa) build(a *Automaton, e *expr, from, to int32) error {
 	switch e.k {
 	case kEmpty:
-		return from, nil
+		n.addEps(from, to)
+		return nil
 	case kBytes, kRef:
-		to, err := n.add()
-		if err != nil {
-			return 0, err
-		}
 		ed := nedge{ref: -1, to: to}
 		if e.k == kRef {
 			ed.ref = int32(e.ref)
@@ -460,78 +478,71 @@ func (n *nfa) build(a *Automaton, e *expr, from int32) (int32, error) {
 			}
 			n.classSets[e.set] = ed.classes
 		}
-		n.edges[from] = append(n.edges[from], ed)
-		return to, nil
+		n.addEdge(from, ed)
+		return nil
 	case kSeq:
 		cur := from
-		for _, s := range e.subs {
-			var err error
-			if cur, err = n.build(a, s, cur); err != nil {
-				return 0, err
+		for i, sub := range e.subs {
+			next := to
+			if i < len(e.subs)-1 {
+				var err error
+				if next, err = n.add(); err != nil {
+					return err
+				}
 			}
+			if err := n.build(a, sub, cur, next); err != nil {
+				return err
+			}
+			cur = next
 		}
-		return cur, nil
+		return nil
 	case kAlt:
-		end, err := n.add()
-		if err != nil {
-			return 0, err
-		}
-		for _, s := range e.subs {
-			// Each branch starts from a fresh state so that a loop in one cannot leak into another.
-			st, err := n.add()
-			if err != nil {
-				return 0, err
+		for _, sub := range e.subs {
+			if err := n.build(a, sub, from, to); err != nil {
+				return err
 			}
-			n.eps[from] = append(n.eps[from], st)
-			x, err := n.build(a, s, st)
-			if err != nil {
-				return 0, err
-			}
-			n.eps[x] = append(n.eps[x], end)
 		}
-		return end, nil
+		return nil
 	case kRepeat:
 		cur := from
 		for range e.min {
-			st, err := n.add()
+			next, err := n.add()
 			if err != nil {
-				return 0, err
+				return err
 			}
-			n.eps[cur] = append(n.eps[cur], st)
-			if cur, err = n.build(a, e.subs[0], st); err != nil {
-				return 0, err
+			if err := n.build(a, e.subs[0], cur, next); err != nil {
+				return err
 			}
+			cur = next
 		}
 		if e.max < 0 {
 			loop, err := n.add()
 			if err != nil {
-				return 0, err
+				return err
 			}
-			n.eps[cur] = append(n.eps[cur], loop)
-			x, err := n.build(a, e.subs[0], loop)
-			if err != nil {
-				return 0, err
+			n.addEps(cur, loop)
+			if err := n.build(a, e.subs[0], loop, loop); err != nil {
+				return err
 			}
-			n.eps[x] = append(n.eps[x], loop)
-			return loop, nil
+			n.addEps(loop, to)
+			return nil
 		}
-		end, err := n.add()
-		if err != nil {
-			return 0, err
-		}
-		n.eps[cur] = append(n.eps[cur], end)
-		for range e.max - e.min {
-			st, err := n.add()
-			if err != nil {
-				return 0, err
+		n.addEps(cur, to)
+		for k := range e.max - e.min {
+			next := to
+			if k < e.max-e.min-1 {
+				var err error
+				if next, err = n.add(); err != nil {
+					return err
+				}
+				n.addEps(next, to)
 			}
-			n.eps[cur] = append(n.eps[cur], st)
-			if cur, err = n.build(a, e.subs[0], st); err != nil {
-				return 0, err
+			if err := n.build(a, e.subs[0], cur, next); err != nil {
+				return err
 			}
-			n.eps[cur] = append(n.eps[cur], end)
+			cur = next
 		}
-		return end, nil
+		return nil
 	}
 	panic(fmt.Sprintf("grammar: unknown expression kind %d", e.k))
 }
@@ -543,8 +554,11 @@ func (a *Automaton) ruleToDFA(name string, body *expr) (ruleDFA, error) {
 		return ruleDFA{}, err
 	}
 	start, _ := n.add()
-	final, err := n.build(a, body, start)
+	final, err := n.add()
 	if err != nil {
+		return ruleDFA{}, err
+	}
+	if err := n.build(a, body, start, final); err != nil {
 		return ruleDFA{}, err
 	}
 	n.final = final
@@ -575,7 +589,8 @@ func (c *closer) close(set []int32) []int32 {
 		s := c.stack[len(c.stack)-1]
 		c.stack = c.stack[:len(c.stack)-1]
 		out = append(out, s)
-		for _, t := range c.n.eps[s] {
+		for l := c.n.epsHead[s]; l >= 0; l = c.n.eps[l].next {
+			t := c.n.eps[l].to
 			if c.stamp[t] != c.gen {
 				c.stamp[t] = c.gen
 				c.stack = append(c.stack, t)
@@ -596,7 +611,7 @@ func setKey(s []int32) string {
 
 // subsets is the subset construction: DFA states are epsilon-closed sets of NFA states.
 func (a *Automaton) subsets(name string, n *nfa, start int32) ([]dstate, error) {
-	c := &closer{n: n, stamp: make([]uint32, len(n.eps))}
+	c := &closer{n: n, stamp: make([]uint32, len(n.epsHead))}
 	first := c.close([]int32{start})
 	ids := map[string]int32{setKey(first): 0}
 	sets := [][]int32{first}
@@ -638,7 +653,8 @@ func (a *Automaton) subsets(name string, n *nfa, start int32) ([]dstate, error) 
 			if s == n.final {
 				d.accept = true
 			}
-			for _, e := range n.edges[s] {
+			for l := n.edgeHead[s]; l >= 0; l = n.edges[l].next {
+				e := &n.edges[l].e
 				if e.ref >= 0 {
 					if _, ok := refTargets[e.ref]; !ok {
 						refOrder = append(refOrder, e.ref)

@@ -300,7 +300,7 @@ func numberExpr() *expr {
 func hexDigit() *expr { return alt(byteRange('0', '9'), byteRange('a', 'f'), byteRange('A', 'F')) }
 
 // jsonChars spells a set of code points as they may appear inside a JSON string: printable characters as
-// themselves, '"' and '\' escaped, control characters by their short escape or \u00XX.
+// themselves, '"' and '\' escaped, control characters by their short escape or \u00XX (lowercase hex).
 func jsonChars(cls runeClass) *expr {
 	cls = cls.normalize()
 	plain := cls.minus(runeClass{{0, 0x1F}, {'"', '"'}, {'\\', '\\'}})
@@ -308,28 +308,53 @@ func jsonChars(cls runeClass) *expr {
 	if len(plain) > 0 {
 		alts = append(alts, plain.toExpr())
 	}
-	short := map[rune]string{'"': `\"`, '\\': `\\`, '\b': `\b`, '\f': `\f`, '\n': `\n`, '\r': `\r`, '\t': `\t`}
+	short := map[rune]byte{'"': '"', '\\': '\\', '\b': 'b', '\f': 'f', '\n': 'n', '\r': 'r', '\t': 't'}
+	var shortSet byteSet
+	var hex [2]byteSet // \u000X and \u001X: the last digit per high digit
 	for r := rune(0); r <= '\\'; r++ {
 		if r >= 0x20 && r != '"' && r != '\\' || !cls.has(r) {
 			continue
 		}
-		if s, ok := short[r]; ok {
-			alts = append(alts, lit(s))
-		} else {
-			alts = append(alts, lit(fmt.Sprintf(`\u%04x`, r)))
+		if c, ok := short[r]; ok {
+			shortSet.add(c, c)
+			continue
 		}
+		d := "0123456789abcdef"[r&15]
+		hex[r>>4].add(d, d)
+	}
+	var esc []*expr // what may follow the backslash
+	if !shortSet.empty() {
+		esc = append(esc, bytesOf(shortSet))
+	}
+	var u []*expr
+	for hi, set := range hex {
+		if !set.empty() {
+			u = append(u, seq(lit(string(rune('0'+hi))), bytesOf(set)))
+		}
+	}
+	if len(u) > 0 {
+		esc = append(esc, seq(lit("u00"), alt(u...)))
+	}
+	if len(esc) > 0 {
+		alts = append(alts, seq(lit(`\`), alt(esc...)))
 	}
 	return alt(alts...)
 }
 
-// stringChar is one code point of an unconstrained JSON string: jsonChars of everything, \/ and \u escapes of
-// every code point but the surrogates (so that each escape is exactly one code point of the decoded string).
+// stringChar is one code point of an unconstrained JSON string: any character but '"', '\' and the controls as
+// itself, or an escape: \" \\ \/ \b \f \n \r \t, or \u with four hex digits naming anything but a surrogate
+// (so that each escape is exactly one code point of the decoded string).
 func stringChar() *expr {
 	h := hexDigit()
 	nonSurrogate := alt(
 		seq(alt(byteRange('0', '9'), byteRange('a', 'c'), byteRange('A', 'C'), byteRange('e', 'f'), byteRange('E', 'F')), h, h, h),
 		seq(alt(lit("d"), lit("D")), byteRange('0', '7'), h, h))
-	return alt(jsonChars(anyRune), lit(`\/`), seq(lit(`\u`), nonSurrogate))
+	var short byteSet
+	for _, c := range []byte(`"\/bfnrt`) {
+		short.add(c, c)
+	}
+	plain := anyRune.minus(runeClass{{0, 0x1F}, {'"', '"'}, {'\\', '\\'}})
+	return alt(plain.toExpr(), seq(lit(`\`), alt(bytesOf(short), seq(lit("u"), nonSurrogate))))
 }
 
 // formats are the string formats as regular expressions over their (escape-free) characters.

@@ -4,6 +4,7 @@
 package grammar
 
 import (
+	"encoding/binary"
 	"slices"
 	"unicode/utf8"
 )
@@ -67,66 +68,95 @@ func (c runeClass) has(r rune) bool {
 var anyRune = runeClass{{0, utf8.MaxRune}}
 
 // toExpr spells c as bytes: one alternative per run of code points whose UTF-8 encodings share a length and
-// vary position by position over full ranges (the split RE2 uses).
+// vary position by position over full ranges (the split RE2 uses); alternatives that differ only in their first
+// byte are merged (E1-EC and EE-EF lead bytes share their continuation), which keeps automata small.
 func (c runeClass) toExpr() *expr {
-	var alts []*expr
+	var seqs [][]byteSet
 	var ascii byteSet
 	for _, r := range c.normalize() {
 		lo, hi := r.lo, min(r.hi, utf8.MaxRune)
 		// Cut out the surrogates.
 		if lo <= 0xDFFF && hi >= 0xD800 {
 			if lo < 0xD800 {
-				alts = utf8Split(lo, 0xD7FF, alts, &ascii)
+				seqs = utf8Split(lo, 0xD7FF, seqs, &ascii)
 			}
 			if hi > 0xDFFF {
-				alts = utf8Split(0xE000, hi, alts, &ascii)
+				seqs = utf8Split(0xE000, hi, seqs, &ascii)
 			}
 			continue
 		}
-		alts = utf8Split(lo, hi, alts, &ascii)
+		seqs = utf8Split(lo, hi, seqs, &ascii)
 	}
+	// Merge sequences with equal tails by uniting their first bytes.
+	var merged [][]byteSet
+	index := map[string]int{}
+	for _, sq := range seqs {
+		var key []byte
+		for _, set := range sq[1:] {
+			for _, w := range set {
+				key = binary.LittleEndian.AppendUint64(key, w)
+			}
+		}
+		k := string(rune(len(sq))) + string(key)
+		if i, ok := index[k]; ok {
+			for w := range merged[i][0] {
+				merged[i][0][w] |= sq[0][w]
+			}
+			continue
+		}
+		index[k] = len(merged)
+		merged = append(merged, slices.Clone(sq))
+	}
+	var alts []*expr
 	if !ascii.empty() {
-		alts = append([]*expr{bytesOf(ascii)}, alts...)
+		alts = append(alts, bytesOf(ascii))
+	}
+	for _, sq := range merged {
+		subs := make([]*expr, len(sq))
+		for i, set := range sq {
+			subs[i] = bytesOf(set)
+		}
+		alts = append(alts, seq(subs...))
 	}
 	return alt(alts...)
 }
 
-// utf8Split appends the byte sequences of lo..hi to alts; one-byte code points are gathered into ascii.
-func utf8Split(lo, hi rune, alts []*expr, ascii *byteSet) []*expr {
+// utf8Split appends the byte-set sequences of lo..hi to seqs; one-byte code points are gathered into ascii.
+func utf8Split(lo, hi rune, seqs [][]byteSet, ascii *byteSet) [][]byteSet {
 	if lo > hi {
-		return alts
+		return seqs
 	}
 	// Ranges that cross an encoded-length boundary split there.
 	for _, b := range []rune{0x7F, 0x7FF, 0xFFFF} {
 		if lo <= b && hi > b {
-			alts = utf8Split(lo, b, alts, ascii)
-			return utf8Split(b+1, hi, alts, ascii)
+			seqs = utf8Split(lo, b, seqs, ascii)
+			return utf8Split(b+1, hi, seqs, ascii)
 		}
 	}
 	if hi <= 0x7F {
 		ascii.add(byte(lo), byte(hi))
-		return alts
+		return seqs
 	}
 	// Split until every continuation position below the first differing one spans its full range 80..BF.
 	for i := 1; i < utf8.UTFMax; i++ {
 		m := rune(1)<<(6*i) - 1
 		if lo&^m != hi&^m {
 			if lo&m != 0 {
-				alts = utf8Split(lo, lo|m, alts, ascii)
-				return utf8Split((lo|m)+1, hi, alts, ascii)
+				seqs = utf8Split(lo, lo|m, seqs, ascii)
+				return utf8Split((lo|m)+1, hi, seqs, ascii)
 			}
 			if hi&m != m {
-				alts = utf8Split(lo, (hi&^m)-1, alts, ascii)
-				return utf8Split(hi&^m, hi, alts, ascii)
+				seqs = utf8Split(lo, (hi&^m)-1, seqs, ascii)
+				return utf8Split(hi&^m, hi, seqs, ascii)
 			}
 		}
 	}
 	var a, b [utf8.UTFMax]byte
 	n := utf8.EncodeRune(a[:], lo)
 	utf8.EncodeRune(b[:], hi)
-	subs := make([]*expr, n)
+	sq := make([]byteSet, n)
 	for i := range n {
-		subs[i] = byteRange(a[i], b[i])
+		sq[i].add(a[i], b[i])
 	}
-	return append(alts, seq(subs...))
+	return append(seqs, sq)
 }
