@@ -25,7 +25,7 @@ func TestPickerOverlapsTheForwardPass(t *testing.T) {
 	for step := range 20 {
 		time.Sleep(10 * time.Millisecond) // the forward pass the fill overlaps
 		for i := range logits {
-			logits[i] = float32(math.Sin(float64(i*(step+3)))) // arbitrary, finite
+			logits[i] = float32(math.Sin(float64(i * (step + 3)))) // arbitrary, finite
 		}
 		id, err := p.Pick(logits, nil)
 		if err != nil {
