@@ -38,6 +38,7 @@ type Automaton struct {
 	textSet []([2]uint64)
 	textMB  []bool
 	textLen []int32
+	skips   []bool // per state: a loop or a text run, so table walks try whole-subtree acceptance
 }
 
 // ruleDFA is one rule's automaton; state 0 is the start.
@@ -194,6 +195,10 @@ func (a *Automaton) textRuns() {
 			cur = succ[cur]
 		}
 		a.textLen[q] = k
+	}
+	a.skips = make([]bool, n)
+	for q := range n {
+		a.skips[q] = a.textLen[q] > 0 || !a.loop[q].empty()
 	}
 }
 

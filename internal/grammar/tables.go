@@ -177,8 +177,8 @@ func (w *walker) pureWalk(state int32) {
 	v := w.v
 	a := w.r.a
 	nc := int32(a.nclass)
-	flat, live, classOf, loop, sub := a.flat, a.hasNext, &a.classOf, a.loop, v.sub
-	tset, tmb, tlen, utf8OK, chars := a.textSet, a.textMB, a.textLen, v.utf8OK, v.chars
+	flat, live, classOf, loop, sum := a.flat, a.hasNext, &a.classOf, a.loop, v.sum
+	tset, tmb, tlen, skips := a.textSet, a.textMB, a.textLen, a.skips
 	st := w.pure
 	st[0] = state
 	nodes := v.nodes
@@ -188,21 +188,24 @@ func (w *walker) pureWalk(state int32) {
 	for i := 0; i < len(nodes)-1; {
 		n := &nodes[i]
 		q := st[n.depth-1]
-		// A subtree is accepted whole, without stepping through it, when q loops on every byte in it, or when
-		// every path of the subtree is a valid UTF-8 prefix no longer than q's text run, over its ASCII set
-		// (and multi-byte characters when the run takes them): free text in a string, or what fits of it.
-		l, b, ts := &loop[q], &sub[i], &tset[q]
-		if !noSubtreeSkip && (b[0]&^l[0]|b[1]&^l[1]|b[2]&^l[2]|b[3]&^l[3] == 0 ||
-			b[0]&^ts[0]|b[1]&^ts[1] == 0 && int32(chars[i]) <= tlen[q] && (b[2]|b[3] == 0 || tmb[q] && utf8OK[i]&1 != 0)) {
-			w.accR = addRange(w.accR, n.tokFrom, nodes[n.end].tokFrom)
-			i = int(n.end)
-			continue
-		}
 		s := flat[q*nc+int32(classOf[n.label])]
 		if s < 0 {
 			w.rejR = addRange(w.rejR, n.tokFrom, nodes[n.end].tokFrom)
 			i = int(n.end)
 			continue
+		}
+		// A live subtree is accepted whole, without stepping through it, when it is ASCII and q loops on every
+		// byte in it, or when every path of the subtree is a valid UTF-8 prefix no longer than q's text run,
+		// over its ASCII set (and multi-byte characters when the run takes them): free text in a string, or
+		// what fits of it.
+		if skips[q] && !noSubtreeSkip {
+			l, sm, ts := &loop[q], &sum[i], &tset[q]
+			if !sm.high && sm.ascii[0]&^l[0]|sm.ascii[1]&^l[1] == 0 ||
+				sm.ascii[0]&^ts[0]|sm.ascii[1]&^ts[1] == 0 && int32(sm.chars) <= tlen[q] && (!sm.high || tmb[q] && sm.utf8) {
+				w.accR = addRange(w.accR, n.tokFrom, nodes[n.end].tokFrom)
+				i = int(n.end)
+				continue
+			}
 		}
 		st[n.depth] = s
 		w.accR = addRange(w.accR, n.tokFrom, nodes[i+1].tokFrom)
@@ -227,28 +230,38 @@ func addRange(rs [][2]int32, from, to int32) [][2]int32 {
 	return append(rs, [2]int32{from, to})
 }
 
-// finishPure packs pureWalk's ranges: a dense table starts from every token with bytes and clears the rejected
-// ones, a sparse one lists the accepted; either way the work is the smaller side.
+// finishPure packs pureWalk's ranges: few accepted tokens are listed; many are a bitmask built from the smaller
+// side (setting the accepted bits, or clearing the rejected ones from every token with bytes).
 func (w *walker) finishPure() stateTable {
 	v := w.v
 	var tab stateTable
-	nacc := 0
+	nacc, nrej := 0, 0
 	for _, r := range w.accR {
 		nacc += int(r[1] - r[0])
 	}
-	if nacc > v.MaskWords()/2 {
+	for _, r := range w.rejR {
+		nrej += int(r[1] - r[0])
+	}
+	switch {
+	case nacc == 0:
+	case nacc <= v.MaskWords()/2:
+		tab.sparse = make([]int32, 0, nacc)
+		for _, r := range w.accR {
+			tab.sparse = append(tab.sparse, v.ids[r[0]:r[1]]...)
+		}
+	case nacc <= nrej:
+		tab.dense = make([]uint32, v.MaskWords())
+		for _, r := range w.accR {
+			for _, id := range v.ids[r[0]:r[1]] {
+				tab.dense[id>>5] |= 1 << (id & 31)
+			}
+		}
+	default:
 		tab.dense = slices.Clone(v.all)
 		for _, r := range w.rejR {
 			for _, id := range v.ids[r[0]:r[1]] {
 				tab.dense[id>>5] &^= 1 << (id & 31)
 			}
-		}
-		return tab
-	}
-	if nacc > 0 {
-		tab.sparse = make([]int32, 0, nacc)
-		for _, r := range w.accR {
-			tab.sparse = append(tab.sparse, v.ids[r[0]:r[1]]...)
 		}
 	}
 	return tab

@@ -22,17 +22,20 @@ type Vocab struct {
 	nodes  []trieNode
 	ids    []int32
 	maxLen int
-	// sub[i] is every byte in node i's subtree (its own label included): a walk in a state that loops on all
-	// of them accepts the whole subtree without stepping through it. utf8OK[i] has bit u set when, entering
-	// node i in UTF-8 decoder state u, every path through the subtree stays a valid UTF-8 prefix: a walk in a
-	// state that loops on every character accepts such a subtree whole (tables.go).
-	sub    []byteSet
-	utf8OK []uint8
-	// chars[i] is the most characters (bytes that are not UTF-8 continuation bytes) on a path from node i
-	// (included) down through its subtree.
-	chars []uint16
+	// sum[i] summarizes node i's subtree (its own byte included) for whole-subtree acceptance (tables.go).
+	sum []subtreeSum
 	// all has the bit of every id in the trie (every id with bytes).
 	all []uint32
+}
+
+// subtreeSum is what a table walk needs to accept a trie subtree without stepping through it: its ASCII bytes,
+// the most characters on one of its paths (bytes that are not UTF-8 continuation bytes), whether it holds bytes
+// ≥ 0x80, and whether every path is a valid UTF-8 prefix when started on a character boundary.
+type subtreeSum struct {
+	ascii [2]uint64
+	chars uint16
+	high  bool
+	utf8  bool
 }
 
 // UTF-8 decoder states: 0 at a character boundary; 1..3 expecting that many continuation bytes; 4..7 after the
@@ -139,33 +142,38 @@ func NewVocab(tokens [][]byte, eos []int) *Vocab {
 		prev = t
 	}
 	closeTo(0)
-	v.sub = make([]byteSet, len(v.nodes))
-	v.utf8OK = make([]uint8, len(v.nodes))
-	v.chars = make([]uint16, len(v.nodes))
-	for i := range v.utf8OK {
-		v.utf8OK[i] = 1<<utf8States - 1 // narrowed by each node's own byte and its children below
+	v.sum = make([]subtreeSum, len(v.nodes))
+	// okAfter[i]: the decoder states after node i's byte that every child accepts (bit u: state u is fine);
+	// children come after their parent in preorder, so a reverse pass sees them first.
+	okAfter := make([]uint8, len(v.nodes))
+	for i := range okAfter {
+		okAfter[i] = 1<<utf8States - 1
 	}
-	for i := len(v.nodes) - 1; i >= 0; i-- { // children come after their parent in preorder
+	for i := len(v.nodes) - 1; i >= 0; i-- {
 		b := v.nodes[i].label
-		v.sub[i][b>>6] |= 1 << (b & 63)
-		// Node i's children have already narrowed utf8OK[i] to the states after i's byte they accept.
-		after := v.utf8OK[i]
+		sm := &v.sum[i]
+		if b < 0x80 {
+			sm.ascii[b>>6] |= 1 << (b & 63)
+		} else {
+			sm.high = true
+		}
+		if b < 0x80 || b > 0xBF {
+			sm.chars++ // children added their counts already
+		}
 		ok := uint8(0)
 		for u := range utf8States {
-			if n := utf8Next(u, b); n >= 0 && after>>n&1 != 0 {
+			if n := utf8Next(u, b); n >= 0 && okAfter[i]>>n&1 != 0 {
 				ok |= 1 << u
 			}
 		}
-		v.utf8OK[i] = ok
-		if b < 0x80 || b > 0xBF {
-			v.chars[i]++ // children added their counts already
-		}
+		sm.utf8 = ok&1 != 0
 		if p := parent[i]; p >= 0 {
-			v.chars[p] = max(v.chars[p], v.chars[i])
-			for w := range v.sub[p] {
-				v.sub[p][w] |= v.sub[i][w]
-			}
-			v.utf8OK[p] &= ok // the parent's "after" states must be fine for every child
+			ps := &v.sum[p]
+			ps.ascii[0] |= sm.ascii[0]
+			ps.ascii[1] |= sm.ascii[1]
+			ps.high = ps.high || sm.high
+			ps.chars = max(ps.chars, sm.chars)
+			okAfter[p] &= ok
 		}
 	}
 	v.nodes = append(v.nodes, trieNode{tokFrom: int32(len(v.ids))}) // sentinel
