@@ -38,7 +38,10 @@ type Automaton struct {
 	textSet []([2]uint64)
 	textMB  []bool
 	textLen []int32
-	skips   []bool // per state: a loop or a text run, so table walks try whole-subtree acceptance
+	// textClosed[q]: past its run, none of the run's characters is accepted, so text longer than the run is
+	// rejected (the end of a maxLength string, where only the closing quote may come).
+	textClosed []bool
+	skips      []bool // per state: a loop or a text run, so table walks try whole-subtree acceptance
 }
 
 // ruleDFA is one rule's automaton; state 0 is the start.

@@ -78,6 +78,7 @@ func (a *Automaton) textRuns() {
 	}
 	a.textSet = group
 	a.textMB = make([]bool, n)
+	a.textClosed = make([]bool, n)
 	a.textLen = make([]int32, n)
 	seen := make([]int32, n) // the run start that last visited a state, to find loops
 	for i := range seen {
@@ -90,7 +91,8 @@ func (a *Automaton) textRuns() {
 		set, mb := group[q], mbTo[q]
 		a.textMB[q] = mb
 		k := int32(0)
-		for cur := int32(q); ; {
+		cur := int32(q)
+		for {
 			if succ[cur] < 0 || group[cur][0]&set[0] != set[0] || group[cur][1]&set[1] != set[1] || mb && !mbTo[cur] {
 				break
 			}
@@ -103,11 +105,28 @@ func (a *Automaton) textRuns() {
 			cur = succ[cur]
 		}
 		a.textLen[q] = k
+		a.textClosed[q] = k < unboundedRun && a.runEndsDead(cur, set, mb)
 	}
 	a.skips = make([]bool, n)
 	for q := range n {
 		a.skips[q] = a.textLen[q] > 0 || !a.loop[q].empty()
 	}
+}
+
+// runEndsDead reports whether at state end (where a run stopped) no byte of the run's ASCII set, nor any UTF-8
+// lead byte when the run takes multi-byte characters, is accepted: text longer than the run is rejected.
+func (a *Automaton) runEndsDead(end int32, set [2]uint64, mb bool) bool {
+	if !a.hasNext[end] {
+		return true
+	}
+	row := a.flat[int(end)*a.nclass : (int(end)+1)*a.nclass]
+	for b := range 0x100 {
+		inRun := b < 0x80 && set[b>>6]>>(b&63)&1 != 0 || mb && b >= 0xC2 && b <= 0xF4
+		if inRun && row[a.classOf[b]] >= 0 {
+			return false
+		}
+	}
+	return true
 }
 
 // charsLeadTo reports whether, from state q, every multi-byte UTF-8 character is accepted and ends in state to,

@@ -118,6 +118,7 @@ type walker struct {
 	r    *runner
 	v    *Vocab
 	pure []int32 // pureWalk's state per depth
+	pc   []int32 // pureWalk's characters per depth
 	accR [][2]int32
 	rejR [][2]int32
 	cfgs []config
@@ -128,7 +129,7 @@ type walker struct {
 
 func newWalker(a *Automaton, v *Vocab) *walker {
 	return &walker{r: newRunner(a), v: v, cfgs: make([]config, v.maxLen+1), esc: make([]bool, v.maxLen+1),
-		pure: make([]int32, v.maxLen+1)}
+		pure: make([]int32, v.maxLen+1), pc: make([]int32, v.maxLen+1)}
 }
 
 // table walks the whole trie from (rule, state) with the escape frame as the bottom of the stack.
@@ -178,9 +179,9 @@ func (w *walker) pureWalk(state int32) {
 	a := w.r.a
 	nc := int32(a.nclass)
 	flat, live, classOf, loop, sum := a.flat, a.hasNext, &a.classOf, a.loop, v.sum
-	tset, tmb, tlen, skips := a.textSet, a.textMB, a.textLen, a.skips
-	st := w.pure
-	st[0] = state
+	tset, tmb, tlen, skips, closed, tokChars := a.textSet, a.textMB, a.textLen, a.skips, a.textClosed, v.tokChars
+	st, pc := w.pure, w.pc // state and characters so far at each depth
+	st[0], pc[0] = state, 0
 	nodes := v.nodes
 	// Accepted and rejected tokens are recorded as ranges of v.ids (trie order): a skipped subtree is one range,
 	// so the cost is the nodes visited, not the tokens decided.
@@ -200,14 +201,38 @@ func (w *walker) pureWalk(state int32) {
 		// what fits of it.
 		if skips[q] && !noSubtreeSkip {
 			l, sm, ts := &loop[q], &sum[i], &tset[q]
-			if !sm.high && sm.ascii[0]&^l[0]|sm.ascii[1]&^l[1] == 0 ||
-				sm.ascii[0]&^ts[0]|sm.ascii[1]&^ts[1] == 0 && int32(sm.chars) <= tlen[q] && (!sm.high || tmb[q] && sm.utf8) {
+			if !sm.high && sm.ascii[0]&^l[0]|sm.ascii[1]&^l[1] == 0 {
 				w.accR = addRange(w.accR, n.tokFrom, nodes[n.end].tokFrom)
 				i = int(n.end)
 				continue
 			}
+			if sm.ascii[0]&^ts[0]|sm.ascii[1]&^ts[1] == 0 && (!sm.high || tmb[q] && sm.utf8) {
+				if int32(sm.chars) <= tlen[q] {
+					w.accR = addRange(w.accR, n.tokFrom, nodes[n.end].tokFrom)
+					i = int(n.end)
+					continue
+				}
+				if closed[q] {
+					// Past the run nothing of its text is accepted: a token fits iff its characters from
+					// here on are at most the run.
+					for p := n.tokFrom; p < nodes[n.end].tokFrom; p++ {
+						if int32(tokChars[p])-pc[n.depth-1] <= tlen[q] {
+							w.accR = addRange(w.accR, p, p+1)
+						} else {
+							w.rejR = addRange(w.rejR, p, p+1)
+						}
+					}
+					i = int(n.end)
+					continue
+				}
+			}
 		}
 		st[n.depth] = s
+		if n.label < 0x80 || n.label > 0xBF {
+			pc[n.depth] = pc[n.depth-1] + 1
+		} else {
+			pc[n.depth] = pc[n.depth-1]
+		}
 		w.accR = addRange(w.accR, n.tokFrom, nodes[i+1].tokFrom)
 		if !live[s] {
 			w.rejR = addRange(w.rejR, nodes[i+1].tokFrom, nodes[n.end].tokFrom)

@@ -24,6 +24,8 @@ type Vocab struct {
 	maxLen int
 	// sum[i] summarizes node i's subtree (its own byte included) for whole-subtree acceptance (tables.go).
 	sum []subtreeSum
+	// tokChars[p] is the number of characters (bytes that are not UTF-8 continuation bytes) of token ids[p].
+	tokChars []uint16
 	// all has the bit of every id in the trie (every id with bytes).
 	all []uint32
 }
@@ -178,8 +180,14 @@ func NewVocab(tokens [][]byte, eos []int) *Vocab {
 	}
 	v.nodes = append(v.nodes, trieNode{tokFrom: int32(len(v.ids))}) // sentinel
 	v.all = make([]uint32, v.MaskWords())
-	for _, id := range v.ids {
+	v.tokChars = make([]uint16, len(v.ids))
+	for p, id := range v.ids {
 		v.all[id>>5] |= 1 << (id & 31)
+		for _, b := range v.tokens[id] {
+			if b < 0x80 || b > 0xBF {
+				v.tokChars[p]++
+			}
+		}
 	}
 	return v
 }
