@@ -22,10 +22,10 @@ import (
 
 type benchFlags struct {
 	modelDir, synthetic, dtype, device, output string
-	jsonSchema                                 string // bench --json-schema: constrained-decoding costs (benchgrammar.go)
 	pp, tg, reps, bits                         int
 	profile                                    bool
 	seed                                       uint64
+	jsonSchema                                 string // bench --json-schema: constrained-decoding costs (benchgrammar.go)
 }
 
 // benchRow is one test's result; JSON field names follow llama-bench's.
