@@ -19,12 +19,17 @@ $(STATICCHECK):
 lint: $(STATICCHECK)
 	@out=$$(gofmt -l $$(git ls-files '*.go' ':!vendor')); if [ -n "$$out" ]; then echo "gofmt would change:"; echo "$$out"; exit 1; fi
 	$(GO) vet ./...
+	GOOS=darwin GOARCH=arm64 $(GO) vet ./...
 	$(STATICCHECK) ./...
+	GOOS=darwin GOARCH=arm64 $(STATICCHECK) ./internal/metal/... ./internal/ane/... ./internal/objcrt/...
 
-# The full suite: lint, then every package's tests (fixtures from ../shared/fixtures).
-test: lint
+# The full suite: lint (darwin/arm64 vet included), the cross builds, then every package's tests (fixtures from
+# ../shared/fixtures).
+test: lint cross
 	$(GO) test -timeout 70m -count=1 ./...
 
+# Both release binaries, cgo-free: the darwin/arm64 one carries the Metal runtime and the Neural Engine compiler
+# (purego/objc), which only a Mac can run (docs/apple.md).
 cross:
 	GOOS=linux GOARCH=amd64 $(GO) build -trimpath -ldflags '$(LDFLAGS)' -o bin/mlxbun-linux-amd64 ./cmd/mlxbun
 	GOOS=darwin GOARCH=arm64 $(GO) build -trimpath -ldflags '$(LDFLAGS)' -o bin/mlxbun-darwin-arm64 ./cmd/mlxbun

@@ -22,7 +22,7 @@ import (
 
 type benchFlags struct {
 	modelDir, synthetic, dtype, device, output string
-	pp, tg, reps, bits                         int
+	pp, tg, reps, bits, batch                  int
 	profile                                    bool
 	seed                                       uint64
 	jsonSchema                                 string // bench --json-schema: constrained-decoding costs (benchgrammar.go)
@@ -43,6 +43,8 @@ type benchRow struct {
 type benchReport struct {
 	Rows            []benchRow           `json:"results"`
 	Kernels         []backend.KernelTime `json:"kernels,omitempty"`
+	PromptKernels   []backend.KernelTime `json:"prompt_kernels,omitempty"` // one ppN prompt
+	PromptRows      int                  `json:"prompt_rows,omitempty"`
 	LaunchesPerTok  float64              `json:"launches_per_token,omitempty"`
 	CopyBandwidth   float64              `json:"copy_bandwidth_bytes_per_s,omitempty"`
 	PeakDeviceBytes int64                `json:"peak_device_bytes,omitempty"`
@@ -75,6 +77,7 @@ trellis codes (axis 1, down_proj axis 0, the 3-bit interleave), as mlxbun quanti
 	fl.IntVarP(&f.pp, "n-prompt", "p", 512, "prompt tokens (0: skip the pp row)")
 	fl.IntVarP(&f.tg, "n-gen", "n", 128, "generated tokens (0: skip the tg row)")
 	fl.IntVarP(&f.reps, "repetitions", "r", 5, "runs per test")
+	fl.IntVar(&f.batch, "batch", 1, fmt.Sprintf("sequences decoding together in the tg row (1..%d; tokens/s counts all of them)", backend.MaxDecodeRows))
 	fl.BoolVar(&f.profile, "profile", false, "per-kernel device time table (backends with a profiler)")
 	fl.Uint64Var(&f.seed, "seed", 1, "seed of the synthetic weights and token ids")
 	fl.StringVar(&f.jsonSchema, "json-schema", "", "measure this schema's compile time and per-token mask fill over --model's tokenizer (no forward pass; -n tokens per walk, -r walks)")
@@ -93,6 +96,9 @@ func runBench(cmd *cobra.Command, f *benchFlags) error {
 	}
 	if f.dtype != "bf16" {
 		return fmt.Errorf("bench: --dtype %q: synthetic models are bf16 for now", f.dtype)
+	}
+	if f.batch < 1 || f.batch > backend.MaxDecodeRows {
+		return fmt.Errorf("bench: --batch %d: want 1..%d sequences", f.batch, backend.MaxDecodeRows)
 	}
 	if f.reps < 1 || f.pp < 0 || f.tg < 0 || f.pp+f.tg == 0 {
 		return fmt.Errorf("bench: need -r ≥ 1 and some of -p/-n (got -p %d -n %d -r %d)", f.pp, f.tg, f.reps)
@@ -134,16 +140,22 @@ func runBench(cmd *cobra.Command, f *benchFlags) error {
 		_, err := m.Forward(s, cache, 1)
 		return err
 	}
+	// decode steps n positions from start, one row per sequence (--batch), every row's logits read back as a
+	// batched sampler would.
 	decode := func(cache backend.KVCache, start, n int) error {
 		for p := start; p < start+n; p++ {
-			if _, err := m.Forward(model.Step{IDs: []int32{token(p)}, Seq: []int32{0}, Pos: []int32{int32(p)}}, cache, 1); err != nil {
+			var s model.Step
+			for q := range f.batch {
+				s.IDs, s.Seq, s.Pos = append(s.IDs, token(p+7919*q)), append(s.Seq, int32(q)), append(s.Pos, int32(p))
+			}
+			if _, err := m.Forward(s, cache, f.batch); err != nil {
 				return err
 			}
 		}
 		return nil
 	}
 	withCache := func(fn func(backend.KVCache) (time.Duration, error)) (time.Duration, error) {
-		cache, err := m.NewCache(1, ctx)
+		cache, err := m.NewCache(f.batch, ctx)
 		if err != nil {
 			return 0, err
 		}
@@ -163,7 +175,11 @@ func runBench(cmd *cobra.Command, f *benchFlags) error {
 		}
 	}
 	if f.tg > 0 {
-		err := measure(fmt.Sprintf("tg%d", f.tg), 0, f.tg, func() (time.Duration, error) {
+		test := fmt.Sprintf("tg%d", f.tg)
+		if f.batch > 1 {
+			test += fmt.Sprintf(" ×%d seqs", f.batch)
+		}
+		err := measure(test, 0, f.batch*f.tg, func() (time.Duration, error) {
 			return withCache(func(c backend.KVCache) (time.Duration, error) {
 				start := time.Now()
 				err := decode(c, 0, f.tg)
@@ -178,12 +194,19 @@ func runBench(cmd *cobra.Command, f *benchFlags) error {
 		steps := max(1, min(f.tg, 16))
 		_, err := withCache(func(c backend.KVCache) (time.Duration, error) {
 			if f.pp > 0 {
-				if err := prompt(c, f.pp); err != nil {
+				p.StartProfile()
+				err := prompt(c, f.pp)
+				rep.PromptKernels, rep.PromptRows = p.StopProfile(), f.pp
+				if err != nil {
 					return 0, err
 				}
 			}
+			start := f.pp // after the prompt, as the tg row would follow it; a batch from 0 (its other sequences have no prompt)
+			if f.batch > 1 {
+				start = 0
+			}
 			p.StartProfile()
-			err := decode(c, f.pp, steps)
+			err := decode(c, start, steps)
 			rep.Kernels = p.StopProfile()
 			return 0, err
 		})
@@ -219,31 +242,40 @@ func writeBenchMD(w io.Writer, rep benchReport) {
 	for _, r := range rep.Rows {
 		fmt.Fprintf(w, "| %s | %s | %s | %.2f ± %.2f |\n", r.Model, r.Device, r.Test, r.AvgTS, r.StdTS)
 	}
+	if len(rep.PromptKernels) > 0 {
+		fmt.Fprintf(w, "\nper-kernel profile of one pp%d prompt\n\n", rep.PromptRows)
+		writeKernelTable(w, rep.PromptKernels, rep.CopyBandwidth)
+	}
 	if len(rep.Kernels) > 0 {
-		ks := append([]backend.KernelTime(nil), rep.Kernels...)
-		sort.Slice(ks, func(i, j int) bool { return ks[i].Seconds > ks[j].Seconds })
-		var total float64
-		for _, k := range ks {
-			total += k.Seconds
-		}
 		fmt.Fprintf(w, "\nper-kernel profile of decode steps (%.1f launches per token)\n\n", rep.LaunchesPerTok)
-		fmt.Fprintf(w, "| kernel | calls | time ms | share | GB/s | %% of copy bw |\n| --- | ---: | ---: | ---: | ---: | ---: |\n")
-		for _, k := range ks {
-			gbs := k.Bytes / k.Seconds / 1e9
-			pct := "-"
-			if rep.CopyBandwidth > 0 {
-				pct = fmt.Sprintf("%.1f", 100*k.Bytes/k.Seconds/rep.CopyBandwidth)
-			}
-			fmt.Fprintf(w, "| %s | %d | %.3f | %.1f%% | %.1f | %s |\n", k.Name, k.Calls, 1e3*k.Seconds, 100*k.Seconds/total, gbs, pct)
-		}
-		if rep.CopyBandwidth > 0 {
-			fmt.Fprintf(w, "\ncopy bandwidth measured: %.0f GB/s\n", rep.CopyBandwidth/1e9)
-		}
+		writeKernelTable(w, rep.Kernels, rep.CopyBandwidth)
+	}
+	if rep.CopyBandwidth > 0 && len(rep.Kernels)+len(rep.PromptKernels) > 0 {
+		fmt.Fprintf(w, "\ncopy bandwidth measured: %.0f GB/s\n", rep.CopyBandwidth/1e9)
 	}
 	if rep.PeakDeviceBytes > 0 {
 		fmt.Fprintf(w, "\npeak device memory: %.2f GiB\n", float64(rep.PeakDeviceBytes)/(1<<30))
 	}
 	fmt.Fprintf(w, "peak host memory: %.2f GB\n", rep.PeakHostGB)
+}
+
+// writeKernelTable prints kernels by device time, largest first, with their rate against the copy bandwidth.
+func writeKernelTable(w io.Writer, kernels []backend.KernelTime, copyBW float64) {
+	ks := append([]backend.KernelTime(nil), kernels...)
+	sort.Slice(ks, func(i, j int) bool { return ks[i].Seconds > ks[j].Seconds })
+	var total float64
+	for _, k := range ks {
+		total += k.Seconds
+	}
+	fmt.Fprintf(w, "| kernel | calls | time ms | share | GB/s | %% of copy bw |\n| --- | ---: | ---: | ---: | ---: | ---: |\n")
+	for _, k := range ks {
+		gbs := k.Bytes / k.Seconds / 1e9
+		pct := "-"
+		if copyBW > 0 {
+			pct = fmt.Sprintf("%.1f", 100*k.Bytes/k.Seconds/copyBW)
+		}
+		fmt.Fprintf(w, "| %s | %d | %.3f | %.1f%% | %.1f | %s |\n", k.Name, k.Calls, 1e3*k.Seconds, 100*k.Seconds/total, gbs, pct)
+	}
 }
 
 func meanSD(xs []float64) (float64, float64) {

@@ -14,6 +14,7 @@ import (
 
 	"github.com/mlxbun/mlxbun/internal/chat"
 	"github.com/mlxbun/mlxbun/internal/grammar"
+	"github.com/mlxbun/mlxbun/internal/lora"
 	"github.com/mlxbun/mlxbun/internal/model"
 	"github.com/mlxbun/mlxbun/internal/modeldir"
 	"github.com/mlxbun/mlxbun/internal/sample"
@@ -29,6 +30,8 @@ type generateFlags struct {
 	stops                                                  []string
 	chatKwargs                                             string
 	constraint                                             constraintFlags
+	adapters                                               []string  // LoRA adapter directories (--adapter)
+	adapterScales                                          []float64 // their multipliers (--adapter-scale)
 }
 
 func newGenerate() *cobra.Command {
@@ -42,7 +45,8 @@ The prompt goes through the model's chat template unless --no-chat-template is g
 Prompt and generation speed and peak memory go to stderr; --json prints one record instead of streaming.`,
 		Example: `  mlxbun generate --model ./pycoder-12m --prompt "def fibonacci(n):" --no-chat-template
   mlxbun generate --model ./Qwen3-0.6B --prompt "Why is the sky blue?" --temp 0.7 --top-p 0.9 --seed 1
-  mlxbun generate --model ./tiny --prompt-ids 1,2,3 --max-tokens 8 --json`,
+  mlxbun generate --model ./tiny --prompt-ids 1,2,3 --max-tokens 8 --json
+  mlxbun generate --model ./Qwen3-0.6B --adapter ./my-lora --adapter-scale 0.5 --prompt "Hi"`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error { return runGenerate(cmd, &f) },
 	}
@@ -71,6 +75,8 @@ Prompt and generation speed and peak memory go to stderr; --json prints one reco
 	fl.StringVar(&f.device, "device", "auto", deviceHelp("device"))
 	fl.BoolVar(&f.jsonOut, "json", false, "print one JSON record (text, ids, timings) instead of streaming")
 	f.constraint.register(fl)
+	fl.StringArrayVar(&f.adapters, "adapter", nil, "LoRA adapter directory, PEFT or mlx-lm layout (repeatable; the deltas add up)")
+	fl.Float64SliceVar(&f.adapterScales, "adapter-scale", nil, "multiplier of each --adapter's own scale, in the same order (default 1 each)")
 	return cmd
 }
 
@@ -115,6 +121,10 @@ func runGenerate(cmd *cobra.Command, f *generateFlags) error {
 			return err
 		}
 	}
+	adapters, err := openAdapters(f.adapters, f.adapterScales)
+	if err != nil {
+		return err
+	}
 	d, err := modeldir.Open(f.modelDir)
 	if err != nil {
 		return err
@@ -134,7 +144,7 @@ func runGenerate(cmd *cobra.Command, f *generateFlags) error {
 	if err != nil {
 		return err
 	}
-	b, m, err := openModel(f.device, d, f.checkTensors)
+	b, m, err := openModel(f.device, d, f.checkTensors, adapters...)
 	if err != nil {
 		return err
 	}
@@ -209,6 +219,27 @@ func constraintName(c *constraintFlags) string {
 		return "--grammar " + c.grammarFile
 	}
 	return "--regex"
+}
+
+// openAdapters reads the --adapter directories, each with its --adapter-scale (all 1 when none is given).
+func openAdapters(dirs []string, scales []float64) ([]*lora.Adapter, error) {
+	if len(scales) > 0 && len(scales) != len(dirs) {
+		return nil, fmt.Errorf("generate: %d --adapter-scale values for %d --adapter directories (give one per adapter, in order)", len(scales), len(dirs))
+	}
+	var out []*lora.Adapter
+	for i, dir := range dirs {
+		s := 1.0
+		if len(scales) > 0 {
+			s = scales[i]
+		}
+		a, err := lora.Open(dir, s)
+		if err != nil {
+			return nil, err
+		}
+		log.Info().Str("adapter", dir).Str("layout", string(a.Layout)).Int("modules", len(a.Targets)).Float64("scale", a.Targets[0].Scale).Msg("adapter")
+		out = append(out, a)
+	}
+	return out, nil
 }
 
 type pickerFunc func([]float32, []int) (int, error)

@@ -7,9 +7,7 @@ import (
 	"github.com/spf13/cobra"
 )
 
-var pending = []struct{ use, short, example string }{
-	{"compile-ane", "Compile Neural Engine programs for a model (macOS only)", "  mlxbun compile-ane --model ./Qwen3-0.6B"},
-}
+var pending = []struct{ use, short, example string }{}
 
 func notBuilt() []*cobra.Command {
 	var cmds []*cobra.Command

@@ -27,6 +27,7 @@ import (
 // while it is the last pending op at or above floor; enqueue, flush and Record forget them all through reset.
 type fusion struct {
 	gemv      *gemvGroup  // a vector-GEMV launch that more MatMuls on its activations may join
+	qmma      *qmmaGroup  // a trellis_mma launch that more MatMuls (and a SwiGLU of gate and up) may join
 	add       *addOp      // an Add that an RMSNorm of its sum may absorb
 	headNorms []*headNorm // per-head RMSNorms queued since the last other op, which a Rope of their output may absorb
 	out       *shadowOut  // a launch that can also write its f32 output as bf16 (a prompt GEMM's input)

@@ -119,7 +119,7 @@ func (b *Backend) Add(dst, a, c backend.Tensor) {
 func (b *Backend) SwiGLU(dst, gate, up backend.Tensor) {
 	d, x, y := tensorOf("SwiGLU", dst), tensorOf("SwiGLU", gate), tensorOf("SwiGLU", up)
 	name, grid, n := b.elementwise3("SwiGLU", "swiglu", d, x, y)
-	if n == 0 {
+	if n == 0 || b.fuseQMmaSwiGLU(d, x, y) {
 		return
 	}
 	dp, xp, yp := d.ptr, x.ptr, y.ptr

@@ -372,3 +372,25 @@ func (q quantCaseW) weight() backend.Weight {
 	}
 	return backend.Weight{Format: backend.FormatTrellis, Bits: q.bits, Group: 256, L: 12, Code: "1mad", Axis: q.axis}
 }
+
+// TestQMmaParamsLayout: qmmaSeg and qmmaParams match QMmaSeg and QMmaParams in trellis.cu.
+func TestQMmaParamsLayout(t *testing.T) {
+	var s qmmaSeg
+	var p qmmaParams
+	if unsafe.Sizeof(s) != 40 || unsafe.Offsetof(s.Out) != 32 || unsafe.Offsetof(s.Tile0) != 36 {
+		t.Errorf("qmmaSeg: size %d, Out %d, Tile0 %d; trellis.cu has 40, 32, 36", unsafe.Sizeof(s), unsafe.Offsetof(s.Out), unsafe.Offsetof(s.Tile0))
+	}
+	if unsafe.Sizeof(p) != 168 || unsafe.Offsetof(p.X) != 120 || unsafe.Offsetof(p.H) != 128 || unsafe.Offsetof(p.NSeg) != 136 ||
+		unsafe.Offsetof(p.NRows) != 152 || unsafe.Offsetof(p.NTiles) != 164 {
+		t.Errorf("qmmaParams: size %d, X %d, H %d, NSeg %d, NRows %d, NTiles %d; trellis.cu has 168, 120, 128, 136, 152, 164",
+			unsafe.Sizeof(p), unsafe.Offsetof(p.X), unsafe.Offsetof(p.H), unsafe.Offsetof(p.NSeg), unsafe.Offsetof(p.NRows), unsafe.Offsetof(p.NTiles))
+	}
+	src := cudashaders.Sources["trellis.cu"]
+	for _, want := range []string{"int tile0;             // 36", "};                         // 40 bytes", "const float* x;        // 120",
+		"float* h;              // 128", "int nseg;              // 136", "int nrows;             // 152", "int ntiles;            // 164",
+		"};                         // 168 bytes"} {
+		if !strings.Contains(src, want) {
+			t.Errorf("trellis.cu no longer declares %q", want)
+		}
+	}
+}

@@ -1,5 +1,5 @@
 // The model-level gate of the quantized forms (issue 8): a model quantized by mlxbun, run by the CUDA backend
-// with the default forms and with the opt-in int8-activation forms, against the CPU backend on the same artifact:
+// with the f32-activation forms, the int8-activation dp4a forms and the tensor-core form (the default), against the CPU backend on the same artifact:
 // mean per-position KL(cpu ‖ cuda) of the prompt's next-token distributions, and top-1 agreement.
 package cuda
 
@@ -33,12 +33,13 @@ func TestQuantizedKL(t *testing.T) {
 			}
 			ref := promptLogits(t, out, c, gold.PromptIDs)
 			for _, mode := range []struct {
-				name string
-				act8 bool
-			}{{"f32", false}, {"int8", true}} {
+				name      string
+				act8, mma bool
+			}{{"f32", false, false}, {"int8", true, false}, {"mma", true, true}} {
 				g.SetQuantAct8(mode.act8)
+				g.SetQuantMMA(mode.mma)
 				got := promptLogits(t, out, g, gold.PromptIDs)
-				g.quant.act8 = 0 // back to the environment and qAct8Default for later tests
+				g.quant.act8, g.quant.mma = 0, 0 // back to the environment and the defaults for later tests
 				kl, agree := meanKL(ref, got, len(gold.PromptIDs))
 				record("quant-kl    %-12s %d-bit %-7s: mean KL %.2e, top-1 equal at %d of %d positions",
 					filepath.Base(fx.dir), bits, mode.name, kl, agree, len(gold.PromptIDs))

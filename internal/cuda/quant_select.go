@@ -20,6 +20,7 @@ type quantCase struct {
 	w          backend.Weight
 	exact      bool // the layer was loaded in the reference-arithmetic mode (MLXBUN_CUDA_EXACT=1)
 	act8       bool // the layer's decode GEMV may quantize activations to int8 (qlinear.act8)
+	mmaRows    int  // the fewest rows the tensor-core form serves for the layer (qlinear.mmaRows), 0 never
 }
 
 // quantForm is one way to compute a quantized MatMul.
@@ -36,12 +37,15 @@ type quantForm struct {
 //     trellis_gemv1_i8 / trellis_gemv0_i8 first, for layers loaded with int8 activations (qlinear.act8:
 //     qAct8Default per axis — both on: 3-bit 14B tg128 153.4 against 136.5 tok/s with the f32 forms, mean KL to the
 //     CPU ≤ 1.6e-4 (TestQuantizedKL); MLXBUN_CUDA_QGEMV_I8=0 keeps the f32 forms; never in exact mode).
+//   - trellis_mma (first: int8-activation layers with in % 128 == 0, from qmmaDefaultRows = 2 rows by default,
+//     every batch with MLXBUN_CUDA_QMMA=1, never with =0): the tensor-core form, q/k/v and gate/up joined in one
+//     launch each and SwiGLU folded into gate/up (qmma.go).
 //   - gemv_chunks: prompts whose GEMM is small (n·in·out ≤ gemmSplitMax, the bound under which the dense path
 //     splits its input for precision: the fixture models), and every prompt of an exact-mode layer — the decode
 //     forms over chunks of 8 rows, so prompt logits keep f32 weights (the bf16 expansion moved the fixture models'
 //     prompt logits ~1e-3).
 //   - expand_cublaslt: other prompts — the layer expanded to a bf16 [out, in] scratch (one layer at a time) and
-//     multiplied by cuBLASLt: weights rounded to bf16 (trellis.BF16, the seeds' expansion), f32 accumulation.
+//     multiplied by cuBLASLt: weights rounded to bf16 (trellis.Factored's, hardware rounding), f32 accumulation.
 //   - gemv_chunks again for widths cuBLASLt cannot take (never for a real model).
 var quantForms = append(quantDecodeForms, []quantForm{
 	{name: "gemv_chunks", supports: func(c quantCase) bool {
@@ -53,6 +57,7 @@ var quantForms = append(quantDecodeForms, []quantForm{
 
 // quantDecodeForms are the forms for n ≤ 8 rows (also what gemv_chunks runs per chunk).
 var quantDecodeForms = []quantForm{
+	{name: "trellis_mma", supports: qmmaSupports, enqueue: enqueueQMma},
 	{name: "trellis_gemv1_i8", supports: func(c quantCase) bool {
 		return c.act8 && c.n <= maxGemvRows && c.w.Format == backend.FormatTrellis && c.w.Axis == 1
 	}, enqueue: enqueueQGemv},
@@ -254,6 +259,11 @@ func quantInstantiations() map[string][]string {
 				m[unit] = append(m[unit], fmt.Sprintf("TRELLIS_GEMV_INT(%s, %d, %d, %d, %d)", trellisGemv1I8Name(k, N, x[0], x[1]), k, N, x[0], x[1]))
 			}
 			m[unit] = append(m[unit], fmt.Sprintf("TRELLIS_GEMV_SPLITK_INT(%s, %d, %d)", trellisGemv0I8Name(k, N), k, N))
+			for _, k1 := range trellisBits {
+				if k1 == k || qmmaMixed(N) {
+					m[unit] = append(m[unit], fmt.Sprintf("TRELLIS_MMA(%s, %d, %d, %d)", trellisMmaName(k, k1, N), k, k1, N))
+				}
+			}
 		}
 		m["trellis.cu#n1"] = append(m["trellis.cu#n1"], fmt.Sprintf("TRELLIS_EXPAND(%s, %d)", trellisExpandName(k), k))
 	}

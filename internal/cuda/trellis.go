@@ -41,6 +41,7 @@ const envExact = "MLXBUN_CUDA_EXACT"
 type quantState struct {
 	exact      bool
 	act8       int           // SetQuantAct8: 0 unset (environment, then qAct8Default), 1 on, −1 off
+	mma        int           // SetQuantMMA: 0 unset (MLXBUN_CUDA_QMMA), 1 every batch, −1 never
 	expand     driver.DevPtr // bf16 expansion of one layer (prompts)
 	expandLen  int
 	partial    driver.DevPtr // axis-0 split-K partials
@@ -82,6 +83,7 @@ type qlinear struct {
 	variant trellis.Variant // trellis decode arithmetic of the GEMV forms
 	exact   bool
 	act8    bool          // trellis decode GEMVs quantize activations to int8 (axis 1 per run of 32, axis 0 per warp's rows)
+	mmaRows int           // with act8: the fewest rows the tensor-core form (trellis_mma) serves, 0 never (qmma.go)
 	shift   int           // log2 of the trellis block or the affine group
 	L       int           // trellis state bits
 	rows    int           // trellis coded rows (out on axis 1, in on axis 0)
@@ -152,6 +154,9 @@ func (b *Backend) loadQuant(spec backend.LinearSpec) (backend.Linear, error) {
 		l.variant = trellis.Reciprocal
 	}
 	l.act8 = !exact && w.Format == backend.FormatTrellis && b.wantAct8(w.Axis)
+	if l.act8 {
+		l.mmaRows = b.mmaRows()
+	}
 	var words []uint32
 	var floats [][]float32
 	switch {
@@ -246,7 +251,7 @@ func (b *Backend) matmulQuant(d, xs *Tensor, l *qlinear) {
 	if n == 0 {
 		return
 	}
-	c := quantCase{n: n, in: in, out: l.out, w: l.w, exact: l.exact, act8: l.act8}
+	c := quantCase{n: n, in: in, out: l.out, w: l.w, exact: l.exact, act8: l.act8, mmaRows: l.mmaRows}
 	for _, f := range quantForms {
 		if f.supports(c) {
 			b.logf("MatMul %s n=%d %d->%d (%s, %s): %s", l.name, n, in, l.out, l.w, l.arith(), f.name)
@@ -275,7 +280,7 @@ func (b *Backend) allowQSmem() error {
 	}
 	err := b.dev.Do(func() error {
 		for name, f := range b.fns {
-			if strings.HasPrefix(name, "trellis_gemv1_") || strings.HasPrefix(name, "affine_gemv_") {
+			if strings.HasPrefix(name, "trellis_gemv1_") || strings.HasPrefix(name, "trellis_mma_") || strings.HasPrefix(name, "affine_gemv_") {
 				if err := f.SetMaxDynamicShared(qSmemMax); err != nil {
 					return err
 				}

@@ -9,6 +9,7 @@ import (
 	"slices"
 
 	"github.com/mlxbun/mlxbun/internal/backend"
+	"github.com/mlxbun/mlxbun/internal/family"
 )
 
 // Step is one forward call's rows: token ids with the sequence and position each row belongs to. A prompt is
@@ -53,6 +54,7 @@ type workspace struct {
 	inputs                    []backend.Tensor // per-layer inputs [n, dim], one per layer (variations.go); nil without
 	inputTmp                  backend.Tensor   // [n, dim] scratch of the per-layer inputs
 	hy                        *hybridWorkspace // hybrid models' extra activations
+	lw                        *loraWorkspace   // adapters' activations (lora.go); nil without adapters
 	all                       []backend.Tensor
 }
 
@@ -128,6 +130,7 @@ func (m *Model) newWorkspace(n, outRows int) (*workspace, error) {
 	if m.hybrid != nil {
 		ws.hy = m.newHybridWorkspace(n, alloc)
 	}
+	m.loraBuffers(ws, alloc)
 	if err != nil {
 		m.freeWorkspace(ws)
 		return nil, fmt.Errorf("forward: workspace for %d rows: %w", n, err)
@@ -259,10 +262,10 @@ func (m *Model) attention(ws *workspace, L *layer, i int, cache backend.KVCache)
 	b, eps := m.b, float32(m.Config.RMSNormEps)
 	a, kv := &ws.bufs[L.buf], &ws.bufs[m.layers[L.attn.KVFrom].buf]
 	own := L.attn.KVFrom == i
-	b.MatMul(a.q, ws.xn, L.q)
+	m.project(ws, a.q, ws.xn, L, family.Q, L.q)
 	if own {
-		b.MatMul(a.k, ws.xn, L.k)
-		m.values(a, ws.xn, L)
+		m.project(ws, a.k, ws.xn, L, family.K, L.k)
+		m.values(ws, a, L)
 	}
 	if L.qNorm != nil {
 		b.RMSNorm(a.q, a.q, L.qNorm, eps)
@@ -283,14 +286,14 @@ func (m *Model) attention(ws *workspace, L *layer, i int, cache backend.KVCache)
 	if L.attnGate != nil {
 		m.gateAttention(ws, L) // the hybrids' output gate (hybrid.go)
 	}
-	b.MatMul(ws.proj, a.att, L.o)
+	m.project(ws, ws.proj, a.att, L, family.O, L.o)
 }
 
 // mlp: ws.proj = the gated MLP of layer L over ws.xn (SwiGLU, or GeGLU for the families that say so).
 func (m *Model) mlp(ws *workspace, L *layer) {
-	b, a := m.b, &ws.bufs[L.buf]
-	b.MatMul(a.gate, ws.xn, L.gate)
-	b.MatMul(a.up, ws.xn, L.up)
+	a := &ws.bufs[L.buf]
+	m.project(ws, a.gate, ws.xn, L, family.Gate, L.gate)
+	m.project(ws, a.up, ws.xn, L, family.Up, L.up)
 	m.glu(a.gate, a.gate, a.up)
-	b.MatMul(ws.proj, a.gate, L.down)
+	m.project(ws, ws.proj, a.gate, L, family.Down, L.down)
 }

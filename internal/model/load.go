@@ -33,6 +33,7 @@ type Model struct {
 
 	kept   map[[2]int]*workspace // decode-sized workspaces, kept for replay
 	graphs map[graphKey]bool     // what a Recorder backend holds for us
+	adder  backend.ScaledAdder   // the adapters' sum (lora.go); nil without adapters
 }
 
 type layer struct {
@@ -50,6 +51,7 @@ type layer struct {
 	attnGate backend.Linear
 	dn       *deltaNetLayer
 	moe      *moeLayer
+	lora     [family.Head][]loraDelta // per slot Q..Down, the attached adapters' deltas (lora.go)
 }
 
 // Source is where a model's tensors come from: a safetensors archive, or synthetic weights for benchmarks.

@@ -274,12 +274,12 @@ func (m *Model) embedSteps(ws *workspace) {
 }
 
 // values fills a layer's v: the value projection, or a copy of the key projection (attention_k_eq_v).
-func (m *Model) values(a *layerBufs, xn backend.Tensor, L *layer) {
+func (m *Model) values(ws *workspace, a *layerBufs, L *layer) {
 	if L.attn.VFromK {
 		m.pw.scale.Scale(a.v, a.k, 1)
 		return
 	}
-	m.b.MatMul(a.v, xn, L.v)
+	m.project(ws, a.v, ws.xn, L, family.V, L.v)
 }
 
 // attend attends q over the cache of the layer whose keys and values the layer reads.

@@ -43,9 +43,11 @@ func Cases(quick bool) []Case {
 		cs = append(cs, attentionCases(act)...)
 		cs = append(cs, fusionCases(act)...)
 		cs = append(cs, recordCases(act)...)
+		cs = append(cs, loraCases(act)...) // cases_lora.go
 	}
 	cs = append(cs, argmaxSweep())
 	cs = append(cs, quantCases()...) // quant_cases.go
+	cs = append(cs, quantFusedCases()...)
 	if quick {
 		cs = slices.DeleteFunc(cs, func(c Case) bool { return c.Heavy })
 	}

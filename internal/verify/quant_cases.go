@@ -21,12 +21,20 @@ const (
 	tolQuantF32    = 1e-5
 	tolQuantPrompt = 5e-3
 	tolQuantAct8   = 1e-2 // int8 activations per run of 32 (Q8_0): each activation within 1/254 of its run's max
+	// tolQuantMMA bounds the tensor-core form, whose int8 activations share a scale per group of 128: the group's
+	// max|x| is larger than a run's (~2.8σ against ~2.2σ for Gaussian x), and so is the rounding (H200: 1.02e-2 at
+	// the fixture k/v shape, 512→128, n = 1, where few outputs make the max error noisy).
+	tolQuantMMA = 1.5e-2
 )
 
 // quantExacter is a backend whose quantized layers can be loaded in a reference-arithmetic mode (CUDA's
 // SetQuantExact); the exact cases switch it on around their LoadLinear. Backends without it (the CPU) always
 // compute the reference.
 type quantExacter interface{ SetQuantExact(bool) }
+
+// quantMMAer is a backend with a tensor-core form for int8-activation trellis layers (CUDA's SetQuantMMA): the
+// MatMul/trellis/i8 cases pin it off (the dp4a forms), the MatMul/trellis/mma and fused cases on.
+type quantMMAer interface{ SetQuantMMA(bool) }
 
 // quantAct8er is a backend with int8-activation decode forms for trellis layers (CUDA's SetQuantAct8):
 // the MatMul/trellis cases pin it off (f32 activations, the f32 promise), the MatMul/trellis/i8 cases on.
@@ -76,6 +84,11 @@ func quantCases() []Case {
 		for _, n := range []int{1, 2, 8} {
 			cs = append(cs, quantCaseI8(small.Name, layers[2], n), quantCaseI8(big.Name, quantLayer{in: big.Inter, out: big.Hidden, k: k, axis: 0, interleave: k == 3}, n))
 		}
+		for _, n := range []int{1, 2, 3, 8} {
+			cs = append(cs, quantCaseMMA(small.Name, layers[0], n), quantCaseMMA(big.Name, quantLayer{in: big.Hidden, out: big.Inter, k: k, axis: 1}, n))
+		}
+		cs = append(cs, quantCaseMMA(small.Name, layers[1], 1), quantCaseMMA(big.Name, quantLayer{in: big.Hidden, out: big.KVHeads * big.HD, k: k, axis: 1}, 4))
+		cs = append(cs, quantCaseMMA(big.Name, quantLayer{in: big.Heads * big.HD, out: big.Hidden, k: k, axis: 1}, 1))
 		for _, l := range []quantLayer{
 			{in: big.Hidden, out: big.Inter, k: k, axis: 1},
 			{in: big.Inter, out: big.Hidden, k: k, axis: 0, interleave: k == 3},
@@ -106,19 +119,60 @@ func quantCases() []Case {
 	return cs
 }
 
-// quantCaseI8 is a trellis decode case of the int8-activation forms.
+// quantCaseI8 is a trellis decode case of the int8-activation dp4a forms.
 func quantCaseI8(model string, l quantLayer, n int) Case {
-	c := quantCaseAct(model, l, n, false, false, true)
+	c := quantCaseAct(model, l, n, false, false, true, false)
 	c.Op, c.Tol = "MatMul/trellis/i8", tolQuantAct8
 	c.Promise = "int8 activations (axis 1 per run of 32, axis 0 per warp's rows of a split), weights as trellis.Factored, exact int32 sums"
 	return c
 }
 
-func quantCase(model string, l quantLayer, n int, exact, heavy bool) Case {
-	return quantCaseAct(model, l, n, exact, heavy, false)
+// quantCaseMMA is a trellis decode case of the tensor-core form (axis 1, in % 128 == 0).
+func quantCaseMMA(model string, l quantLayer, n int) Case {
+	c := quantCaseAct(model, l, n, false, false, true, true)
+	c.Op, c.Tol = "MatMul/trellis/mma", tolQuantMMA
+	c.Promise = promiseMMA
+	return c
 }
 
-func quantCaseAct(model string, l quantLayer, n int, exact, heavy, act8 bool) Case {
+const promiseMMA = "int8 activations per group of 128, LCG bytes × activation on the int8 tensor cores, weights as trellis.Factored, exact int32 sums"
+
+func quantCase(model string, l quantLayer, n int, exact, heavy bool) Case {
+	return quantCaseAct(model, l, n, exact, heavy, false, false)
+}
+
+// quantLinear loads one quantized layer on both backends with the dut's forms pinned (exact arithmetic, int8
+// activations, tensor-core form).
+func (h *harness) quantLinear(l quantLayer, exact, act8, mma bool) linearPair {
+	spec := backend.LinearSpec{Name: "verify." + l.String(), Out: l.out, In: l.in}
+	if l.bits > 0 {
+		spec.Affine = h.randomAffine(l)
+	} else {
+		t, err := h.randomTrellis(l)
+		h.check(err)
+		spec.Trellis = t
+	}
+	lr, err := h.ref.LoadLinear(spec)
+	h.check(wrap("reference", err))
+	if a, ok := h.dut.(quantAct8er); ok {
+		a.SetQuantAct8(act8)
+	}
+	if m, ok := h.dut.(quantMMAer); ok {
+		m.SetQuantMMA(mma)
+	}
+	ex, _ := h.dut.(quantExacter)
+	if ex != nil && exact {
+		ex.SetQuantExact(true)
+	}
+	ld, err := h.dut.LoadLinear(spec)
+	if ex != nil && exact {
+		ex.SetQuantExact(false)
+	}
+	h.check(wrap(h.dut.Name(), err))
+	return linearPair{lr, ld}
+}
+
+func quantCaseAct(model string, l quantLayer, n int, exact, heavy, act8, mma bool) Case {
 	op, promise, tol := "MatMul/trellis", "f32 weights, f32 sums (default: trellis.Factored)", tolQuantF32
 	if l.bits > 0 {
 		op, promise = "MatMul/affine", "f32 weights as affine.DecodeRow, f32 sums"
@@ -133,32 +187,11 @@ func quantCaseAct(model string, l quantLayer, n int, exact, heavy, act8 bool) Ca
 	return Case{Op: op, Shape: fmt.Sprintf("%s %s, n=%d", model, l, n), Promise: promise, Tol: tol, Heavy: heavy,
 		Act: backend.F32, // quantized forms take f32 activations (the backends' activation dtype)
 		run: func(h *harness) float64 {
-			spec := backend.LinearSpec{Name: "verify." + l.String(), Out: l.out, In: l.in}
-			if l.bits > 0 {
-				spec.Affine = h.randomAffine(l)
-			} else {
-				t, err := h.randomTrellis(l)
-				h.check(err)
-				spec.Trellis = t
-			}
-			lr, err := h.ref.LoadLinear(spec)
-			h.check(wrap("reference", err))
-			if a, ok := h.dut.(quantAct8er); ok {
-				a.SetQuantAct8(act8)
-			}
-			ex, _ := h.dut.(quantExacter)
-			if ex != nil && exact {
-				ex.SetQuantExact(true)
-			}
-			ld, err := h.dut.LoadLinear(spec)
-			if ex != nil && exact {
-				ex.SetQuantExact(false)
-			}
-			h.check(wrap(h.dut.Name(), err))
+			lp := h.quantLinear(l, exact, act8, mma)
 			x := h.act(h.randn(n*l.in, 1), n, l.in)
 			y := h.out(backend.F32, n, l.out)
-			h.ref.MatMul(y.ref, x.ref, lr)
-			h.dut.MatMul(y.dut, x.dut, ld)
+			h.ref.MatMul(y.ref, x.ref, lp.ref)
+			h.dut.MatMul(y.dut, x.dut, lp.dut)
 			return h.compare(y)
 		}}
 }
@@ -209,4 +242,79 @@ func (h *harness) randomAffine(l quantLayer) *affine.Weights {
 		w.Biases[i] = backend.BF16ToF32(backend.F32ToBF16(float32(-s * levels / 2)))
 	}
 	return w
+}
+
+// quantFusedCases are the tensor-core form's launch groups: three layers on the same activations (q, k, v) in
+// one launch, and gate, up and SwiGLU in one launch at equal and at mixed widths (mixed widths fuse for one row;
+// a batch runs them as two launches and a SwiGLU).
+func quantFusedCases() []Case {
+	small, big := Shapes[0], Shapes[1]
+	var cs []Case
+	for _, d := range []struct {
+		dims Dims
+		n    int
+	}{{small, 4}, {big, 1}} {
+		for seg := range 3 {
+			cs = append(cs, quantQKVCase(d.dims, d.n, seg))
+		}
+	}
+	for _, g := range []struct {
+		dims   Dims
+		n      int
+		k0, k1 int
+		out    string
+	}{{small, 1, 3, 3, "h"}, {small, 4, 3, 3, "h"}, {big, 1, 3, 3, "h"}, {big, 1, 3, 3, "gate"}, {big, 1, 2, 4, "h"},
+		{small, 1, 4, 2, "up"}, {small, 4, 2, 4, "h"}, {big, 8, 4, 4, "h"}} {
+		cs = append(cs, quantSwiGLUCase(g.dims, g.n, g.k0, g.k1, g.out))
+	}
+	return cs
+}
+
+func quantQKVCase(d Dims, n, seg int) Case {
+	outs := []int{d.Heads * d.HD, d.KVHeads * d.HD, d.KVHeads * d.HD}
+	return Case{Op: "Fused/trellis/MatMul×3", Shape: fmt.Sprintf("%s q, k, v 3-bit %d→%v, n=%d, segment %d", d.Name, d.Hidden, outs, n, seg),
+		Act: backend.F32, Promise: promiseMMA + "; each MatMul as alone", Tol: tolQuantMMA, Launches: &Launches{Kernels: 1},
+		run: func(h *harness) float64 {
+			x := h.act(h.randn(n*d.Hidden, 1), n, d.Hidden)
+			var ys []pair
+			var ls []linearPair
+			for _, out := range outs {
+				ls = append(ls, h.quantLinear(quantLayer{in: d.Hidden, out: out, k: 3, axis: 1}, false, true, true))
+				ys = append(ys, h.out(backend.F32, n, out))
+			}
+			for _, b := range h.sides() {
+				for i := range outs {
+					b.MatMul(b.of(ys[i]), b.of(x), b.lin(ls[i]))
+				}
+			}
+			return h.compare(ys[seg])
+		}}
+}
+
+// quantSwiGLUCase is MatMul gate (k0 bits), MatMul up (k1 bits), SwiGLU, comparing out ("gate", "up" or "h").
+func quantSwiGLUCase(d Dims, n, k0, k1 int, out string) Case {
+	launches := 1
+	if k0 != k1 && n > 1 {
+		launches = 3 // two tensor-core launches (one per width) and the SwiGLU kernel
+	}
+	return Case{Op: "Fused/trellis/gate+up+SwiGLU", Shape: fmt.Sprintf("%s %d→%d, gate %d-bit, up %d-bit, n=%d, %s", d.Name, d.Hidden, d.Inter, k0, k1, n, out),
+		Act: backend.F32, Promise: promiseMMA + "; SwiGLU as swiglu", Tol: tolQuantMMA, Launches: &Launches{Kernels: int64(launches)},
+		run: func(h *harness) float64 {
+			x := h.act(h.randn(n*d.Hidden, 1), n, d.Hidden)
+			lg := h.quantLinear(quantLayer{in: d.Hidden, out: d.Inter, k: k0, axis: 1}, false, true, true)
+			lu := h.quantLinear(quantLayer{in: d.Hidden, out: d.Inter, k: k1, axis: 1}, false, true, true)
+			gate, up, hh := h.out(backend.F32, n, d.Inter), h.out(backend.F32, n, d.Inter), h.out(backend.F32, n, d.Inter)
+			for _, b := range h.sides() {
+				b.MatMul(b.of(gate), b.of(x), b.lin(lg))
+				b.MatMul(b.of(up), b.of(x), b.lin(lu))
+				b.SwiGLU(b.of(hh), b.of(gate), b.of(up))
+			}
+			switch out {
+			case "gate":
+				return h.compare(gate)
+			case "up":
+				return h.compare(up)
+			}
+			return h.compare(hh)
+		}}
 }

@@ -38,7 +38,7 @@ if [ -d "$fixtures" ]; then
 	for m in ${MLXBUN_DEV_MODELS:-tiny-llama3 tiny-qwen3 tiny-qwen2-yarn tiny-qwen3_5}; do
 		cp -r "$fixtures/models/$m" .devdata/models/
 	done
-	for f in config.json generation_config.json golden.json model.safetensors prompt_logits.f32 tokenizer.json tokenizer_config.json; do
+	for f in config.json generation_config.json golden.json model.safetensors prompt_logits.f32 tokenizer.json tokenizer_config.json heldout.txt; do
 		cp "$fixtures/trained/pycoder-12m/$f" .devdata/trained/pycoder-12m/ 2>/dev/null || true
 	done
 	chmod -R u+w .devdata

@@ -17,7 +17,7 @@
 #   attention    conformance: Attention (split, prompt and rows forms)
 #   fusion       conformance: the fused op sequences (with their launch counts) and graph record/replay
 #   conformance  all of TestConformance at once (the four phases above)
-#   models       every fixture model: prompt logits vs golden, greedy continuation
+#   models       every fixture model: prompt logits vs golden, greedy continuation; quantized KL; LoRA adapters
 #   timing       benchmarks: GEMV µs at the 14B shapes; pycoder decode with and without graphs
 #   lab          benchmark: every GEMV form and k-split at the 14B and 0.6B decode shapes (promote by hand)
 #   synthetic    the CLI: mlxbun bench --synthetic <preset> --device cuda --profile -r 3 for each preset in
@@ -76,12 +76,12 @@ for p in "${phases[@]}"; do
 	case $p in
 	runtime) run_phase runtime 300 "$D" -test.run . -test.bench . -test.benchtime 0.5s ;;
 	compile) run_phase compile 120 MLXBUN_PTXAS_V=1 "$C" -test.run '^(TestKernelsCompile|TestInstantiations|TestSelection|TestGemvParamsLayout)$' ;;
-	ops) run_phase ops 150 "$C" -test.run "$(conf '^(Embed|RMSNorm|Add|SwiGLU|Rope|Argmax)')" ;;
+	ops) run_phase ops 150 "$C" -test.run "$(conf '^(Embed|RMSNorm|Add|SwiGLU|Rope|Argmax|LoRA)')" ;;
 	matmul) run_phase matmul 300 "$C" -test.run "$(conf '^MatMul')" ;;
 	attention) run_phase attention 200 "$C" -test.run "$(conf '^Attention')" ;;
 	fusion) run_phase fusion 150 "$C" -test.run "$(conf '^(Fused|Record)')" ;;
 	conformance) run_phase conformance 590 "$C" -test.run '^TestConformance$' ;;
-	models) run_phase models 200 "$C" -test.run '^(TestBackendModels|TestQuantizedKL)$' ;;
+	models) run_phase models 200 "$C" -test.run '^(TestBackendModels|TestQuantizedKL|TestAdapters)$' ;;
 	timing) run_phase timing 200 "$C" -test.run '^$' -test.bench '^(BenchmarkGEMV|BenchmarkDecode)$' -test.benchtime 200x ;;
 	lab) run_phase lab 300 "$C" -test.run '^$' -test.bench '^BenchmarkGEMVLab$' -test.benchtime 40x ;;
 	synthetic | bench)

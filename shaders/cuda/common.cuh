@@ -63,6 +63,11 @@ __device__ __forceinline__ unsigned ld2bf(const float* p) {
 __device__ __forceinline__ void st2(bf16_t* p, float a, float b) { *(unsigned*)p = pack_bf2(a, b); }
 __device__ __forceinline__ void st2(float* p, float a, float b) { *(float2*)p = make_float2(a, b); }
 
+// silu_mul: SwiGLU's g / (1 + exp(−g)) · u in the CPU's order (swiglu in ops.cu, the fused gate/up of trellis.cu).
+__device__ __forceinline__ float silu_mul(float g, float u) {
+    return __fmul_rn(__fdiv_rn(g, __fadd_rn(1.0f, expf(-g))), u);
+}
+
 __device__ __forceinline__ float warp_sum(float v) {
 #pragma unroll
     for (int o = 16; o > 0; o >>= 1) v += __shfl_xor_sync(0xffffffffu, v, o);

@@ -202,9 +202,6 @@ template <typename T> __device__ __forceinline__ void add(T* dst, const T* a, co
     }
 }
 
-__device__ __forceinline__ float silu_mul(float g, float u) {
-    return __fmul_rn(__fdiv_rn(g, __fadd_rn(1.0f, expf(-g))), u);
-}
 
 // swiglu_{f32,bf16}
 //   in:  gate, up T [n]; out: dst T [n] = gate / (1 + exp(-gate)) · up rounded to T; dst may alias either;
@@ -436,6 +433,40 @@ __device__ __forceinline__ void kv_store(kv_t* __restrict__ kc, kv_t* __restrict
     }
 OPS_INSTANTIATE(float, f32)
 OPS_INSTANTIATE(bf16_t, bf16)
+
+// add_scaled_{f32,bf16} (LoRA adapters: a projection's output plus an adapter's scaled B(A·x); the contract of
+// backend.ScaledAdder, docs/kernels.md)
+//   in:  a, b T [n]; s f32; out: dst T [n] = a + f32(s·b), the product and the sum each rounded to f32 (__fmul_rn,
+//        __fadd_rn: no FMA), then rounded to T; dst may alias a or b
+//   grid: as add
+//   promise: exactly the CPU's f32 arithmetic (rounded once more for bf16)
+__device__ __forceinline__ float scaled_sum(float a, float b, float s) { return __fadd_rn(a, __fmul_rn(s, b)); }
+template <typename T>
+__device__ __forceinline__ void add_scaled(T* dst, const T* a, const T* b, float s, long long n) {
+    if (aligned16(dst, a, b)) {
+        const long long n8 = n / 8;
+        GRID_STRIDE(i, n8) {
+            float u[8], v[8];
+            ld8(a + 8 * i, u);
+            ld8(b + 8 * i, v);
+#pragma unroll
+            for (int q = 0; q < 8; q++) u[q] = scaled_sum(u[q], v[q], s);
+            st8(dst + 8 * i, u);
+        }
+        GRID_STRIDE(j, n - n8 * 8) {
+            const long long k = n8 * 8 + j;
+            store_out(dst + k, scaled_sum(ld1(a + k), ld1(b + k), s));
+        }
+    } else {
+        GRID_STRIDE(k, n) store_out(dst + k, scaled_sum(ld1(a + k), ld1(b + k), s));
+    }
+}
+extern "C" __global__ void add_scaled_f32(float* dst, const float* a, const float* b, float s, long long n) {
+    add_scaled<float>(dst, a, b, s, n);
+}
+extern "C" __global__ void add_scaled_bf16(bf16_t* dst, const bf16_t* a, const bf16_t* b, float s, long long n) {
+    add_scaled<bf16_t>(dst, a, b, s, n);
+}
 
 // bias_add_f32 / bias_add_bf16
 //   in:  y [n, out] (f32 or bf16); bias f32 [out]; out: y[r, o] += bias[o] (f32 add, one rounding for bf16)

@@ -2,9 +2,10 @@
 // for 1..8 activation rows sharing every decoded weight (axis 1: the skeleton of quant.cuh; axis 0: split-K over
 // the coded rows plus a deterministic reduce), and the expansion of one layer to a bf16 matrix for prompts (then
 // cuBLASLt), and int8-activation variants of both decode GEMVs (dp4a of the LCG bytes against the activation
-// replicated in four bytes: TRELLIS_GEMV_INT, TRELLIS_GEMV_SPLITK_INT). What it leaves out: tensor-core (mma)
-// forms, fused gate/up/SwiGLU. Contracts are
-// repeated in docs/kernels.md; the host side is internal/cuda/trellis.go (launch) and quant_select.go (selection).
+// replicated in four bytes: TRELLIS_GEMV_INT, TRELLIS_GEMV_SPLITK_INT), and the tensor-core form of axis 1
+// (TRELLIS_MMA: the LCG bytes against int8 activations on mma.m16n8k32, up to three layers a launch, gate/up with
+// SwiGLU folded in). What it leaves out: tensor-core forms of axis 0 and of prompts. Contracts are repeated in
+// docs/kernels.md; the host side is internal/cuda/trellis.go (launch), qmma.go and quant_select.go (selection).
 //
 // The instantiation list is appended by the host (internal/cuda/kernels.go, from the names quant_select.go
 // builds): TRELLIS_GEMV_ROWS(name, K, N, R, VAR, PF), TRELLIS_GEMV_SPLITK(name, K, N, VAR), TRELLIS_GEMV_INT(name,
@@ -57,21 +58,35 @@ __device__ __forceinline__ unsigned piece_state(const unsigned* a, int j) {
     return shf_r(a[wi], a[wi + 1], off);
 }
 
-// TrellisRow: the qgemv_rows codec of one axis-1 coded row (an output row). Run q is the piece of P = 32 positions
-// 32q.. of block b = 32q/T; its K+1 words are words ws..ws+K−1 of the block, ws = (T − t0 − 32)·K/32, and word
-// ws+K, which is word 0 of the block for the block's first run (t0 = 0, the window of position 0 wraps).
+// TrellisRun: where run q (positions 32q..32q+31) of an axis-1 coded row keeps its K+1 words — words ws..ws+K−1 of
+// block b = 32q/T, ws = (T − t0 − 32)·K/32, and word ws+K, which is word 0 of the block for the block's first run
+// (t0 = 0: the window of position 0 wraps) — as word offsets in the row.
+struct TrellisRun {
+    int o, ow;
+};
+template <int K>
+__device__ __forceinline__ TrellisRun trellis_run(int shift, int q) {
+    const int pos = q << 5, t0 = pos & ((1 << shift) - 1);
+    const int blk = (pos >> shift) * ((K << shift) >> 5);
+    const int o = blk + (((1 << shift) - t0) >> 5) * K - K;
+    return TrellisRun{o, t0 == 0 ? blk : o + K};
+}
+
+// trellis_run_load: the K+1 words of a run (TrellisRun) of the coded row at w.
+template <int K>
+__device__ __forceinline__ void trellis_run_load(const unsigned* w, TrellisRun ru, unsigned (&a)[K + 1]) {
+#pragma unroll
+    for (int i = 0; i < K; i++) a[i] = __ldg(w + ru.o + i);
+    a[K] = __ldg(w + ru.ow);
+}
+
+// TrellisRow: the qgemv_rows codec of one axis-1 coded row (an output row); run q is the piece of P = 32 positions
+// 32q.. whose words TrellisRun locates.
 template <int K, int VAR>
 struct TrellisRow {
     static_assert(Piece<K, 32>::NA == K + 1, "a run of 32 positions spans K+1 words");
-    struct Run {
-        int o, ow; // word offsets in the row of word ws and of word ws+K (wrapped)
-    };
-    static __device__ __forceinline__ Run run(const QGemvParams& p, int q) {
-        const int pos = q << 5, t0 = pos & ((1 << p.shift) - 1);
-        const int blk = (pos >> p.shift) * ((K << p.shift) >> 5);
-        const int o = blk + (((1 << p.shift) - t0) >> 5) * K - K;
-        return Run{o, t0 == 0 ? blk : o + K};
-    }
+    using Run = TrellisRun;
+    static __device__ __forceinline__ Run run(const QGemvParams& p, int q) { return trellis_run<K>(p.shift, q); }
     struct Words {
         unsigned a[K + 1];
     };
@@ -83,12 +98,7 @@ struct TrellisRow {
         scale = __ldg(p.scales + row);
         mask = (1u << p.L) - 1u;
     }
-    __device__ __forceinline__ void load(const Run& ru, Words& d) const {
-        const unsigned* pw = w + ru.o;
-#pragma unroll
-        for (int i = 0; i < K; i++) d.a[i] = __ldg(pw + i);
-        d.a[K] = __ldg(w + ru.ow);
-    }
+    __device__ __forceinline__ void load(const Run& ru, Words& d) const { trellis_run_load<K>(w, ru, d.a); }
     __device__ __forceinline__ float weight(const Words& d, int j) const {
         const float y = trellis_y(piece_state<K, 32>(d.a, j) & mask);
         return VAR == 0 ? __fmul_rn(__fmul_rn(y, trellis_rcp()), scale) : y;
@@ -274,6 +284,254 @@ __device__ __forceinline__ void trellis_gemv1_i8(const QGemvParams& p) {
 #define TRELLIS_GEMV_INT(name, K, N, R, U)                                                                       \
     extern "C" __global__ void __launch_bounds__(256, (N) == 1 ? 4 : 1) name(const QGemvParams p) {             \
         trellis_gemv1_i8<K, N, R, U>(p);                                                                        \
+    }
+
+// ---- Tensor-core form (trellis_mma): int8 activations against the LCG bytes on mma.m16n8k32 ----
+//
+// In the 1MAD code a weight is y = (sum of the four bytes of x) − 510, x = s·34038481 + 76625530 (s the masked
+// state). mma.m16n8k32 with u8 A and s8 B multiplies 16×32 bytes by 32×8: put the four bytes of one weight's x in
+// four consecutive k-entries of A and the weight's int8 activation in the same four k-entries of B (replicated, as
+// the dp4a forms hold it) and the tensor core forms Σ bytesum(x)·a for 16 rows × 8 weights × 8 columns in one
+// instruction. A lane then spends three integer instructions per weight (window, mask, multiply-add) and a quarter
+// MMA; the byte sums, products and sums cost nothing, and columns 2..8 (batch rows) ride along for free.
+//
+// Fragments (PTX ISA, m16n8k32 .u8/.s8): lane = 4·g + t; A registers a0, a1, a2, a3 hold bytes k = 4t..4t+3 of row
+// g, of row g+8, bytes k = 16+4t.. of row g, of row g+8; B registers b0, b1 bytes k = 4t.., 16+4t.. of column g; C
+// c0, c1 rows g, columns 2t, 2t+1; c2, c3 row g+8. The order of k is free as long as A and B agree: here k-slot t
+// (bytes 4t..4t+3) is position 2s of run t of the current group of four runs, k-slot 4+t position 2s+1, so each
+// lane decodes whole runs (a run's K+1 words, loaded as the dp4a forms do) of rows g and g+8: 16 MMA steps s a run.
+
+// QMmaSeg: one linear of a trellis_mma launch; QMmaParams: the launch (up to three linears on the same x — q, k, v
+// or gate, up — or gate and up fused with SwiGLU). Mirrored by qmmaSeg / qmmaParams in internal/cuda/qmma.go;
+// TestQMmaParamsLayout checks sizes and offsets.
+struct QMmaSeg {
+    const unsigned* W;     // 0: packed words [out, in·K/32]
+    const float* scales;   // 8: [out]
+    const float* bias;     // 16: [out] or null
+    float* y;              // 24: [nrows, out]
+    int out;               // 32
+    int tile0;             // 36: the segment's first tile (SwiGLU: unused)
+};                         // 40 bytes
+struct QMmaParams {
+    QMmaSeg seg[3];        // 0
+    const float* x;        // 120: f32 [nrows, in]
+    float* h;              // 128: SwiGLU output [nrows, seg[0].out], or null
+    int nseg;              // 136
+    int in;                // 140: a multiple of 128
+    int shift;             // 144: log2 T
+    int L;                 // 148
+    int nrows;             // 152: 1..N
+    int ks;                // 156: warps sharing one tile's run groups (1, 2, 4, 8)
+    int chunk;             // 160: positions staged per pass (a multiple of 128)
+    int ntiles;            // 164: tiles of the launch (32 rows each; SwiGLU: 16 rows of gate and of up)
+};                         // 168 bytes
+
+// qstage_g128: positions [c0, c0+len) of x [nrows, in] quantized to int8 per group of 128 positions (four runs):
+// s = max|x|/127 over the group, a = rint(x·127/max|x|), stored replicated in four bytes at xs[m·cs + G·144 + r·34
+// + j] (group G, run r of it, position j; runs 34 words apart so the lanes' 8-byte B loads of four runs fall in
+// distinct banks), s at [G·144 + 136] and −510·Σa at [+ 137]. One thread per (row, run); the four threads of a
+// group are four consecutive lanes and meet by shuffles. Rows ≥ nrows are zeros. len % 128 == 0.
+template <int N>
+__device__ __forceinline__ void qstage_g128(unsigned* xs, int cs, const float* __restrict__ x, int in, int nrows, int c0, int len) {
+    const int nq = len >> 5, total = N * nq;
+    for (int base = 0; base < total; base += blockDim.x) { // uniform trip count: every lane reaches the shuffles
+        const int i = base + threadIdx.x;
+        const bool ok = i < total;
+        const int m = ok ? i / nq : 0, q = ok ? i - m * nq : 0;
+        float v[32];
+        if (ok && m < nrows) {
+            const float4* src = (const float4*)(x + (long long)m * in + c0 + 32 * q);
+#pragma unroll
+            for (int k = 0; k < 8; k++) {
+                const float4 t = __ldg(src + k);
+                v[4 * k] = t.x, v[4 * k + 1] = t.y, v[4 * k + 2] = t.z, v[4 * k + 3] = t.w;
+            }
+        } else {
+#pragma unroll
+            for (int j = 0; j < 32; j++) v[j] = 0.f;
+        }
+        float mx[4] = {0.f, 0.f, 0.f, 0.f};
+#pragma unroll
+        for (int j = 0; j < 32; j++) mx[j & 3] = fmaxf(mx[j & 3], fabsf(v[j]));
+        float amax = fmaxf(fmaxf(mx[0], mx[1]), fmaxf(mx[2], mx[3]));
+        amax = fmaxf(amax, __shfl_xor_sync(0xffffffffu, amax, 1));
+        amax = fmaxf(amax, __shfl_xor_sync(0xffffffffu, amax, 2));
+        const float f = amax > 0.f ? 127.f / amax : 0.f;
+        int sum = 0;
+        unsigned* r = xs + m * cs + (q >> 2) * 144 + (q & 3) * 34;
+#pragma unroll
+        for (int k = 0; k < 16; k++) {
+            const int a0 = __float2int_rn(v[2 * k] * f), a1 = __float2int_rn(v[2 * k + 1] * f);
+            sum += a0 + a1;
+            if (ok) *(uint2*)(r + 2 * k) = make_uint2((unsigned)(a0 & 0xff) * 0x01010101u, (unsigned)(a1 & 0xff) * 0x01010101u);
+        }
+        sum += __shfl_xor_sync(0xffffffffu, sum, 1);
+        sum += __shfl_xor_sync(0xffffffffu, sum, 2);
+        if (ok && (q & 3) == 0)
+            *(uint2*)(xs + m * cs + (q >> 2) * 144 + 136) = make_uint2(__float_as_uint(amax * (1.f / 127.f)), (unsigned)(-510 * sum));
+    }
+}
+
+// mma_u8s8: c += A·B on mma.m16n8k32 (u8 A, s8 B, s32 accumulators).
+__device__ __forceinline__ void mma_u8s8(int (&c)[4], unsigned a0, unsigned a1, unsigned a2, unsigned a3, unsigned b0, unsigned b1) {
+    asm("mma.sync.aligned.m16n8k32.row.col.s32.u8.s8.s32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};"
+        : "+r"(c[0]), "+r"(c[1]), "+r"(c[2]), "+r"(c[3])
+        : "r"(a0), "r"(a1), "r"(a2), "r"(a3), "r"(b0), "r"(b1));
+}
+
+// lcg_x: the 1MAD LCG output of position j of a run's words (its four bytes are the weight's k-entries).
+template <int K>
+__device__ __forceinline__ unsigned lcg_x(const unsigned (&a)[K + 1], int j, unsigned mask) {
+    return (piece_state<K, 32>(a, j) & mask) * 34038481u + 76625530u;
+}
+
+__device__ __forceinline__ QMmaSeg qmma_seg(const QMmaParams& p, int i) { return i == 0 ? p.seg[0] : (i == 1 ? p.seg[1] : p.seg[2]); }
+
+// MmaRows: the two coded rows (g and g+8 of a 16-row m-tile) a lane decodes, and their words of the current run.
+template <int K>
+struct MmaRows {
+    const unsigned* w[2];
+    unsigned a[2][K + 1];
+    __device__ __forceinline__ void bind(const QMmaSeg& s, int in, int row) {
+        const long long wpr = (long long)(in >> 5) * K;
+        w[0] = s.W + min(row, s.out - 1) * wpr;
+        w[1] = s.W + min(row + 8, s.out - 1) * wpr;
+    }
+    __device__ __forceinline__ void load(int shift, int q) {
+        const TrellisRun ru = trellis_run<K>(shift, q);
+        trellis_run_load<K>(w[0], ru, a[0]);
+        trellis_run_load<K>(w[1], ru, a[1]);
+    }
+};
+
+// trellis_mma_k{K0}{K1}_n{N} (axis 1; n ≤ N activation rows; int8-activation layers with in % 128 == 0 when
+// MLXBUN_CUDA_QMMA=1, qmma.go)
+//   in:  seg[0..nseg) trellis layers of coded axis 1 on the same x f32 [nrows, in], T = 2^shift, L ≤ 16
+//   out: each seg's y f32 [nrows, out] = x·Wᵀ (+ bias); with h: gate = seg 0, up = seg 1 (same out), both written
+//        and h = silu_mul(gate, up) (swiglu's arithmetic)
+//   tiles: 32 rows — m-tile 0 (K0) rows 32i..32i+15 and m-tile 1 (K1 = K0) rows 32i+16.. of one segment; SwiGLU:
+//          m-tile 0 gate rows 16i.., m-tile 1 (K1, may differ) the same up rows
+//   grid: 256 threads = 8 warps = 8/ks tiles, the ks warps of a tile taking its groups of 128 positions in turn
+//         (part, part + ks, ...); blocks stride over tile groups, activations staged once per block (chunk ≥ in)
+//         or per pass; smem N·(chunk/128·144 + 8) words
+//   order: per lane and group an exact int32 sum (MMA), plus −510·Σa, times the group's s in f32 (fma) in group
+//          order; the ks parts added in order; finish (scale·rcp) and bias: deterministic for a launch shape
+//   promise: activations int8 per group of 128 (relative error ≤ 1/254 of the group's max|x|), weights as
+//            trellis.Factored exactly; verify bound 1e-2 of max|ref| (MatMul/trellis/mma)
+template <int K0, int K1, int N>
+__device__ __forceinline__ void trellis_mma(const QMmaParams& p) {
+    extern __shared__ float4 qsm[];
+    unsigned* xs = (unsigned*)qsm;
+    __shared__ float red[8][8][32];
+    const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31, g = lane >> 2, t = lane & 3;
+    const int ks = p.ks, gpb = 8 / ks, grp = warp / ks, part = warp - grp * ks;
+    const int chunk = p.chunk, cs = (chunk >> 7) * 144 + 8;
+    const bool once = chunk >= p.in, glu = p.h != nullptr;
+    const unsigned mask = (1u << p.L) - 1u;
+    const int bcol = (g < N ? g : N - 1) * cs;                  // B column g reads activation row g (N = 1: row 0)
+    const int col0 = min(2 * t, N - 1), col1 = min(2 * t + 1, N - 1); // the columns of this lane's C
+    if (once) {
+        qstage_g128<N>(xs, cs, p.x, p.in, p.nrows, 0, p.in);
+        __syncthreads();
+    }
+    for (int tg = blockIdx.x; tg * gpb < p.ntiles; tg += gridDim.x) {
+        const int tile = tg * gpb + grp;
+        const bool live = tile < p.ntiles;
+        int si = 0;
+        if (!glu && p.nseg > 1 && tile >= p.seg[1].tile0) si = 1;
+        if (!glu && p.nseg > 2 && tile >= p.seg[2].tile0) si = 2;
+        const QMmaSeg s0 = qmma_seg(p, si), s1 = glu ? p.seg[1] : s0;
+        const int rb0 = glu ? tile * 16 : (tile - s0.tile0) * 32, rb1 = glu ? rb0 : rb0 + 16;
+        MmaRows<K0> m0;
+        MmaRows<K1> m1;
+        m0.bind(s0, p.in, rb0 + g);
+        m1.bind(s1, p.in, rb1 + g);
+        float acc[2][4];
+#pragma unroll
+        for (int i = 0; i < 4; i++) acc[0][i] = acc[1][i] = 0.f;
+        for (int c0 = 0; c0 < p.in; c0 += chunk) {
+            const int len = min(chunk, p.in - c0);
+            if (!once) {
+                __syncthreads();
+                qstage_g128<N>(xs, cs, p.x, p.in, p.nrows, c0, len);
+                __syncthreads();
+            }
+            const int ng = len >> 7, q0 = c0 >> 5;
+            if (!live) continue;
+            // The next group's words are loaded before the current group's MMAs (two sets in registers).
+            MmaRows<K0> n0 = m0;
+            MmaRows<K1> n1 = m1;
+            if (part < ng) {
+                n0.load(p.shift, q0 + 4 * part + t);
+                n1.load(p.shift, q0 + 4 * part + t);
+            }
+            for (int gl = part; gl < ng; gl += ks) {
+                m0 = n0;
+                m1 = n1;
+                if (gl + ks < ng) {
+                    n0.load(p.shift, q0 + 4 * (gl + ks) + t);
+                    n1.load(p.shift, q0 + 4 * (gl + ks) + t);
+                }
+                int c[2][4] = {{0, 0, 0, 0}, {0, 0, 0, 0}};
+                const unsigned* xb = xs + bcol + gl * 144 + t * 34;
+#pragma unroll
+                for (int s = 0; s < 16; s++) {
+                    const uint2 b = *(const uint2*)(xb + 2 * s);
+                    mma_u8s8(c[0], lcg_x<K0>(m0.a[0], 2 * s, mask), lcg_x<K0>(m0.a[1], 2 * s, mask),
+                             lcg_x<K0>(m0.a[0], 2 * s + 1, mask), lcg_x<K0>(m0.a[1], 2 * s + 1, mask), b.x, b.y);
+                    mma_u8s8(c[1], lcg_x<K1>(m1.a[0], 2 * s, mask), lcg_x<K1>(m1.a[1], 2 * s, mask),
+                             lcg_x<K1>(m1.a[0], 2 * s + 1, mask), lcg_x<K1>(m1.a[1], 2 * s + 1, mask), b.x, b.y);
+                }
+                const unsigned* xg = xs + gl * 144 + 136;
+                const uint2 e0 = *(const uint2*)(xg + col0 * cs), e1 = *(const uint2*)(xg + col1 * cs);
+                const float sa = __uint_as_float(e0.x), sb = __uint_as_float(e1.x);
+                const int oa = (int)e0.y, ob = (int)e1.y;
+#pragma unroll
+                for (int m = 0; m < 2; m++) {
+                    acc[m][0] = fmaf((float)(c[m][0] + oa), sa, acc[m][0]);
+                    acc[m][1] = fmaf((float)(c[m][1] + ob), sb, acc[m][1]);
+                    acc[m][2] = fmaf((float)(c[m][2] + oa), sa, acc[m][2]);
+                    acc[m][3] = fmaf((float)(c[m][3] + ob), sb, acc[m][3]);
+                }
+            }
+        }
+        if (ks > 1) {
+#pragma unroll
+            for (int i = 0; i < 8; i++) red[warp][i][lane] = acc[i >> 2][i & 3];
+            __syncthreads();
+            if (part == 0)
+                for (int q = 1; q < ks; q++)
+#pragma unroll
+                    for (int i = 0; i < 8; i++) acc[i >> 2][i & 3] += red[warp + q][i][lane];
+            __syncthreads();
+        }
+        if (part != 0 || !live) continue;
+        const float rcp = trellis_rcp();
+#pragma unroll
+        for (int i = 0; i < 4; i++) {
+            const int n = 2 * t + (i & 1), dr = (i >> 1) * 8 + g; // C element i: column n, row dr of the m-tile
+            if (n >= p.nrows) continue;
+            const int r0 = rb0 + dr, r1 = rb1 + dr;
+            float v0 = 0.f, v1 = 0.f;
+            if (r0 < s0.out) {
+                v0 = __fmul_rn(acc[0][i], __fmul_rn(__ldg(s0.scales + r0), rcp));
+                v0 = __fadd_rn(v0, s0.bias ? __ldg(s0.bias + r0) : 0.f);
+                s0.y[(long long)n * s0.out + r0] = v0;
+            }
+            if (r1 < s1.out) {
+                v1 = __fmul_rn(acc[1][i], __fmul_rn(__ldg(s1.scales + r1), rcp));
+                v1 = __fadd_rn(v1, s1.bias ? __ldg(s1.bias + r1) : 0.f);
+                s1.y[(long long)n * s1.out + r1] = v1;
+            }
+            if (glu && r0 < s0.out) p.h[(long long)n * s0.out + r0] = silu_mul(v0, v1);
+        }
+    }
+}
+
+// Two blocks per SM (≤ 128 registers a thread): the one-row 14B shapes stage up to 78 KB of activations a block.
+#define TRELLIS_MMA(name, K0, K1, N)                                                                            \
+    extern "C" __global__ void __launch_bounds__(256, 2) name(const QMmaParams p) {                             \
+        trellis_mma<K0, K1, N>(p);                                                                              \
     }
 
 // trellis_gemv0_k{K}_n{N}_{rcp|fac} (axis 0: down, coded along the output)
@@ -478,12 +736,26 @@ extern "C" __global__ void __launch_bounds__(256) trellis_splitk_reduce(const QG
     }
 }
 
+// cvt_bf2: lo and hi rounded to bf16 (nearest even) in one word, lo in the low half; cvt_bf: one value.
+__device__ __forceinline__ unsigned cvt_bf2(float lo, float hi) {
+    unsigned d;
+    asm("cvt.rn.bf16x2.f32 %0, %1, %2;" : "=r"(d) : "f"(hi), "f"(lo));
+    return d;
+}
+__device__ __forceinline__ bf16_t cvt_bf(float v) {
+    unsigned short d;
+    asm("cvt.rn.bf16.f32 %0, %1;" : "=h"(d) : "f"(v));
+    return (bf16_t)d;
+}
+
 // trellis_expand_k{K}
 //   in:  the codes of either axis (p.axis; p.interleaved for the 3-bit down interleave), scales f32 [coded rows],
 //        T = 2^shift (T % 32 == 0), L ≤ 16
-//   out: dst bf16 [out, in] row-major, W in the linear layer's orientation, each weight trellis.BF16's bit for bit:
-//        bf16(f32(y / 147.800537109375)·scale), the value correctly rounded (trellis_value), one rounded multiply,
-//        then round to nearest even
+//   out: dst bf16 [out, in] row-major, W in the linear layer's orientation, each weight trellis.Factored's f32
+//        weight f32(y)·f32(scale·rcp) rounded to bf16 (nearest even, the hardware cvt: two weights an instruction).
+//        The first version rounded trellis.BF16's value (the correctly rounded y/147.8 times the scale, ~17
+//        instructions a weight with the software rounding): the expansion cost ~20 ms of a 3-bit 14B pp512
+//        (docs/perf.md); both differ from the f32 weights by the bf16 rounding, within the prompt bound (5e-3).
 //   grid: grid-stride over (coded row, run of 32) pairs, 256 threads; axis 1: consecutive threads take consecutive
 //         runs of one row (64-byte row pieces, 16-byte stores); axis 0: consecutive coded rows of one run, so each
 //         of the 32 output rows gets 64 contiguous bytes per warp
@@ -513,18 +785,19 @@ __device__ __forceinline__ void trellis_expand(bf16_t* __restrict__ dst, const Q
             if (wi >= wpb) wi -= wpb;
             a[i] = __ldg(blk + wi);
         }
-        const float sc = __ldg(p.scales + r);
+        const float f = __fmul_rn(__ldg(p.scales + r), trellis_rcp());
         float v[32];
 #pragma unroll
-        for (int j = 0; j < 32; j++)
-            v[j] = bf2f(f2bf(__fmul_rn(trellis_value(trellis_y(piece_state<K, 32>(a, j) & mask)), sc)));
+        for (int j = 0; j < 32; j++) v[j] = __fmul_rn(trellis_y(piece_state<K, 32>(a, j) & mask), f);
         if (axis1) {
             uint4* o = (uint4*)(dst + (long long)r * cols + pos);
 #pragma unroll
-            for (int k = 0; k < 4; k++) o[k] = pack8(v + 8 * k);
+            for (int k = 0; k < 4; k++)
+                o[k] = make_uint4(cvt_bf2(v[8 * k], v[8 * k + 1]), cvt_bf2(v[8 * k + 2], v[8 * k + 3]),
+                                  cvt_bf2(v[8 * k + 4], v[8 * k + 5]), cvt_bf2(v[8 * k + 6], v[8 * k + 7]));
         } else {
 #pragma unroll
-            for (int j = 0; j < 32; j++) dst[(long long)(pos + j) * rows + r] = f2bf(v[j]);
+            for (int j = 0; j < 32; j++) dst[(long long)(pos + j) * rows + r] = cvt_bf(v[j]);
         }
     }
 }

@@ -1,0 +1,213 @@
+// The tensor-core form of axis-1 trellis layers (trellis_mma in shaders/cuda/trellis.cu): int8 activations against
+// the LCG bytes on mma.m16n8k32, for int8-activation layers whose input width is a multiple of 128 when switched on
+// (MLXBUN_CUDA_QMMA=1; verified, but not yet faster end to end than the dp4a form). MatMuls queued back to back on the same activations join one launch (q, k, v; gate, up), and a SwiGLU of a
+// joined gate and up pair folds into it (the fused gate/up/SwiGLU of the seeds, equal or mixed widths).
+
+package cuda
+
+import (
+	"fmt"
+	"os"
+	"unsafe"
+
+	"github.com/mlxbun/mlxbun/internal/backend"
+	"github.com/mlxbun/mlxbun/internal/cuda/driver"
+)
+
+// envMMA sets, for int8-activation layers loaded afterwards, from how many activation rows the tensor-core form
+// serves them: "1" every decode batch, "0" never; unset, qmmaDefaultRows. One row stays on the dp4a form by
+// default, measured faster end to end on the H200 (2026-11-30, docs/perf.md: 3-bit 14B tg64 160.5 tok/s with
+// dp4a, 157.4 with this form at its best launch shape, although its kernels took 65.0 ms against 72.0 for the dp4a
+// GEMVs and the SwiGLU they replace); batches share each decoded weight across the MMA's eight columns for free.
+const envMMA = "MLXBUN_CUDA_QMMA"
+
+// qmmaDefaultRows is the fewest activation rows the tensor-core form serves by default.
+const qmmaDefaultRows = 2
+
+// qmmaSeg mirrors QMmaSeg in shaders/cuda/trellis.cu (40 bytes).
+type qmmaSeg struct {
+	W, Scales, Bias, Y driver.DevPtr
+	Out, Tile0         int32
+}
+
+// qmmaParams mirrors QMmaParams (168 bytes).
+type qmmaParams struct {
+	Seg                                  [3]qmmaSeg
+	X, H                                 driver.DevPtr
+	NSeg, In, Shift, L, NRows, KS, Chunk int32
+	NTiles                               int32
+}
+
+// SetQuantMMA pins whether int8-activation trellis layers loaded afterwards use the tensor-core form for every
+// decode batch or never (the verify cases pin each form); unset, MLXBUN_CUDA_QMMA and qmmaDefaultRows decide.
+func (b *Backend) SetQuantMMA(on bool) {
+	b.quant.mma = -1
+	if on {
+		b.quant.mma = 1
+	}
+}
+
+// mmaRows is the fewest rows the tensor-core form serves for a layer loaded now (0: never).
+func (b *Backend) mmaRows() int {
+	switch {
+	case b.quant.mma != 0:
+		return max(b.quant.mma, 0)
+	case os.Getenv(envMMA) == "1":
+		return 1
+	case os.Getenv(envMMA) == "0":
+		return 0
+	}
+	return qmmaDefaultRows
+}
+
+// trellisMmaName names the tensor-core form for m-tile widths k0, k1 (equal but for a fused SwiGLU of mixed widths).
+func trellisMmaName(k0, k1, n int) string { return fmt.Sprintf("trellis_mma_k%d%d_n%d", k0, k1, n) }
+
+// qmmaMixed is whether the mixed-width (k0 ≠ k1) fused gate/up forms are instantiated for N rows: one row only
+// (decode of a model quantized with different gate and up widths; batches run them as separate launches).
+func qmmaMixed(N int) bool { return N == 1 }
+
+// qmmaBlocksPerSM caps the grid: two 256-thread blocks per multiprocessor (the launch bound of the kernel).
+const qmmaBlocksPerSM = 2
+
+// qmmaChunk is the positions staged per pass: every group of 128 costs 144 words a row, plus 8 a row.
+func qmmaChunk(N, in int) int {
+	groups := (qSmemMax/(4*N) - 8) / 144
+	return min(in, groups*128)
+}
+
+// qmmaSplit is how many warps share a tile's groups: all eight of a block, measured best on the H200 (2026-11-30,
+// 3-bit 14B decode, 1920 launches: ks 8 65.0 ms, 4 67.1 ms, and 69.8 ms for the fewest that gave every block slot
+// a tile group); uncapped grids were slower (71.0–72.0 ms).
+func qmmaSplit(int, int) int { return 8 }
+
+// qmmaGroup is one queued trellis_mma launch: up to three layers on the same activations, and the SwiGLU output
+// when a gate/up pair absorbed one.
+type qmmaGroup struct {
+	idx  int
+	n    int
+	x    driver.DevPtr
+	segs []*qlinear
+	ys   []driver.DevPtr
+	h    driver.DevPtr
+}
+
+func (g *qmmaGroup) sameBits() bool {
+	for _, l := range g.segs[1:] {
+		if l.w.Bits != g.segs[0].w.Bits {
+			return false
+		}
+	}
+	return true
+}
+
+// launch returns the group's launches: one when the layers share a width or form a fused SwiGLU pair, else one
+// per layer.
+func (g *qmmaGroup) launch(b *Backend) func() error {
+	if g.h == 0 && !g.sameBits() {
+		var fs []func() error
+		for i, l := range g.segs {
+			one := &qmmaGroup{n: g.n, x: g.x, segs: []*qlinear{l}, ys: []driver.DevPtr{g.ys[i]}}
+			fs = append(fs, one.launch(b))
+		}
+		return func() error {
+			for _, f := range fs {
+				if err := f(); err != nil {
+					return err
+				}
+			}
+			return nil
+		}
+	}
+	N, l0 := qInst(g.n), g.segs[0]
+	p := qmmaParams{X: g.x, H: g.h, NSeg: int32(len(g.segs)), In: int32(l0.in), Shift: int32(l0.shift), L: int32(l0.L),
+		NRows: int32(g.n), Chunk: int32(qmmaChunk(N, l0.in))}
+	var bytes float64
+	tiles := 0
+	for i, l := range g.segs {
+		p.Seg[i] = qmmaSeg{W: l.words, Scales: l.scales, Bias: l.bias, Y: g.ys[i], Out: int32(l.out), Tile0: int32(tiles)}
+		tiles += (l.out + 31) / 32
+		bytes += l.bytes(g.n)
+	}
+	k0, k1 := l0.w.Bits, l0.w.Bits
+	if g.h != 0 {
+		tiles = (l0.out + 15) / 16
+		k1 = g.segs[1].w.Bits
+		bytes += float64(4 * g.n * l0.out)
+	}
+	p.NTiles = int32(tiles)
+	ks := qmmaSplit(tiles, b.info.SMs)
+	if v := envInt("MLXBUN_CUDA_QMMA_KS", 0); v == 1 || v == 2 || v == 4 || v == 8 {
+		ks = v // lab: the warps sharing a tile
+	}
+	p.KS = int32(ks)
+	gpb := 8 / ks
+	groups := (tiles + gpb - 1) / gpb
+	grid := driver.Dim3{X: min(groups, envInt("MLXBUN_CUDA_QMMA_BLOCKS", qmmaBlocksPerSM)*b.info.SMs)}
+	smem := 4 * N * (int(p.Chunk)/128*144 + 8)
+	name := trellisMmaName(k0, k1, N)
+	raw := append([]byte(nil), (*[unsafe.Sizeof(qmmaParams{})]byte)(unsafe.Pointer(&p))[:]...)
+	b.logf("  %s grid %d ks %d chunk %d smem %d tiles %d", name, grid.X, ks, p.Chunk, smem, tiles)
+	return func() error {
+		return b.launch(name, grid, driver.Dim3{X: 256}, smem, driver.NewArgs().Raw(raw, 8), bytes)
+	}
+}
+
+// qmmaSupports is whether the tensor-core form serves a layer's MatMul of n rows.
+func qmmaSupports(c quantCase) bool {
+	return c.act8 && c.mmaRows > 0 && c.n >= c.mmaRows && c.n <= maxGemvRows && c.w.Format == backend.FormatTrellis &&
+		c.w.Axis == 1 && c.in%128 == 0
+}
+
+// enqueueQMma queues the tensor-core form, joining the trellis_mma launch queued last when it multiplies the same
+// activations with a layer of the same geometry (block, L) and room remains (three layers).
+func enqueueQMma(b *Backend, c quantCase, y, x driver.DevPtr, l *qlinear) {
+	ybytes := 4 * c.n * c.out
+	b.mu.Lock()
+	g := b.fuse.qmma
+	join := g != nil && b.fuse.last(g.idx, len(b.pending)) && g.h == 0 && len(g.segs) < 3 && g.x == x && g.n == c.n &&
+		g.segs[0].in == l.in && g.segs[0].shift == l.shift && g.segs[0].L == l.L && !overlaps(y, ybytes, x, 4*c.n*c.in)
+	if join {
+		for i, s := range g.segs {
+			if overlaps(y, ybytes, g.ys[i], 4*c.n*s.out) {
+				join = false
+			}
+		}
+	}
+	if join {
+		g.segs, g.ys = append(g.segs, l), append(g.ys, y)
+		b.pending[g.idx] = g.launch(b)
+		b.mu.Unlock()
+		b.logf("MatMul %s joins the trellis_mma launch (%d layers)", l.name, len(g.segs))
+		return
+	}
+	b.mu.Unlock()
+	g = &qmmaGroup{n: c.n, x: x, segs: []*qlinear{l}, ys: []driver.DevPtr{y}}
+	b.enqueue(g.launch(b))
+	b.mu.Lock()
+	g.idx = len(b.pending) - 1
+	b.fuse.qmma = g
+	b.mu.Unlock()
+}
+
+// fuseQMmaSwiGLU folds SwiGLU(dst, gate, up) into the trellis_mma launch queued last when that launch is exactly
+// gate and up (two layers of one width, f32 outputs at gate and up): the launch then also writes dst.
+func (b *Backend) fuseQMmaSwiGLU(d, gate, up *Tensor) bool {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	g := b.fuse.qmma
+	if g == nil || !b.fuse.last(g.idx, len(b.pending)) || g.h != 0 || len(g.segs) != 2 || g.segs[0].out != g.segs[1].out {
+		return false
+	}
+	k0, k1, N := g.segs[0].w.Bits, g.segs[1].w.Bits, qInst(g.n)
+	n := g.n * g.segs[0].out
+	if (k0 != k1 && !qmmaMixed(N)) || d.dt != backend.F32 || gate.dt != backend.F32 || up.dt != backend.F32 ||
+		gate.ptr != g.ys[0] || up.ptr != g.ys[1] || d.elems() != n || gate.elems() != n || up.elems() != n {
+		return false
+	}
+	g.h = d.ptr
+	b.pending[g.idx] = g.launch(b)
+	b.fuse.qmma = nil
+	b.logf("SwiGLU joins the trellis_mma launch of %s, %s", g.segs[0].name, g.segs[1].name)
+	return true
+}

@@ -1,0 +1,103 @@
+// Supports on any platform: against a library holding every function the table names, trellis, dense and
+// decode-row affine layers are served, affine prompts and ops the table lacks are not; a library missing one
+// function refuses the layers that need it, naming it. The darwin backend asks the compiled library itself.
+package metal
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/mlxbun/mlxbun/internal/backend"
+	"github.com/mlxbun/mlxbun/internal/model"
+)
+
+func queries() map[string]backend.Query {
+	tr := func(axis, bits int, il bool) backend.Weight {
+		return backend.Weight{Format: backend.FormatTrellis, Bits: bits, Group: 256, L: 12, Code: "1mad", Axis: axis, Interleaved: il}
+	}
+	return map[string]backend.Query{
+		"trellis q":          {Op: backend.OpMatMul, Name: "q", Weight: tr(1, 3, false), Out: 5120, In: 5120},
+		"trellis down":       {Op: backend.OpMatMul, Name: "down", Weight: tr(0, 3, true), Out: 5120, In: 17408},
+		"trellis 2-bit":      {Op: backend.OpMatMul, Name: "up", Weight: tr(1, 2, false), Out: 17408, In: 5120},
+		"affine decode":      {Op: backend.OpMatMul, Name: "a", Weight: backend.Weight{Format: backend.FormatAffine, Bits: 4, Group: 64}, Out: 1024, In: 512, Rows: 1},
+		"affine any rows":    {Op: backend.OpMatMul, Name: "a", Weight: backend.Weight{Format: backend.FormatAffine, Bits: 4, Group: 64}, Out: 1024, In: 512},
+		"dense":              {Op: backend.OpMatMul, Name: "d", Weight: backend.Weight{Format: backend.FormatDense, DType: backend.BF16}, Out: 1024, In: 512},
+		"trellis 5-bit":      {Op: backend.OpMatMul, Name: "x", Weight: tr(1, 5, false), Out: 512, In: 512},
+		"softcap (Gemma op)": {Op: backend.OpSoftcap, Name: "logits"},
+	}
+}
+
+func TestSupportsWithEveryKernel(t *testing.T) {
+	all := map[string]bool{}
+	for _, f := range Forms() {
+		for _, fn := range f.Functions {
+			all[f.Name+"/"+fn] = true
+			all[fn] = true
+		}
+	}
+	has := func(fn string) bool { return all[fn] }
+	want := map[string]string{ // "" served, else a phrase of the refusal
+		"trellis q": "", "trellis down": "", "trellis 2-bit": "", "affine decode": "",
+		"affine any rows": "9 rows", "dense": "", "trellis 5-bit": "kernels exist for k 2, 3, 4",
+		"softcap (Gemma op)": "no Metal kernel for softcap",
+	}
+	for name, q := range queries() {
+		err := Supports(has, M1, q)
+		switch w := want[name]; {
+		case w == "" && err != nil:
+			t.Errorf("%s: refused: %v", name, err)
+		case w != "" && (err == nil || !strings.Contains(err.Error(), w)):
+			t.Errorf("%s: %v, want a refusal mentioning %q", name, err, w)
+		}
+	}
+	// A library missing one function the decode form launches refuses the layer, naming it.
+	fns, err := Required(M1, queries()["trellis q"])
+	if err != nil || len(fns) == 0 {
+		t.Fatalf("Required: %v %v", fns, err)
+	}
+	missing := fns[0]
+	err = Supports(func(fn string) bool { return fn != missing && all[fn] }, M1, queries()["trellis q"])
+	if err == nil || !strings.Contains(err.Error(), missing) {
+		t.Errorf("without %s: %v", missing, err)
+	}
+}
+
+// TestSupportsTrellisModel asks about every layer of the 3-bit Qwen3-14B-shape synthetic model (280 trellis
+// projections and the bf16 output head): with every table function present, each is served.
+func TestSupportsTrellisModel(t *testing.T) {
+	all := map[string]bool{}
+	for _, f := range Forms() {
+		for _, fn := range f.Functions {
+			all[fn] = true
+		}
+	}
+	qs, err := model.SyntheticTrellisQueries("qwen3-14b", 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	formats := map[backend.Format]int{}
+	for _, q := range qs {
+		if err := Supports(func(fn string) bool { return all[fn] }, M1, q); err != nil {
+			t.Errorf("%s refused: %v", q, err)
+		}
+		formats[q.Weight.Format]++
+	}
+	if formats[backend.FormatTrellis] != 280 || formats[backend.FormatDense] != 1 {
+		t.Errorf("queries by format %v, want the 40 layers × 7 trellis projections and one dense head", formats)
+	}
+}
+
+func TestFamilyOf(t *testing.T) {
+	for _, c := range []struct {
+		fam, name string
+		want      Family
+	}{{"MTLGPUFamilyApple7", "Apple M1 Max", M1}, {"MTLGPUFamilyApple8", "Apple M2 Pro", M2},
+		{"MTLGPUFamilyApple9", "Apple M3", M3}, {"MTLGPUFamilyApple9", "Apple M4 Pro", M4}} {
+		if got, err := FamilyOf(c.fam, c.name); err != nil || got != c.want {
+			t.Errorf("%s %s: %v %v, want %v", c.fam, c.name, got, err, c.want)
+		}
+	}
+	if _, err := FamilyOf("MTLGPUFamilyMac2", "AMD Radeon Pro 5500M"); err == nil {
+		t.Error("an AMD GPU got a table row")
+	}
+}

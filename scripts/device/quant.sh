@@ -1,0 +1,188 @@
+#!/usr/bin/env bash
+# quant.sh: the quantized-layer CUDA run (issue 8) ON the device machine, from the repository root after
+# scripts/device/cuda-check.sh packed .devpack/dev.tgz here:
+#
+#   run(command="tar xzf .devpack/dev.tgz && bash scripts/device/quant.sh", carry=[".devpack"], timeout_s=600)
+#
+# Steps (each bounded; the most important first): verify-kernels for every quantized form and the fused trellis
+# launches; the model-level KL gate (TestQuantizedKL: f32, dp4a int8 and tensor-core forms against the CPU);
+# bench of the synthetic Qwen3-14B trellis shape (3-bit with the per-kernel profile, the dp4a form for comparison,
+# 2 and 4 bits); artifacts quantized here by mlxbun on the host CPU (tiny-qwen3 2/3/4-bit, pycoder-12m 3-bit):
+# CUDA (default and exact) greedy tokens against the CPU's, pycoder perplexity on both devices (first 64 KiB of
+# heldout.txt); the SASS of the one-row 3-bit forms; compute-sanitizer memcheck on the fixture-shape cases.
+# Files under $OUT: run.log, verify.md, bench.md, greedy.txt, sass.txt, memcheck.log, kl.log (lab.md, ncu-*.txt).
+# Phases (arguments; default all but lab and ncu): verify bench kl greedy ppl sass memcheck batch lora lab ncu.
+set -u -o pipefail
+OUT=${OUT:-/tmp/mlxbun-out}
+mkdir -p "$OUT"
+export MLXBUN_CUDA_CACHE_DIR=/tmp/mlxbun-cuda-cache MLXBUN_CUDA=1
+B=.devbin/mlxbun
+D=.devdata
+T0=$(date +%s)
+step() { echo "=== +$(($(date +%s) - T0))s $*" | tee -a "$OUT/run.log"; }
+nvidia-smi -L 2>&1 | tee -a "$OUT/run.log"
+
+verify() {
+step "verify-kernels quantized forms (the first start compiles the kernels)"
+for only in MatMul/trellis Fused/trellis MatMul/affine; do
+	timeout 240 $B verify-kernels --device cuda --only "$only" >>"$OUT/verify.md" 2>&1
+	echo "verify $only exit $?" | tee -a "$OUT/run.log"
+	grep -E "passed|FAIL" "$OUT/verify.md" | tail -2 | tee -a "$OUT/run.log"
+done
+
+}
+
+bench() {
+step "bench qwen3-14b 3-bit (default forms)"
+MLXBUN_CUDA_DEBUG=1 timeout 120 $B bench --synthetic qwen3-14b --bits 3 --device cuda -p 512 -n 128 -r 3 --profile \
+	>"$OUT/bench.md" 2>/tmp/bench-debug.log
+echo "bench exit $?" | tee -a "$OUT/run.log"
+grep -E "MatMul model.layers.0\.|SwiGLU joins|joins the trellis_mma|trellis_mma_k|trellis_gemv" /tmp/bench-debug.log | sort | uniq -c | head -30 >>"$OUT/run.log"
+for v in "MLXBUN_CUDA_QMMA=0" "MLXBUN_CUDA_QGEMV_I8=0"; do
+	step "bench qwen3-14b 3-bit $v"
+	echo "## $v" >>"$OUT/bench.md"
+	env $v timeout 60 $B bench --synthetic qwen3-14b --bits 3 --device cuda -p 0 -n 64 -r 2 --profile >>"$OUT/bench.md" 2>&1
+done
+for k in 2 4; do
+	step "bench qwen3-14b $k-bit"
+	echo "## $k-bit" >>"$OUT/bench.md"
+	timeout 70 $B bench --synthetic qwen3-14b --bits $k --device cuda -p 512 -n 128 -r 3 >>"$OUT/bench.md" 2>&1
+done
+
+}
+
+kl() {
+step "KL gate (TestQuantizedKL)"
+timeout 150 .devbin/cuda.test -test.run '^TestQuantizedKL$' -test.v -test.count=1 >"$OUT/kl.log" 2>&1
+echo "kl exit $?" | tee -a "$OUT/run.log"
+grep -E "quant-kl|MISMATCH|FAIL|^ok|PASS" "$OUT/kl.log" | tee -a "$OUT/run.log"
+
+}
+
+greedy() {
+step "quantize the fixtures on the host CPU"
+Q=/tmp/q
+mkdir -p $Q
+for k in 2 3 4; do $B quantize --model $D/models/tiny-qwen3 --bits $k --out $Q/tiny-qwen3-${k}bit >/dev/null 2>&1 || echo "quantize tiny $k failed"; done
+$B quantize --model $D/trained/pycoder-12m --bits 3 --out $Q/pycoder-12m-3bit >/dev/null 2>&1 || echo "quantize pycoder failed"
+
+step "greedy tokens, cuda (default, exact) against cpu"
+TQ=1326,617,1617,197,296,385,1497,237,879,153,352,1776,1712,286,985,371,1738,242,507,914,253,1624,203,905
+PY=$(python3 -c "import json;print(','.join(map(str,json.load(open('$D/trained/pycoder-12m/golden.json'))['prompt_ids'])))")
+for m in $Q/*; do
+	ids=$TQ n=32
+	case $m in *pycoder*) ids=$PY n=64 ;; esac
+	for dev in cpu cuda exact; do
+		d=$dev env=""
+		[ $dev = exact ] && d=cuda env="MLXBUN_CUDA_EXACT=1"
+		env $env timeout 60 $B generate --model "$m" --device $d --prompt-ids "$ids" --max-tokens $n --ignore-eos --json \
+			>"/tmp/gen-$(basename $m)-$dev.json" 2>>"$OUT/run.log"
+	done
+	python3 - "$m" >>"$OUT/greedy.txt" 2>&1 <<'PY'
+import json, sys
+m = sys.argv[1].split('/')[-1]
+g = {d: json.load(open(f'/tmp/gen-{m}-{d}.json'))['generated_ids'] for d in ('cpu', 'cuda', 'exact')}
+for d in ('cuda', 'exact'):
+    same = next((i for i, (a, b) in enumerate(zip(g['cpu'], g[d])) if a != b), len(g['cpu']))
+    print(f"{m:24s} {d:6s} agrees with cpu on {same}/{len(g['cpu'])} tokens" + ("" if same == len(g['cpu']) else f" (cpu {g['cpu'][same:same+4]} vs {g[d][same:same+4]})"))
+PY
+done
+cat "$OUT/greedy.txt" | tee -a "$OUT/run.log"
+
+}
+
+ppl() {
+step "perplexity pycoder-12m 3-bit, first 64 KiB of heldout.txt"
+for d in cuda cpu; do
+	timeout 100 $B perplexity --model $Q/pycoder-12m-3bit --file $D/trained/pycoder-12m/heldout.txt --max-bytes 65536 --device $d --quiet --json \
+		2>&1 | tee -a "$OUT/run.log"
+done
+
+}
+
+sass() {
+step "sass of the one-row 3-bit forms"
+if command -v cuobjdump >/dev/null; then
+	for f in "$MLXBUN_CUDA_CACHE_DIR"/*.cubin; do
+		for k in trellis_mma_k33_n1 trellis_gemv1_k3_n1_r2_i8u2 trellis_gemv0_k3_n1_i8; do
+			cuobjdump -sass -fun $k "$f" 2>/dev/null
+		done
+	done >"$OUT/sass.txt"
+	ls -la "$OUT/sass.txt" | tee -a "$OUT/run.log"
+fi
+
+}
+
+memcheck() {
+step "memcheck, fixture-shape quantized cases"
+CS=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
+if [ -x "$CS" ]; then
+	for only in "pycoder-12m k" "LoRA" "Fused/trellis"; do
+		timeout 120 "$CS" --tool memcheck --error-exitcode 9 $B verify-kernels --device cuda --only "$only" >>"$OUT/memcheck.log" 2>&1
+		echo "memcheck $only exit $?" | tee -a "$OUT/run.log"
+		grep -E "ERROR SUMMARY|passed" "$OUT/memcheck.log" | tail -2 | tee -a "$OUT/run.log"
+	done
+fi
+}
+
+# batch: N sequences decoding together (bench --batch), 3-bit, default forms and the dp4a form; bf16 for reference.
+batch() {
+	for v in "" "MLXBUN_CUDA_QMMA=0"; do
+		for nb in 1 4 8; do
+			step "batch: bench qwen3-14b 3-bit --batch $nb $v"
+			echo "## batch $nb $v" >>"$OUT/batch.md"
+			env $v timeout 60 $B bench --synthetic qwen3-14b --bits 3 --device cuda -p 0 -n 64 -r 2 --batch $nb 2>&1 | grep -E "tg64" >>"$OUT/batch.md"
+		done
+	done
+	step "batch: bf16 qwen3-14b"
+	echo "## bf16" >>"$OUT/batch.md"
+	timeout 120 $B bench --synthetic qwen3-14b --device cuda -p 512 -n 128 -r 3 2>&1 | grep -E "pp512|tg128|peak" >>"$OUT/batch.md"
+	timeout 60 $B bench --synthetic qwen3-14b --device cuda -p 0 -n 64 -r 2 --batch 4 2>&1 | grep -E "tg64" >>"$OUT/batch.md"
+	cat "$OUT/batch.md"
+}
+
+# lora: the adapters' GPU test and verify cases.
+lora() {
+	step "lora: TestAdapters and the LoRA verify cases"
+	timeout 150 .devbin/cuda.test -test.run '^TestAdapters$' -test.v -test.count=1 >"$OUT/lora.log" 2>&1
+	echo "TestAdapters exit $?" | tee -a "$OUT/run.log"
+	grep -E "^\s+lora|MISMATCH|--- (PASS|FAIL)|^(ok|PASS|FAIL)" "$OUT/lora.log" | head -30 | tee -a "$OUT/run.log"
+	for only in AddScaled LoRA; do
+		timeout 100 $B verify-kernels --device cuda --only "$only" >>"$OUT/verify.md" 2>&1
+		echo "verify $only exit $?" | tee -a "$OUT/run.log"
+		tail -1 "$OUT/verify.md" | tee -a "$OUT/run.log"
+	done
+}
+
+# lab: launch shapes of the decode forms (MLXBUN_LAB: one env setting per line), 3-bit tg64 with the profile.
+lab() {
+	while IFS= read -r v; do
+		[ -n "$v" ] || continue
+		step "lab: bench qwen3-14b 3-bit $v"
+		echo "## lab $v" >>"$OUT/lab.md"
+		env $v timeout 60 $B bench --synthetic qwen3-14b --bits 3 --device cuda -p 0 -n 64 -r 2 --profile 2>&1 |
+			grep -E "tg64|trellis_|launches per token" >>"$OUT/lab.md"
+	done <<<"${MLXBUN_LAB:-}"
+	cat "$OUT/lab.md"
+}
+
+# ncu: hardware counters of the tensor-core and dp4a one-row forms (a short decode, a few launches each).
+ncu_phase() {
+	step "ncu"
+	for k in trellis_mma_k33_n1 trellis_gemv1_k3_n1_r2_i8u2; do
+		env $([ $k = trellis_gemv1_k3_n1_r2_i8u2 ] && echo MLXBUN_CUDA_QMMA=0) timeout 150 ncu --kernel-name "$k" --launch-skip 40 --launch-count 3 \
+			--section SpeedOfLight --section Occupancy --section WarpStateStats --section SchedulerStats --section LaunchStats --section MemoryWorkloadAnalysis \
+			$B bench --synthetic qwen3-14b --bits 3 --device cuda -p 0 -n 8 -r 1 >"$OUT/ncu-$k.txt" 2>&1
+		echo "ncu $k exit $?" | tee -a "$OUT/run.log"
+	done
+}
+
+phases=("$@")
+[ ${#phases[@]} -gt 0 ] || phases=(verify bench kl greedy ppl sass memcheck)
+for ph in "${phases[@]}"; do
+	case $ph in
+	ncu) ncu_phase ;;
+	*) $ph ;;
+	esac
+done
+step done

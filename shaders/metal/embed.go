@@ -1,0 +1,52 @@
+// Package metalshaders embeds the Metal Shading Language sources of the Metal backend. The runtime compiles them
+// as one library (Source: common.metal first, then the others in name order) with fast math off; the emulator
+// (internal/metal/emu) compiles the same files as C++ to check every kernel against the CPU reference on Linux.
+package metalshaders
+
+import (
+	"embed"
+	"io/fs"
+	"sort"
+	"strings"
+)
+
+//go:embed *.metal
+var files embed.FS
+
+// Prelude is the file every other one depends on (helpers, constants, parameter structs).
+const Prelude = "common.metal"
+
+// Sources maps a file name ("common.metal", "trellis.metal") to its text.
+var Sources = func() map[string]string {
+	m := map[string]string{}
+	entries, err := fs.ReadDir(files, ".")
+	if err != nil {
+		panic(err) // embedded at build time: cannot fail at run time
+	}
+	for _, e := range entries {
+		if strings.HasSuffix(e.Name(), ".metal") {
+			b, _ := files.ReadFile(e.Name())
+			m[e.Name()] = string(b)
+		}
+	}
+	return m
+}()
+
+// Source is the whole library as one translation unit for newLibraryWithSource: the prelude, then every other
+// file in name order.
+func Source() string {
+	names := make([]string, 0, len(Sources))
+	for n := range Sources {
+		if n != Prelude {
+			names = append(names, n)
+		}
+	}
+	sort.Strings(names)
+	var b strings.Builder
+	b.WriteString(Sources[Prelude])
+	for _, n := range names {
+		b.WriteString("\n// ---- " + n + " ----\n")
+		b.WriteString(Sources[n])
+	}
+	return b.String()
+}
