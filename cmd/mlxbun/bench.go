@@ -25,6 +25,7 @@ type benchFlags struct {
 	pp, tg, reps, bits, batch                  int
 	profile                                    bool
 	seed                                       uint64
+	jsonSchema                                 string // bench --json-schema: constrained-decoding costs (benchgrammar.go)
 }
 
 // benchRow is one test's result; JSON field names follow llama-bench's.
@@ -79,10 +80,14 @@ trellis codes (axis 1, down_proj axis 0, the 3-bit interleave), as mlxbun quanti
 	fl.IntVar(&f.batch, "batch", 1, fmt.Sprintf("sequences decoding together in the tg row (1..%d; tokens/s counts all of them)", backend.MaxDecodeRows))
 	fl.BoolVar(&f.profile, "profile", false, "per-kernel device time table (backends with a profiler)")
 	fl.Uint64Var(&f.seed, "seed", 1, "seed of the synthetic weights and token ids")
+	fl.StringVar(&f.jsonSchema, "json-schema", "", "measure this schema's compile time and per-token mask fill over --model's tokenizer (no forward pass; -n tokens per walk, -r walks)")
 	return cmd
 }
 
 func runBench(cmd *cobra.Command, f *benchFlags) error {
+	if f.jsonSchema != "" {
+		return runGrammarBench(cmd, f)
+	}
 	if (f.modelDir == "") == (f.synthetic == "") {
 		return errors.New("bench: give exactly one of --model or --synthetic")
 	}

@@ -13,6 +13,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/mlxbun/mlxbun/internal/chat"
+	"github.com/mlxbun/mlxbun/internal/grammar"
 	"github.com/mlxbun/mlxbun/internal/lora"
 	"github.com/mlxbun/mlxbun/internal/model"
 	"github.com/mlxbun/mlxbun/internal/modeldir"
@@ -28,6 +29,7 @@ type generateFlags struct {
 	seed                                                   uint64
 	stops                                                  []string
 	chatKwargs                                             string
+	constraint                                             constraintFlags
 	adapters                                               []string  // LoRA adapter directories (--adapter)
 	adapterScales                                          []float64 // their multipliers (--adapter-scale)
 }
@@ -72,6 +74,7 @@ Prompt and generation speed and peak memory go to stderr; --json prints one reco
 	fl.BoolVar(&f.checkTensors, "check-tensors", false, "scan every floating weight for NaN and Inf at load")
 	fl.StringVar(&f.device, "device", "auto", deviceHelp("device"))
 	fl.BoolVar(&f.jsonOut, "json", false, "print one JSON record (text, ids, timings) instead of streaming")
+	f.constraint.register(fl)
 	fl.StringArrayVar(&f.adapters, "adapter", nil, "LoRA adapter directory, PEFT or mlx-lm layout (repeatable; the deltas add up)")
 	fl.Float64SliceVar(&f.adapterScales, "adapter-scale", nil, "multiplier of each --adapter's own scale, in the same order (default 1 each)")
 	return cmd
@@ -109,6 +112,15 @@ func runGenerate(cmd *cobra.Command, f *generateFlags) error {
 	if err != nil {
 		return fmt.Errorf("generate: %w", err)
 	}
+	var gram *grammar.Grammar
+	if f.constraint.set() {
+		if f.constraint.usesStdin() && f.prompt == "" && f.promptIDs == "" {
+			return errors.New("generate: --json-schema - reads stdin, so give the prompt with --prompt or --prompt-ids")
+		}
+		if gram, err = f.constraint.parse(cmd.InOrStdin()); err != nil {
+			return err
+		}
+	}
 	adapters, err := openAdapters(f.adapters, f.adapterScales)
 	if err != nil {
 		return err
@@ -117,8 +129,12 @@ func runGenerate(cmd *cobra.Command, f *generateFlags) error {
 	if err != nil {
 		return err
 	}
-	if _, err := d.Config(); err != nil {
+	cfg, err := d.Config()
+	if err != nil {
 		return err // before the tokenizer, so a directory without config.json says that
+	}
+	if gram != nil && !d.HasTokenizer() {
+		return fmt.Errorf("%s: %s needs the model's tokenizer to map tokens to text, and there is no %s", d.Path(), constraintName(&f.constraint), modeldir.TokenizerFile)
 	}
 	tok, err := loadTokenizer(d, f.promptIDs == "")
 	if err != nil {
@@ -151,6 +167,16 @@ func runGenerate(cmd *cobra.Command, f *generateFlags) error {
 		MaxTokens: f.maxTokens, Context: f.ctx, Stop: stopper, OnText: emit,
 		Picker: pickerFunc(func(l []float32, h []int) (int, error) { return sampler.Sample(l, h, nil) }),
 	}
+	var constrained *grammar.Picker
+	if gram != nil {
+		tabs, err := compileConstraint(gram, constraintName(&f.constraint), tok, cfg.VocabSize,
+			sample.EndIDs(m.Config.EOS, tokEOS, f.ignoreEOS))
+		if err != nil {
+			return err
+		}
+		constrained = grammar.NewPicker(sampler, tabs)
+		opt.Picker, opt.Halt = constrained, constrained.Halt
+	}
 	var stream *tokenizer.Stream
 	if tok != nil {
 		stream = tok.NewStream(true)
@@ -162,6 +188,13 @@ func runGenerate(cmd *cobra.Command, f *generateFlags) error {
 	}
 	if stream != nil {
 		emit(stopper.Finish(stream.Flush()))
+	}
+	if constrained != nil {
+		if !constrained.Complete() {
+			log.Warn().Str("stop_reason", res.StopReason).Msg("the output is incomplete: generation stopped before the grammar's end")
+		}
+		n, waited := constrained.Waited()
+		log.Debug().Int("fills", n).Dur("waited", waited).Msg("token masks (time not hidden behind the forward pass)")
 	}
 	rec := genRecord{Text: text.String(), PromptIDs: res.Prompt, GeneratedIDs: res.Generated, StopReason: res.StopReason,
 		Device: b.Name(), PromptSec: res.PromptTime.Seconds(), GenSec: res.GenTime.Seconds(), PeakMemGB: peakMemoryGB()}
@@ -175,6 +208,17 @@ func runGenerate(cmd *cobra.Command, f *generateFlags) error {
 	fmt.Fprintf(cmd.ErrOrStderr(), "==========\nPrompt: %d tokens, %.3f tokens-per-sec\nGeneration: %d tokens, %.3f tokens-per-sec\nPeak memory: %.3f GB\n",
 		len(res.Prompt), rec.PromptTPS, len(res.Generated), rec.GenTPS, rec.PeakMemGB)
 	return nil
+}
+
+// constraintName names the constraint flag in errors.
+func constraintName(c *constraintFlags) string {
+	switch {
+	case c.jsonSchema != "":
+		return "--json-schema " + c.jsonSchema
+	case c.grammarFile != "":
+		return "--grammar " + c.grammarFile
+	}
+	return "--regex"
 }
 
 // openAdapters reads the --adapter directories, each with its --adapter-scale (all 1 when none is given).

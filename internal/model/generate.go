@@ -32,6 +32,9 @@ type GenOptions struct {
 	Text func(id int) string
 	// OnText receives the text that is certain to be output, stop strings held back and cut; nil: none.
 	OnText func(s string)
+	// Halt, when set, is asked after each new id (after Stop): true ends generation with StopReason "grammar"
+	// (a constrained decoder whose grammar can only end).
+	Halt func() bool
 }
 
 // GenResult reports what Generate did.
@@ -39,7 +42,7 @@ type GenResult struct {
 	Prompt, Generated []int
 	PromptTime        time.Duration // prefill, including the first token's logits
 	GenTime           time.Duration // the decode steps after the first token
-	StopReason        string        // "eos", "stop", "length" or "context"
+	StopReason        string        // "eos", "stop", "length", "context" or "grammar" (GenOptions.Halt)
 }
 
 // ErrContext is wrapped when the prompt does not fit the context.
@@ -147,6 +150,10 @@ func (m *Model) Generate(prompt []int, opt GenOptions) (*GenResult, error) {
 		}
 		if done {
 			res.StopReason = stop.Reason()
+			break
+		}
+		if opt.Halt != nil && opt.Halt() {
+			res.StopReason = "grammar"
 			break
 		}
 		if len(res.Generated) >= opt.MaxTokens {
