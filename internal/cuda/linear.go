@@ -416,6 +416,7 @@ func (b *Backend) Supports(q backend.Query) error {
 	switch {
 	case q.Op == backend.OpGatedDeltaNet || q.Op == backend.OpSigmoidGate || q.Op == backend.OpMoE:
 		why = "no CUDA kernel for " + string(q.Op) + " yet" // the hybrids' ops (backend/hybrid.go): the CPU serves them
+	case q.Op == backend.OpHadamard: // rotate.go
 	case q.Op != backend.OpMatMul:
 		why = "unknown op"
 	case q.Weight.Format != backend.FormatDense:

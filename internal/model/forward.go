@@ -9,6 +9,7 @@ import (
 	"slices"
 
 	"github.com/mlxbun/mlxbun/internal/backend"
+	"github.com/mlxbun/mlxbun/internal/family"
 )
 
 // Step is one forward call's rows: token ids with the sequence and position each row belongs to. A prompt is
@@ -49,10 +50,12 @@ type workspace struct {
 	n, outRows                int
 	ids, seq, pos             backend.Tensor
 	x, xn, proj, last, logits backend.Tensor
-	bufs                      []layerBufs      // one per Model.bufs
-	inputs                    []backend.Tensor // per-layer inputs [n, dim], one per layer (variations.go); nil without
-	inputTmp                  backend.Tensor   // [n, dim] scratch of the per-layer inputs
-	hy                        *hybridWorkspace // hybrid models' extra activations
+	bufs                      []layerBufs            // one per Model.bufs
+	inputs                    []backend.Tensor       // per-layer inputs [n, dim], one per layer (variations.go); nil without
+	inputTmp                  backend.Tensor         // [n, dim] scratch of the per-layer inputs
+	hy                        *hybridWorkspace       // hybrid models' extra activations
+	rot                       map[int]backend.Tensor // scratch [n, width] per rotated activation width (rotate.go)
+	rotHeld                   map[int]*rotInput      // which activation each scratch holds now
 	all                       []backend.Tensor
 }
 
@@ -127,6 +130,12 @@ func (m *Model) newWorkspace(n, outRows int) (*workspace, error) {
 	ws.logits = alloc(backend.F32, outRows, c.VocabSize)
 	if m.hybrid != nil {
 		ws.hy = m.newHybridWorkspace(n, alloc)
+	}
+	if len(m.rotWidths) > 0 {
+		ws.rot, ws.rotHeld = map[int]backend.Tensor{}, map[int]*rotInput{}
+		for _, w := range m.rotWidths {
+			ws.rot[w] = alloc(act, n, w)
+		}
 	}
 	if err != nil {
 		m.freeWorkspace(ws)
@@ -241,7 +250,7 @@ func (m *Model) ops(ws *workspace, cache backend.KVCache) {
 		if L.moe != nil {
 			m.moe(ws, L) // a sparse MoE block (moe.go)
 		} else {
-			m.mlp(ws, L)
+			m.mlp(ws, L, i)
 		}
 		m.residual(ws, L.mlpOutNorm, eps)
 		m.layerSteps(ws, L, i, eps)
@@ -259,10 +268,12 @@ func (m *Model) attention(ws *workspace, L *layer, i int, cache backend.KVCache)
 	b, eps := m.b, float32(m.Config.RMSNormEps)
 	a, kv := &ws.bufs[L.buf], &ws.bufs[m.layers[L.attn.KVFrom].buf]
 	own := L.attn.KVFrom == i
-	b.MatMul(a.q, ws.xn, L.q)
+	m.tap(i, family.Q, ws.xn)
+	in := m.rotated(ws, ws.xn) // rotated once for q, k and v when they share input signs
+	m.matmul(a.q, in, L.q, L.rot[family.Q])
 	if own {
-		b.MatMul(a.k, ws.xn, L.k)
-		m.values(a, ws.xn, L)
+		m.matmul(a.k, in, L.k, L.rot[family.K])
+		m.values(a, in, L)
 	}
 	if L.qNorm != nil {
 		b.RMSNorm(a.q, a.q, L.qNorm, eps)
@@ -283,14 +294,18 @@ func (m *Model) attention(ws *workspace, L *layer, i int, cache backend.KVCache)
 	if L.attnGate != nil {
 		m.gateAttention(ws, L) // the hybrids' output gate (hybrid.go)
 	}
-	b.MatMul(ws.proj, a.att, L.o)
+	m.tap(i, family.O, a.att)
+	m.matmul(ws.proj, m.rotated(ws, a.att), L.o, L.rot[family.O])
 }
 
-// mlp: ws.proj = the gated MLP of layer L over ws.xn (SwiGLU, or GeGLU for the families that say so).
-func (m *Model) mlp(ws *workspace, L *layer) {
-	b, a := m.b, &ws.bufs[L.buf]
-	b.MatMul(a.gate, ws.xn, L.gate)
-	b.MatMul(a.up, ws.xn, L.up)
+// mlp: ws.proj = the gated MLP of layer L (index i) over ws.xn (SwiGLU, or GeGLU for the families that say so).
+func (m *Model) mlp(ws *workspace, L *layer, i int) {
+	a := &ws.bufs[L.buf]
+	m.tap(i, family.Gate, ws.xn)
+	in := m.rotated(ws, ws.xn) // rotated once for gate and up when they share input signs
+	m.matmul(a.gate, in, L.gate, L.rot[family.Gate])
+	m.matmul(a.up, in, L.up, L.rot[family.Up])
 	m.glu(a.gate, a.gate, a.up)
-	b.MatMul(ws.proj, a.gate, L.down)
+	m.tap(i, family.Down, a.gate)
+	m.matmul(ws.proj, m.rotated(ws, a.gate), L.down, L.rot[family.Down])
 }
