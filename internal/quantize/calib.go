@@ -107,6 +107,9 @@ var calibMemo struct {
 // collectHessians runs the model in inDir on the CPU over the first o.CalibTokens tokens of o.Calib and returns
 // the Hessian of every site (the previous call's when nothing changed). progress gets one event per window.
 func collectHessians(inDir string, o Options, progress func(Event)) (map[site]*hessian, error) {
+	if o.CalibIDs != nil {
+		return runCalibration(inDir, o.CalibIDs, o, progress)
+	}
 	st, err := os.Stat(o.Calib)
 	if err != nil {
 		return nil, fmt.Errorf("quantize: --calib: %w", err)
@@ -118,15 +121,20 @@ func collectHessians(inDir string, o Options, progress func(Event)) (map[site]*h
 	if calibMemo.hs != nil && calibMemo.key == key {
 		return calibMemo.hs, nil
 	}
-	hs, err := runCalibration(inDir, o, progress)
+	ids, err := calibTokens(inDir, o.Calib)
+	if err != nil {
+		return nil, err
+	}
+	hs, err := runCalibration(inDir, ids, o, progress)
 	if err == nil {
 		calibMemo.key, calibMemo.hs = key, hs
 	}
 	return hs, err
 }
 
-func runCalibration(inDir string, o Options, progress func(Event)) (map[site]*hessian, error) {
-	text, err := os.ReadFile(o.Calib)
+// calibTokens tokenizes the calibration file with the model's tokenizer (no special tokens).
+func calibTokens(inDir, file string) ([]int, error) {
+	text, err := os.ReadFile(file)
 	if err != nil {
 		return nil, fmt.Errorf("quantize: --calib: %w", err)
 	}
@@ -138,7 +146,11 @@ func runCalibration(inDir string, o Options, progress func(Event)) (map[site]*he
 	if err != nil {
 		return nil, fmt.Errorf("quantize: --calib needs the model's tokenizer: %w", err)
 	}
-	ids := tok.Encode(string(text), false)
+	return tok.Encode(string(text), false), nil
+}
+
+// runCalibration runs the model over windows of ids and taps every linear input.
+func runCalibration(inDir string, ids []int, o Options, progress func(Event)) (map[site]*hessian, error) {
 	ctx := o.CalibCtx
 	windows := min(len(ids), o.CalibTokens) / ctx
 	if windows < 1 {

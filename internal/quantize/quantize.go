@@ -69,7 +69,8 @@ type Options struct {
 	// Calib, when set, is a text file the unquantized model is run over (CPU) to collect each linear's input
 	// Hessian; the codes are then chosen by LDLQ against it (damped by Damp, 0: DefaultDamp). CalibTokens (0:
 	// DefaultCalibTokens) tokens from its start, in windows of CalibCtx (0: DefaultCalibCtx).
-	Calib string
+	Calib    string
+	CalibIDs []int // calibration token ids instead of a file (tests: models without a tokenizer)
 	// Axis0 codes every unfused projection whose out-features are whole blocks along its output dimension (axis 0,
 	// the down projection's layout; the config block records it per path): LDLQ then feeds errors back every
 	// 16 input features instead of every group-size of them (trellis.QuantizeLDLQ).
@@ -197,7 +198,7 @@ func Run(inDir, outDir string, o Options, progress func(Event)) (*Report, error)
 	}()
 
 	var hs map[site]*hessian
-	if o.Calib != "" {
+	if o.Calib != "" || o.CalibIDs != nil {
 		if hs, err = collectHessians(inDir, o, progress); err != nil {
 			return nil, err
 		}
