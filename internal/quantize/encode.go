@@ -59,7 +59,7 @@ func encodeTrellis(it item, h backend.Host, s *sink, hs *hessian, damp float64) 
 	}
 	return &TensorReport{
 		Name: it.path, Spec: it.qspec, Shape: [2]int{it.out, it.in}, Interleaved: w.Interleaved, SNRdB: snr,
-		Bits: storedBits(dense, words, scales), Elapsed: time.Since(start), Proxy: proxy, ProxyRel: rel,
+		Bits: storedBits(dense, ts...), Elapsed: time.Since(start), Proxy: proxy, ProxyRel: rel,
 		RotatedIn: it.rotIn != nil, RotatedOut: it.rotOut != nil, LDLQ: hfull != nil,
 	}, nil
 }
