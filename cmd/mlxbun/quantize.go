@@ -85,6 +85,10 @@ The output is built beside --out and renamed into place when complete; an existi
 			go func() { <-ctx.Done(); stop() }()
 			o.Context = ctx
 
+			// Quantizing takes minutes: its per-layer lines are info, shown unless --log-level says otherwise.
+			if f := cmd.Flag("log-level"); f != nil && !f.Changed {
+				log = log.Level(zerolog.InfoLevel)
+			}
 			p := newQuantizeProgress(cmd.ErrOrStderr(), quiet)
 			rep, err := quantize.Run(in, out, o, p.event)
 			p.finish()
