@@ -166,7 +166,11 @@ func ldlqAxis1(dense []float32, out, in int, spec Spec, h []float64) (*Weights, 
 				if ss == 0 {
 					continue // an all-zero row: zero words, scale 0
 				}
-				s := float64(dtype.RoundF16(float32(math.Sqrt(ss/float64(in)) * scaleFactor(spec.K, spec.L))))
+				first := math.Sqrt(ss/float64(in)) * scaleFactor(spec.K, spec.L)
+				s := float64(dtype.RoundF16(float32(first)))
+				if s == 0 { // below fp16's range: search with the exact value, the refit sets what is stored
+					s = first
+				}
 				for b := range in / T {
 					lo := b * T
 					for i := range x {
