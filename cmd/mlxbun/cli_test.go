@@ -390,3 +390,35 @@ func TestQuantizedPhi3DeviceChoice(t *testing.T) {
 		t.Errorf("device line %q, want it to start %q", picked, want)
 	}
 }
+
+// TestQuantizeRHT: `quantize --rht --axis0` logs one info line per layer and prints the proxy-loss summary with the
+// rotated tensors marked; the artifact generates on the CPU; a missing --calib file is one error line.
+func TestQuantizeRHT(t *testing.T) {
+	src := variant.For(t, "qwen3").Dir
+	out := filepath.Join(t.TempDir(), "qwen3-rht")
+	r := mlxbun(t, "", "quantize", "--model", src, "--out", out, "--bits", "3", "--L", "6", "--group-size", "64",
+		"--rht", "--axis0", "--quiet", "--log-format", "json")
+	if r.code != 0 {
+		t.Fatalf("quantize: exit %d: %s", r.code, r.stderr)
+	}
+	layers := 0
+	for _, line := range strings.Split(r.stderr, "\n") {
+		var rec struct{ Message, Layer string }
+		if json.Unmarshal([]byte(line), &rec) == nil && rec.Message == "layer quantized" && strings.HasPrefix(rec.Layer, "model.layers.") {
+			layers++
+		}
+	}
+	if layers != 2 {
+		t.Errorf("%d 'layer quantized' lines for the 2 layers:\n%s", layers, r.stderr)
+	}
+	for _, want := range []string{"proxy loss", "H = I (no --calib)", "model.layers.1.mlp.down_proj", "rht(in,out)"} {
+		if !strings.Contains(r.stdout, want) {
+			t.Errorf("summary lacks %q:\n%s", want, r.stdout)
+		}
+	}
+	if g := mlxbun(t, "", "generate", "--model", out, "--prompt-ids=1,2,3", "--max-tokens", "4", "--ignore-eos", "--device", "cpu"); g.code != 0 {
+		t.Fatalf("generate: exit %d: %s", g.code, g.stderr)
+	}
+	oneErrorLine(t, mlxbun(t, "", "quantize", "--model", src, "--out", out+"-x", "--bits", "3", "--calib", "/nonexistent/calib.txt"),
+		"--calib", "/nonexistent/calib.txt")
+}

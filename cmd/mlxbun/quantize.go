@@ -43,12 +43,20 @@ their small gates and routers, conv weights, A_log and dt_bias are kept as they 
 model.layers.0.mlp.down_proj, a pattern matching when the path contains it ('*' matching any run of characters);
 the first matching rule wins. A projection whose coded dimension is not a multiple of --group-size is an error.
 
+--rht codes each layer projection's random-Hadamard-rotated weight R_out·W·R_inᵀ (incoherence processing) and stores
+the sign vectors beside the codes (q/k/v and gate/up share their input signs, so the activation is rotated once);
+--calib FILE runs the unquantized model on the CPU over the first --calib-tokens tokens of FILE, collects each
+linear's input Hessian H = XᵀX and chooses the codes by LDLQ (feedback rounding against H + --damp·mean(diag H)·I).
+Without --calib the Hessians are identities and LDLQ is plain rounding. Each layer logs an info line; the summary
+gives the SNR and the proxy loss tr(ΔW·H·ΔWᵀ) relative to tr(W·H·Wᵀ) (H = I without --calib).
+
 The output is built beside --out and renamed into place when complete; an existing --out is an error unless
 --force (which replaces only a model directory). Encoding costs about 10 µs per weight per core at L 12
 (2^L states per position): a 1B-parameter model takes on the order of an hour on 16 cores.`,
 		Example: `  mlxbun quantize --model ./Qwen3-0.6B --bits 3 --out ./Qwen3-0.6B-3bit
   mlxbun quantize --model ./Llama-3.2-1B --bits 2 --bits-per-path 'mlp.down_proj=3,layers.0.*=4' --out ./llama-2bit
-  mlxbun quantize --model ./pycoder-12m --bits 4 --embeddings affine8 --out ./pycoder-4bit --force`,
+  mlxbun quantize --model ./pycoder-12m --bits 4 --embeddings affine8 --out ./pycoder-4bit --force
+  mlxbun quantize --model ./pycoder-12m --bits 2 --rht --calib calib.txt --calib-tokens 32768 --out ./pycoder-2bit`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if in == "" || out == "" {
@@ -77,6 +85,10 @@ The output is built beside --out and renamed into place when complete; an existi
 			go func() { <-ctx.Done(); stop() }()
 			o.Context = ctx
 
+			// Quantizing takes minutes: its per-layer lines are info, shown unless --log-level says otherwise.
+			if f := cmd.Flag("log-level"); f != nil && !f.Changed {
+				log = log.Level(zerolog.InfoLevel)
+			}
 			p := newQuantizeProgress(cmd.ErrOrStderr(), quiet)
 			rep, err := quantize.Run(in, out, o, p.event)
 			p.finish()
@@ -98,15 +110,59 @@ The output is built beside --out and renamed into place when complete; an existi
 	fl.BoolVar(&o.Force, "force", false, "replace an existing output model directory")
 	fl.IntVar(&workers, "workers", 0, "encoder goroutines (0: every core)")
 	fl.BoolVar(&quiet, "quiet", false, "no progress bar")
+	fl.BoolVar(&o.RHT, "rht", false, "random Hadamard incoherence processing (sign vectors stored beside the codes)")
+	fl.Uint64Var(&o.Seed, "seed", quantize.DefaultSeed, "seed of the Hadamard sign vectors")
+	fl.StringVar(&o.Calib, "calib", "", "calibration text: collect input Hessians on the CPU and round by LDLQ")
+	fl.BoolVar(&o.Axis0, "axis0", false, "code every unfused projection whose out-features allow it along its output dimension (LDLQ feeds back every 16 inputs)")
+	fl.IntVar(&o.CalibTokens, "calib-tokens", quantize.DefaultCalibTokens, "calibration tokens read from the start of --calib")
+	fl.Float64Var(&o.Damp, "damp", quantize.DefaultDamp, "LDLQ damping λ: H + λ·mean(diag H)·I")
 	return cmd
 }
 
-// quantizeProgress shows a bar over the weights to encode, or at debug level one log line per tensor instead.
+// quantizeProgress shows a bar over the weights to encode, or at debug level one log line per tensor instead, and
+// an info line per calibration milestone and per finished layer.
 type quantizeProgress struct {
 	w     io.Writer
 	bar   *progressbar.ProgressBar
 	show  bool
 	debug bool
+	layer layerTally
+}
+
+// layerTally sums one layer's tensors for its log line.
+type layerTally struct {
+	name          string // "model.layers.3"
+	tensors       int
+	snr, proxy    float64
+	weights       int64
+	elapsed       time.Duration
+	rotated, ldlq int
+}
+
+// layerOf is a tensor's layer prefix ("model.layers.3"), "" outside the layers.
+func layerOf(name string) string {
+	const p = "model.layers."
+	if !strings.HasPrefix(name, p) {
+		return ""
+	}
+	rest := name[len(p):]
+	i := strings.IndexByte(rest, '.')
+	if i < 0 {
+		return ""
+	}
+	return p + rest[:i]
+}
+
+// flushLayer logs the finished layer's line.
+func (p *quantizeProgress) flushLayer() {
+	t := p.layer
+	if t.tensors > 0 {
+		log.Info().Str("layer", t.name).Int("tensors", t.tensors).Int64("weights", t.weights).
+			Str("mean_snr_db", fmt.Sprintf("%.2f", t.snr/float64(t.tensors))).
+			Str("mean_proxy_rel", fmt.Sprintf("%.4g", t.proxy/float64(t.tensors))).
+			Int("rotated", t.rotated).Int("ldlq", t.ldlq).Str("took", t.elapsed.Round(time.Millisecond).String()).Msg("layer quantized")
+	}
+	p.layer = layerTally{}
 }
 
 func newQuantizeProgress(w io.Writer, quiet bool) *quantizeProgress {
@@ -115,11 +171,42 @@ func newQuantizeProgress(w io.Writer, quiet bool) *quantizeProgress {
 }
 
 func (p *quantizeProgress) event(e quantize.Event) {
+	if e.Stage == quantize.StageCalibrate {
+		if e.Done && (e.Index+1 == e.Count || (e.Index+1)%max(1, e.Count/8) == 0) {
+			log.Info().Int("window", e.Index+1).Int("of", e.Count).Msg("calibration: Hessians collected")
+		}
+		return
+	}
+	if e.Done {
+		if l := layerOf(e.Tensor); l != p.layer.name {
+			p.flushLayer()
+			p.layer.name = l
+		}
+		if r := e.Result; r != nil && r.Spec.Mode == "trellis" {
+			t := &p.layer
+			t.tensors++
+			t.snr += r.SNRdB
+			t.proxy += r.ProxyRel
+			t.weights += int64(r.Shape[0]) * int64(r.Shape[1])
+			t.elapsed += r.Elapsed
+			if r.RotatedIn || r.RotatedOut {
+				t.rotated++
+			}
+			if r.LDLQ {
+				t.ldlq++
+			}
+		}
+		if e.Index+1 == e.Count {
+			p.flushLayer()
+		}
+	}
 	if p.debug && e.Done {
 		ev := log.Debug().Str("tensor", e.Tensor).Int("index", e.Index+1).Int("of", e.Count)
 		if r := e.Result; r != nil {
 			ev = ev.Str("spec", specString(r.Spec, r.Interleaved)).Ints("shape", r.Shape[:]).
-				Str("snr_db", fmt.Sprintf("%.2f", r.SNRdB)).Str("bits", fmt.Sprintf("%.4f", r.Bits)).Str("took", r.Elapsed.Round(time.Millisecond).String())
+				Str("snr_db", fmt.Sprintf("%.2f", r.SNRdB)).Str("proxy", fmt.Sprintf("%.4g", r.Proxy)).
+				Str("proxy_rel", fmt.Sprintf("%.4g", r.ProxyRel)).Bool("rht_in", r.RotatedIn).Bool("rht_out", r.RotatedOut).
+				Bool("ldlq", r.LDLQ).Str("bits", fmt.Sprintf("%.4f", r.Bits)).Str("took", r.Elapsed.Round(time.Millisecond).String())
 			ev.Msg("quantized")
 		} else {
 			ev.Msg("copied")
@@ -195,6 +282,16 @@ func printQuantizeSummary(w io.Writer, out string, rep *quantize.Report) {
 	fmt.Fprintf(w, "  tensors      %s\n", strings.Join(mix, ", "))
 	fmt.Fprintf(w, "  bits/weight  %.4f over the coded projections, %.4f over all %d parameters\n", rep.BitsPerWeight, rep.BitsPerParam, rep.Params)
 	fmt.Fprintf(w, "  SNR          mean %.2f dB, min %.2f dB (%s)\n", rep.MeanSNRdB, rep.MinSNRdB, rep.MinSNRTensor)
+	hname := "H = I (no --calib)"
+	if rep.Calibrated {
+		hname = "H = calibration XᵀX"
+	}
+	fmt.Fprintf(w, "  proxy loss   mean tr(ΔW·H·ΔWᵀ)/tr(W·H·Wᵀ) %.4g, %s\n", rep.MeanProxyRel, hname)
+	for _, t := range rep.Tensors {
+		if t.Spec.Mode == "trellis" {
+			fmt.Fprintf(w, "    %-40s SNR %6.2f dB  proxy %.4g (rel %.4g)%s\n", t.Name, t.SNRdB, t.Proxy, t.ProxyRel, tensorFlags(t))
+		}
+	}
 	fmt.Fprintf(w, "  files        %s\n", strings.Join(rep.Files, ", "))
 	fmt.Fprintf(w, "  time         %s\n", rep.Elapsed.Round(100*time.Millisecond))
 }
@@ -208,4 +305,24 @@ func specWidth(t quantize.TensorReport) string {
 		return fmt.Sprintf("%d-bit interleaved", t.Spec.Bits)
 	}
 	return fmt.Sprintf("%d-bit", t.Spec.Bits)
+}
+
+// tensorFlags marks a tensor's processing for the summary: " rht(in,out) ldlq".
+func tensorFlags(t quantize.TensorReport) string {
+	var f []string
+	switch {
+	case t.RotatedIn && t.RotatedOut:
+		f = append(f, "rht(in,out)")
+	case t.RotatedIn:
+		f = append(f, "rht(in)")
+	case t.RotatedOut:
+		f = append(f, "rht(out)")
+	}
+	if t.LDLQ {
+		f = append(f, "ldlq")
+	}
+	if len(f) == 0 {
+		return ""
+	}
+	return "  " + strings.Join(f, " ")
 }

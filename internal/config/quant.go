@@ -26,7 +26,19 @@ type Quantization struct {
 	Default QuantSpec
 	PerPath map[string]QuantSpec // module path → its own spec
 	Skip    map[string]bool      // module paths the block marks false
+	// Rotation, when set, says coded tensors may carry random Hadamard sign vectors (<path>.rht_in, <path>.rht_out;
+	// docs/trellis-format.md section 11): {"method": "hadamard", "version": 1}.
+	Rotation *Rotation
 }
+
+// Rotation is the quantization block's "rotation" object.
+type Rotation struct {
+	Method  string
+	Version int
+}
+
+// RotationVersions are the rotation format versions this engine loads, per method.
+var RotationVersions = map[string]int{"hadamard": 1}
 
 // For returns the spec of the module at path (e.g. "model.layers.0.mlp.down_proj") and whether it is quantized:
 // a per-path entry wins, false means unquantized, anything else gets the default. As in mlx-lm, only modules
@@ -52,7 +64,7 @@ var modeDefaults = map[string]*struct{ bits, groupSize int }{
 var trellisCodes = map[string]bool{"1mad": true}
 
 // specKeys are the keys of the block (or of an entry) that describe a spec rather than name a module.
-var specKeys = map[string]bool{"mode": true, "bits": true, "group_size": true, "trellis": true}
+var specKeys = map[string]bool{"mode": true, "bits": true, "group_size": true, "trellis": true, "rotation": true}
 
 // quantization reads "quantization", or "quantization_config" when that is the same MLX-shaped block (mlx-lm
 // writes both); an HF quantization_config of another method (gptq, awq, fp8...) is refused, not ignored,
@@ -78,6 +90,14 @@ func (r *reader) quantization() *Quantization {
 		}
 	}
 	q := &Quantization{Default: qr.spec(r.name(key), block), PerPath: map[string]QuantSpec{}, Skip: map[string]bool{}}
+	if rb := qr.object("rotation"); rb != nil {
+		rr := qr.sub("rotation", rb)
+		q.Rotation = &Rotation{Method: rr.str("method"), Version: rr.positiveInt("version", true)}
+		if v, ok := RotationVersions[q.Rotation.Method]; !ok || q.Rotation.Version != v {
+			rr.fail("%s: rotation method %q version %d is not one this engine loads (hadamard version 1)",
+				r.name(key), q.Rotation.Method, q.Rotation.Version)
+		}
+	}
 	for _, path := range sortedKeys(block) {
 		switch v := block[path].(type) {
 		case map[string]any:

@@ -117,7 +117,7 @@ func TestInstantiations(t *testing.T) {
 	plain := []string{"bias_add_f32", "bias_add_bf16", "argmax_f32", "cvt_f32_bf16"}
 	for _, x := range actTypes {
 		for _, op := range []string{"embed", "rmsnorm_warp", "rmsnorm_row", "add_rmsnorm", "add", "swiglu", "rope",
-			"rmsnorm_rope", "kv_store", "attn_combine", "add_scaled"} {
+			"rmsnorm_rope", "kv_store", "attn_combine", "add_scaled", "hadamard"} {
 			plain = append(plain, opName(op, x))
 		}
 	}

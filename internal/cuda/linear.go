@@ -418,6 +418,7 @@ func (b *Backend) Supports(q backend.Query) error {
 		why = "no CUDA kernel for " + string(q.Op) + " yet" // the hybrids' ops (backend/hybrid.go): the CPU serves them
 	case q.Op == backend.OpAddScaled: // LoRA adapters (adapter.go)
 	case gemmaOps[q.Op]: // the Gemmas' pointwise ops and windowed attention (gemma.go)
+	case q.Op == backend.OpHadamard: // rotate.go
 	case q.Op != backend.OpMatMul:
 		why = "unknown op"
 	case q.Weight.Format != backend.FormatDense:

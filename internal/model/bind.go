@@ -15,6 +15,7 @@ type binder struct {
 	m     *Model
 	err   error
 	ropes map[string]*rope.Table // per-layer rope tables by spec (variations.go)
+	rots  map[string]*rotation   // bound rotations by block and signs (rotate.go): equal signs share one
 }
 
 func (w *binder) fail(err error) {
@@ -74,23 +75,38 @@ func (w *binder) upload(h backend.Host) backend.Tensor {
 	return t
 }
 
-// linear binds the module l.Path (<path>.weight, dense or quantized as the checkpoint stores it, + .bias) as one
-// backend linear per part: a fused module (Phi-3's qkv_proj, gate_up_proj) is split by output rows, of the dense
-// weight, of the trellis codes and their per-row scales, or of the affine codes, scales and biases.
+// linear binds a module the forward pass applies without rotations (linearRot); sign vectors beside it are an
+// error.
 func (w *binder) linear(l family.Linear) []backend.Linear {
+	res, r := w.linearRot(l)
+	if r != (linRot{}) {
+		w.fail(fmt.Errorf("tensor %q: rotation signs on a projection the forward pass does not rotate", l.Path+".weight"))
+	}
+	return res
+}
+
+// linearRot binds the module l.Path (<path>.weight, dense or quantized as the checkpoint stores it, + .bias) as one
+// backend linear per part: a fused module (Phi-3's qkv_proj, gate_up_proj) is split by output rows, of the dense
+// weight, of the trellis codes and their per-row scales, or of the affine codes, scales and biases. It returns
+// the module's rotations too (rotate.go), the bias already in the rotated output basis.
+func (w *binder) linearRot(l family.Linear) ([]backend.Linear, linRot) {
 	res := make([]backend.Linear, len(l.Parts))
 	if w.err != nil {
-		return res
+		return res, linRot{}
+	}
+	rot := w.rotations(l)
+	if w.err != nil {
+		return res, rot
 	}
 	whole := backend.LinearSpec{Name: l.Path, Out: l.Out, In: l.In}
 	if w.m.arch.Has(l.Path + ".scales") {
 		if !w.quantized(&whole, l.Path) {
-			return res
+			return res, rot
 		}
 	} else {
 		h, ok := w.host(l.WeightName(), l.WeightShape()...)
 		if !ok {
-			return res
+			return res, rot
 		}
 		h.Shape = []int{l.Out, l.In} // an expert stack [experts, out, in] as one [experts·out, in]
 		whole.Dense = &h
@@ -98,7 +114,14 @@ func (w *binder) linear(l family.Linear) []backend.Linear {
 	if w.m.arch.Has(l.Path + ".bias") {
 		b, ok := w.host(l.Path+".bias", l.Out)
 		if !ok {
-			return res
+			return res, rot
+		}
+		if rot.out != nil {
+			var err error
+			if b, err = rotateBias(b, rot.out); err != nil {
+				w.fail(err)
+				return res, rot
+			}
 		}
 		whole.Bias = &b
 	}
@@ -106,7 +129,7 @@ func (w *binder) linear(l family.Linear) []backend.Linear {
 		var err error
 		if whole, err = regroup(whole, blocks); err != nil {
 			w.fail(err)
-			return res
+			return res, rot
 		}
 	}
 	for k := range l.Parts {
@@ -116,17 +139,17 @@ func (w *binder) linear(l family.Linear) []backend.Linear {
 			var err error
 			if spec, err = outputRows(whole, l.PartName(k), start, n); err != nil {
 				w.fail(err)
-				return res
+				return res, rot
 			}
 		}
 		lin, err := w.m.b.LoadLinear(spec)
 		if err != nil {
 			w.fail(err)
-			return res
+			return res, rot
 		}
 		res[k] = lin
 	}
-	return res
+	return res, rot
 }
 
 // outputRows is the spec of output rows [start, start+n) of s, named name; the weights are views of s's.

@@ -50,11 +50,13 @@ type workspace struct {
 	n, outRows                int
 	ids, seq, pos             backend.Tensor
 	x, xn, proj, last, logits backend.Tensor
-	bufs                      []layerBufs      // one per Model.bufs
-	inputs                    []backend.Tensor // per-layer inputs [n, dim], one per layer (variations.go); nil without
-	inputTmp                  backend.Tensor   // [n, dim] scratch of the per-layer inputs
-	hy                        *hybridWorkspace // hybrid models' extra activations
-	lw                        *loraWorkspace   // adapters' activations (lora.go); nil without adapters
+	bufs                      []layerBufs            // one per Model.bufs
+	inputs                    []backend.Tensor       // per-layer inputs [n, dim], one per layer (variations.go); nil without
+	inputTmp                  backend.Tensor         // [n, dim] scratch of the per-layer inputs
+	hy                        *hybridWorkspace       // hybrid models' extra activations
+	lw                        *loraWorkspace         // adapters' activations (lora.go); nil without adapters
+	rot                       map[int]backend.Tensor // scratch [n, width] per rotated activation width (rotate.go)
+	rotHeld                   map[int]*rotInput      // which activation each scratch holds now
 	all                       []backend.Tensor
 }
 
@@ -131,6 +133,12 @@ func (m *Model) newWorkspace(n, outRows int) (*workspace, error) {
 		ws.hy = m.newHybridWorkspace(n, alloc)
 	}
 	m.loraBuffers(ws, alloc)
+	if len(m.rotWidths) > 0 {
+		ws.rot, ws.rotHeld = map[int]backend.Tensor{}, map[int]*rotInput{}
+		for _, w := range m.rotWidths {
+			ws.rot[w] = alloc(act, n, w)
+		}
+	}
 	if err != nil {
 		m.freeWorkspace(ws)
 		return nil, fmt.Errorf("forward: workspace for %d rows: %w", n, err)
@@ -244,7 +252,7 @@ func (m *Model) ops(ws *workspace, cache backend.KVCache) {
 		if L.moe != nil {
 			m.moe(ws, L) // a sparse MoE block (moe.go)
 		} else {
-			m.mlp(ws, L)
+			m.mlp(ws, L, i)
 		}
 		m.residual(ws, L.mlpOutNorm, eps)
 		m.layerSteps(ws, L, i, eps)
@@ -262,10 +270,12 @@ func (m *Model) attention(ws *workspace, L *layer, i int, cache backend.KVCache)
 	b, eps := m.b, float32(m.Config.RMSNormEps)
 	a, kv := &ws.bufs[L.buf], &ws.bufs[m.layers[L.attn.KVFrom].buf]
 	own := L.attn.KVFrom == i
-	m.project(ws, a.q, ws.xn, L, family.Q, L.q)
+	m.tap(i, family.Q, ws.xn)
+	in := m.rotated(ws, ws.xn) // rotated once for q, k and v when they share input signs
+	m.project(ws, a.q, in, L, family.Q, L.q)
 	if own {
-		m.project(ws, a.k, ws.xn, L, family.K, L.k)
-		m.values(ws, a, L)
+		m.project(ws, a.k, in, L, family.K, L.k)
+		m.values(ws, a, in, L)
 	}
 	if L.qNorm != nil {
 		b.RMSNorm(a.q, a.q, L.qNorm, eps)
@@ -286,14 +296,18 @@ func (m *Model) attention(ws *workspace, L *layer, i int, cache backend.KVCache)
 	if L.attnGate != nil {
 		m.gateAttention(ws, L) // the hybrids' output gate (hybrid.go)
 	}
-	m.project(ws, ws.proj, a.att, L, family.O, L.o)
+	m.tap(i, family.O, a.att)
+	m.project(ws, ws.proj, m.rotated(ws, a.att), L, family.O, L.o)
 }
 
-// mlp: ws.proj = the gated MLP of layer L over ws.xn (SwiGLU, or GeGLU for the families that say so).
-func (m *Model) mlp(ws *workspace, L *layer) {
+// mlp: ws.proj = the gated MLP of layer L (index i) over ws.xn (SwiGLU, or GeGLU for the families that say so).
+func (m *Model) mlp(ws *workspace, L *layer, i int) {
 	a := &ws.bufs[L.buf]
-	m.project(ws, a.gate, ws.xn, L, family.Gate, L.gate)
-	m.project(ws, a.up, ws.xn, L, family.Up, L.up)
+	m.tap(i, family.Gate, ws.xn)
+	in := m.rotated(ws, ws.xn) // rotated once for gate and up when they share input signs
+	m.project(ws, a.gate, in, L, family.Gate, L.gate)
+	m.project(ws, a.up, in, L, family.Up, L.up)
 	m.glu(a.gate, a.gate, a.up)
-	m.project(ws, ws.proj, a.gate, L, family.Down, L.down)
+	m.tap(i, family.Down, a.gate)
+	m.project(ws, ws.proj, m.rotated(ws, a.gate), L, family.Down, L.down)
 }

@@ -5,6 +5,7 @@ package model
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/mlxbun/mlxbun/internal/backend"
 	"github.com/mlxbun/mlxbun/internal/config"
@@ -34,6 +35,10 @@ type Model struct {
 	kept   map[[2]int]*workspace // decode-sized workspaces, kept for replay
 	graphs map[graphKey]bool     // what a Recorder backend holds for us
 	adder  backend.ScaledAdder   // the adapters' sum (lora.go); nil without adapters
+
+	rotor     backend.Rotator // the backend's rotation op, when some linear is rotated (rotate.go)
+	rotWidths []int           // the widths of the rotated activations (one workspace scratch each)
+	tapFn     Tap             // calibration tap (rotate.go); nil normally
 }
 
 type layer struct {
@@ -52,6 +57,7 @@ type layer struct {
 	dn       *deltaNetLayer
 	moe      *moeLayer
 	lora     [family.Head][]loraDelta // per slot Q..Down, the attached adapters' deltas (lora.go)
+	rot      [family.Head]linRot      // the rotations of q, k, v, o, gate, up, down (rotate.go)
 }
 
 // Source is where a model's tensors come from: a safetensors archive, or synthetic weights for benchmarks.
@@ -161,10 +167,15 @@ func (m *Model) bind() error {
 		slots := [...]*backend.Linear{family.Q: &L.q, family.K: &L.k, family.V: &L.v, family.O: &L.o,
 			family.Gate: &L.gate, family.Up: &L.up, family.Down: &L.down}
 		for _, l := range lt.Linears {
-			for k, part := range w.linear(l) {
+			lins, rot := w.linearRot(l)
+			for k, part := range lins {
 				if s := l.Parts[k].Slot; int(s) < len(slots) {
 					*slots[s] = part
+					L.rot[s] = rot
 				} else {
+					if rot != (linRot{}) {
+						w.fail(fmt.Errorf("tensor %q: rotation signs on a hybrid projection (not supported)", l.Path+".weight"))
+					}
 					L.setHybrid(l.Parts[k], part)
 				}
 			}
@@ -194,6 +205,18 @@ func (m *Model) bind() error {
 	}
 	m.bindVariations(&w, tm)
 	m.lmHead = w.linear(tm.OutputHead(m.arch.Has))[0]
+	if w.err == nil && len(w.rots) > 0 {
+		rot, ok := m.b.(backend.Rotator)
+		if !ok {
+			return fmt.Errorf("the checkpoint's linears are Hadamard-rotated and %s has no rotation op: %w", m.b.Name(), backend.ErrUnsupported)
+		}
+		m.rotor = rot
+		for _, r := range w.rots {
+			if !slices.Contains(m.rotWidths, r.n) {
+				m.rotWidths = append(m.rotWidths, r.n)
+			}
+		}
+	}
 	if w.err == nil {
 		m.planBuffers()
 	}

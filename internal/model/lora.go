@@ -248,9 +248,11 @@ func (m *Model) loraBuffers(ws *workspace, alloc func(dt backend.DType, shape ..
 	}
 }
 
-// project is dst = x·Wᵀ for layer L's slot s (weights w), plus each attached adapter's scale·B(A·x).
-func (m *Model) project(ws *workspace, dst, x backend.Tensor, L *layer, s family.Slot, w backend.Linear) {
-	m.b.MatMul(dst, x, w)
+// project is dst = x·Wᵀ for layer L's slot s (weights w, with their rotations: rotate.go), plus each attached
+// adapter's scale·B(A·x) on the unrotated input (an adapter is trained against the original W).
+func (m *Model) project(ws *workspace, dst backend.Tensor, in *rotInput, L *layer, s family.Slot, w backend.Linear) {
+	m.matmul(dst, in, w, L.rot[s])
+	x := in.x
 	for _, d := range L.lora[s] {
 		t, u := ws.lw.a[d.a.Out()], ws.lw.b[d.b.Out()]
 		m.b.MatMul(t, x, d.a)

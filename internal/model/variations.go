@@ -96,6 +96,9 @@ func needs(c *config.Model, f family.Family, tm *family.Map) []backend.Query {
 	if tm.FinalSoftcap > 0 {
 		add(backend.OpSoftcap, "logits")
 	}
+	if c.Quant != nil && c.Quant.Rotation != nil && len(tm.Layers) > 0 { // rotate.go
+		add(backend.OpHadamard, "model.layers.0")
+	}
 	return qs
 }
 
@@ -144,6 +147,8 @@ func (m *Model) bindVariations(w *binder, tm *family.Map) {
 			m.pw.geglu, ok = m.b.(backend.GeGLUer)
 		case backend.OpKVLayers, backend.OpWindowAttention, backend.OpSoftcapAttention:
 			m.pw.attn, ok = m.b.(backend.WindowedAttention)
+		case backend.OpHadamard:
+			m.rotor, ok = m.b.(backend.Rotator)
 		}
 		if !ok {
 			w.fail(fmt.Errorf("%s: %w", q, backend.ErrUnsupported))
@@ -274,12 +279,12 @@ func (m *Model) embedSteps(ws *workspace) {
 }
 
 // values fills a layer's v: the value projection, or a copy of the key projection (attention_k_eq_v).
-func (m *Model) values(ws *workspace, a *layerBufs, L *layer) {
+func (m *Model) values(ws *workspace, a *layerBufs, in *rotInput, L *layer) {
 	if L.attn.VFromK {
 		m.pw.scale.Scale(a.v, a.k, 1)
 		return
 	}
-	m.project(ws, a.v, ws.xn, L, family.V, L.v)
+	m.project(ws, a.v, in, L, family.V, L.v)
 }
 
 // attend attends q over the cache of the layer whose keys and values the layer reads.

@@ -4,40 +4,129 @@ package quantize
 
 import (
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"math"
 	"time"
 
 	"github.com/mlxbun/mlxbun/internal/affine"
 	"github.com/mlxbun/mlxbun/internal/backend"
+	"github.com/mlxbun/mlxbun/internal/model"
+	"github.com/mlxbun/mlxbun/internal/rht"
 	"github.com/mlxbun/mlxbun/internal/trellis"
 )
 
 // encodeTrellis codes one projection and adds <path>.weight (U32, the stored shape) and <path>.scales (F16
-// [rows]) to the sink.
-func encodeTrellis(it item, h backend.Host, s *sink) (*TensorReport, error) {
+// [rows]) to the sink, and with rotations <path>.rht_in (I8 [in]) and <path>.rht_out (I8 [out]). With rotations
+// the codes are of W̃ = R_out·W·R_inᵀ (its Hessian R_in·H·R_inᵀ); with a Hessian they are chosen by LDLQ. SNR and
+// proxy loss are measured in the coded basis, which the rotations (orthogonal) leave them equal to.
+func encodeTrellis(it item, h backend.Host, s *sink, hs *hessian, damp float64) (*TensorReport, error) {
 	start := time.Now()
 	dense, err := h.Float32s()
 	if err != nil {
 		return nil, err
 	}
-	w, err := trellis.Quantize(dense, it.out, it.in, it.spec, it.interleave)
+	if it.rotIn != nil || it.rotOut != nil {
+		dense = rht.RotateWeight(dense, it.out, it.in, it.rotIn, it.rotOut)
+	}
+	var hfull []float64
+	if hs != nil {
+		if hs.n != it.in {
+			return nil, fmt.Errorf("tensor %q: calibration Hessian of %d inputs for %d in-features", it.name, hs.n, it.in)
+		}
+		hfull = rht.RotateHessian(hs.full(), hs.n, it.rotIn)
+	}
+	w, err := ldlq(dense, it, hfull, damp)
 	if err != nil {
 		return nil, fmt.Errorf("tensor %q: %w", it.name, err)
 	}
 	snr := trellisSNR(dense, w)
+	proxy, rel := proxyLoss(dense, w, hfull, hs)
 	words := backend.Host{Name: it.path + ".weight", DType: backend.U32, Shape: w.StoredShape(), Data: u32Bytes(w.Words)}
 	scales := backend.Host{Name: it.path + ".scales", DType: backend.F16, Shape: []int{w.Rows}, Data: make([]byte, 2*w.Rows)}
 	for r, x := range w.Scales {
 		binary.LittleEndian.PutUint16(scales.Data[2*r:], backend.F32ToF16(x))
 	}
-	if err := s.add(words, scales); err != nil {
+	ts := []backend.Host{words, scales}
+	if it.rotIn != nil {
+		ts = append(ts, signTensor(it.path+model.SignsIn, it.rotIn.Signs))
+	}
+	if it.rotOut != nil {
+		ts = append(ts, signTensor(it.path+model.SignsOut, it.rotOut.Signs))
+	}
+	if err := s.add(ts...); err != nil {
 		return nil, err
 	}
 	return &TensorReport{
 		Name: it.path, Spec: it.qspec, Shape: [2]int{it.out, it.in}, Interleaved: w.Interleaved, SNRdB: snr,
-		Bits: storedBits(dense, words, scales), Elapsed: time.Since(start),
+		Bits: storedBits(dense, ts...), Elapsed: time.Since(start), Proxy: proxy, ProxyRel: rel,
+		RotatedIn: it.rotIn != nil, RotatedOut: it.rotOut != nil, LDLQ: hfull != nil,
 	}, nil
+}
+
+// ldlq codes dense (in the coded basis) with LDLQ against h damped by λ·mean(diag h); a Hessian the
+// factorisation rejects is damped ten times more, up to three times. Without h it is plain Quantize.
+func ldlq(dense []float32, it item, h []float64, damp float64) (*trellis.Weights, error) {
+	if h == nil {
+		return trellis.Quantize(dense, it.out, it.in, it.spec, it.interleave)
+	}
+	for try := 0; ; try++ {
+		w, err := trellis.QuantizeLDLQ(dense, it.out, it.in, it.spec, it.interleave, damped(h, it.in, damp))
+		if !errors.Is(err, trellis.ErrNotPositiveDefinite) || try == 3 {
+			return w, err
+		}
+		damp *= 10
+	}
+}
+
+// proxyLoss is tr(ΔW·H·ΔWᵀ)/tokens and its ratio to tr(W·H·Wᵀ)/tokens for W [out, in] and its decoded codes; H = I
+// when h is nil.
+func proxyLoss(dense []float32, w *trellis.Weights, h []float64, hs *hessian) (float64, float64) {
+	out, in := w.OutFeatures(), w.InFeatures()
+	q := w.Dense(trellis.Exact)
+	var loss, sig float64
+	d := make([]float64, in)
+	for o := range out {
+		row := dense[o*in : (o+1)*in]
+		for i := range in {
+			d[i] = float64(q[o*in+i]) - float64(row[i])
+		}
+		if h == nil {
+			for i, x := range d {
+				loss += x * x
+				sig += float64(row[i]) * float64(row[i])
+			}
+			continue
+		}
+		for i := range in {
+			hr := h[i*in : (i+1)*in]
+			var td, tw float64
+			for j, x := range d {
+				td += hr[j] * x
+				tw += hr[j] * float64(row[j])
+			}
+			loss += d[i] * td
+			sig += float64(row[i]) * tw
+		}
+	}
+	if hs != nil && hs.tokens > 0 {
+		loss /= float64(hs.tokens)
+		sig /= float64(hs.tokens)
+	}
+	rel := math.NaN()
+	if sig > 0 {
+		rel = loss / sig
+	}
+	return loss, rel
+}
+
+// signTensor stores a sign vector as I8 ±1.
+func signTensor(name string, s []float32) backend.Host {
+	b := make([]byte, len(s))
+	for i, v := range s {
+		b[i] = byte(int8(v))
+	}
+	return backend.Host{Name: name, DType: backend.I8, Shape: []int{len(s)}, Data: b}
 }
 
 // trellisSNR compares W [out, in] with its codes decoded (Exact) one coded row at a time; on axis 0 coded row r is

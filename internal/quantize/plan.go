@@ -11,6 +11,7 @@ import (
 	"github.com/mlxbun/mlxbun/internal/backend"
 	"github.com/mlxbun/mlxbun/internal/config"
 	"github.com/mlxbun/mlxbun/internal/family"
+	"github.com/mlxbun/mlxbun/internal/rht"
 	"github.com/mlxbun/mlxbun/internal/trellis"
 )
 
@@ -48,6 +49,63 @@ type item struct {
 	interleave bool             // roleCoded: store the 3-bit axis-0 block interleave
 	qspec      config.QuantSpec // roleCoded, roleAffine: what the config block says for path
 	table      bool             // the embedding table or lm_head (family.KindTable)
+	// roleCoded linears of a layer's q..down slots: the site whose Hessian they use (layer −1: none), and with
+	// Options.RHT their rotations (nil: that side not rotated).
+	site          site
+	rotIn, rotOut *rht.Side
+}
+
+// layerLinear is where a module sits in the family's map: its layer, its Linear, and whether the layer is a
+// hybrid one (DeltaNet or MoE: neither calibrated nor rotated here).
+type layerLinear struct {
+	layer  int
+	linear family.Linear
+	hybrid bool
+}
+
+// layerLinears indexes the map's layer linears by module path.
+func layerLinears(tm *family.Map) map[string]layerLinear {
+	idx := map[string]layerLinear{}
+	for i, L := range tm.Layers {
+		for _, l := range L.Linears {
+			idx[l.Path] = layerLinear{layer: i, linear: l, hybrid: L.Hybrid != nil}
+		}
+	}
+	return idx
+}
+
+// signSeed derives a sign vector's seed from the run's seed and the vector's name, so each rotation has its own
+// signs and the same run always draws the same ones.
+func signSeed(seed uint64, name string) uint64 {
+	h := seed ^ 0xcbf29ce484222325
+	for i := 0; i < len(name); i++ {
+		h = (h ^ uint64(name[i])) * 0x100000001b3
+	}
+	return h
+}
+
+// placeLinear fills a coded item's site and, with rotations asked for, its sign vectors: the input signs are
+// drawn per site (so q/k/v and gate/up share theirs and the model rotates their activation once); the output
+// signs per module, for modules whose rows are stored whole and in order (not fused, not regrouped). A side whose
+// dimension has no Hadamard block (rht.Block) stays unrotated.
+func placeLinear(it *item, idx map[string]layerLinear, o Options) {
+	it.site = site{layer: -1}
+	ll, ok := idx[it.path]
+	if !ok || ll.hybrid || ll.linear.Parts[0].Slot >= family.Head {
+		return
+	}
+	slot := ll.linear.Parts[0].Slot
+	it.site = site{layer: ll.layer, slot: siteOf[slot]}
+	if !o.RHT {
+		return
+	}
+	if b := rht.Block(it.in); b > 0 {
+		name := fmt.Sprintf("model.layers.%d.%s.in", ll.layer, siteOf[slot])
+		it.rotIn = &rht.Side{Signs: rht.Signs(signSeed(o.Seed, name), it.in), Block: b}
+	}
+	if b := rht.Block(it.out); b > 0 && !ll.linear.Fused() && ll.linear.Regroup() == nil {
+		it.rotOut = &rht.Side{Signs: rht.Signs(signSeed(o.Seed, it.path+".out"), it.out), Block: b}
+	}
 }
 
 // affine8 is the spec of --embeddings affine8: MLX affine, 8 bits, groups of 64.
@@ -66,6 +124,7 @@ var floatDTypes = map[backend.DType]bool{backend.F32: true, backend.F16: true, b
 // Completeness is the loader's to check: a checkpoint missing a tensor quantizes, and fails to load naming it.
 func plan(headers []backend.Host, fam family.Family, cfg *config.Model, o Options) ([]item, error) {
 	tm := fam.Tensors(cfg)
+	idx := layerLinears(tm)
 	items := make([]item, 0, len(headers))
 	used := make([]bool, len(o.Rules))
 	for _, h := range headers {
@@ -105,9 +164,13 @@ func plan(headers []backend.Host, fam family.Family, cfg *config.Model, o Option
 			}
 			bits := bitsFor(o.Rules, it.path, o.Bits)
 			it.spec = trellis.Spec{K: bits, L: o.L, T: o.GroupSize, Code: "1mad", Axis: t.Axis}
+			if ll, ok := idx[it.path]; o.Axis0 && ok && !ll.linear.Fused() && ll.linear.Regroup() == nil && it.out%o.GroupSize == 0 {
+				it.spec.Axis = 0
+			}
 			if err := checkCoded(&it); err != nil {
 				return nil, err
 			}
+			placeLinear(&it, idx, o)
 			it.qspec = quantSpec(it.spec)
 		case roleAffine:
 			if it.in%affine8.GroupSize != 0 {

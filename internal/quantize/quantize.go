@@ -45,6 +45,11 @@ const (
 	DefaultL          = 12
 	DefaultGroupSize  = 256
 	DefaultShardBytes = 4 << 30 // a shard is closed before it would pass this many bytes of tensor data
+
+	DefaultCalibTokens = 32768 // calibration tokens (--calib-tokens)
+	DefaultCalibCtx    = 512   // tokens per calibration window
+	DefaultDamp        = 0.01  // LDLQ damping λ: H + λ·mean(diag H)·I
+	DefaultSeed        = 0x5eed_51605
 )
 
 // Options choose how a model is quantized. Bits is required; zero values of the others take the defaults.
@@ -56,6 +61,23 @@ type Options struct {
 	Embeddings string // EmbeddingsBF16 ("" too) or EmbeddingsAffine8 (embed_tokens and lm_head)
 	Force      bool   // replace an existing output model directory
 	ShardBytes int64  // 0 means DefaultShardBytes
+
+	// RHT codes R_out·W·R_inᵀ with random Hadamard rotations (incoherence processing) and stores the sign
+	// vectors beside the codes (docs/trellis-format.md section 11); Seed draws the signs (0: DefaultSeed).
+	RHT  bool
+	Seed uint64
+	// Calib, when set, is a text file the unquantized model is run over (CPU) to collect each linear's input
+	// Hessian; the codes are then chosen by LDLQ against it (damped by Damp, 0: DefaultDamp). CalibTokens (0:
+	// DefaultCalibTokens) tokens from its start, in windows of CalibCtx (0: DefaultCalibCtx).
+	Calib    string
+	CalibIDs []int // calibration token ids instead of a file (tests: models without a tokenizer)
+	// Axis0 codes every unfused projection whose out-features are whole blocks along its output dimension (axis 0,
+	// the down projection's layout; the config block records it per path): LDLQ then feeds errors back every
+	// 16 input features instead of every group-size of them (trellis.QuantizeLDLQ).
+	Axis0       bool
+	CalibTokens int
+	CalibCtx    int
+	Damp        float64
 
 	// Context, when set, is checked between tensors; cancelling it aborts the run (the temporary directory is
 	// removed). A tensor being encoded finishes first.
@@ -71,6 +93,12 @@ type TensorReport struct {
 	SNRdB       float64          // 10·log10(Σw² / Σ(w−ŵ)²), ŵ decoded from the stored bits (trellis: Exact variant)
 	Bits        float64          // stored bits per weight, scales (and biases) included
 	Elapsed     time.Duration
+	// Trellis tensors: Proxy is tr(ΔW·H·ΔWᵀ)/tokens with the calibration Hessian (H = I without --calib, which
+	// makes it Σ(w−ŵ)²), ProxyRel the same divided by tr(W·H·Wᵀ)/tokens. RotatedIn/Out say which sides carry
+	// Hadamard signs; LDLQ whether the codes were chosen against a Hessian.
+	Proxy, ProxyRel       float64
+	RotatedIn, RotatedOut bool
+	LDLQ                  bool
 }
 
 // Report sums up a run.
@@ -86,13 +114,23 @@ type Report struct {
 	MeanSNRdB     float64 // mean over the trellis-coded projections not reproduced exactly (+Inf SNR)
 	MinSNRdB      float64
 	MinSNRTensor  string
+	MeanProxyRel  float64 // mean ProxyRel over the trellis-coded projections
+	Calibrated    bool    // the proxy losses are against calibration Hessians (else H = I)
 
 	Files   []string // files written into the output directory, sorted
 	Elapsed time.Duration
 }
 
-// Event reports progress: one with Done false when a tensor starts, one with Done true when it is written.
+// Stages of a run an Event belongs to.
+const (
+	StageEncode    = ""          // a tensor
+	StageCalibrate = "calibrate" // a calibration window (Index, Count count windows)
+)
+
+// Event reports progress: one with Done false when a tensor (or calibration window) starts, one with Done true
+// when it is written.
 type Event struct {
+	Stage        string        // StageEncode or StageCalibrate
 	Tensor       string        // input tensor name
 	Index, Count int           // position among all input tensors (0-based) and their number
 	Done         bool          // false: starting; true: finished
@@ -159,7 +197,13 @@ func Run(inDir, outDir string, o Options, progress func(Event)) (*Report, error)
 		}
 	}()
 
-	rep := &Report{}
+	var hs map[site]*hessian
+	if o.Calib != "" || o.CalibIDs != nil {
+		if hs, err = collectHessians(inDir, o, progress); err != nil {
+			return nil, err
+		}
+	}
+	rep := &Report{Calibrated: hs != nil}
 	sink := newSink(tmp, o.ShardBytes)
 	var total, work int64
 	for _, it := range items {
@@ -184,7 +228,7 @@ func Run(inDir, outDir string, o Options, progress func(Event)) (*Report, error)
 			rep.Kept = append(rep.Kept, it.name)
 			err = keepBF16(h, sink)
 		case roleCoded:
-			res, err = encodeTrellis(it, h, sink)
+			res, err = encodeTrellis(it, h, sink, hs[it.site], o.Damp)
 			work += int64(it.out) * int64(it.in)
 		case roleAffine:
 			res, err = encodeAffine(it, h, sink)
@@ -239,6 +283,18 @@ func (o *Options) normalize() error {
 	if o.Context == nil {
 		o.Context = context.Background()
 	}
+	if o.Seed == 0 {
+		o.Seed = DefaultSeed
+	}
+	if o.CalibTokens == 0 {
+		o.CalibTokens = DefaultCalibTokens
+	}
+	if o.CalibCtx == 0 {
+		o.CalibCtx = DefaultCalibCtx
+	}
+	if o.Damp == 0 {
+		o.Damp = DefaultDamp
+	}
 	checks := []struct {
 		bad bool
 		msg string
@@ -248,6 +304,8 @@ func (o *Options) normalize() error {
 		{o.L < 1, fmt.Sprintf("--L %d must be positive", o.L)},
 		{o.GroupSize < 1, fmt.Sprintf("--group-size %d must be positive", o.GroupSize)},
 		{o.ShardBytes < 0, fmt.Sprintf("shard size %d must be positive", o.ShardBytes)},
+		{o.CalibTokens < 0 || o.CalibCtx < 2, fmt.Sprintf("--calib-tokens %d and a window of %d tokens must be positive", o.CalibTokens, o.CalibCtx)},
+		{o.Damp < 0 || math.IsNaN(o.Damp), fmt.Sprintf("--damp %g must be non-negative", o.Damp)},
 		{o.Embeddings != EmbeddingsBF16 && o.Embeddings != EmbeddingsAffine8,
 			fmt.Sprintf("--embeddings %q: want %s or %s", o.Embeddings, EmbeddingsBF16, EmbeddingsAffine8)},
 	}
@@ -272,8 +330,8 @@ func (o *Options) normalize() error {
 
 // summarize fills the totals from the tensor reports; dataBytes is every written tensor's data.
 func (r *Report) summarize(dataBytes int64) {
-	var codedBits, snrSum float64
-	n := 0
+	var codedBits, snrSum, proxySum float64
+	n, np := 0, 0
 	r.MinSNRdB = math.Inf(1)
 	for _, t := range r.Tensors {
 		if t.Spec.Mode != "trellis" {
@@ -285,6 +343,10 @@ func (r *Report) summarize(dataBytes int64) {
 		if !math.IsInf(t.SNRdB, 1) {
 			snrSum += t.SNRdB
 			n++
+		}
+		if !math.IsNaN(t.ProxyRel) {
+			proxySum += t.ProxyRel
+			np++
 		}
 		if t.SNRdB < r.MinSNRdB {
 			r.MinSNRdB, r.MinSNRTensor = t.SNRdB, t.Name
@@ -298,6 +360,9 @@ func (r *Report) summarize(dataBytes int64) {
 	r.MeanSNRdB = r.MinSNRdB // every coded tensor exact (or none)
 	if n > 0 {
 		r.MeanSNRdB = snrSum / float64(n)
+	}
+	if np > 0 {
+		r.MeanProxyRel = proxySum / float64(np)
 	}
 	if r.Params > 0 {
 		r.BitsPerParam = float64(dataBytes) * 8 / float64(r.Params)

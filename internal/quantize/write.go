@@ -138,6 +138,15 @@ func quantBlock(o Options, items []item) *orderedObject {
 	block.set("bits", def.Bits)
 	block.set("group_size", def.GroupSize)
 	block.set("trellis", trellisObject(def.Trellis))
+	for _, it := range items {
+		if it.rotIn != nil || it.rotOut != nil { // sign tensors are written: say so, with the format version
+			rot := &orderedObject{}
+			rot.set("method", "hadamard")
+			rot.set("version", config.RotationVersions["hadamard"])
+			block.set("rotation", rot)
+			break
+		}
+	}
 	var paths []string
 	entries := map[string]any{}
 	for _, it := range items {

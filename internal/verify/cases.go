@@ -43,8 +43,9 @@ func Cases(quick bool) []Case {
 		cs = append(cs, attentionCases(act)...)
 		cs = append(cs, fusionCases(act)...)
 		cs = append(cs, recordCases(act)...)
-		cs = append(cs, loraCases(act)...)  // cases_lora.go
-		cs = append(cs, gemmaCases(act)...) // cases_gemma.go
+		cs = append(cs, loraCases(act)...)   // cases_lora.go
+		cs = append(cs, gemmaCases(act)...)  // cases_gemma.go
+		cs = append(cs, rotateCases(act)...) // cases_rotate.go
 	}
 	cs = append(cs, argmaxSweep())
 	cs = append(cs, quantCases()...) // quant_cases.go

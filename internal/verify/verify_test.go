@@ -105,13 +105,14 @@ type badFusion struct {
 	lastAdd    backend.Tensor   // dst of the Add queued last
 	headNormed []backend.Tensor // dsts of per-head RMSNorms since the last other op
 	lastMM     [2]backend.Tensor
-	lastDst    backend.Tensor // dst of the last op other than MatMul
+	pair       [2]backend.Tensor // outputs of the last MatMul pair on one input (gate, up), until another op
+	lastDst    backend.Tensor    // dst of the last op other than MatMul
 }
 
 func bump(t backend.Tensor) { t.(*cpu.Tensor).Float32s()[0] += 1 }
 
 func (b *badFusion) other(dst backend.Tensor) {
-	b.lastAdd, b.headNormed, b.lastMM, b.lastDst = nil, nil, [2]backend.Tensor{}, dst
+	b.lastAdd, b.headNormed, b.lastMM, b.pair, b.lastDst = nil, nil, [2]backend.Tensor{}, [2]backend.Tensor{}, dst
 }
 
 func (b *badFusion) Add(dst, x, y backend.Tensor) {
@@ -152,6 +153,7 @@ func (b *badFusion) MatMul(dst, x backend.Tensor, w backend.Linear) {
 	if b.lastMM[1] == x {
 		bump(b.lastMM[0])
 		bump(dst)
+		b.pair = [2]backend.Tensor{b.lastMM[0], dst}
 	}
 	if x.Shape()[0] > backend.MaxDecodeRows && x == b.lastDst {
 		bump(dst)
@@ -159,7 +161,15 @@ func (b *badFusion) MatMul(dst, x backend.Tensor, w backend.Linear) {
 	b.lastMM = [2]backend.Tensor{dst, x}
 }
 
-func (b *badFusion) SwiGLU(dst, g, u backend.Tensor)  { b.Backend.SwiGLU(dst, g, u); b.other(dst) }
+// SwiGLU of a broken MatMul pair's outputs is broken too (a launch folding all three, as the trellis forms do).
+func (b *badFusion) SwiGLU(dst, g, u backend.Tensor) {
+	pair := b.pair == [2]backend.Tensor{g, u}
+	b.Backend.SwiGLU(dst, g, u)
+	if pair {
+		bump(dst)
+	}
+	b.other(dst)
+}
 func (b *badFusion) Embed(dst, t, ids backend.Tensor) { b.Backend.Embed(dst, t, ids); b.other(dst) }
 func (b *badFusion) Attention(dst, q, k, v backend.Tensor, c backend.KVCache, layer int, seq, pos backend.Tensor, scale float32) {
 	b.Backend.Attention(dst, q, k, v, c, layer, seq, pos, scale)

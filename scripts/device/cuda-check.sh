@@ -38,8 +38,15 @@ if [ -d "$fixtures" ]; then
 	for m in ${MLXBUN_DEV_MODELS:-tiny-llama3 tiny-qwen3 tiny-qwen2-yarn tiny-qwen3_5 tiny-gemma2 tiny-gemma3 tiny-gemma4}; do
 		cp -r "$fixtures/models/$m" .devdata/models/
 	done
-	for f in config.json generation_config.json golden.json model.safetensors prompt_logits.f32 tokenizer.json tokenizer_config.json heldout.txt; do
+	# MLXBUN_DEV_PYCODER_WEIGHTS=0 leaves pycoder's weights and logits behind (a call that needs only its text).
+	pyfiles="config.json generation_config.json golden.json tokenizer.json tokenizer_config.json heldout.txt"
+	[ "${MLXBUN_DEV_PYCODER_WEIGHTS:-1}" = 0 ] || pyfiles="$pyfiles model.safetensors prompt_logits.f32"
+	for f in $pyfiles; do
 		cp "$fixtures/trained/pycoder-12m/$f" .devdata/trained/pycoder-12m/ 2>/dev/null || true
+	done
+	# MLXBUN_DEV_EXTRA: folders copied into .devdata/quality/ (quantized artifacts a device phase reads).
+	for d in ${MLXBUN_DEV_EXTRA:-}; do
+		mkdir -p .devdata/quality && cp -r "$d" .devdata/quality/
 	done
 	chmod -R u+w .devdata
 	# A 3-bit trellis artifact for the device-choice checks (auto falls back while CUDA lacks trellis kernels;

@@ -11,7 +11,8 @@
 # CUDA (default and exact) greedy tokens against the CPU's, pycoder perplexity on both devices (first 64 KiB of
 # heldout.txt); the SASS of the one-row 3-bit forms; compute-sanitizer memcheck on the fixture-shape cases.
 # Files under $OUT: run.log, verify.md, bench.md, greedy.txt, sass.txt, memcheck.log, kl.log (lab.md, ncu-*.txt).
-# Phases (arguments; default all but lab and ncu): verify bench kl greedy ppl sass memcheck batch lora lab ncu.
+# Phases (arguments; default all but lab and ncu): verify bench kl greedy ppl sass memcheck batch lora gemma regress
+# quality grammar lab ncu.
 set -u -o pipefail
 OUT=${OUT:-/tmp/mlxbun-out}
 mkdir -p "$OUT"
@@ -151,6 +152,57 @@ lora() {
 		timeout 100 $B verify-kernels --device cuda --only "$only" >>"$OUT/verify.md" 2>&1
 		echo "verify $only exit $?" | tee -a "$OUT/run.log"
 		tail -1 "$OUT/verify.md" | tee -a "$OUT/run.log"
+	done
+}
+
+# gemma: the Gemma kernels (issue 10) against the CPU, and the fixture models on CUDA.
+gemma() {
+	step "gemma: verify-kernels (full mode) and TestBackendModels"
+	for only in AttentionWith Scale Softcap GeGLU; do
+		timeout 150 $B verify-kernels --device cuda --only "$only" >>"$OUT/verify.md" 2>&1
+		echo "verify $only exit $?" | tee -a "$OUT/run.log"
+		grep -E "FAIL|passed" "$OUT/verify.md" | tail -1 | tee -a "$OUT/run.log"
+	done
+	timeout 150 .devbin/cuda.test -test.run '^TestBackendModels$' -test.v -test.count=1 >"$OUT/models.log" 2>&1
+	echo "TestBackendModels exit $?" | tee -a "$OUT/run.log"
+	grep -E "^\s+(model|---)|MISMATCH|--- (PASS|FAIL|SKIP)" "$OUT/models.log" | head -40 | tee -a "$OUT/run.log"
+}
+
+# regress: every verify case in quick mode (all ops, after the merges of the session).
+regress() {
+	step "regress: verify-kernels --quick, every case"
+	timeout 300 $B verify-kernels --device cuda --quick >"$OUT/verify-all.md" 2>&1
+	echo "verify --quick exit $?" | tee -a "$OUT/run.log"
+	grep -E "\| FAIL" "$OUT/verify-all.md" | head -20 | tee -a "$OUT/run.log"
+	tail -1 "$OUT/verify-all.md" | tee -a "$OUT/run.log"
+}
+
+# quality: the rotated artifacts (issue 12) in .devdata/quality/*: Hadamard verify cases; bits/byte on CUDA over the
+# whole heldout.txt and on CUDA and CPU over its first 64 KiB.
+quality() {
+	step "quality: verify-kernels Hadamard"
+	timeout 120 $B verify-kernels --device cuda --only Hadamard >>"$OUT/verify.md" 2>&1
+	echo "verify Hadamard exit $?" | tee -a "$OUT/run.log"
+	grep -E "FAIL|passed" "$OUT/verify.md" | tail -1 | tee -a "$OUT/run.log"
+	H=$D/trained/pycoder-12m/heldout.txt
+	bpb() { timeout 150 $B perplexity --model "$1" --file $H --ctx 512 --quiet --json "${@:2}" 2>>"$OUT/run.log" |
+		python3 -c "import json,sys;print('%.5f' % json.load(sys.stdin)['bits_per_byte'])"; }
+	echo "| artifact | CUDA whole heldout | CUDA first 64 KiB | CPU first 64 KiB |" >"$OUT/ppl.md"
+	for m in $D/quality/*; do
+		step "quality: perplexity $(basename $m)"
+		echo "| $(basename $m) | $(bpb $m --device cuda) | $(bpb $m --device cuda --max-bytes 65536) | $(bpb $m --device cpu --max-bytes 65536) |" | tee -a "$OUT/ppl.md" "$OUT/run.log"
+	done
+}
+
+# grammar: constrained generation on CUDA with a quantized pycoder artifact; the output must parse as JSON.
+grammar() {
+	step "grammar: generate --json-schema on cuda"
+	m=$(ls -d $D/quality/* | head -1)
+	for seed in 1 2 3; do
+		timeout 60 $B generate --model "$m" --device cuda --json-schema internal/grammar/testdata/profile.schema.json \
+			--prompt "# event record" --max-tokens 3000 --temp 1 --seed $seed --no-chat-template >/tmp/g$seed.txt 2>>"$OUT/run.log"
+		echo "seed $seed exit $?: $(python3 -c "import json;json.load(open('/tmp/g$seed.txt'));print('valid JSON')" 2>&1 | tail -1)" | tee -a "$OUT/run.log"
+		head -c 300 /tmp/g$seed.txt | tee -a "$OUT/run.log"; echo | tee -a "$OUT/run.log"
 	done
 }
 

@@ -397,6 +397,45 @@ __device__ __forceinline__ void kv_store(kv_t* __restrict__ kc, kv_t* __restrict
     }
 }
 
+// hadamard_{f32,bf16} (backend.Rotator; the random Hadamard rotations of docs/trellis-format.md section 11)
+//   in:  x T [rows, cols]; pre, post f32 [cols] (±1) or null (all +1); b a power of two, 2 ≤ b ≤ 8192,
+//        cols % b == 0; scale = f32(1/√b)
+//   out: dst T [rows, cols] = post ⊙ H_b(pre ⊙ x)·scale on each run of b columns, H_b the Sylvester Hadamard
+//        matrix; dst may alias x (a block reads its whole run before writing); y16 bf16 [rows, cols] or null: the
+//        output again, rounded to bf16 (a following prompt GEMM's input)
+//   grid: x = rows · cols/b, one thread block per run; min(b/2, 512) threads; dynamic shared memory 4·b bytes
+//   promise: bit-exact to rht.Apply (the CPU reference): the signs are exact, the butterflies run in stage order
+//            h = 1, 2, ..., b/2 with each pair (j, j+h) → (u + v, u − v) rounded to f32 (no contraction), then one
+//            rounded multiply by scale; bf16 activations add one rounding of the result
+template <typename T>
+__device__ __forceinline__ void hadamard(T* dst, bf16_t* y16, const T* x, const float* __restrict__ pre,
+                                         const float* __restrict__ post, int cols, int b, float scale) {
+    extern __shared__ float hsh[];
+    const int per = cols / b;
+    const long long base = (long long)(blockIdx.x / per) * cols + (long long)(blockIdx.x % per) * b;
+    const int lo = (blockIdx.x % per) * b;
+    for (int i = threadIdx.x; i < b; i += blockDim.x) {
+        const float v = ld1(x + base + i);
+        hsh[i] = (pre && pre[lo + i] < 0.f) ? -v : v;
+    }
+    __syncthreads();
+    for (int h = 1; h < b; h <<= 1) {
+        for (int p = threadIdx.x; p < b / 2; p += blockDim.x) {
+            const int j = (p / h) * 2 * h + (p % h);
+            const float u = hsh[j], v = hsh[j + h];
+            hsh[j] = __fadd_rn(u, v);
+            hsh[j + h] = __fsub_rn(u, v);
+        }
+        __syncthreads();
+    }
+    for (int i = threadIdx.x; i < b; i += blockDim.x) {
+        float v = __fmul_rn(hsh[i], scale);
+        if (post && post[lo + i] < 0.f) v = -v;
+        store_out(dst + base + i, v);
+        if (y16) y16[base + i] = f2bf(v);
+    }
+}
+
 // The instantiations: NAME_f32 and NAME_bf16 of each template above.
 #define OPS_INSTANTIATE(T, SFX)                                                                                  \
     extern "C" __global__ void embed_##SFX(T* dst, const bf16_t* table, const int* ids, int d, int vocab) {   \
@@ -430,6 +469,10 @@ __device__ __forceinline__ void kv_store(kv_t* __restrict__ kc, kv_t* __restrict
     extern "C" __global__ void kv_store_##SFX(kv_t* kc, kv_t* vc, const T* k, const T* v, const int* seq, \
                                               const int* pos, int width, int layer, int seqs, int max_len) {   \
         kv_store<T>(kc, vc, k, v, seq, pos, width, layer, seqs, max_len);                                      \
+    }                                                                                                          \
+    extern "C" __global__ void hadamard_##SFX(T* dst, bf16_t* y16, const T* x, const float* pre,              \
+                                              const float* post, int cols, int b, float scale) {               \
+        hadamard<T>(dst, y16, x, pre, post, cols, b, scale);                                                   \
     }
 OPS_INSTANTIATE(float, f32)
 OPS_INSTANTIATE(bf16_t, bf16)
