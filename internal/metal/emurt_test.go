@@ -9,6 +9,7 @@ package metal
 import (
 	"context"
 	"encoding/binary"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
@@ -19,12 +20,14 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/mlxbun/mlxbun/internal/affine"
 	"github.com/mlxbun/mlxbun/internal/backend"
 	"github.com/mlxbun/mlxbun/internal/cpu"
 	"github.com/mlxbun/mlxbun/internal/dtype"
 	"github.com/mlxbun/mlxbun/internal/metal/emu"
 	"github.com/mlxbun/mlxbun/internal/model"
 	"github.com/mlxbun/mlxbun/internal/quantize"
+	"github.com/mlxbun/mlxbun/internal/safetensors"
 	"github.com/mlxbun/mlxbun/internal/testutil"
 	"github.com/mlxbun/mlxbun/internal/verify"
 	metalshaders "github.com/mlxbun/mlxbun/shaders/metal"
@@ -154,10 +157,13 @@ func emulatedCase(c verify.Case) bool {
 	case c.Op == "Argmax":
 		return strings.HasPrefix(c.Shape, "pycoder-12m")
 	case c.Op == "MatMul/affine":
-		// The affine forms are decode GEMVs (1..8 rows); Supports refuses affine prompts, so their case is not asked.
-		return strings.HasPrefix(c.Shape, "pycoder-12m affine 4-bit") && !strings.Contains(c.Shape, "n=512")
+		// Every width at the fixture shape: the GEMV at 1..8 rows; the prompt GEMM (n=512) at 4 bits only (the
+		// emulator's cost; TestModelOnEmulator and the emulator's kernel tests run it at every width).
+		return strings.HasPrefix(c.Shape, "pycoder-12m affine") && (!strings.Contains(c.Shape, "n=512") || strings.Contains(c.Shape, "4-bit"))
 	case strings.HasPrefix(c.Op, "MatMul/dense"):
 		return small && !strings.Contains(c.Shape, "n=512") // both forms (GEMV 1..8 rows, GEMM from 9) at 1..9 rows
+	case strings.HasPrefix(c.Op, "AddScaled"), strings.HasPrefix(c.Op, "LoRA"):
+		return false // adapters: Metal implements no backend.ScaledAdder (the harness would skip them)
 	case strings.HasPrefix(c.Op, "MatMul"), strings.HasPrefix(c.Op, "Record"):
 		return false // other MatMul variants (int8 activations, exact trellis modes) are CUDA's; no Recorder
 	}
@@ -199,18 +205,6 @@ func TestBackendOnEmulator(t *testing.T) {
 	}
 }
 
-// decodeHead is the emulated backend with the output head's query narrowed to one row: generation computes the
-// logits of the last row only, which the affine decode form serves; a prompt's logits for every row
-// (perplexity) it does not, which is why the model asks about any row count and Metal refuses.
-type decodeHead struct{ *Backend }
-
-func (d decodeHead) Supports(q backend.Query) error {
-	if q.Name == "lm_head" || q.Name == "model.embed_tokens" {
-		q.Rows = 1
-	}
-	return d.Backend.Supports(q)
-}
-
 // bf16Tables is the CPU backend holding 2-D float uploads (the embedding table, dequantized from affine8 here)
 // in bf16 as the Metal and CUDA backends do, so the comparison sees one table and measures the kernels alone.
 type bf16Tables struct{ *cpu.Backend }
@@ -234,13 +228,26 @@ func (c bf16Tables) Upload(h backend.Host) (backend.Tensor, error) {
 // prompt forms), then decode steps, comparing every step's logits and greedy id. The models: the tiny-llama3
 // and tiny-qwen3 fixtures as stored (bf16: dense GEMV and GEMM; Qwen3's head norms fused with the ropes), and
 // tiny-llama3 quantized here to 3-bit trellis with L = 8 (a fast
-// encode) and affine8 embeddings (trellis prefill, reduce and scatter forms, the affine head);
-// MLXBUN_METAL_EMU_MODEL names another trellis model with an affine head instead.
+// encode) and affine8 embeddings (trellis prefill, reduce and scatter forms, the affine head over every row);
+// and tiny-llama3 as an MLX affine checkpoint of every width (affineModel). MLXBUN_METAL_EMU_MODEL names
+// another trellis model with an affine head instead of the 3-bit one.
 func TestModelOnEmulator(t *testing.T) {
 	fixture := testutil.Fixture(t, "models/tiny-llama3")
 	t.Run("bf16", func(t *testing.T) { compareModel(t, fixture) })
 	// Qwen3's per-head q and k norms: each fused with its rope (rmsnorm_rope).
 	t.Run("bf16 qwen3", func(t *testing.T) { compareModel(t, testutil.Fixture(t, "models/tiny-qwen3")) })
+	// MLX affine projections and output head at every width and group size (mixed per layer): the GEMV for
+	// decode and the tiled affine GEMM for the prompt, including the head's logits of all 9 prompt rows.
+	t.Run("affine", func(t *testing.T) {
+		ran := compareModel(t, affineModel(t, fixture))
+		for _, b := range []int{2, 3, 4, 5, 6, 8} {
+			for _, fn := range []string{fmt.Sprintf("affine_gemm_b%d", b), fmt.Sprintf("affine_gemv_b%d_m1", b)} {
+				if ran[fn] == 0 {
+					t.Errorf("no %s dispatch: %v", fn, ran)
+				}
+			}
+		}
+	})
 	t.Run("trellis", func(t *testing.T) {
 		dir := os.Getenv("MLXBUN_METAL_EMU_MODEL")
 		if dir == "" {
@@ -254,11 +261,77 @@ func TestModelOnEmulator(t *testing.T) {
 	})
 }
 
+// affineModel writes src with every projection and lm_head as an MLX affine checkpoint (codes U32, f32 scales
+// and biases, a per-path config block), the widths 2, 3, 4, 5, 6, 8 and groups 32, 64, 128 taken in turn.
+func affineModel(t *testing.T, src string) string {
+	t.Helper()
+	arch, err := safetensors.OpenDir(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer arch.Close()
+	bits, groups := []int{2, 3, 4, 5, 6, 8}, []int{32, 64, 128}
+	q := map[string]any{"mode": "affine", "bits": 4, "group_size": 64}
+	var out []backend.Host
+	i := 0
+	for _, name := range arch.Names() {
+		h, err := arch.Tensor(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.HasSuffix(name, "_proj.weight") && name != "lm_head.weight" {
+			out = append(out, h)
+			continue
+		}
+		w, err := h.Float32s()
+		if err != nil {
+			t.Fatal(err)
+		}
+		o, in, b, g := h.Shape[0], h.Shape[1], bits[i%len(bits)], groups[i%len(groups)]
+		i++
+		a, err := affine.Quantize(w, o, in, b, g)
+		if err != nil {
+			t.Fatal(err)
+		}
+		path := strings.TrimSuffix(name, ".weight")
+		words := make([]byte, 4*len(a.Packed))
+		for j, v := range a.Packed {
+			binary.LittleEndian.PutUint32(words[4*j:], v)
+		}
+		out = append(out, backend.Host{Name: name, DType: backend.U32, Shape: []int{o, in * b / 32}, Data: words},
+			backend.HostF32(path+".scales", a.Scales, o, in/g), backend.HostF32(path+".biases", a.Biases, o, in/g))
+		q[path] = map[string]any{"mode": "affine", "bits": b, "group_size": g}
+	}
+	if i < len(bits) {
+		t.Fatalf("%s: %d projections, fewer than the widths to cover", src, i)
+	}
+	raw, err := os.ReadFile(filepath.Join(src, "config.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var cfg map[string]any
+	if err := json.Unmarshal(raw, &cfg); err != nil {
+		t.Fatal(err)
+	}
+	cfg["quantization"] = q
+	if raw, err = json.Marshal(cfg); err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "config.json"), raw, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := safetensors.WriteFile(filepath.Join(dir, "model.safetensors"), out, nil); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
 // compareModel loads dir on the emulated backend and on the CPU (holding its tables in bf16 as Metal does) and
 // compares the logits of a prefill and decode steps.
-func compareModel(t *testing.T, dir string) {
+func compareModel(t *testing.T, dir string) (kernels map[string]int) {
 	b, rt := emulated(t)
-	dut, err := model.Load(dir, decodeHead{b})
+	dut, err := model.Load(dir, b)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -310,4 +383,5 @@ func compareModel(t *testing.T, dir string) {
 		s = model.Step{IDs: []int32{int32(best)}, Seq: []int32{0}, Pos: []int32{pos}}
 	}
 	t.Logf("%d steps, logits within %.3g of max|ref|, %d emulated dispatches: %v", steps+1, worst, rt.dispatches, rt.kernels)
+	return rt.kernels
 }
