@@ -13,6 +13,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"slices"
@@ -29,6 +30,7 @@ import (
 	"github.com/mlxbun/mlxbun/internal/quantize"
 	"github.com/mlxbun/mlxbun/internal/safetensors"
 	"github.com/mlxbun/mlxbun/internal/testutil"
+	"github.com/mlxbun/mlxbun/internal/trellis"
 	"github.com/mlxbun/mlxbun/internal/verify"
 	metalshaders "github.com/mlxbun/mlxbun/shaders/metal"
 )
@@ -257,7 +259,11 @@ func TestModelOnEmulator(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
-		compareModel(t, dir)
+		ran := compareModel(t, dir)
+		// Every layer's MatMul gate, MatMul up and in-place SwiGLU(gate, gate, up) ran as one launch at decode.
+		if n := fusedLaunches(&emuRuntime{kernels: ran}); n == 0 || ran["swiglu_f32"] > 2 {
+			t.Errorf("fused gate/up launches %d, separate swiglu %d (only the 9-row prefill's should remain): %v", n, ran["swiglu_f32"], ran)
+		}
 	})
 }
 
@@ -384,4 +390,163 @@ func compareModel(t *testing.T, dir string) (kernels map[string]int) {
 	}
 	t.Logf("%d steps, logits within %.3g of max|ref|, %d emulated dispatches: %v", steps+1, worst, rt.dispatches, rt.kernels)
 	return rt.kernels
+}
+
+// TestFusedOnEmulator runs verify's Fused/trellis cases through the emulated backend one at a time, counting
+// the dispatches each issues: MatMul gate, MatMul up on the same x and SwiGLU of their outputs become one fused
+// launch (same and mixed widths, 1..8 rows), whose gate and up outputs the cases compare as well as h; the
+// q, k, v group stays three launches (Metal has no fused q/k/v form). The Qwen3-14B-shape cases run only with
+// MLXBUN_METAL_EMU_BIG=1 (minutes emulated); the fixture shapes always.
+func TestFusedOnEmulator(t *testing.T) {
+	b, rt := emulated(t)
+	ref := cpu.New()
+	big := os.Getenv("MLXBUN_METAL_EMU_BIG") == "1"
+	ran := map[string]int{}
+	for _, c := range verify.Cases(true) {
+		if !strings.HasPrefix(c.Op, "Fused/trellis/") || (!big && !strings.HasPrefix(c.Shape, "pycoder-12m")) {
+			continue
+		}
+		before, fusedBefore := rt.dispatches, fusedLaunches(rt)
+		r := verify.Run(ref, b, []verify.Case{c}, 1)[0]
+		if r.Skipped || !r.Pass {
+			t.Errorf("%s %s: metric %.3g > %.3g (skipped %v): %v", r.Op, r.Shape, r.Metric, r.Tol, r.Skipped, r.Err)
+			continue
+		}
+		want, wantFused := 3, 0
+		if c.Op == "Fused/trellis/gate+up+SwiGLU" {
+			want, wantFused = 1, 1
+		}
+		if got, fused := rt.dispatches-before, fusedLaunches(rt)-fusedBefore; got != want || fused != wantFused {
+			t.Errorf("%s %s: %d dispatches (%d fused gate/up), want %d (%d)", c.Op, c.Shape, got, fused, want, wantFused)
+		}
+		ran[c.Op]++
+		t.Logf("%s %s: metric %.3g (bound %.3g), %d dispatches", r.Op, r.Shape, r.Metric, r.Tol, rt.dispatches-before)
+	}
+	if ran["Fused/trellis/gate+up+SwiGLU"] < 4 || ran["Fused/trellis/MatMul×3"] < 3 {
+		t.Fatalf("fused cases run: %v", ran)
+	}
+}
+
+// fusedLaunches counts the fused gate/up dispatches so far.
+func fusedLaunches(rt *emuRuntime) int {
+	n := 0
+	for fn, k := range rt.kernels {
+		if strings.HasPrefix(fn, "trellis_gateup_") {
+			n += k
+		}
+	}
+	return n
+}
+
+// TestGateUpPeepholeOnEmulator covers what verify's fused cases do not: the in-place SwiGLU into the up tensor
+// (the gate projection still readable afterwards, the up one overwritten as the unfused order leaves it), a
+// 6-row batch (the MMA form), and sequences that must not fuse (up on another x; a SwiGLU of other tensors),
+// each against the CPU running the same ops.
+func TestGateUpPeepholeOnEmulator(t *testing.T) {
+	b, rt := emulated(t)
+	ref := cpu.New()
+	r := rand.New(rand.NewPCG(41, 42))
+	lin := func(k int) backend.LinearSpec {
+		g, err := trellis.NewGeometry(trellis.Spec{K: k, L: 12, T: 256, Code: "1mad", Axis: 1}, []int{384, 256 * k / 32})
+		if err != nil {
+			t.Fatal(err)
+		}
+		words := make([]uint32, g.Words())
+		for i := range words {
+			words[i] = r.Uint32()
+		}
+		scales := make([]float32, g.Rows)
+		for i := range scales {
+			scales[i] = dtype.RoundF16(float32(0.05 * (0.5 + r.Float64())))
+		}
+		w, err := trellis.NewWeights(g, words, scales)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return backend.LinearSpec{Name: fmt.Sprintf("peephole.k%d", k), Out: 384, In: 256, Trellis: w}
+	}
+	specs := []backend.LinearSpec{lin(3), lin(2)}
+	type side struct {
+		bk      backend.Backend
+		ls      []backend.Linear
+		x, x2   backend.Tensor
+		g, u, h backend.Tensor
+	}
+	cases := []struct {
+		name       string
+		n          int
+		otherX     bool // up reads x2
+		dst        string
+		wantLaunch int
+		compare    []string
+	}{
+		{"in place into up", 2, false, "u", 1, []string{"g", "u"}},
+		{"in place into gate, 6 rows (MMA)", 6, false, "g", 1, []string{"g", "u"}},
+		{"up on another x", 1, true, "h", 3, []string{"g", "u", "h"}},
+	}
+	for _, c := range cases {
+		x := make([]float32, c.n*256)
+		for i := range x {
+			x[i] = float32(r.NormFloat64())
+		}
+		var sides [2]side
+		for i, bk := range []backend.Backend{ref, b} {
+			s := side{bk: bk}
+			for _, sp := range specs {
+				l, err := bk.LoadLinear(sp)
+				if err != nil {
+					t.Fatal(err)
+				}
+				s.ls = append(s.ls, l)
+			}
+			alloc := func(w int) backend.Tensor {
+				tt, err := bk.Alloc(backend.F32, c.n, w)
+				if err != nil {
+					t.Fatal(err)
+				}
+				return tt
+			}
+			s.x, s.x2, s.g, s.u, s.h = alloc(256), alloc(256), alloc(384), alloc(384), alloc(384)
+			for _, tt := range []backend.Tensor{s.x, s.x2} {
+				if err := bk.(backend.FloatWriter).WriteFloat32(tt, x); err != nil {
+					t.Fatal(err)
+				}
+			}
+			before := rt.dispatches
+			upX := s.x
+			if c.otherX {
+				upX = s.x2
+			}
+			bk.MatMul(s.g, s.x, s.ls[0])
+			bk.MatMul(s.u, upX, s.ls[1])
+			dst := map[string]backend.Tensor{"g": s.g, "u": s.u, "h": s.h}[c.dst]
+			bk.SwiGLU(dst, s.g, s.u)
+			if err := bk.Sync(); err != nil {
+				t.Fatal(err)
+			}
+			if bk == backend.Backend(b) && rt.dispatches-before != c.wantLaunch {
+				t.Errorf("%s: %d dispatches, want %d", c.name, rt.dispatches-before, c.wantLaunch)
+			}
+			sides[i] = s
+		}
+		for _, name := range c.compare {
+			var out [2][]float32
+			for i, s := range sides {
+				out[i] = make([]float32, c.n*384)
+				tt := map[string]backend.Tensor{"g": s.g, "u": s.u, "h": s.h}[name]
+				if err := s.bk.ReadFloat32(tt, out[i]); err != nil {
+					t.Fatal(err)
+				}
+			}
+			scale, diff := 0.0, 0.0
+			for i := range out[0] {
+				scale = max(scale, math.Abs(float64(out[0][i])))
+				diff = max(diff, math.Abs(float64(out[1][i]-out[0][i])))
+			}
+			if !(diff <= 1e-5*scale) || scale == 0 {
+				t.Errorf("%s: %s within %.3g of max|ref| %.3g (> 1e-5)", c.name, name, diff, scale)
+			}
+		}
+		t.Logf("%s: %d launch(es), outputs within 1e-5 of the CPU", c.name, c.wantLaunch)
+	}
 }

@@ -88,6 +88,8 @@ const (
 	RoleGateS    Role = "gate_scales"
 	RoleUpW      Role = "up_words"
 	RoleUpS      Role = "up_scales"
+	RoleGate     Role = "gate"     // fused gate/up: the gate projection's f32 output [n, rows] (beside dst = SwiGLU)
+	RoleUp       Role = "up"       // fused gate/up: the up projection's f32 output
 	RoleExpanded Role = "expanded" // expand's 16-bit [out, in]
 	RoleDenseW   Role = "dense_w"  // a dense layer's bf16 weights [out, in]
 )
@@ -594,7 +596,8 @@ type prefillParams struct {
 func init() { ParamTypes["PrefillParams"] = prefillParams{} }
 
 // PlanGateUp is mid [n, rows] = silu(x·gateᵀ)·(x·upᵀ) for axis-1 gate and up of one geometry (widths may differ),
-// in the factored arithmetic.
+// in the factored arithmetic; the launch also writes the two projections to RoleGate and RoleUp (the backend's
+// peephole replaces three ops whose outputs must all exist). RoleDst may be the gate or up tensor.
 func PlanGateUp(f Family, gate, up trellis.Geometry, n int) (Plan, error) {
 	for _, g := range []trellis.Geometry{gate, up} {
 		if err := trellisSupported(g); err != nil {
@@ -605,7 +608,7 @@ func PlanGateUp(f Family, gate, up trellis.Geometry, n int) (Plan, error) {
 		return Plan{}, fmt.Errorf("metal: fused gate/up needs axis-1 gate and up of one geometry (gate %+v, up %+v)", gate, up)
 	}
 	p := GateUpParams{uint32(gate.Rows), uint32(gate.Cols), uint32(n), uint32(gate.T), uint32(gate.L)}
-	roles := []Role{RoleDst, RoleX, RoleGateW, RoleGateS, RoleUpW, RoleUpS}
+	roles := []Role{RoleDst, RoleX, RoleGateW, RoleGateS, RoleUpW, RoleUpS, RoleGate, RoleUp}
 	form := selectForm(f, "gate_up_swiglu", n)
 	if form == "trellis_gateup_cb" && gate.L > codebookMaxL {
 		form = "trellis_gateup"

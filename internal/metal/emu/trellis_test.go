@@ -134,15 +134,17 @@ func testTrellisAxis0(t T, h *Harness) {
 	runTrellis(t, h, "scatter 14B plain", randTrellis(t, r, 3, 12, 256, 0, 17408, 256, false), 1, trellis.Factored, false, "trellis_scatter")
 }
 
-// gateUpBufs binds gate, up and x for a fused gate/up plan of n rows.
+// gateUpBufs binds gate, up and x for a fused gate/up plan of n rows (the three outputs NaN-poisoned).
 func gateUpBufs(gate, up *trellis.Weights, x []float32, n int) bufs {
 	return bufs{metal.RoleDst: nanBytes(n * gate.Rows), metal.RoleX: f32b(x), metal.RoleGateW: u32b(gate.Words),
-		metal.RoleGateS: f32b(gate.Scales), metal.RoleUpW: u32b(up.Words), metal.RoleUpS: f32b(up.Scales)}
+		metal.RoleGateS: f32b(gate.Scales), metal.RoleUpW: u32b(up.Words), metal.RoleUpS: f32b(up.Scales),
+		metal.RoleGate: nanBytes(n * gate.Rows), metal.RoleUp: nanBytes(n * gate.Rows)}
 }
 
 type gateUpRun struct{ x, got []float32 }
 
-// runGateUp compares the fused kernel with trellis.MatMul (factored) of gate and up, then the CPU's SwiGLU order.
+// runGateUp compares the fused kernel with trellis.MatMul (factored) of gate and up, then the CPU's SwiGLU order;
+// the gate and up outputs it also writes are held to the same bound.
 func runGateUp(t T, h *Harness, name string, gate, up *trellis.Weights, n int, wantForm string) gateUpRun {
 	t.Helper()
 	r := rand.New(rand.NewPCG(uint64(n), uint64(gate.K*10+up.K)))
@@ -156,6 +158,14 @@ func runGateUp(t T, h *Harness, name string, gate, up *trellis.Weights, n int, w
 	g, u := make([]float32, n*gate.Rows), make([]float32, n*gate.Rows)
 	gate.MatMul(g, x, n, trellis.Factored)
 	up.MatMul(u, x, n, trellis.Factored)
+	for _, o := range []struct {
+		role metal.Role
+		want []float32
+	}{{metal.RoleGate, g}, {metal.RoleUp, u}} {
+		if e := relErr(bf32(b[o.role]), o.want); !(e <= 1e-5) {
+			t.Fatalf("%s (%s): the %s output: max|err|/max|ref| = %.3g > 1e-5", name, fnames(p), o.role, e)
+		}
+	}
 	got := bf32(b[metal.RoleDst])
 	check(t, name, p, got, swiglu(g, u), 1e-5)
 	return gateUpRun{x, got}
