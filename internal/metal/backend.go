@@ -414,10 +414,11 @@ func (b *Backend) fuseSwiGLU(d, gate, up *Tensor) bool {
 	case sameRegion(d, up):
 		roles[RoleUp] = nil
 	}
+	b.mm = nil
 	if roles[RoleGate] == nil || roles[RoleUp] == nil {
 		s := b.scratchOf(d.elems()*4, p.Form)
 		if s == nil {
-			return true // the failure is recorded; the queued MatMuls are dropped with it
+			return true // the failure is recorded (and returned by the next Sync); nothing more is encoded
 		}
 		for _, r := range []Role{RoleGate, RoleUp} {
 			if roles[r] == nil {
@@ -425,7 +426,6 @@ func (b *Backend) fuseSwiGLU(d, gate, up *Tensor) bool {
 			}
 		}
 	}
-	b.mm = nil
 	b.logf("MatMul gate, MatMul up and SwiGLU in one %s launch", p.Form)
 	b.encode(p, roles)
 	return true
