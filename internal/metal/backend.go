@@ -37,13 +37,17 @@ type Backend struct {
 	debug   bool
 	closed  bool
 
-	// Deferred ops, as CUDA's peephole keeps them (never both kinds at once): add is an Add not yet encoded —
+	// Deferred ops, as CUDA's peephole keeps them (never two kinds at once): add is an Add not yet encoded —
 	// an RMSNorm of its sum that follows at once takes both into one add_rmsnorm launch (which still writes
 	// the sum); norms are per-head RMSNorms queued since the last other op — a Rope of one's output takes it
 	// into one rmsnorm_rope launch (Qwen3's q and k norms arrive as norm q, norm k, rope q, rope k). Any other
 	// op, a wait or a Free encodes them first, in order.
 	add   *addOp
 	norms []headNorm
+	// mm are trellis decode MatMuls not yet encoded (CUDA's fuseQMmaSwiGLU peephole): MatMul gate, MatMul up on
+	// the same x, then SwiGLU of their two outputs become one fused gate/up launch writing all three outputs.
+	// Queued only while nothing else is (a MatMul flushes the rest first; any other op flushes these).
+	mm []mmOp
 
 	memNow, memPeak int64   // bytes of the buffers this backend allocated (no-copy buffers excluded)
 	copyBW          float64 // CopyBandwidth, measured once
@@ -359,8 +363,81 @@ func (h headNorm) roles() map[Role]*Tensor {
 	return map[Role]*Tensor{RoleDst: h.dst, RoleX: h.x, RoleNormW: h.w}
 }
 
+// mmOp is a deferred MatMul(dst, x, l) and its plan.
+type mmOp struct {
+	dst, x *Tensor
+	l      *linear
+	plan   Plan
+	roles  map[Role]*Tensor
+}
+
+// fusable reports whether MatMul(d, x, l) of n rows may wait for a SwiGLU: an axis-1 trellis layer without
+// bias at a decode row count.
+func fusable(l *linear, n int) bool {
+	return l.geom != nil && l.geom.Axis == 1 && l.bias == nil && n <= backend.MaxDecodeRows
+}
+
+// pairs reports whether a MatMul (d, x, l) may join the one queued as its up projection: the same x, a layer
+// of the same geometry (widths may differ) and an output in a buffer of its own.
+func (b *Backend) pairs(d, x *Tensor, l *linear) bool {
+	if len(b.mm) != 1 {
+		return false
+	}
+	g := b.mm[0]
+	return sameRegion(g.x, x) && slices.Equal(g.x.shape, x.shape) && d.buf != g.dst.buf && d.buf != x.buf &&
+		g.l.geom.Rows == l.geom.Rows && g.l.geom.Cols == l.geom.Cols && g.l.geom.T == l.geom.T && g.l.geom.L == l.geom.L
+}
+
+// fuseSwiGLU encodes SwiGLU(d, gate, up) with the two queued MatMuls as one fused launch when gate and up are
+// their outputs and a fused form serves them; false leaves everything queued.
+func (b *Backend) fuseSwiGLU(d, gate, up *Tensor) bool {
+	if len(b.mm) != 2 || !sameRegion(b.mm[0].dst, gate) || !sameRegion(b.mm[1].dst, up) {
+		return false
+	}
+	// dst is the gate or up tensor (the model's in-place SwiGLU) or a buffer of its own.
+	if !sameRegion(d, gate) && !sameRegion(d, up) && (d.buf == gate.buf || d.buf == up.buf || d.buf == b.mm[0].x.buf) {
+		return false
+	}
+	g, u := b.mm[0], b.mm[1]
+	n := g.x.shape[0]
+	p, err := PlanGateUp(b.fam, *g.l.geom, *u.l.geom, n)
+	if err != nil {
+		return false // no fused form for this row count or geometry: the ops run one by one
+	}
+	roles := map[Role]*Tensor{RoleDst: d, RoleX: g.x, RoleGateW: g.l.words, RoleGateS: g.l.scales,
+		RoleUpW: u.l.words, RoleUpS: u.l.scales, RoleGate: gate, RoleUp: up}
+	// The projection SwiGLU overwrites in place is never observable after it: its write goes to scratch, so no
+	// buffer is bound twice.
+	switch {
+	case sameRegion(d, gate):
+		roles[RoleGate] = nil
+	case sameRegion(d, up):
+		roles[RoleUp] = nil
+	}
+	b.mm = nil
+	if roles[RoleGate] == nil || roles[RoleUp] == nil {
+		s := b.scratchOf(d.elems()*4, p.Form)
+		if s == nil {
+			return true // the failure is recorded (and returned by the next Sync); nothing more is encoded
+		}
+		for _, r := range []Role{RoleGate, RoleUp} {
+			if roles[r] == nil {
+				roles[r] = s
+			}
+		}
+	}
+	b.logf("MatMul gate, MatMul up and SwiGLU in one %s launch", p.Form)
+	b.encode(p, roles)
+	return true
+}
+
 // flushPending encodes the deferred ops, in the order they were called.
 func (b *Backend) flushPending() {
+	mm := b.mm
+	b.mm = nil
+	for _, m := range mm {
+		b.encode(m.plan, m.roles)
+	}
 	if a := b.add; a != nil {
 		b.add = nil
 		b.encode(PlanAdd(a.sum.elems()), map[Role]*Tensor{RoleDst: a.sum, RoleA: a.a, RoleB: a.b})
@@ -388,18 +465,11 @@ func (b *Backend) encode(p Plan, roles map[Role]*Tensor) {
 	// The scratch role is bound whenever a launch names it: a single split's scatter still takes the argument
 	// (unused), as it takes an absent bias.
 	if need := p.ScratchBytes; need > 0 || slices.Contains(p.Roles(), RoleScratch) {
-		if b.scratch == nil || b.scratch.elems()*4 < need {
-			if b.scratch != nil {
-				b.release(b.scratch.buf)
-			}
-			t, err := b.newTensor(backend.F32, []int{max((need+3)/4, 1)})
-			if err != nil {
-				b.fail(fmt.Errorf("metal: %s scratch: %w", p.Form, err))
-				return
-			}
-			b.scratch = t
+		s := b.scratchOf(need, p.Form)
+		if s == nil {
+			return
 		}
-		roles[RoleScratch] = b.scratch
+		roles[RoleScratch] = s
 	}
 	for _, l := range p.Launches {
 		bound, err := Bind(l, roles)
@@ -424,6 +494,25 @@ func (b *Backend) encode(p Plan, roles map[Role]*Tensor) {
 		}
 		b.fail(b.enc.Dispatch(pipe, bufs, l.ParamIndex, l.Params, l.Groups, l.Threads))
 	}
+}
+
+// scratchOf is the backend's scratch buffer grown to at least need bytes, or nil after recording the failure.
+func (b *Backend) scratchOf(need int, form string) *Tensor {
+	if b.err != nil {
+		return nil
+	}
+	if b.scratch == nil || b.scratch.elems()*4 < need {
+		if b.scratch != nil {
+			b.release(b.scratch.buf)
+		}
+		t, err := b.newTensor(backend.F32, []int{max((need+3)/4, 1)})
+		if err != nil {
+			b.fail(fmt.Errorf("metal: %s scratch: %w", form, err))
+			return nil
+		}
+		b.scratch = t
+	}
+	return b.scratch
 }
 
 // finish commits and waits for the open command buffer, then releases the buffers retired meanwhile.
@@ -611,7 +700,7 @@ func (b *Backend) RMSNorm(dst, x, w backend.Tensor, eps float32) {
 	if len(xx.shape) == 2 && g < xx.shape[1] {
 		// A per-head norm waits for a Rope of its output. Norms queued together must touch disjoint buffers,
 		// since a fused one is encoded ahead of those queued before it.
-		if b.add != nil || slices.ContainsFunc(b.norms, func(h headNorm) bool {
+		if b.add != nil || len(b.mm) > 0 || slices.ContainsFunc(b.norms, func(h headNorm) bool {
 			return h.dst.buf == d.buf || h.dst.buf == xx.buf || h.x.buf == d.buf
 		}) {
 			b.flushPending()
@@ -652,6 +741,14 @@ func (b *Backend) MatMul(dst, x backend.Tensor, w backend.Linear) {
 			v = trellis.Factored // the MMA decode forms compute the factored arithmetic
 		}
 		p, err = PlanTrellis(b.fam, *l.geom, n, v, l.bias != nil)
+		if err == nil && fusable(l, n) {
+			// Wait: a MatMul up on the same x and a SwiGLU of the two may follow (fuseSwiGLU).
+			if !b.pairs(d, xx, l) {
+				b.flushPending()
+			}
+			b.mm = append(b.mm, mmOp{dst: d, x: xx, l: l, plan: p, roles: roles})
+			return
+		}
 	default:
 		roles[RoleWords], roles[RoleScales], roles[RoleBiases] = l.words, l.scales, l.biases
 		p, err = PlanAffine(b.fam, l.bits, l.group, l.out, l.in, n, l.bias != nil)
@@ -679,6 +776,9 @@ func (b *Backend) SwiGLU(dst, gate, up backend.Tensor) {
 	sameShape("SwiGLU", d, g)
 	sameShape("SwiGLU", g, u)
 	if !b.f32("SwiGLU", d, g, u) {
+		return
+	}
+	if b.fuseSwiGLU(d, g, u) {
 		return
 	}
 	b.run(PlanSwiGLU(d.elems()), map[Role]*Tensor{RoleDst: d, RoleA: g, RoleB: u})

@@ -65,8 +65,8 @@ func plans(t *testing.T) map[string]Plan {
 			must("expand k"+itoa(k), p, err)
 		}
 	}
-	for _, bits := range []int{4, 8} {
-		for _, n := range []int{1, 2, 8} {
+	for _, bits := range []int{2, 3, 4, 5, 6, 8} {
+		for _, n := range []int{1, 2, 8, 9, 512} {
 			p, err := PlanAffine(M1, bits, 64, 17408, 5120, n, true)
 			must("affine b"+itoa(bits)+" n"+itoa(n), p, err)
 		}

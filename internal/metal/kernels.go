@@ -88,6 +88,8 @@ const (
 	RoleGateS    Role = "gate_scales"
 	RoleUpW      Role = "up_words"
 	RoleUpS      Role = "up_scales"
+	RoleGate     Role = "gate"     // fused gate/up: the gate projection's f32 output [n, rows] (beside dst = SwiGLU)
+	RoleUp       Role = "up"       // fused gate/up: the up projection's f32 output
 	RoleExpanded Role = "expanded" // expand's 16-bit [out, in]
 	RoleDenseW   Role = "dense_w"  // a dense layer's bf16 weights [out, in]
 )
@@ -358,7 +360,8 @@ var selection = []struct {
 	{Choice{"gate_up_swiglu", "trellis_gateup", "n ≤ 4, gate and up at the same width"}, func(n int) bool { return n <= 4 }},
 	{Choice{"gate_up_swiglu", "trellis_gateup_mixed", "n ≤ 4, different widths"}, func(n int) bool { return n <= 4 }},
 	{Choice{"gate_up_swiglu", "trellis_gateup_mma", "5 ≤ n ≤ 8, cols % 256 == 0 (same or mixed widths)"}, func(n int) bool { return n <= 8 }},
-	{Choice{"matmul_affine", "affine_gemv", "n ≤ 8, bits 4 or 8"}, func(n int) bool { return n <= 8 }},
+	{Choice{"matmul_affine", "affine_gemv", "n ≤ 8, bits 2, 3, 4, 5, 6, 8, groups 32/64/128"}, func(n int) bool { return n <= 8 }},
+	{Choice{"matmul_affine", "affine_gemm", "n > 8 (prompts): weights decoded in f32 per tile, no expansion"}, func(int) bool { return true }},
 	{Choice{"expand", "trellis_expand", "a prompt GEMM's f16/bf16 weights"}, func(int) bool { return true }},
 }
 
@@ -400,7 +403,7 @@ func Forms() []Form {
 		Form{"argmax", "argmax", []string{"argmax_f32"}, "ids equal"},
 		Form{"bitmask", "bitmask", []string{"bitmask_f32"}, "exact"},
 	)
-	var reduce, mma, mma0, scatter, il, gu, gum, gucb, gumma, prefill, expand, aff []string
+	var reduce, mma, mma0, scatter, il, gu, gum, gucb, gumma, prefill, expand, aff, affGemm []string
 	for _, k := range trellisKs {
 		for _, m := range reduceRows {
 			reduce = append(reduce, reduceName(k, m))
@@ -428,6 +431,7 @@ func Forms() []Form {
 		il = append(il, scatterName(3, m, true))
 	}
 	for _, b := range affineBits {
+		affGemm = append(affGemm, affineGemmName(b))
 		for _, m := range affineRows {
 			aff = append(aff, affineName(b, m))
 		}
@@ -446,6 +450,7 @@ func Forms() []Form {
 		Form{"trellis_prefill", "matmul_trellis", prefill, "1e-5 (reciprocal)"},
 		Form{"trellis_expand", "expand", expand, "exact (bf16: trellis.BF16; f16: RoundF16 of trellis.Exact)"},
 		Form{"affine_gemv", "matmul_affine", aff, "1e-5"},
+		Form{"affine_gemm", "matmul_affine", affGemm, "1e-5"},
 	)
 	return out
 }
@@ -457,7 +462,8 @@ var (
 	reduceRows  = []int{1, 2, 4, 8}
 	scatterRows = []int{1, 2, 4, 8}
 	gateUpRows  = []int{1, 2, 4}
-	affineBits  = []int{4, 8}
+	affineBits  = []int{2, 3, 4, 5, 6, 8} // every width MLX (and CUDA) serves
+	affineGroup = []int{32, 64, 128}
 	affineRows  = []int{1, 2, 4, 8}
 )
 
@@ -494,7 +500,8 @@ func expandName(k int, f16 bool) string {
 	}
 	return fmt.Sprintf("trellis_expand_k%d_bf16", k)
 }
-func affineName(b, m int) string { return fmt.Sprintf("affine_gemv_b%d_m%d", b, m) }
+func affineName(b, m int) string  { return fmt.Sprintf("affine_gemv_b%d_m%d", b, m) }
+func affineGemmName(b int) string { return fmt.Sprintf("affine_gemm_b%d", b) }
 
 // roundRows is the smallest instantiated row count ≥ n.
 func roundRows(set []int, n int) int {
@@ -589,7 +596,8 @@ type prefillParams struct {
 func init() { ParamTypes["PrefillParams"] = prefillParams{} }
 
 // PlanGateUp is mid [n, rows] = silu(x·gateᵀ)·(x·upᵀ) for axis-1 gate and up of one geometry (widths may differ),
-// in the factored arithmetic.
+// in the factored arithmetic; the launch also writes the two projections to RoleGate and RoleUp (the backend's
+// peephole replaces three ops whose outputs must all exist). RoleDst may be the gate or up tensor.
 func PlanGateUp(f Family, gate, up trellis.Geometry, n int) (Plan, error) {
 	for _, g := range []trellis.Geometry{gate, up} {
 		if err := trellisSupported(g); err != nil {
@@ -600,7 +608,7 @@ func PlanGateUp(f Family, gate, up trellis.Geometry, n int) (Plan, error) {
 		return Plan{}, fmt.Errorf("metal: fused gate/up needs axis-1 gate and up of one geometry (gate %+v, up %+v)", gate, up)
 	}
 	p := GateUpParams{uint32(gate.Rows), uint32(gate.Cols), uint32(n), uint32(gate.T), uint32(gate.L)}
-	roles := []Role{RoleDst, RoleX, RoleGateW, RoleGateS, RoleUpW, RoleUpS}
+	roles := []Role{RoleDst, RoleX, RoleGateW, RoleGateS, RoleUpW, RoleUpS, RoleGate, RoleUp}
 	form := selectForm(f, "gate_up_swiglu", n)
 	if form == "trellis_gateup_cb" && gate.L > codebookMaxL {
 		form = "trellis_gateup"
@@ -630,15 +638,20 @@ func PlanExpand(g trellis.Geometry, f16 bool) (Plan, error) {
 		p, RoleExpanded, RoleWords, RoleScales)}}, nil
 }
 
-// PlanAffine is y = x·Wᵀ (+ bias) over MLX affine weights (bits 4 or 8, groups 32/64/128), n ≤ 8.
+// PlanAffine is y = x·Wᵀ (+ bias) over MLX affine weights (bits 2, 3, 4, 5, 6, 8; groups 32/64/128): the GEMV
+// for 1..8 rows, the tiled GEMM for prompts.
 func PlanAffine(f Family, bits, group, out, in, n int, hasBias bool) (Plan, error) {
-	if !slices.Contains(affineBits, bits) || in%32 != 0 || group%32 != 0 || n > 8 || n < 1 {
-		return Plan{}, fmt.Errorf("metal: affine GEMV for %d bits, group %d, in %d, %d rows: kernels exist for 4 and 8 bits, in %% 32 == 0, 1..8 rows", bits, group, in, n)
+	if !slices.Contains(affineBits, bits) || !slices.Contains(affineGroup, group) || in%group != 0 || n < 1 || out < 1 {
+		return Plan{}, fmt.Errorf("metal: affine layer of %d bits, group %d, %d→%d, %d rows: kernels exist for bits 2, 3, 4, 5, 6, 8, groups 32/64/128 dividing in", bits, group, in, out, n)
 	}
-	_ = selectForm(f, "matmul_affine", n)
-	m := roundRows(affineRows, n)
-	return Plan{Form: "affine_gemv", Launches: []Launch{launch(affineName(bits, m), [3]int{ceilDiv(out, 4), 1, 1}, [3]int{128, 1, 1},
-		AffineParams{uint32(out), uint32(in), uint32(n), uint32(group), b2u(hasBias)}, RoleDst, RoleX, RoleWords, RoleScales, RoleBiases, RoleBias)}}, nil
+	p := AffineParams{uint32(out), uint32(in), uint32(n), uint32(group), b2u(hasBias)}
+	roles := []Role{RoleDst, RoleX, RoleWords, RoleScales, RoleBiases, RoleBias}
+	if selectForm(f, "matmul_affine", n) == "affine_gemv" {
+		return Plan{Form: "affine_gemv", Launches: []Launch{launch(affineName(bits, roundRows(affineRows, n)), [3]int{ceilDiv(out, 4), 1, 1}, [3]int{128, 1, 1},
+			p, roles...)}}, nil
+	}
+	return Plan{Form: "affine_gemm", Launches: []Launch{launch(affineGemmName(bits), [3]int{ceilDiv(out, 32), ceilDiv(n, 32), 1}, [3]int{256, 1, 1},
+		p, roles...)}}, nil
 }
 
 // denseRows are the decode GEMV's instantiated row counts.

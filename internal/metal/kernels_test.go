@@ -90,8 +90,20 @@ func TestPlanSelection(t *testing.T) {
 	if _, err := PlanGateUp(M1, geo(1, 8, 256, false), geo(1, 16, 256, false), 1); err == nil {
 		t.Fatal("gate and up of different shapes were fused")
 	}
-	if _, err := PlanAffine(M1, 3, 64, 8, 256, 1, false); err == nil {
-		t.Fatal("3-bit affine was planned; kernels exist for 4 and 8")
+	if _, err := PlanAffine(M1, 7, 64, 8, 256, 1, false); err == nil {
+		t.Fatal("7-bit affine was planned; kernels exist for 2, 3, 4, 5, 6, 8")
+	}
+	if _, err := PlanAffine(M1, 4, 96, 8, 288, 1, false); err == nil {
+		t.Fatal("affine groups of 96 were planned; kernels exist for 32, 64, 128")
+	}
+	for _, c := range []struct {
+		bits, n  int
+		form, fn string
+	}{{3, 1, "affine_gemv", "affine_gemv_b3_m1"}, {5, 6, "affine_gemv", "affine_gemv_b5_m8"}, {6, 9, "affine_gemm", "affine_gemm_b6"}, {2, 512, "affine_gemm", "affine_gemm_b2"}} {
+		p, err := PlanAffine(M3, c.bits, 128, 64, 256, c.n, false)
+		if err != nil || p.Form != c.form || p.Launches[0].Function != c.fn {
+			t.Fatalf("affine %d-bit, %d rows: %+v, %v; want %s/%s", c.bits, c.n, p, err, c.form, c.fn)
+		}
 	}
 	if p, _ := PlanAttention(M1, AttnCase{N: 9, Heads: 4, KV: KVGeometry{1, 1, 64, 2, 64}, Scale: 1}); p.Form != "attn_rows" {
 		t.Fatalf("9 attention rows planned as %s", p.Form)

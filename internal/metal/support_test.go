@@ -1,9 +1,10 @@
 // Supports on any platform: against a library holding every function the table names, trellis, dense and
-// decode-row affine layers are served, affine prompts and ops the table lacks are not; a library missing one
+// affine layers (every width, decode and prompts) are served, ops and widths the table lacks are not; a library missing one
 // function refuses the layers that need it, naming it. The darwin backend asks the compiled library itself.
 package metal
 
 import (
+	"slices"
 	"strings"
 	"testing"
 
@@ -21,6 +22,8 @@ func queries() map[string]backend.Query {
 		"trellis 2-bit":      {Op: backend.OpMatMul, Name: "up", Weight: tr(1, 2, false), Out: 17408, In: 5120},
 		"affine decode":      {Op: backend.OpMatMul, Name: "a", Weight: backend.Weight{Format: backend.FormatAffine, Bits: 4, Group: 64}, Out: 1024, In: 512, Rows: 1},
 		"affine any rows":    {Op: backend.OpMatMul, Name: "a", Weight: backend.Weight{Format: backend.FormatAffine, Bits: 4, Group: 64}, Out: 1024, In: 512},
+		"affine 3-bit g128":  {Op: backend.OpMatMul, Name: "a", Weight: backend.Weight{Format: backend.FormatAffine, Bits: 3, Group: 128}, Out: 1024, In: 512},
+		"affine 7-bit":       {Op: backend.OpMatMul, Name: "a", Weight: backend.Weight{Format: backend.FormatAffine, Bits: 7, Group: 64}, Out: 1024, In: 512},
 		"dense":              {Op: backend.OpMatMul, Name: "d", Weight: backend.Weight{Format: backend.FormatDense, DType: backend.BF16}, Out: 1024, In: 512},
 		"trellis 5-bit":      {Op: backend.OpMatMul, Name: "x", Weight: tr(1, 5, false), Out: 512, In: 512},
 		"softcap (Gemma op)": {Op: backend.OpSoftcap, Name: "logits"},
@@ -38,7 +41,7 @@ func TestSupportsWithEveryKernel(t *testing.T) {
 	has := func(fn string) bool { return all[fn] }
 	want := map[string]string{ // "" served, else a phrase of the refusal
 		"trellis q": "", "trellis down": "", "trellis 2-bit": "", "affine decode": "",
-		"affine any rows": "9 rows", "dense": "", "trellis 5-bit": "kernels exist for k 2, 3, 4",
+		"affine any rows": "", "affine 3-bit g128": "", "affine 7-bit": "kernels exist for bits 2, 3, 4, 5, 6, 8", "dense": "", "trellis 5-bit": "kernels exist for k 2, 3, 4",
 		"softcap (Gemma op)": "no Metal kernel for softcap",
 	}
 	for name, q := range queries() {
@@ -49,6 +52,10 @@ func TestSupportsWithEveryKernel(t *testing.T) {
 		case w != "" && (err == nil || !strings.Contains(err.Error(), w)):
 			t.Errorf("%s: %v, want a refusal mentioning %q", name, err, w)
 		}
+	}
+	// Affine prompts run the tiled GEMM of the layer's width.
+	if fns, err := Required(M1, queries()["affine 3-bit g128"]); err != nil || !slices.Contains(fns, "affine_gemm_b3") || !slices.Contains(fns, "affine_gemv_b3_m8") {
+		t.Errorf("affine 3-bit: %v %v", fns, err)
 	}
 	// A library missing one function the decode form launches refuses the layer, naming it.
 	fns, err := Required(M1, queries()["trellis q"])

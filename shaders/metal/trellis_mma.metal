@@ -12,7 +12,7 @@
 // ---------------------------------------------------------------------------------------------------------------
 // trellis_mma_k{K}, trellis_gateup_mma_k{KG}{KU} (axis 1, 1..8 rows on the simdgroup matrix unit)
 //   in:  x f32 [n, cols] (n ≤ 8, cols % 256 == 0); words, scales as trellis_reduce (gate and up for _gateup)
-//   out: y f32 [n, rows] (+ bias), or mid = SwiGLU(gate, up) as trellis_gateup
+//   out: y f32 [n, rows] (+ bias), or mid = SwiGLU(gate, up) and gate, up themselves as trellis_gateup
 //   grid: ⌈rows/32⌉ threadgroups of 128 threads; SIMD group w owns output rows 8(4·tg + w)..+7. Each 8x8 step's
 //        k index i is position base + 32·i + j: lane (row fm, columns fn, fn+1 of the MLX fragment layout) decodes
 //        runs base/32 + fn and + fn + 1 of row fm straight into its A fragment, so every weight is decoded once;
@@ -75,7 +75,8 @@ TRELLIS_MMA(4)
 template <int KG, int KU>
 inline void trellis_gateup_mma(device float* mid, const device float* x, const device uint* gw,
                                const device float* gs, const device uint* uw, const device float* us,
-                               constant GateUpParams& p, uint tgx, uint sg, uint lane) {
+                               device float* gout, device float* uout, constant GateUpParams& p, uint tgx, uint sg,
+                               uint lane) {
     const uint n0 = (tgx * 4u + sg) * 8u;
     if (n0 >= p.rows) return;
     const uint fm = frag_m(lane), fn = frag_n(lane);
@@ -110,7 +111,10 @@ inline void trellis_gateup_mma(device float* mid, const device float* x, const d
         const uint m = fn + c;
         if (m >= p.n) continue;
         const float gv = accG.thread_elements()[c] * gf, uv = accU.thread_elements()[c] * uf;
-        mid[ulong(m) * p.rows + row] = gv / (1.0f + precise::exp(-gv)) * uv;
+        const ulong o = ulong(m) * p.rows + row;
+        gout[o] = gv;
+        uout[o] = uv;
+        mid[o] = gv / (1.0f + precise::exp(-gv)) * uv;
     }
 }
 
@@ -118,9 +122,10 @@ inline void trellis_gateup_mma(device float* mid, const device float* x, const d
     kernel void trellis_gateup_mma_k##KG##KU(                                                                      \
         device float* mid [[buffer(0)]], const device float* x [[buffer(1)]], const device uint* gw [[buffer(2)]], \
         const device float* gs [[buffer(3)]], const device uint* uw [[buffer(4)]], const device float* us [[buffer(5)]], \
-        constant GateUpParams& p [[buffer(6)]], uint3 tg [[threadgroup_position_in_grid]],                         \
-        uint sg [[simdgroup_index_in_threadgroup]], uint lane [[thread_index_in_simdgroup]]) {                     \
-        trellis_gateup_mma<KG, KU>(mid, x, gw, gs, uw, us, p, tg.x, sg, lane);                                     \
+        device float* gout [[buffer(6)]], device float* uout [[buffer(7)]], constant GateUpParams& p [[buffer(8)]], \
+        uint3 tg [[threadgroup_position_in_grid]], uint sg [[simdgroup_index_in_threadgroup]],                     \
+        uint lane [[thread_index_in_simdgroup]]) {                                                                 \
+        trellis_gateup_mma<KG, KU>(mid, x, gw, gs, uw, us, gout, uout, p, tg.x, sg, lane);                         \
     }
 TRELLIS_GATEUP_MMA(2, 2)
 TRELLIS_GATEUP_MMA(2, 3)

@@ -6,6 +6,7 @@ package emu
 
 import (
 	"encoding/binary"
+	"fmt"
 	"math/rand/v2"
 	"strings"
 
@@ -133,15 +134,17 @@ func testTrellisAxis0(t T, h *Harness) {
 	runTrellis(t, h, "scatter 14B plain", randTrellis(t, r, 3, 12, 256, 0, 17408, 256, false), 1, trellis.Factored, false, "trellis_scatter")
 }
 
-// gateUpBufs binds gate, up and x for a fused gate/up plan of n rows.
+// gateUpBufs binds gate, up and x for a fused gate/up plan of n rows (the three outputs NaN-poisoned).
 func gateUpBufs(gate, up *trellis.Weights, x []float32, n int) bufs {
 	return bufs{metal.RoleDst: nanBytes(n * gate.Rows), metal.RoleX: f32b(x), metal.RoleGateW: u32b(gate.Words),
-		metal.RoleGateS: f32b(gate.Scales), metal.RoleUpW: u32b(up.Words), metal.RoleUpS: f32b(up.Scales)}
+		metal.RoleGateS: f32b(gate.Scales), metal.RoleUpW: u32b(up.Words), metal.RoleUpS: f32b(up.Scales),
+		metal.RoleGate: nanBytes(n * gate.Rows), metal.RoleUp: nanBytes(n * gate.Rows)}
 }
 
 type gateUpRun struct{ x, got []float32 }
 
-// runGateUp compares the fused kernel with trellis.MatMul (factored) of gate and up, then the CPU's SwiGLU order.
+// runGateUp compares the fused kernel with trellis.MatMul (factored) of gate and up, then the CPU's SwiGLU order;
+// the gate and up outputs it also writes are held to the same bound.
 func runGateUp(t T, h *Harness, name string, gate, up *trellis.Weights, n int, wantForm string) gateUpRun {
 	t.Helper()
 	r := rand.New(rand.NewPCG(uint64(n), uint64(gate.K*10+up.K)))
@@ -155,6 +158,14 @@ func runGateUp(t T, h *Harness, name string, gate, up *trellis.Weights, n int, w
 	g, u := make([]float32, n*gate.Rows), make([]float32, n*gate.Rows)
 	gate.MatMul(g, x, n, trellis.Factored)
 	up.MatMul(u, x, n, trellis.Factored)
+	for _, o := range []struct {
+		role metal.Role
+		want []float32
+	}{{metal.RoleGate, g}, {metal.RoleUp, u}} {
+		if e := relErr(bf32(b[o.role]), o.want); !(e <= 1e-5) {
+			t.Fatalf("%s (%s): the %s output: max|err|/max|ref| = %.3g > 1e-5", name, fnames(p), o.role, e)
+		}
+	}
 	got := bf32(b[metal.RoleDst])
 	check(t, name, p, got, swiglu(g, u), 1e-5)
 	return gateUpRun{x, got}
@@ -239,40 +250,53 @@ func testExpand(t T, h *Harness) {
 	}
 }
 
+// testAffine runs the GEMV (every width at a decode row count, groups rotating 32/64/128, one 14B-width slice)
+// and the prompt GEMM (every width, ragged tiles) against affine.Weights.MatMul.
 func testAffine(t T, h *Harness) {
 	r := rand.New(rand.NewPCG(29, 30))
 	groups := []int{32, 64, 128}
+	type affCase struct{ bits, n, out, in int }
+	var cases []affCase
 	i := 0
-	for _, bits := range []int{4, 8} {
+	for _, bits := range []int{2, 3, 4, 5, 6, 8} {
 		for _, n := range []int{1, 2, 3, 4, 8} {
-			out, in := 768, 256
+			if bits != 4 && bits != 8 && n == 4 {
+				continue // the other widths at one row count per instantiation (1, 2, 4 by n 3, 8)
+			}
+			out, in := 72, 256
 			if n == 1 && bits == 4 {
 				out, in = 8, 5120 // 14B slice
 			}
-			grp := groups[i%3]
-			i++
-			w, err := affine.Quantize(randn(r, out*in, 0.05), out, in, bits, grp)
-			if err != nil {
-				t.Fatal(err)
-			}
-			p := must(metal.PlanAffine(metal.M1, bits, grp, out, in, n, n == 2))(t)
-			x := randn(r, n*in, 1)
-			b := bufs{metal.RoleDst: nanBytes(n * out), metal.RoleX: f32b(x), metal.RoleWords: u32b(w.Packed),
-				metal.RoleScales: f32b(w.Scales), metal.RoleBiases: f32b(w.Biases)}
-			var bias []float32
-			if n == 2 {
-				bias = randn(r, out, 0.1)
-				b[metal.RoleBias] = f32b(bias)
-			}
-			mustRun(t, h, p, b)
-			want := make([]float32, n*out)
-			w.MatMul(want, x, n)
-			for j := range want {
-				if bias != nil {
-					want[j] += bias[j%out]
-				}
-			}
-			check(t, "affine", p, bf32(b[metal.RoleDst]), want, 1e-5)
+			cases = append(cases, affCase{bits, n, out, in})
 		}
+		cases = append(cases, affCase{bits, 33, 40, 384}) // the GEMM: ragged output and row tiles
+	}
+	cases = append(cases, affCase{4, 9, 8, 5120}) // the GEMM at the 14B width
+	for _, c := range cases {
+		grp := groups[i%3]
+		i++
+		w, err := affine.Quantize(randn(r, c.out*c.in, 0.05), c.out, c.in, c.bits, grp)
+		if err != nil {
+			t.Fatal(err)
+		}
+		hasBias := c.n == 2 || c.n == 33
+		p := must(metal.PlanAffine(metal.M1, c.bits, grp, c.out, c.in, c.n, hasBias))(t)
+		x := randn(r, c.n*c.in, 1)
+		b := bufs{metal.RoleDst: nanBytes(c.n * c.out), metal.RoleX: f32b(x), metal.RoleWords: u32b(w.Packed),
+			metal.RoleScales: f32b(w.Scales), metal.RoleBiases: f32b(w.Biases)}
+		var bias []float32
+		if hasBias {
+			bias = randn(r, c.out, 0.1)
+			b[metal.RoleBias] = f32b(bias)
+		}
+		mustRun(t, h, p, b)
+		want := make([]float32, c.n*c.out)
+		w.MatMul(want, x, c.n)
+		for j := range want {
+			if bias != nil {
+				want[j] += bias[j%c.out]
+			}
+		}
+		check(t, fmt.Sprintf("affine %d-bit g%d %d→%d n=%d", c.bits, grp, c.in, c.out, c.n), p, bf32(b[metal.RoleDst]), want, 1e-5)
 	}
 }
