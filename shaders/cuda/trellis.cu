@@ -120,6 +120,24 @@ struct TrellisRow {
         qgemv_rows<TrellisRow<K, VAR>, N, R, PF>(p);                                                            \
     }
 
+// qrun_load: the 32 activations of one run at src (zeros for null) into v, and their max|x|.
+__device__ __forceinline__ float qrun_load(float (&v)[32], const float* __restrict__ src) {
+    if (src) {
+#pragma unroll
+        for (int k = 0; k < 8; k++) {
+            const float4 t = __ldg((const float4*)src + k);
+            v[4 * k] = t.x, v[4 * k + 1] = t.y, v[4 * k + 2] = t.z, v[4 * k + 3] = t.w;
+        }
+    } else {
+#pragma unroll
+        for (int j = 0; j < 32; j++) v[j] = 0.f;
+    }
+    float mx[4] = {0.f, 0.f, 0.f, 0.f};
+#pragma unroll
+    for (int j = 0; j < 32; j++) mx[j & 3] = fmaxf(mx[j & 3], fabsf(v[j]));
+    return fmaxf(fmaxf(mx[0], mx[1]), fmaxf(mx[2], mx[3]));
+}
+
 // qstage_i8: positions [c0, c0+len) of the activation rows x [nrows, in] quantized per run of 32 positions (the
 // Q8_0 scheme): s = max|x|/127 over the run, a = rint(x·127/max|x|) in [−127, 127], stored as xs[m·cs + q·36 + j] =
 // (a & 0xff)·0x01010101 (the activation in all four bytes: dp4a's second operand), xs[m·cs + q·36 + 32] = s (f32
@@ -132,21 +150,7 @@ __device__ __forceinline__ void qstage_i8(unsigned* xs, int cs, const float* __r
     for (int i = threadIdx.x; i < N * nq; i += blockDim.x) {
         const int m = i / nq, q = i - m * nq;
         float v[32];
-        if (m < nrows) {
-            const float4* src = (const float4*)(x + (long long)m * in + c0 + 32 * q);
-#pragma unroll
-            for (int k = 0; k < 8; k++) {
-                const float4 t = __ldg(src + k);
-                v[4 * k] = t.x, v[4 * k + 1] = t.y, v[4 * k + 2] = t.z, v[4 * k + 3] = t.w;
-            }
-        } else {
-#pragma unroll
-            for (int j = 0; j < 32; j++) v[j] = 0.f;
-        }
-        float mx[4] = {0.f, 0.f, 0.f, 0.f};
-#pragma unroll
-        for (int j = 0; j < 32; j++) mx[j & 3] = fmaxf(mx[j & 3], fabsf(v[j]));
-        const float amax = fmaxf(fmaxf(mx[0], mx[1]), fmaxf(mx[2], mx[3]));
+        const float amax = qrun_load(v, m < nrows ? x + (long long)m * in + c0 + 32 * q : nullptr);
         const float f = amax > 0.f ? 127.f / amax : 0.f;
         int sum = 0;
         unsigned* r = xs + m * cs + q * 36;
@@ -339,21 +343,7 @@ __device__ __forceinline__ void qstage_g128(unsigned* xs, int cs, const float* _
         const bool ok = i < total;
         const int m = ok ? i / nq : 0, q = ok ? i - m * nq : 0;
         float v[32];
-        if (ok && m < nrows) {
-            const float4* src = (const float4*)(x + (long long)m * in + c0 + 32 * q);
-#pragma unroll
-            for (int k = 0; k < 8; k++) {
-                const float4 t = __ldg(src + k);
-                v[4 * k] = t.x, v[4 * k + 1] = t.y, v[4 * k + 2] = t.z, v[4 * k + 3] = t.w;
-            }
-        } else {
-#pragma unroll
-            for (int j = 0; j < 32; j++) v[j] = 0.f;
-        }
-        float mx[4] = {0.f, 0.f, 0.f, 0.f};
-#pragma unroll
-        for (int j = 0; j < 32; j++) mx[j & 3] = fmaxf(mx[j & 3], fabsf(v[j]));
-        float amax = fmaxf(fmaxf(mx[0], mx[1]), fmaxf(mx[2], mx[3]));
+        float amax = qrun_load(v, ok && m < nrows ? x + (long long)m * in + c0 + 32 * q : nullptr);
         amax = fmaxf(amax, __shfl_xor_sync(0xffffffffu, amax, 1));
         amax = fmaxf(amax, __shfl_xor_sync(0xffffffffu, amax, 2));
         const float f = amax > 0.f ? 127.f / amax : 0.f;
