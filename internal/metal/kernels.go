@@ -19,6 +19,7 @@ import (
 	"fmt"
 	"slices"
 
+	"github.com/mlxbun/mlxbun/internal/rht"
 	"github.com/mlxbun/mlxbun/internal/rope"
 	"github.com/mlxbun/mlxbun/internal/trellis"
 )
@@ -92,6 +93,8 @@ const (
 	RoleUp       Role = "up"       // fused gate/up: the up projection's f32 output
 	RoleExpanded Role = "expanded" // expand's 16-bit [out, in]
 	RoleDenseW   Role = "dense_w"  // a dense layer's bf16 weights [out, in]
+	RolePre      Role = "pre"      // Hadamard input signs f32 [cols] (bound even when absent: any buffer)
+	RolePost     Role = "post"     // Hadamard output signs f32 [cols] (likewise)
 )
 
 // Arg binds buffer index Index of a launch to the tensor playing Role.
@@ -163,6 +166,15 @@ type AffineParams struct{ Out, In, N, Group, HasBias uint32 }
 type SplitReduceParams struct{ N, Out, Splits, HasBias uint32 }
 type ExpandParams struct{ Rows, Cols, T, L, Interleaved, Axis uint32 }
 type DenseParams struct{ Out, In, N, HasBias uint32 }
+type ScaleParams struct {
+	N uint32
+	S float32
+}
+type HadamardParams struct {
+	Rows, Cols, B, Threads uint32
+	HasPre, HasPost        uint32
+	Scale                  float32
+}
 
 // ParamTypes maps each MSL parameter struct name to a zero value of its Go mirror (the layout test's list).
 var ParamTypes = map[string]any{
@@ -170,7 +182,8 @@ var ParamTypes = map[string]any{
 	"ArgmaxParams": ArgmaxParams{}, "BitmaskParams": BitmaskParams{}, "KVStoreParams": KVStoreParams{},
 	"AttnParams": AttnParams{}, "TrellisParams": TrellisParams{}, "GateUpParams": GateUpParams{},
 	"AffineParams": AffineParams{}, "SplitReduceParams": SplitReduceParams{}, "ExpandParams": ExpandParams{},
-	"DenseParams": DenseParams{}, "NormRopeParams": NormRopeParams{},
+	"DenseParams": DenseParams{}, "NormRopeParams": NormRopeParams{}, "ScaleParams": ScaleParams{},
+	"HadamardParams": HadamardParams{},
 }
 
 func encode(p any) []byte {
@@ -277,6 +290,37 @@ func PlanSwiGLU(n int) Plan { return eltPlan("swiglu", "swiglu_f32", n) }
 func eltPlan(form, fn string, n int) Plan {
 	return Plan{Form: form, Launches: []Launch{launch(fn, [3]int{ceilDiv(n, 256), 1, 1}, [3]int{256, 1, 1},
 		EltParams{uint32(n)}, RoleDst, RoleA, RoleB)}}
+}
+
+// PlanAddScaled: dst = a + f32(s·b) over n values (LoRA). PlanScale: dst = f32(x·s) (RoleX). PlanSoftcap: dst =
+// tanh(x/c)·c. PlanGeGLU: dst = gelu_tanh(a)·b.
+func PlanAddScaled(n int, s float32) Plan {
+	return scalePlan("add_scaled", "add_scaled_f32", n, s, RoleDst, RoleA, RoleB)
+}
+func PlanScale(n int, s float32) Plan { return scalePlan("scale", "scale_f32", n, s, RoleDst, RoleX) }
+func PlanSoftcap(n int, c float32) Plan {
+	return scalePlan("softcap", "softcap_f32", n, c, RoleDst, RoleX)
+}
+func PlanGeGLU(n int) Plan { return eltPlan("geglu", "geglu_f32", n) }
+
+func scalePlan(form, fn string, n int, s float32, roles ...Role) Plan {
+	return Plan{Form: form, Launches: []Launch{launch(fn, [3]int{ceilDiv(n, 256), 1, 1}, [3]int{256, 1, 1},
+		ScaleParams{uint32(n), s}, roles...)}}
+}
+
+// hadamardMaxBlock is the largest run the rotation holds in threadgroup memory (8192 f32 = 32 KiB, rht.MaxBlock).
+const hadamardMaxBlock = 8192
+
+// PlanHadamard rotates x [rows, cols] into dst in runs of block columns (rht.Apply), with input and output signs
+// when hasPre / hasPost (RolePre, RolePost; bound to any buffer otherwise).
+func PlanHadamard(rows, cols, block int, hasPre, hasPost bool) (Plan, error) {
+	if block < 2 || block&(block-1) != 0 || block > hadamardMaxBlock || cols%block != 0 || rows < 0 {
+		return Plan{}, fmt.Errorf("metal: Hadamard of %d columns in blocks of %d: the block must be a power of two from 2 to %d dividing the row", cols, block, hadamardMaxBlock)
+	}
+	threads := min(block/2, 512)
+	p := HadamardParams{uint32(rows), uint32(cols), uint32(block), uint32(threads), b2u(hasPre), b2u(hasPost), rht.Scale(block)}
+	return Plan{Form: "hadamard", Launches: []Launch{launch("hadamard_f32", [3]int{rows * (cols / block), 1, 1}, [3]int{threads, 1, 1},
+		p, RoleDst, RoleX, RolePre, RolePost)}}, nil
 }
 
 // KVGeometry is the f32 cache [layers, seqs, maxLen, kvHeads·hd] the attention kernels read.
@@ -402,6 +446,11 @@ func Forms() []Form {
 		Form{"attn_rows", "attention", []string{"attn_rows_f32"}, "1e-5"},
 		Form{"argmax", "argmax", []string{"argmax_f32"}, "ids equal"},
 		Form{"bitmask", "bitmask", []string{"bitmask_f32"}, "exact"},
+		Form{"add_scaled", "add_scaled", []string{"add_scaled_f32"}, "exact"},
+		Form{"scale", "scale", []string{"scale_f32"}, "exact"},
+		Form{"softcap", "softcap", []string{"softcap_f32"}, "1e-6 (tanh in f32; the CPU's in f64)"},
+		Form{"geglu", "geglu", []string{"geglu_f32"}, "1e-6 (gelu in f32; the CPU's in f64)"},
+		Form{"hadamard", "hadamard", []string{"hadamard_f32"}, "bit-exact to rht.Apply"},
 	)
 	var reduce, mma, mma0, scatter, il, gu, gum, gucb, gumma, prefill, expand, aff, affGemm []string
 	for _, k := range trellisKs {

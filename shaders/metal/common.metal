@@ -39,6 +39,13 @@ struct SplitReduceParams { uint n, out, splits; uint has_bias; };
 struct ExpandParams { uint rows, cols, T, L, interleaved, axis; };
 struct PrefillParams { TrellisParams t; uint axis, in, out; };
 struct DenseParams { uint out, in, n, has_bias; };
+struct ScaleParams { uint n; float s; };          // add_scaled, scale (s), softcap (s = the cap c)
+struct HadamardParams {
+    uint rows, cols, b;     // rows of cols values rotated in runs of b (a power of two, 2..8192)
+    uint threads;           // threads per threadgroup (the pair loop's stride)
+    uint has_pre, has_post; // sign vectors bound (else all +1)
+    float scale;            // f32(1/√b), rht.Scale
+};
 
 // ---- bit conversions ----
 inline float bf16_to_f32(ushort b) { return as_type<float>(uint(b) << 16); }
