@@ -166,6 +166,11 @@ type AffineParams struct{ Out, In, N, Group, HasBias uint32 }
 type SplitReduceParams struct{ N, Out, Splits, HasBias uint32 }
 type ExpandParams struct{ Rows, Cols, T, L, Interleaved, Axis uint32 }
 type DenseParams struct{ Out, In, N, HasBias uint32 }
+type WinAttnParams struct {
+	AttnParams
+	Ring, Window uint32
+	Softcap      float32
+}
 type ScaleParams struct {
 	N uint32
 	S float32
@@ -183,7 +188,7 @@ var ParamTypes = map[string]any{
 	"AttnParams": AttnParams{}, "TrellisParams": TrellisParams{}, "GateUpParams": GateUpParams{},
 	"AffineParams": AffineParams{}, "SplitReduceParams": SplitReduceParams{}, "ExpandParams": ExpandParams{},
 	"DenseParams": DenseParams{}, "NormRopeParams": NormRopeParams{}, "ScaleParams": ScaleParams{},
-	"HadamardParams": HadamardParams{},
+	"HadamardParams": HadamardParams{}, "WinAttnParams": WinAttnParams{},
 }
 
 func encode(p any) []byte {
@@ -368,6 +373,54 @@ func PlanAttention(f Family, c AttnCase) (Plan, error) {
 		RoleDst, RoleQ, RoleKCache, RoleVCache, RoleSeq, RolePos)}}, nil
 }
 
+// WinCase is one windowed attention call (backend.WindowedAttention) over one layer's own slots [seqs, slots,
+// kvHeads·hd]: a ring layer (position t in slot t mod slots) or not (slot t), a window (0: none), a score softcap
+// (0: none), and whether this call stores its rows (a ring layer's DeferStore leaves them to a later call).
+type WinCase struct {
+	N, Heads, KVHeads, HeadDim int
+	Seqs, Slots                int
+	Ring                       bool
+	Window                     int
+	Scale, Softcap             float32
+	Store                      bool
+}
+
+// PlanWinAttention is the whole op: a layer without a ring stores the call's rows first (kv_store_f32, as
+// Attention does); then the decode split + combine (n ≤ 8) or the rows form; a ring layer stores afterwards
+// (kv_store_ring_f32: a row's store may evict a position an earlier row still reads), unless deferred.
+func PlanWinAttention(f Family, c WinCase) (Plan, error) {
+	if c.HeadDim > attnMaxHD || c.HeadDim < 1 || c.KVHeads < 1 || c.Heads%c.KVHeads != 0 || c.Window < 0 || !(c.Softcap >= 0) ||
+		(c.Ring && (c.Window <= 0 || c.Window > c.Slots)) {
+		return Plan{}, fmt.Errorf("metal: windowed attention with head dim %d (up to %d), %d heads over %d kv heads, window %d over %d slots (ring %v), softcap %v",
+			c.HeadDim, attnMaxHD, c.Heads, c.KVHeads, c.Window, c.Slots, c.Ring, c.Softcap)
+	}
+	a := AttnParams{N: uint32(c.N), Heads: uint32(c.Heads), KVHeads: uint32(c.KVHeads), HD: uint32(c.HeadDim),
+		Seqs: uint32(c.Seqs), MaxLen: uint32(c.Slots), Splits: 1, Scale: c.Scale}
+	store := KVStoreParams{uint32(c.N), uint32(c.KVHeads * c.HeadDim), uint32(c.Seqs), uint32(c.Slots), 0}
+	storeRoles := []Role{RoleKCache, RoleVCache, RoleK, RoleV, RoleSeq, RolePos}
+	var plan Plan
+	if !c.Ring {
+		plan.Launches = append(plan.Launches, launch("kv_store_f32", [3]int{c.N, 1, 1}, [3]int{128, 1, 1}, store, storeRoles...))
+	}
+	roles := []Role{RoleQ, RoleKCache, RoleVCache, RoleK, RoleV, RoleSeq, RolePos}
+	if selectForm(f, "attention_windowed", c.N) == "attn_win_decode" {
+		a.Splits = attnSplits
+		plan.Form, plan.ScratchBytes = "attn_win_decode", c.N*c.Heads*attnSplits*(c.HeadDim+2)*4
+		plan.Launches = append(plan.Launches,
+			launch("attn_win_split_f32", [3]int{attnSplits, c.Heads, c.N}, [3]int{128, 1, 1}, WinAttnParams{a, b2u(c.Ring), uint32(c.Window), c.Softcap},
+				append([]Role{RoleScratch}, roles...)...),
+			launch("attn_combine_f32", [3]int{c.Heads, c.N, 1}, [3]int{32, 1, 1}, a, RoleDst, RoleScratch))
+	} else {
+		plan.Form = "attn_win_rows"
+		plan.Launches = append(plan.Launches, launch("attn_win_rows_f32", [3]int{1, c.Heads, c.N}, [3]int{128, 1, 1},
+			WinAttnParams{a, b2u(c.Ring), uint32(c.Window), c.Softcap}, append([]Role{RoleDst}, roles...)...))
+	}
+	if c.Ring && c.Store {
+		plan.Launches = append(plan.Launches, launch("kv_store_ring_f32", [3]int{c.N, 1, 1}, [3]int{128, 1, 1}, store, storeRoles...))
+	}
+	return plan, nil
+}
+
 // PlanArgmax: dst int32 [rows] greedy ids of logits [rows, vocab].
 func PlanArgmax(rows, vocab int) Plan {
 	return Plan{Form: "argmax", Launches: []Launch{launch("argmax_f32", [3]int{rows, 1, 1}, [3]int{1024, 1, 1},
@@ -392,6 +445,8 @@ var selection = []struct {
 	{Choice{"rmsnorm_rope", "rmsnorm_rope", "per-head norm then rope, hd ≤ 256 (a fusion)"}, func(int) bool { return true }},
 	{Choice{"attention", "attn_decode", "n ≤ 8"}, func(n int) bool { return n <= 8 }},
 	{Choice{"attention", "attn_rows", "any n (prompts)"}, func(int) bool { return true }},
+	{Choice{"attention_windowed", "attn_win_decode", "n ≤ 8 (per-layer slots, window, softcap, ring)"}, func(n int) bool { return n <= 8 }},
+	{Choice{"attention_windowed", "attn_win_rows", "any n (prompts)"}, func(int) bool { return true }},
 	{Choice{"matmul_trellis_axis1", "trellis_reduce", "n ≤ 4, or n ≤ 8 in the reciprocal (exact) arithmetic"}, func(n int) bool { return n <= 4 }},
 	{Choice{"matmul_trellis_axis1", "trellis_mma", "5 ≤ n ≤ 8, factored, cols % 256 == 0"}, func(n int) bool { return n <= 8 }},
 	{Choice{"matmul_trellis_axis1", "trellis_prefill", "n > 8"}, func(int) bool { return true }},
@@ -451,6 +506,8 @@ func Forms() []Form {
 		Form{"softcap", "softcap", []string{"softcap_f32"}, "1e-6 (tanh in f32; the CPU's in f64)"},
 		Form{"geglu", "geglu", []string{"geglu_f32"}, "1e-6 (gelu in f32; the CPU's in f64)"},
 		Form{"hadamard", "hadamard", []string{"hadamard_f32"}, "bit-exact to rht.Apply"},
+		Form{"attn_win_decode", "attention_windowed", []string{"attn_win_split_f32", "attn_combine_f32", "kv_store_f32", "kv_store_ring_f32"}, "1e-5"},
+		Form{"attn_win_rows", "attention_windowed", []string{"attn_win_rows_f32", "kv_store_f32", "kv_store_ring_f32"}, "1e-5"},
 	)
 	var reduce, mma, mma0, scatter, il, gu, gum, gucb, gumma, prefill, expand, aff, affGemm []string
 	for _, k := range trellisKs {

@@ -38,6 +38,7 @@ var kernelTests = []struct {
 	{"affine", testAffine},
 	{"pointwise", testPointwise},
 	{"hadamard", testHadamard},
+	{"windowed", testWindowed},
 }
 
 func TestKernels(t *testing.T) {
