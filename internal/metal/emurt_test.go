@@ -166,8 +166,6 @@ func emulatedCase(c verify.Case) bool {
 		return small && !strings.Contains(c.Shape, "n=512") // both forms (GEMV 1..8 rows, GEMM from 9) at 1..9 rows
 	case strings.HasPrefix(c.Op, "LoRA"):
 		return small && !strings.Contains(c.Shape, "n=24") // the adapter delta at decode rows (dense GEMV); prompts: the GEMM's cost
-	case c.Op == "AttentionWith":
-		return false // windowed attention over per-layer caches: no Metal form yet (WindowedAttention unimplemented)
 	case c.Op == "Hadamard":
 		return !strings.Contains(c.Shape, "prompt") // every block and sign mix; the 512-row prompt is the emulator's cost only
 	case strings.HasPrefix(c.Op, "MatMul"), strings.HasPrefix(c.Op, "Record"):
@@ -197,7 +195,7 @@ func TestBackendOnEmulator(t *testing.T) {
 	}
 	t.Logf("%d cases through the backend (%v), %d emulated dispatches", len(cases), ops, rt.dispatches)
 	for _, op := range []string{"Embed", "RMSNorm/row", "Add", "SwiGLU", "Rope", "Attention", "Fused/Add+RMSNorm/norm", "MatMul/trellis", "MatMul/affine", "MatMul/dense", "Argmax",
-		"AddScaled", "AddScaled/in-place", "LoRA/delta", "Hadamard", "Scale", "Softcap/in-place", "GeGLU"} {
+		"AddScaled", "AddScaled/in-place", "LoRA/delta", "Hadamard", "Scale", "Softcap/in-place", "GeGLU", "AttentionWith"} {
 		if ops[op] == 0 {
 			t.Errorf("no %s case ran", op)
 		}
@@ -205,7 +203,7 @@ func TestBackendOnEmulator(t *testing.T) {
 	// The paths of the backend's own making ran: the fused Add + RMSNorm, split-K scratch, decode attention's
 	// scratch, rope's host-built cos/sin rows.
 	for _, fn := range []string{"add_rmsnorm_f32", "trellis_splitk_reduce", "attn_split_f32", "attn_combine_f32", "rope_f32",
-		"kv_store_f32", "gemv_bf16_m1", "gemm_bf16", "rmsnorm_rope_f32", "add_scaled_f32", "hadamard_f32", "scale_f32", "softcap_f32", "geglu_f32"} {
+		"kv_store_f32", "gemv_bf16_m1", "gemm_bf16", "rmsnorm_rope_f32", "add_scaled_f32", "hadamard_f32", "scale_f32", "softcap_f32", "geglu_f32", "attn_win_split_f32", "attn_win_rows_f32", "kv_store_ring_f32"} {
 		if rt.kernels[fn] == 0 {
 			t.Errorf("no %s dispatch: %v", fn, rt.kernels)
 		}

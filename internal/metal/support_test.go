@@ -47,7 +47,7 @@ func TestSupportsWithEveryKernel(t *testing.T) {
 		"trellis q": "", "trellis down": "", "trellis 2-bit": "", "affine decode": "",
 		"affine any rows": "", "affine 3-bit g128": "", "affine 7-bit": "kernels exist for bits 2, 3, 4, 5, 6, 8", "dense": "", "trellis 5-bit": "kernels exist for k 2, 3, 4",
 		"softcap (Gemma op)": "", "add_scaled (LoRA)": "", "hadamard": "", "geglu": "",
-		"window attention": "no Metal kernel for sliding-window attention",
+		"window attention": "",
 	}
 	for name, q := range queries() {
 		err := Supports(has, M1, q)
