@@ -241,6 +241,17 @@ func TestModelOnEmulator(t *testing.T) {
 	t.Run("bf16", func(t *testing.T) { compareModel(t, fixture) })
 	// Qwen3's per-head q and k norms: each fused with its rope (rmsnorm_rope).
 	t.Run("bf16 qwen3", func(t *testing.T) { compareModel(t, testutil.Fixture(t, "models/tiny-qwen3")) })
+	// The Gemmas: GeGLU MLPs, embedding and residual scales, final-logit softcaps, and attention over per-layer
+	// caches with sliding-window ring layers, attention softcaps (Gemma 2) and shared keys and values (Gemma 4);
+	// tiny-gemma3 adds no op these two lack (CI time).
+	for _, g := range []string{"tiny-gemma2", "tiny-gemma4"} {
+		t.Run(g, func(t *testing.T) {
+			ran := compareModel(t, testutil.Fixture(t, "models/"+g))
+			if ran["attn_win_rows_f32"] == 0 || ran["attn_win_split_f32"] == 0 || ran["geglu_f32"] == 0 {
+				t.Errorf("the windowed attention forms or GeGLU did not run: %v", ran)
+			}
+		})
+	}
 	// MLX affine projections and output head at every width and group size (mixed per layer): the GEMV for
 	// decode and the tiled affine GEMM for the prompt, including the head's logits of all 9 prompt rows.
 	t.Run("affine", func(t *testing.T) {
