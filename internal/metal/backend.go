@@ -599,15 +599,18 @@ func (b *Backend) ReadInt32(t backend.Tensor, dst []int32) error {
 	return nil
 }
 
-// kvCache is the f32 cache [layers, seqs, maxLen, kvHeads·headDim] for keys and for values.
+// kvCache is the f32 cache [layers, seqs, maxLen, kvHeads·headDim] for keys and for values, or with
+// KVConfig.PerLayer each layer's own slots (windowed.go).
 type kvCache struct {
-	b    *Backend
-	cfg  backend.KVConfig
-	k, v *Tensor
+	b      *Backend
+	cfg    backend.KVConfig
+	k, v   *Tensor
+	layers []kvLayer // per-layer caches only
 }
 
 func (c *kvCache) Config() backend.KVConfig { return c.cfg }
 func (c *kvCache) Release() {
+	c.releaseLayers()
 	if c.k != nil {
 		c.b.Free(c.k)
 		c.b.Free(c.v)
@@ -621,7 +624,7 @@ func (c *kvCache) geometry() KVGeometry {
 
 func (b *Backend) NewKVCache(cfg backend.KVConfig) (backend.KVCache, error) {
 	if cfg.PerLayer != nil {
-		return nil, fmt.Errorf("metal: per-layer kv caches: %w", backend.ErrUnsupported)
+		return b.newLayeredCache(cfg)
 	}
 	if cfg.Layers <= 0 || cfg.Seqs <= 0 || cfg.MaxLen <= 0 || cfg.KVHeads <= 0 || cfg.HeadDim <= 0 {
 		return nil, fmt.Errorf("metal: kv cache: every dimension must be positive, got %+v", cfg)
@@ -828,6 +831,10 @@ func (b *Backend) Attention(dst, q, k, v backend.Tensor, cache backend.KVCache, 
 	c, ok := cache.(*kvCache)
 	if !ok {
 		panic(fmt.Sprintf("metal: Attention: %T is not a Metal cache", cache))
+	}
+	if c.layers != nil {
+		b.AttentionWith(dst, q, k, v, cache, layer, seq, pos, backend.AttnOptions{Scale: scale})
+		return
 	}
 	if !b.f32("Attention", d, qq, kk, vv) {
 		return

@@ -44,6 +44,19 @@ func plans(t *testing.T) map[string]Plan {
 		must("attention n"+itoa(n), p, err)
 	}
 	out["argmax"], out["bitmask"] = PlanArgmax(3, 151936), PlanBitmask(3, 151936, 4748)
+	out["add_scaled"], out["scale"] = PlanAddScaled(7*5120, 0.5), PlanScale(7*5120, 0.5)
+	out["softcap"], out["geglu"] = PlanSoftcap(3*262144, 30), PlanGeGLU(7*17408)
+	for _, b := range []int{128, 1024, 8192} {
+		p, err := PlanHadamard(7, 17408/b*b, b, true, true)
+		must("hadamard b"+itoa(b), p, err)
+	}
+	for _, n := range []int{1, 8, 9, 512} {
+		for _, ring := range []bool{false, true} {
+			p, err := PlanWinAttention(M1, WinCase{N: n, Heads: 16, KVHeads: 8, HeadDim: 256, Seqs: 2, Slots: 4096, Ring: ring,
+				Window: 1024, Scale: 0.0625, Softcap: 50, Store: true})
+			must("windowed attention n"+itoa(n)+" ring "+strconv.FormatBool(ring), p, err)
+		}
+	}
 	for _, k := range []int{2, 3, 4} {
 		for _, n := range []int{1, 3, 4, 5, 8, 9, 512} {
 			up := trellis.Geometry{Spec: trellis.Spec{K: k, L: 12, T: 256, Code: "1mad", Axis: 1}, Rows: 17408, Cols: 5120}

@@ -19,6 +19,7 @@ import (
 	"fmt"
 	"slices"
 
+	"github.com/mlxbun/mlxbun/internal/rht"
 	"github.com/mlxbun/mlxbun/internal/rope"
 	"github.com/mlxbun/mlxbun/internal/trellis"
 )
@@ -92,6 +93,8 @@ const (
 	RoleUp       Role = "up"       // fused gate/up: the up projection's f32 output
 	RoleExpanded Role = "expanded" // expand's 16-bit [out, in]
 	RoleDenseW   Role = "dense_w"  // a dense layer's bf16 weights [out, in]
+	RolePre      Role = "pre"      // Hadamard input signs f32 [cols] (bound even when absent: any buffer)
+	RolePost     Role = "post"     // Hadamard output signs f32 [cols] (likewise)
 )
 
 // Arg binds buffer index Index of a launch to the tensor playing Role.
@@ -163,6 +166,20 @@ type AffineParams struct{ Out, In, N, Group, HasBias uint32 }
 type SplitReduceParams struct{ N, Out, Splits, HasBias uint32 }
 type ExpandParams struct{ Rows, Cols, T, L, Interleaved, Axis uint32 }
 type DenseParams struct{ Out, In, N, HasBias uint32 }
+type WinAttnParams struct {
+	AttnParams
+	Ring, Window uint32
+	Softcap      float32
+}
+type ScaleParams struct {
+	N uint32
+	S float32
+}
+type HadamardParams struct {
+	Rows, Cols, B, Threads uint32
+	HasPre, HasPost        uint32
+	Scale                  float32
+}
 
 // ParamTypes maps each MSL parameter struct name to a zero value of its Go mirror (the layout test's list).
 var ParamTypes = map[string]any{
@@ -170,7 +187,8 @@ var ParamTypes = map[string]any{
 	"ArgmaxParams": ArgmaxParams{}, "BitmaskParams": BitmaskParams{}, "KVStoreParams": KVStoreParams{},
 	"AttnParams": AttnParams{}, "TrellisParams": TrellisParams{}, "GateUpParams": GateUpParams{},
 	"AffineParams": AffineParams{}, "SplitReduceParams": SplitReduceParams{}, "ExpandParams": ExpandParams{},
-	"DenseParams": DenseParams{}, "NormRopeParams": NormRopeParams{},
+	"DenseParams": DenseParams{}, "NormRopeParams": NormRopeParams{}, "ScaleParams": ScaleParams{},
+	"HadamardParams": HadamardParams{}, "WinAttnParams": WinAttnParams{},
 }
 
 func encode(p any) []byte {
@@ -279,6 +297,37 @@ func eltPlan(form, fn string, n int) Plan {
 		EltParams{uint32(n)}, RoleDst, RoleA, RoleB)}}
 }
 
+// PlanAddScaled: dst = a + f32(s·b) over n values (LoRA). PlanScale: dst = f32(x·s) (RoleX). PlanSoftcap: dst =
+// tanh(x/c)·c. PlanGeGLU: dst = gelu_tanh(a)·b.
+func PlanAddScaled(n int, s float32) Plan {
+	return scalePlan("add_scaled", "add_scaled_f32", n, s, RoleDst, RoleA, RoleB)
+}
+func PlanScale(n int, s float32) Plan { return scalePlan("scale", "scale_f32", n, s, RoleDst, RoleX) }
+func PlanSoftcap(n int, c float32) Plan {
+	return scalePlan("softcap", "softcap_f32", n, c, RoleDst, RoleX)
+}
+func PlanGeGLU(n int) Plan { return eltPlan("geglu", "geglu_f32", n) }
+
+func scalePlan(form, fn string, n int, s float32, roles ...Role) Plan {
+	return Plan{Form: form, Launches: []Launch{launch(fn, [3]int{ceilDiv(n, 256), 1, 1}, [3]int{256, 1, 1},
+		ScaleParams{uint32(n), s}, roles...)}}
+}
+
+// hadamardMaxBlock is the largest run the rotation holds in threadgroup memory (8192 f32 = 32 KiB, rht.MaxBlock).
+const hadamardMaxBlock = 8192
+
+// PlanHadamard rotates x [rows, cols] into dst in runs of block columns (rht.Apply), with input and output signs
+// when hasPre / hasPost (RolePre, RolePost; bound to any buffer otherwise).
+func PlanHadamard(rows, cols, block int, hasPre, hasPost bool) (Plan, error) {
+	if block < 2 || block&(block-1) != 0 || block > hadamardMaxBlock || cols%block != 0 || rows < 0 {
+		return Plan{}, fmt.Errorf("metal: Hadamard of %d columns in blocks of %d: the block must be a power of two from 2 to %d dividing the row", cols, block, hadamardMaxBlock)
+	}
+	threads := min(block/2, 512)
+	p := HadamardParams{uint32(rows), uint32(cols), uint32(block), uint32(threads), b2u(hasPre), b2u(hasPost), rht.Scale(block)}
+	return Plan{Form: "hadamard", Launches: []Launch{launch("hadamard_f32", [3]int{rows * (cols / block), 1, 1}, [3]int{threads, 1, 1},
+		p, RoleDst, RoleX, RolePre, RolePost)}}, nil
+}
+
 // KVGeometry is the f32 cache [layers, seqs, maxLen, kvHeads·hd] the attention kernels read.
 type KVGeometry struct{ Layers, Seqs, MaxLen, KVHeads, HeadDim int }
 
@@ -324,6 +373,54 @@ func PlanAttention(f Family, c AttnCase) (Plan, error) {
 		RoleDst, RoleQ, RoleKCache, RoleVCache, RoleSeq, RolePos)}}, nil
 }
 
+// WinCase is one windowed attention call (backend.WindowedAttention) over one layer's own slots [seqs, slots,
+// kvHeads·hd]: a ring layer (position t in slot t mod slots) or not (slot t), a window (0: none), a score softcap
+// (0: none), and whether this call stores its rows (a ring layer's DeferStore leaves them to a later call).
+type WinCase struct {
+	N, Heads, KVHeads, HeadDim int
+	Seqs, Slots                int
+	Ring                       bool
+	Window                     int
+	Scale, Softcap             float32
+	Store                      bool
+}
+
+// PlanWinAttention is the whole op: a layer without a ring stores the call's rows first (kv_store_f32, as
+// Attention does); then the decode split + combine (n ≤ 8) or the rows form; a ring layer stores afterwards
+// (kv_store_ring_f32: a row's store may evict a position an earlier row still reads), unless deferred.
+func PlanWinAttention(f Family, c WinCase) (Plan, error) {
+	if c.HeadDim > attnMaxHD || c.HeadDim < 1 || c.KVHeads < 1 || c.Heads%c.KVHeads != 0 || c.Window < 0 || !(c.Softcap >= 0) ||
+		(c.Ring && (c.Window <= 0 || c.Window > c.Slots)) {
+		return Plan{}, fmt.Errorf("metal: windowed attention with head dim %d (up to %d), %d heads over %d kv heads, window %d over %d slots (ring %v), softcap %v",
+			c.HeadDim, attnMaxHD, c.Heads, c.KVHeads, c.Window, c.Slots, c.Ring, c.Softcap)
+	}
+	a := AttnParams{N: uint32(c.N), Heads: uint32(c.Heads), KVHeads: uint32(c.KVHeads), HD: uint32(c.HeadDim),
+		Seqs: uint32(c.Seqs), MaxLen: uint32(c.Slots), Splits: 1, Scale: c.Scale}
+	store := KVStoreParams{uint32(c.N), uint32(c.KVHeads * c.HeadDim), uint32(c.Seqs), uint32(c.Slots), 0}
+	storeRoles := []Role{RoleKCache, RoleVCache, RoleK, RoleV, RoleSeq, RolePos}
+	var plan Plan
+	if !c.Ring {
+		plan.Launches = append(plan.Launches, launch("kv_store_f32", [3]int{c.N, 1, 1}, [3]int{128, 1, 1}, store, storeRoles...))
+	}
+	roles := []Role{RoleQ, RoleKCache, RoleVCache, RoleK, RoleV, RoleSeq, RolePos}
+	if selectForm(f, "attention_windowed", c.N) == "attn_win_decode" {
+		a.Splits = attnSplits
+		plan.Form, plan.ScratchBytes = "attn_win_decode", c.N*c.Heads*attnSplits*(c.HeadDim+2)*4
+		plan.Launches = append(plan.Launches,
+			launch("attn_win_split_f32", [3]int{attnSplits, c.Heads, c.N}, [3]int{128, 1, 1}, WinAttnParams{a, b2u(c.Ring), uint32(c.Window), c.Softcap},
+				append([]Role{RoleScratch}, roles...)...),
+			launch("attn_combine_f32", [3]int{c.Heads, c.N, 1}, [3]int{32, 1, 1}, a, RoleDst, RoleScratch))
+	} else {
+		plan.Form = "attn_win_rows"
+		plan.Launches = append(plan.Launches, launch("attn_win_rows_f32", [3]int{1, c.Heads, c.N}, [3]int{128, 1, 1},
+			WinAttnParams{a, b2u(c.Ring), uint32(c.Window), c.Softcap}, append([]Role{RoleDst}, roles...)...))
+	}
+	if c.Ring && c.Store {
+		plan.Launches = append(plan.Launches, launch("kv_store_ring_f32", [3]int{c.N, 1, 1}, [3]int{128, 1, 1}, store, storeRoles...))
+	}
+	return plan, nil
+}
+
 // PlanArgmax: dst int32 [rows] greedy ids of logits [rows, vocab].
 func PlanArgmax(rows, vocab int) Plan {
 	return Plan{Form: "argmax", Launches: []Launch{launch("argmax_f32", [3]int{rows, 1, 1}, [3]int{1024, 1, 1},
@@ -348,6 +445,8 @@ var selection = []struct {
 	{Choice{"rmsnorm_rope", "rmsnorm_rope", "per-head norm then rope, hd ≤ 256 (a fusion)"}, func(int) bool { return true }},
 	{Choice{"attention", "attn_decode", "n ≤ 8"}, func(n int) bool { return n <= 8 }},
 	{Choice{"attention", "attn_rows", "any n (prompts)"}, func(int) bool { return true }},
+	{Choice{"attention_windowed", "attn_win_decode", "n ≤ 8 (per-layer slots, window, softcap, ring)"}, func(n int) bool { return n <= 8 }},
+	{Choice{"attention_windowed", "attn_win_rows", "any n (prompts)"}, func(int) bool { return true }},
 	{Choice{"matmul_trellis_axis1", "trellis_reduce", "n ≤ 4, or n ≤ 8 in the reciprocal (exact) arithmetic"}, func(n int) bool { return n <= 4 }},
 	{Choice{"matmul_trellis_axis1", "trellis_mma", "5 ≤ n ≤ 8, factored, cols % 256 == 0"}, func(n int) bool { return n <= 8 }},
 	{Choice{"matmul_trellis_axis1", "trellis_prefill", "n > 8"}, func(int) bool { return true }},
@@ -402,6 +501,13 @@ func Forms() []Form {
 		Form{"attn_rows", "attention", []string{"attn_rows_f32"}, "1e-5"},
 		Form{"argmax", "argmax", []string{"argmax_f32"}, "ids equal"},
 		Form{"bitmask", "bitmask", []string{"bitmask_f32"}, "exact"},
+		Form{"add_scaled", "add_scaled", []string{"add_scaled_f32"}, "exact"},
+		Form{"scale", "scale", []string{"scale_f32"}, "exact"},
+		Form{"softcap", "softcap", []string{"softcap_f32"}, "1e-6 (tanh in f32; the CPU's in f64)"},
+		Form{"geglu", "geglu", []string{"geglu_f32"}, "1e-6 (gelu in f32; the CPU's in f64)"},
+		Form{"hadamard", "hadamard", []string{"hadamard_f32"}, "bit-exact to rht.Apply"},
+		Form{"attn_win_decode", "attention_windowed", []string{"attn_win_split_f32", "attn_combine_f32", "kv_store_f32", "kv_store_ring_f32"}, "1e-5"},
+		Form{"attn_win_rows", "attention_windowed", []string{"attn_win_rows_f32", "kv_store_f32", "kv_store_ring_f32"}, "1e-5"},
 	)
 	var reduce, mma, mma0, scatter, il, gu, gum, gucb, gumma, prefill, expand, aff, affGemm []string
 	for _, k := range trellisKs {

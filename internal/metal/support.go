@@ -47,8 +47,31 @@ func geometry(q backend.Query) trellis.Geometry {
 	return g
 }
 
+// extraOpForms are the forms serving the optional ops (backend.ScaledAdder, Scaler, Softcapper, GeGLUer, Rotator,
+// WindowedAttention) a model asks about before loading; an op not here is refused.
+var extraOpForms = map[backend.Op][]string{
+	backend.OpAddScaled: {"add_scaled"},
+	backend.OpScale:     {"scale"},
+	backend.OpSoftcap:   {"softcap"},
+	backend.OpGeGLU:     {"geglu"},
+	backend.OpHadamard:  {"hadamard"},
+	// Gemma's attention: per-layer caches, windows and softcaps are all served by the windowed forms.
+	backend.OpKVLayers:         {"attn_win_decode", "attn_win_rows"},
+	backend.OpWindowAttention:  {"attn_win_decode", "attn_win_rows"},
+	backend.OpSoftcapAttention: {"attn_win_decode", "attn_win_rows"},
+}
+
 // Required lists the kernel functions serving q on family f needs, or why no form serves it.
 func Required(f Family, q backend.Query) ([]string, error) {
+	if forms, ok := extraOpForms[q.Op]; ok {
+		var fns []string
+		for _, form := range Forms() {
+			if slices.Contains(forms, form.Name) {
+				fns = append(fns, form.Functions...)
+			}
+		}
+		return fns, nil
+	}
 	if q.Op != backend.OpMatMul {
 		return nil, fmt.Errorf("no Metal kernel for %s yet", q.Op)
 	}

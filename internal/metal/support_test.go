@@ -27,6 +27,10 @@ func queries() map[string]backend.Query {
 		"dense":              {Op: backend.OpMatMul, Name: "d", Weight: backend.Weight{Format: backend.FormatDense, DType: backend.BF16}, Out: 1024, In: 512},
 		"trellis 5-bit":      {Op: backend.OpMatMul, Name: "x", Weight: tr(1, 5, false), Out: 512, In: 512},
 		"softcap (Gemma op)": {Op: backend.OpSoftcap, Name: "logits"},
+		"add_scaled (LoRA)":  {Op: backend.OpAddScaled, Name: "q"},
+		"hadamard":           {Op: backend.OpHadamard, Name: "q"},
+		"geglu":              {Op: backend.OpGeGLU, Name: "mlp"},
+		"window attention":   {Op: backend.OpWindowAttention, Name: "layer 0"},
 	}
 }
 
@@ -42,7 +46,8 @@ func TestSupportsWithEveryKernel(t *testing.T) {
 	want := map[string]string{ // "" served, else a phrase of the refusal
 		"trellis q": "", "trellis down": "", "trellis 2-bit": "", "affine decode": "",
 		"affine any rows": "", "affine 3-bit g128": "", "affine 7-bit": "kernels exist for bits 2, 3, 4, 5, 6, 8", "dense": "", "trellis 5-bit": "kernels exist for k 2, 3, 4",
-		"softcap (Gemma op)": "no Metal kernel for softcap",
+		"softcap (Gemma op)": "", "add_scaled (LoRA)": "", "hadamard": "", "geglu": "",
+		"window attention": "",
 	}
 	for name, q := range queries() {
 		err := Supports(has, M1, q)
@@ -66,6 +71,11 @@ func TestSupportsWithEveryKernel(t *testing.T) {
 	err = Supports(func(fn string) bool { return fn != missing && all[fn] }, M1, queries()["trellis q"])
 	if err == nil || !strings.Contains(err.Error(), missing) {
 		t.Errorf("without %s: %v", missing, err)
+	}
+	// The optional ops likewise: no hadamard_f32 in the library, no rotated model.
+	err = Supports(func(fn string) bool { return fn != "hadamard_f32" && all[fn] }, M1, queries()["hadamard"])
+	if err == nil || !strings.Contains(err.Error(), "hadamard_f32") {
+		t.Errorf("without hadamard_f32: %v", err)
 	}
 }
 

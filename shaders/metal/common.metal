@@ -39,6 +39,19 @@ struct SplitReduceParams { uint n, out, splits; uint has_bias; };
 struct ExpandParams { uint rows, cols, T, L, interleaved, axis; };
 struct PrefillParams { TrellisParams t; uint axis, in, out; };
 struct DenseParams { uint out, in, n, has_bias; };
+struct WinAttnParams {
+    AttnParams a;          // a.max_len is the layer's slots, a.layer 0 (the host binds the layer's own buffers)
+    uint ring;             // 1: position t lives in slot t mod slots and this call's rows are not stored yet
+    uint window;           // > 0: row at P attends P−window+1..P
+    float softcap;         // > 0: scores capped as tanh(s/c)·c
+};
+struct ScaleParams { uint n; float s; };          // add_scaled, scale (s), softcap (s = the cap c)
+struct HadamardParams {
+    uint rows, cols, b;     // rows of cols values rotated in runs of b (a power of two, 2..8192)
+    uint threads;           // threads per threadgroup (the pair loop's stride)
+    uint has_pre, has_post; // sign vectors bound (else all +1)
+    float scale;            // f32(1/√b), rht.Scale
+};
 
 // ---- bit conversions ----
 inline float bf16_to_f32(ushort b) { return as_type<float>(uint(b) << 16); }

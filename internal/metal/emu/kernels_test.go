@@ -36,6 +36,9 @@ var kernelTests = []struct {
 	{"gate_up", testGateUp},
 	{"expand", testExpand},
 	{"affine", testAffine},
+	{"pointwise", testPointwise},
+	{"hadamard", testHadamard},
+	{"windowed", testWindowed},
 }
 
 func TestKernels(t *testing.T) {
@@ -159,6 +162,10 @@ func TestMutations(t *testing.T) {
 			"            b.thread_elements()[0] = m0 ? x[ulong(fn) * p.cols + xo + j] : 0.0f;\n            b.thread_elements()[1] = m1 ? x[ulong(fn + 1u) * p.cols + xo + j] : 0.0f;\n            simdgroup_multiply_accumulate(acc, a, b, acc);",
 			"            b.thread_elements()[1] = m0 ? x[ulong(fn) * p.cols + xo + j] : 0.0f;\n            b.thread_elements()[0] = m1 ? x[ulong(fn + 1u) * p.cols + xo + j] : 0.0f;\n            simdgroup_multiply_accumulate(acc, a, b, acc);",
 			testTrellisAxis1, []string{"trellis_gemv.metal"}, "trellis_mma_k2"},
+		{"hadamard stage barrier removed", "pointwise.metal",
+			"            hsh[j + h] = u - v;\n        }\n        threadgroup_barrier(mem_flags::mem_threadgroup);\n",
+			"            hsh[j + h] = u - v;\n        }\n",
+			testHadamard, nil, "hadamard_f32"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -123,6 +123,7 @@ inline float sqrt(float x) { return std::sqrt(x); }
 inline float rsqrt(float x) { return 1.0f / std::sqrt(x); }
 inline float exp(float x) { return std::exp(x); }
 inline float log(float x) { return std::log(x); }
+inline float tanh(float x) { return std::tanh(x); }
 inline float floor(float x) { return std::floor(x); }
 inline float rint(float x) { return std::nearbyint(x); }
 inline bool isnan(float x) { return std::isnan(x); }
@@ -136,6 +137,7 @@ namespace precise {
 inline float exp(float x) { return std::exp(x); }
 inline float log(float x) { return std::log(x); }
 inline float sqrt(float x) { return std::sqrt(x); }
+inline float tanh(float x) { return std::tanh(x); }
 inline float divide(float a, float b) { return a / b; }
 } // namespace precise
 namespace fast {
