@@ -194,15 +194,27 @@ quality() {
 	done
 }
 
-# grammar: constrained generation on CUDA with a quantized pycoder artifact; the output must parse as JSON.
+# grammar: constrained generation on CUDA with a quantized pycoder artifact under a bounded schema (the "flags"
+# schema of internal/grammar's generation test): every output must parse and validate.
 grammar() {
 	step "grammar: generate --json-schema on cuda"
 	m=$(ls -d $D/quality/* | head -1)
-	for seed in 1 2 3; do
-		timeout 60 $B generate --model "$m" --device cuda --json-schema internal/grammar/testdata/profile.schema.json \
-			--prompt "# event record" --max-tokens 3000 --temp 1 --seed $seed --no-chat-template >/tmp/g$seed.txt 2>>"$OUT/run.log"
-		echo "seed $seed exit $?: $(python3 -c "import json;json.load(open('/tmp/g$seed.txt'));print('valid JSON')" 2>&1 | tail -1)" | tee -a "$OUT/run.log"
-		head -c 300 /tmp/g$seed.txt | tee -a "$OUT/run.log"; echo | tee -a "$OUT/run.log"
+	cat >/tmp/flags.schema.json <<'JSON'
+{"type":"object","properties":{"ok":{"type":"boolean"},"level":{"enum":["low","mid","high"]},"codes":{"type":"array","items":{"type":"integer"},"minItems":1,"maxItems":3},"note":{"anyOf":[{"type":"null"},{"type":"string","pattern":"^[a-z]{2,5}$"}]}},"required":["ok","level","codes","note"],"additionalProperties":false}
+JSON
+	for seed in 1 2 3 4 5 6 7 8; do
+		timeout 60 $B generate --model "$m" --device cuda --json-schema /tmp/flags.schema.json --prompt "# flags" \
+			--max-tokens 1500 --temp 1 --seed $seed --no-chat-template >/tmp/g$seed.txt 2>>"$OUT/run.log"
+		echo "seed $seed exit $?: $(python3 - /tmp/g$seed.txt <<'PY' 2>&1 | tail -1
+import json, re, sys
+d = json.load(open(sys.argv[1]))
+ok = (set(d) <= {"ok", "level", "codes", "note"} and {"ok", "level", "codes", "note"} <= set(d)
+      and isinstance(d["ok"], bool) and d["level"] in ("low", "mid", "high")
+      and isinstance(d["codes"], list) and 1 <= len(d["codes"]) <= 3 and all(isinstance(c, int) for c in d["codes"])
+      and (d["note"] is None or re.fullmatch("[a-z]{2,5}", d["note"]) is not None))
+print("valid" if ok else "INVALID", json.dumps(d))
+PY
+)" | tee -a "$OUT/run.log"
 	done
 }
 
