@@ -168,6 +168,14 @@ gemma() {
 	grep -E "^\s+(model|---)|MISMATCH|--- (PASS|FAIL|SKIP)" "$OUT/models.log" | head -40 | tee -a "$OUT/run.log"
 }
 
+# models: the fixture models the pack carries against their goldens on CUDA (prompt logits, top-1, greedy).
+models() {
+	step "models: TestBackendModels"
+	timeout 150 .devbin/cuda.test -test.run '^TestBackendModels$' -test.v -test.count=1 >"$OUT/models.log" 2>&1
+	echo "TestBackendModels exit $?" | tee -a "$OUT/run.log"
+	grep -E "prompt logits|MISMATCH|--- (PASS|FAIL|SKIP)" "$OUT/models.log" | head -30 | tee -a "$OUT/run.log"
+}
+
 # regress: every verify case in quick mode (all ops, after the merges of the session).
 regress() {
 	step "regress: verify-kernels --quick, every case"
