@@ -51,8 +51,8 @@ tail -2 "$OUT/verify-hadamard.md" | tee -a "$OUT/run.log"
 # CPU bits/byte of each artifact on the first 65,536 bytes of heldout.txt (TestTrellisQuality's slice), as measured
 # on the development machine (docs/perf.md, 2026-11-30); "?" where it was not measured.
 declare -A CPU=(
-	[rht-2bit]=CPU_RHT_2 [rht-3bit]=CPU_RHT_3 [rht-4bit]=CPU_RHT_4
-	[rht-ldlq-2bit]=CPU_LDLQ_2 [rht-ldlq-3bit]=CPU_LDLQ_3 [rht-ldlq-4bit]=CPU_LDLQ_4
+	[rht-2bit]=0.9754 [rht-3bit]=0.9035 [rht-4bit]=0.8864
+	[rht-ldlq-2bit]=0.9354 [rht-ldlq-3bit]=0.8912 [rht-ldlq-4bit]=0.8834
 )
 bpb() { # model, extra flags: bits/byte on cuda
 	timeout 150 $B perplexity --model "$1" --file heldout.txt --ctx 512 --device cuda --quiet --json "${@:2}" 2>>"$OUT/run.log" |
