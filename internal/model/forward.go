@@ -270,10 +270,18 @@ func (m *Model) attention(ws *workspace, L *layer, i int, cache backend.KVCache)
 	own := L.attn.KVFrom == i
 	m.tap(i, family.Q, ws.xn)
 	in := m.rotated(ws, ws.xn) // rotated once for q, k and v when they share input signs
-	m.matmul(a.q, in, L.q, L.rot[family.Q])
+	b.MatMul(a.q, in.by(L.rot[family.Q].in), L.q)
 	if own {
-		m.matmul(a.k, in, L.k, L.rot[family.K])
+		b.MatMul(a.k, in.by(L.rot[family.K].in), L.k)
 		m.values(a, in, L)
+	}
+	// output rotations after the matmuls, which stay back to back on one input (a backend may group them)
+	m.rotateOut(a.q, L.rot[family.Q])
+	if own {
+		m.rotateOut(a.k, L.rot[family.K])
+		if !L.attn.VFromK {
+			m.rotateOut(a.v, L.rot[family.V])
+		}
 	}
 	if L.qNorm != nil {
 		b.RMSNorm(a.q, a.q, L.qNorm, eps)
@@ -303,8 +311,10 @@ func (m *Model) mlp(ws *workspace, L *layer, i int) {
 	a := &ws.bufs[L.buf]
 	m.tap(i, family.Gate, ws.xn)
 	in := m.rotated(ws, ws.xn) // rotated once for gate and up when they share input signs
-	m.matmul(a.gate, in, L.gate, L.rot[family.Gate])
-	m.matmul(a.up, in, L.up, L.rot[family.Up])
+	m.b.MatMul(a.gate, in.by(L.rot[family.Gate].in), L.gate)
+	m.b.MatMul(a.up, in.by(L.rot[family.Up].in), L.up)
+	m.rotateOut(a.gate, L.rot[family.Gate])
+	m.rotateOut(a.up, L.rot[family.Up])
 	m.glu(a.gate, a.gate, a.up)
 	m.tap(i, family.Down, a.gate)
 	m.matmul(ws.proj, m.rotated(ws, a.gate), L.down, L.rot[family.Down])

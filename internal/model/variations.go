@@ -284,7 +284,7 @@ func (m *Model) values(a *layerBufs, in *rotInput, L *layer) {
 		m.pw.scale.Scale(a.v, a.k, 1)
 		return
 	}
-	m.matmul(a.v, in, L.v, L.rot[family.V])
+	m.b.MatMul(a.v, in.by(L.rot[family.V].in), L.v) // its output rotation follows k's (attention)
 }
 
 // attend attends q over the cache of the layer whose keys and values the layer reads.
