@@ -272,9 +272,18 @@ func (m *Model) attention(ws *workspace, L *layer, i int, cache backend.KVCache)
 	own := L.attn.KVFrom == i
 	m.tap(i, family.Q, ws.xn)
 	in := m.rotated(ws, ws.xn) // rotated once for q, k and v when they share input signs
-	m.project(ws, a.q, in, L, family.Q, L.q)
+	m.projectBase(a.q, in, L, family.Q, L.q)
 	if own {
-		m.project(ws, a.k, in, L, family.K, L.k)
+		m.projectBase(a.k, in, L, family.K, L.k)
+		if !L.attn.VFromK {
+			m.projectBase(a.v, in, L, family.V, L.v)
+		}
+	}
+	// Output rotations and adapter deltas after the products, which stay back to back on one input (a backend may
+	// group them).
+	m.projectFinish(ws, a.q, in, L, family.Q)
+	if own {
+		m.projectFinish(ws, a.k, in, L, family.K)
 		m.values(ws, a, in, L)
 	}
 	if L.qNorm != nil {
@@ -305,8 +314,10 @@ func (m *Model) mlp(ws *workspace, L *layer, i int) {
 	a := &ws.bufs[L.buf]
 	m.tap(i, family.Gate, ws.xn)
 	in := m.rotated(ws, ws.xn) // rotated once for gate and up when they share input signs
-	m.project(ws, a.gate, in, L, family.Gate, L.gate)
-	m.project(ws, a.up, in, L, family.Up, L.up)
+	m.projectBase(a.gate, in, L, family.Gate, L.gate)
+	m.projectBase(a.up, in, L, family.Up, L.up)
+	m.projectFinish(ws, a.gate, in, L, family.Gate)
+	m.projectFinish(ws, a.up, in, L, family.Up)
 	m.glu(a.gate, a.gate, a.up)
 	m.tap(i, family.Down, a.gate)
 	m.project(ws, ws.proj, m.rotated(ws, a.gate), L, family.Down, L.down)

@@ -251,7 +251,18 @@ func (m *Model) loraBuffers(ws *workspace, alloc func(dt backend.DType, shape ..
 // project is dst = x·Wᵀ for layer L's slot s (weights w, with their rotations: rotate.go), plus each attached
 // adapter's scale·B(A·x) on the unrotated input (an adapter is trained against the original W).
 func (m *Model) project(ws *workspace, dst backend.Tensor, in *rotInput, L *layer, s family.Slot, w backend.Linear) {
-	m.matmul(dst, in, w, L.rot[s])
+	m.projectBase(dst, in, L, s, w)
+	m.projectFinish(ws, dst, in, L, s)
+}
+
+// projectBase is the product alone (input rotation included); projects sharing an input issue theirs back to back.
+func (m *Model) projectBase(dst backend.Tensor, in *rotInput, L *layer, s family.Slot, w backend.Linear) {
+	m.b.MatMul(dst, in.by(L.rot[s].in), w)
+}
+
+// projectFinish completes projectBase's dst: the output rotation, then the adapters' deltas.
+func (m *Model) projectFinish(ws *workspace, dst backend.Tensor, in *rotInput, L *layer, s family.Slot) {
+	m.rotateOut(dst, L.rot[s])
 	x := in.x
 	for _, d := range L.lora[s] {
 		t, u := ws.lw.a[d.a.Out()], ws.lw.b[d.b.Out()]

@@ -136,9 +136,9 @@ func (r *rotInput) by(rot *rotation) backend.Tensor {
 	return buf
 }
 
-// matmul is dst = x·Wᵀ for a linear with rotations r: the input taken from in, the output rotated back in place.
-func (m *Model) matmul(dst backend.Tensor, in *rotInput, lin backend.Linear, r linRot) {
-	m.b.MatMul(dst, in.by(r.in), lin)
+// rotateOut rotates a linear's output back to the original basis in place (y = R_outᵀ·y'), when it has an
+// output rotation.
+func (m *Model) rotateOut(dst backend.Tensor, r linRot) {
 	if r.out != nil {
 		m.rotor.Hadamard(dst, dst, nil, r.out.signs, r.out.block)
 	}

@@ -284,7 +284,7 @@ func (m *Model) values(ws *workspace, a *layerBufs, in *rotInput, L *layer) {
 		m.pw.scale.Scale(a.v, a.k, 1)
 		return
 	}
-	m.project(ws, a.v, in, L, family.V, L.v)
+	m.projectFinish(ws, a.v, in, L, family.V) // its product came with q's and k's (attention)
 }
 
 // attend attends q over the cache of the layer whose keys and values the layer reads.

@@ -5,13 +5,10 @@
 # heldout.txt (the table) and over its first 65,536 bytes, the latter beside the CPU figure measured here
 # (docs/perf.md, 2026-11-30) with the difference; the bound is |CUDA − CPU| ≤ 0.002 bits/byte. Built here:
 #
-#   mkdir -p D/models && GOEXPERIMENT=simd CGO_ENABLED=0 go build -trimpath -ldflags '-s -w' -o D/mlxbun ./cmd/mlxbun
-#   P=../shared/fixtures/trained/pycoder-12m; for k in 2 3 4; do
-#     D/mlxbun quantize --model $P --bits $k --rht --out D/models/rht-${k}bit
-#     D/mlxbun quantize --model $P --bits $k --rht --axis0 --calib $P/calib.txt --calib-tokens 32768 --damp 0.1 --out D/models/rht-ldlq-${k}bit
-#   done; cp $P/heldout.txt scripts/device/quality.sh D/      (the artifacts are ~7 MB each)
-#   (or copy the artifacts measured for docs/perf.md: /tmp/q/R-{2,3,4}bit → D/models/rht-*, /tmp/q/L-{2,3,4}bit →
-#   D/models/rht-ldlq-*, on the development machine while they last)
+#   mkdir -p D && GOEXPERIMENT=simd CGO_ENABLED=0 go build -trimpath -ldflags '-s -w' -o D/mlxbun ./cmd/mlxbun
+#   cp -r ../shared/fixtures/trained/pycoder-12m D/ && cp D/pycoder-12m/heldout.txt scripts/device/quality.sh D/
+#   optionally the CPU-measured artifacts (3.4-6.3 MB each, while they last on the development machine):
+#   /tmp/q/R-{2,3,4}bit → D/models/rht-{2,3,4}bit, /tmp/q/L-{2,3,4}bit → D/models/rht-ldlq-{2,3,4}bit
 #   run(command="bash D/quality.sh", carry=["D"], timeout_s=600)
 #
 # Files under $OUT: run.log, verify-hadamard.md, ppl.md.
@@ -25,6 +22,27 @@ T0=$(date +%s)
 step() { echo "=== +$(($(date +%s) - T0))s $*" | tee -a "$OUT/run.log"; }
 nvidia-smi -L 2>&1 | tee -a "$OUT/run.log"
 
+# Without models/, quantize them here from D/pycoder-12m (the fixture directory, calib.txt included) on the device's
+# cores; the quantizer is deterministic, so they should be bit-identical to the ones measured on the CPU (their
+# model.safetensors sha256 prefixes below; a mismatch makes the CPU column inapplicable).
+declare -A SHA=(
+	[rht-2bit]=c2aaff8ec62a6a02 [rht-3bit]=0e48e4f3f2c32aec [rht-4bit]=0d88ad5bea60380f
+	[rht-ldlq-2bit]=65dba725d721ee64 [rht-ldlq-3bit]=c3930cca708f7b74 [rht-ldlq-4bit]=bb36fb602c84fe35
+)
+if [ ! -d models ]; then
+	for k in 2 3 4; do
+		step "quantize pycoder-12m ${k}-bit: --rht, then --rht --axis0 --calib"
+		$B quantize --model pycoder-12m --bits $k --rht --out models/rht-${k}bit --quiet >>"$OUT/run.log" 2>&1
+		$B quantize --model pycoder-12m --bits $k --rht --axis0 --calib pycoder-12m/calib.txt --calib-tokens 32768 \
+			--damp 0.1 --out models/rht-ldlq-${k}bit --quiet >>"$OUT/run.log" 2>&1
+	done
+fi
+for m in models/*; do
+	n=$(basename "$m")
+	sha=$(sha256sum "$m/model.safetensors" | cut -c1-16)
+	echo "$n sha256 $sha (CPU-measured artifact: ${SHA[$n]:-?})" | tee -a "$OUT/run.log"
+done
+
 step "verify-kernels Hadamard (first start compiles the kernels)"
 timeout 200 $B verify-kernels --device cuda --only Hadamard >"$OUT/verify-hadamard.md" 2>&1
 echo "verify hadamard exit $?" | tee -a "$OUT/run.log"
@@ -33,8 +51,8 @@ tail -2 "$OUT/verify-hadamard.md" | tee -a "$OUT/run.log"
 # CPU bits/byte of each artifact on the first 65,536 bytes of heldout.txt (TestTrellisQuality's slice), as measured
 # on the development machine (docs/perf.md, 2026-11-30); "?" where it was not measured.
 declare -A CPU=(
-	[rht-2bit]=CPU_RHT_2 [rht-3bit]=CPU_RHT_3 [rht-4bit]=CPU_RHT_4
-	[rht-ldlq-2bit]=CPU_LDLQ_2 [rht-ldlq-3bit]=CPU_LDLQ_3 [rht-ldlq-4bit]=CPU_LDLQ_4
+	[rht-2bit]=0.9754 [rht-3bit]=0.9035 [rht-4bit]=0.8864
+	[rht-ldlq-2bit]=0.9354 [rht-ldlq-3bit]=0.8912 [rht-ldlq-4bit]=0.8834
 )
 bpb() { # model, extra flags: bits/byte on cuda
 	timeout 150 $B perplexity --model "$1" --file heldout.txt --ctx 512 --device cuda --quiet --json "${@:2}" 2>>"$OUT/run.log" |
