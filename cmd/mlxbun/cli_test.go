@@ -272,19 +272,6 @@ func TestBadInput(t *testing.T) {
 	})
 }
 
-func TestNotBuiltVerbsExit2(t *testing.T) {
-	if len(pending) == 0 {
-		t.Skip("every verb is built")
-	}
-	for _, p := range pending {
-		verb := p.use
-		r := mlxbun(t, "", verb)
-		if r.code != 2 || !strings.Contains(r.stderr, "not built yet") {
-			t.Errorf("%s: exit %d, stderr %q; want 2 and 'not built yet'", verb, r.code, r.stderr)
-		}
-	}
-}
-
 // TestGenerateJSON runs the golden tiny model through the CLI and checks the record against the golden ids.
 func TestGenerateJSON(t *testing.T) {
 	dir := testutil.Fixture(t, "models/tiny-llama3")

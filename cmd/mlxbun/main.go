@@ -18,9 +18,6 @@ import (
 // version is set by the Makefile through -ldflags.
 var version = "dev"
 
-// errNotBuilt marks a verb that exists in the interface but not yet in the engine; it exits with code 2.
-var errNotBuilt = errors.New("not built yet")
-
 // exitError carries a specific exit code.
 type exitError struct {
 	code int
@@ -52,7 +49,6 @@ Examples:
 	root.PersistentFlags().StringVar(&level, "log-level", "warn", "log level: debug, info, warn, error")
 	root.PersistentFlags().StringVar(&format, "log-format", "console", "log format: console or json")
 	root.AddCommand(newGenerate(), newTokenize(), newBench(), newVerify(), newPerplexity(), newQuantize(), newVersion(), newCompileANE())
-	root.AddCommand(notBuilt()...)
 	return root
 }
 
@@ -86,11 +82,8 @@ func run(args []string) int {
 	}
 	fmt.Fprintf(os.Stderr, "mlxbun: %v\n", err)
 	var ee *exitError
-	switch {
-	case errors.As(err, &ee):
+	if errors.As(err, &ee) {
 		return ee.code
-	case errors.Is(err, errNotBuilt):
-		return 2
 	}
 	return 1
 }
