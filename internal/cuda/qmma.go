@@ -76,10 +76,10 @@ func qmmaChunk(N, in int) int {
 	return min(in, groups*128)
 }
 
-// qmmaSplit is how many warps share a tile's groups: all eight of a block, measured best on the H200 (2026-11-30,
+// qmmaKS is how many warps share a tile's groups: all eight of a block, measured best on the H200 (2026-11-30,
 // 3-bit 14B decode, 1920 launches: ks 8 65.0 ms, 4 67.1 ms, and 69.8 ms for the fewest that gave every block slot
 // a tile group); uncapped grids were slower (71.0–72.0 ms).
-func qmmaSplit(int, int) int { return 8 }
+const qmmaKS = 8
 
 // qmmaGroup is one queued trellis_mma launch: up to three layers on the same activations, and the SwiGLU output
 // when a gate/up pair absorbed one.
@@ -136,7 +136,7 @@ func (g *qmmaGroup) launch(b *Backend) func() error {
 		bytes += float64(4 * g.n * l0.out)
 	}
 	p.NTiles = int32(tiles)
-	ks := qmmaSplit(tiles, b.info.SMs)
+	ks := qmmaKS
 	if v := envInt("MLXBUN_CUDA_QMMA_KS", 0); v == 1 || v == 2 || v == 4 || v == 8 {
 		ks = v // lab: the warps sharing a tile
 	}
