@@ -1,0 +1,67 @@
+#!/usr/bin/env bash
+# peers.sh: the peer benchmark of issue 9, ON the GPU machine, in phases (one device call runs ≤ 10 minutes, so a
+# session runs it as a few calls; every phase appends JSON lines under $OUT that table.py turns into the tables).
+# Everything it reads travels in the git-ignored .peers/ folder, made here:
+#   bash scripts/peers/pack-llama.sh                      → .peers/llama.cpp.tgz (+ .commit)
+#   bash scripts/peers/pack-exllamav3.sh                  → .peers/exllamav3 (source snapshot)
+#   mkdir -p .peers/fix/qwen3 && cp ../shared/fixtures/tokenizers/qwen3/tokenizer{,_config}.json .peers/fix/qwen3/
+#   CGO_ENABLED=0 GOEXPERIMENT=simd go build -trimpath -ldflags '-s -w' -o .peers/mlxbun ./cmd/mlxbun
+#   (pycoder rows: cp -r ../shared/fixtures/trained/pycoder-12m .peers/fix/ without calib.txt)
+# then run(command="bash scripts/peers/peers.sh PHASES", carry=[".peers"]). Phases:
+#   llama-build   build llama.cpp (CUDA sm_90) and send it back as $OUT/llama-bin.tar.xz.NN; put those pieces in
+#                 .peers/ here and later calls unpack them instead of building
+#   llama         llama.cpp rows (SHAPES, TYPES env; LLAMA_BUDGET seconds), pycoder rows when .peers/fix/pycoder-12m
+#   mlxbun        mlxbun rows (SHAPES)
+#   exl3-build, exl3  exllamav3 (scripts/peers/exl3_*.sh/py)
+#   table         $OUT/peers.md from every rows file under $OUT and .peers/rows/
+set -uo pipefail
+root=$(cd "$(dirname "$0")/../.." && pwd)
+P=$root/.peers
+S=$root/scripts/peers
+OUT=${OUT:-/tmp/peers-out}
+mkdir -p "$OUT"
+export NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NVSHMEM_DISABLE_NVLS=1 PYTHONUNBUFFERED=1
+SHAPES=${SHAPES:-qwen3-0.6b,qwen3-14b}
+T0=$(date +%s)
+step() { echo "=== +$(($(date +%s) - T0))s $*" | tee -a "$OUT/peers.log"; }
+work=/tmp/peers-work
+# The 14B bf16 GGUF (29.5 GB) goes to memory when /dev/shm can hold it, else to the disk.
+if [ "$(df --output=avail -B1G /dev/shm 2>/dev/null | tail -1)" -gt 40 ] 2>/dev/null; then work=/dev/shm/peers-work; fi
+{
+	nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader
+	nvcc --version | tail -1
+	python3 -c 'import torch; print("torch", torch.__version__)'
+} 2>&1 | tee -a "$OUT/peers.log"
+for phase in "$@"; do
+	step "$phase"
+	case $phase in
+	llama-build)
+		bash "$S/llama-build.sh" 2>&1 | tee -a "$OUT/peers.log"
+		;;
+	llama)
+		if [ ! -x "$P/llama-bin/llama-bench" ]; then
+			cat "$P"/llama-bin.tar.xz.* | xz -d | tar xf - -C "$P" || { echo "no llama.cpp build carried"; continue; }
+		fi
+		extra=()
+		if [ -d "$P/fix/pycoder-12m" ]; then
+			head -c 65536 "$P/fix/pycoder-12m/heldout.txt" >/tmp/heldout64k.txt
+			extra=(--pycoder "$P/fix/pycoder-12m" --text /tmp/heldout64k.txt)
+		fi
+		LLAMA_COMMIT=$(cat "$P/llama.cpp.commit" 2>/dev/null) python3 "$S/llama_bench.py" --bin "$P/llama-bin" --tokenizer "$P/fix/qwen3" --work "$work" --out "$OUT" \
+			--shapes "$SHAPES" --types "${TYPES:-Q4_K_M,Q3_K_M,IQ3_XXS,Q2_K}" --budget "${LLAMA_BUDGET:-1e9}" \
+			"${extra[@]}" 2>&1 | tee -a "$OUT/peers.log"
+		;;
+	mlxbun)
+		python3 "$S/mlxbun_rows.py" --bin "$P/mlxbun" --out "$OUT" --shapes "$SHAPES" 2>&1 | tee -a "$OUT/peers.log"
+		;;
+	exl3-build | exl3)
+		if [ -x "$S/$phase.sh" ]; then bash "$S/$phase.sh" 2>&1 | tee -a "$OUT/peers.log"; else echo "no $S/$phase.sh"; fi
+		;;
+	table)
+		python3 "$S/table.py" "$OUT"/*rows.jsonl $(ls "$P"/rows/*.jsonl 2>/dev/null) >"$OUT/peers.md" 2>>"$OUT/peers.log"
+		cat "$OUT/peers.md"
+		;;
+	*) echo "peers.sh: unknown phase $phase" ;;
+	esac
+done
+step done
