@@ -79,6 +79,23 @@ def vocab(tokdir, n_vocab, gguf):
     return toks, types, merges, eos, pad
 
 
+def write_uniform_imatrix(gguf, np, plan, path):
+    """An imatrix GGUF as llama-imatrix writes it (<tensor>.in_sum2, <tensor>.counts, imatrix.* keys), all ones."""
+    w = gguf.GGUFWriter(path + ".tmp", arch="")
+    w.add_array("imatrix.datasets", ["uniform"])
+    w.add_uint32("imatrix.chunk_count", 1)
+    w.add_uint32("imatrix.chunk_size", 512)
+    for g, (_, s) in plan.items():
+        if len(s) == 2 and g != "token_embd.weight":
+            w.add_tensor(g + ".in_sum2", np.ones(s[1], dtype=np.float32))
+            w.add_tensor(g + ".counts", np.ones(1, dtype=np.float32))
+    w.write_header_to_file()
+    w.write_kv_data_to_file()
+    w.write_tensors_to_file()
+    w.close()
+    os.replace(path + ".tmp", path)
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--gguf-py", required=True, help="llama.cpp's gguf-py folder")
@@ -88,6 +105,8 @@ def main():
     ap.add_argument("--pre", default="qwen2", help="llama.cpp pre-tokenizer name")
     ap.add_argument("--out", required=True)
     ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--imatrix", help="also write a uniform importance matrix (every input column weighted 1) here: "
+                    "llama-quantize refuses the i-quants without one; on random weights no column is more important")
     a = ap.parse_args()
     if (a.preset is None) == (a.hf is None):
         sys.exit("gguf_synth: give exactly one of --preset and --hf")
@@ -159,6 +178,8 @@ def main():
             w.write_tensor_data(t.to(torch.bfloat16).cpu().view(torch.int16).numpy().view(np.uint16))
     w.close()
     os.replace(tmp, a.out)
+    if a.imatrix:
+        write_uniform_imatrix(gguf, np, plan, a.imatrix)
     print(f"gguf_synth: wrote {a.out} ({os.path.getsize(a.out) / 2**30:.2f} GiB)")
 
 

@@ -2,8 +2,8 @@
 """llama_bench.py: the llama.cpp rows of the peer benchmark (issue 9), ON the GPU machine.
 
 For each shape (qwen3-14b, qwen3-0.6b: random bf16 weights written by gguf_synth.py) it makes the quantized GGUFs
-with llama-quantize (Q4_K_M, Q3_K_M, IQ3_XXS, Q2_K; IQ3_XXS without an importance matrix, which llama-quantize
-allows for it), runs llama-bench (pp512, tg128, full offload, flash attention, -r REPS) and keeps each row's
+with llama-quantize (Q4_K_M, Q3_K_M, IQ3_XXS, Q2_K; IQ3_XXS with a uniform importance matrix, which
+llama-quantize requires for it: on random weights no input column matters more than another), runs llama-bench (pp512, tg128, full offload, flash attention, -r REPS) and keeps each row's
 median over the repetitions (llama-bench's samples_ts) and the peak GPU memory nvidia-smi saw during the row minus
 the idle figure. With --pycoder DIR it also scores pycoder-12m (bf16 and the same quant types) with
 llama-perplexity on --text at ctx 512 (llama-perplexity scores the second half of each window).
@@ -98,9 +98,10 @@ def main():
     threads = str(os.cpu_count())
     for shape in a.shapes.split(","):
         bf = os.path.join(a.work, f"{shape}-bf16.gguf")
+        imat = bf + ".imatrix"
         if not os.path.exists(bf):
             run([sys.executable, f"{here}/gguf_synth.py", "--gguf-py", f"{a.bin}/gguf-py", "--preset", shape,
-                 "--tokenizer", a.tokenizer, "--out", bf])
+                 "--tokenizer", a.tokenizer, "--out", bf, "--imatrix", imat])
         for typ in ["BF16"] + [t for t in a.types.split(",") if t]:
             if time.time() - t0 > a.budget:
                 log(f"{shape} {typ}: skipped, over the call's budget")
@@ -111,7 +112,8 @@ def main():
                 if not os.path.exists(path):
                     q0 = time.time()
                     try:
-                        run([f"{a.bin}/llama-quantize", bf, path, typ, threads])
+                        iq = ["--imatrix", imat] if typ.startswith("IQ") else []
+                        run([f"{a.bin}/llama-quantize", *iq, bf, path, typ, threads])
                     except subprocess.CalledProcessError as e:
                         why = [ln for ln in (e.stdout + e.stderr).splitlines() if "ERROR" in ln or "error" in ln]
                         row = dict(engine="llama.cpp", shape=shape, precision=typ,
@@ -135,15 +137,17 @@ def main():
 def ppl_rows(a, threads, res):
     here = os.path.dirname(os.path.abspath(__file__))
     bf = os.path.join(a.work, "pycoder-bf16.gguf")
+    imat = bf + ".imatrix"
     run([sys.executable, f"{here}/gguf_synth.py", "--gguf-py", f"{a.bin}/gguf-py", "--hf", a.pycoder, "--pre",
-         "default", "--out", bf])
+         "default", "--out", bf, "--imatrix", imat])
     nbytes = os.path.getsize(a.text)
     for typ in ["BF16"] + [t for t in a.types.split(",") if t]:
         path = bf
         if typ != "BF16":
             path = os.path.join(a.work, f"pycoder-{typ}.gguf")
             try:
-                run([f"{a.bin}/llama-quantize", bf, path, typ, threads])
+                iq = ["--imatrix", imat] if typ.startswith("IQ") else []
+                run([f"{a.bin}/llama-quantize", *iq, bf, path, typ, threads])
             except subprocess.CalledProcessError as e:
                 row = dict(engine="llama.cpp", shape="pycoder-12m", precision=typ, error=e.stderr.strip()[-300:])
                 res.write(json.dumps(row) + "\n")
