@@ -4,6 +4,7 @@ package family
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/mlxbun/mlxbun/internal/config"
@@ -173,6 +174,8 @@ type Tensor struct {
 	Kind  Kind
 	Shape []int // unquantized, as the config implies
 	Axis  int   // KindWeight: the coded axis
+	// PlusOne: a zero-centred norm weight the forward pass applies as (1 + w) (KindNorm; Vector.PlusOne).
+	PlusOne bool
 }
 
 // Tensors is the family's map for c.
@@ -230,7 +233,7 @@ func (f Family) Tensors(c *config.Model) *Map {
 	}
 	m.index = map[string]Tensor{}
 	vec := func(v Vector, k Kind) {
-		m.index[v.Name] = Tensor{Name: v.Name, Path: strings.TrimSuffix(v.Name, ".weight"), Kind: k, Shape: v.Shape}
+		m.index[v.Name] = Tensor{Name: v.Name, Path: strings.TrimSuffix(v.Name, ".weight"), Kind: k, Shape: v.Shape, PlusOne: v.PlusOne}
 	}
 	lin := func(l Linear) {
 		k := KindWeight
@@ -295,6 +298,18 @@ func (m *Map) SideLinears() []Linear {
 func (m *Map) Lookup(name string) (Tensor, bool) {
 	t, ok := m.index[name]
 	return t, ok
+}
+
+// All lists every tensor of the map, sorted by name: what a complete unquantized checkpoint of this config may
+// hold (biases and lm_head included; a checkpoint leaves out the biases its family does not use and lm_head
+// when tied).
+func (m *Map) All() []Tensor {
+	out := make([]Tensor, 0, len(m.index))
+	for _, t := range m.index {
+		out = append(out, t)
+	}
+	slices.SortFunc(out, func(a, b Tensor) int { return strings.Compare(a.Name, b.Name) })
+	return out
 }
 
 // OutputHead is the output projection a checkpoint binds: lm_head when it holds one (dense or quantized), else

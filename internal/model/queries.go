@@ -34,7 +34,11 @@ func SyntheticQueries(name string) ([]backend.Query, error) {
 	if err != nil {
 		return nil, err
 	}
-	return SourceQueries(cfg, &randomSource{cfg: cfg})
+	src, err := newRandomSource(cfg, 0)
+	if err != nil {
+		return nil, err
+	}
+	return SourceQueries(cfg, src)
 }
 
 // SourceQueries lists one matmul query per linear layer the model binds, in binding order: every layer's

@@ -1,5 +1,7 @@
 // Synthetic models for benchmarks: the real architecture of a published model with seeded random weights made
-// on the fly, so `bench --synthetic qwen3-14b` needs no files. The numbers are the published configs'.
+// on the fly, so `bench --synthetic qwen3-14b` needs no files. The presets are the published configs' numbers;
+// every tensor's name and shape comes from the family's tensor map (internal/family) for that config, so any
+// registered family can be synthesized from its config alone.
 package model
 
 import (
@@ -14,6 +16,8 @@ import (
 
 	"github.com/mlxbun/mlxbun/internal/backend"
 	"github.com/mlxbun/mlxbun/internal/config"
+	"github.com/mlxbun/mlxbun/internal/family"
+	"github.com/mlxbun/mlxbun/internal/trellis"
 )
 
 // presets holds the config.json fields of the architectures bench can synthesize.
@@ -27,6 +31,49 @@ var presets = map[string]map[string]any{
 	"qwen3-14b": {"model_type": "qwen3", "hidden_size": 5120, "intermediate_size": 17408, "num_hidden_layers": 40,
 		"num_attention_heads": 40, "num_key_value_heads": 8, "head_dim": 128, "vocab_size": 151936,
 		"rope_theta": 1000000.0, "max_position_embeddings": 40960, "rms_norm_eps": 1e-6, "tie_word_embeddings": false},
+
+	// Gemma 4 31B (dense), the text_config of https://huggingface.co/google/gemma-4-31B/blob/main/config.json as
+	// reproduced in public code (the file itself was not read here): 60 layers, five sliding-window layers
+	// (window 1024, 16 kv heads of 256) to one global layer (4 kv heads of 512, values = keys), 32 query heads,
+	// proportional rope on the global layers, no per-layer inputs, no KV sharing, tied embeddings, final softcap
+	// 30. 30.70 G parameters, the published 30.7B. use_bidirectional_attention ("vision" there) is left out: it
+	// touches image tokens only, and text-only decoding is causal.
+	"gemma4-31b": {"model_type": "gemma4_text", "hidden_size": 5376, "intermediate_size": 21504, "num_hidden_layers": 60,
+		"num_attention_heads": 32, "num_key_value_heads": 16, "head_dim": 256, "global_head_dim": 512,
+		"num_global_key_value_heads": 4, "attention_k_eq_v": true, "vocab_size": 262144,
+		"vocab_size_per_layer_input": 262144, "hidden_size_per_layer_input": 0, "num_kv_shared_layers": 0,
+		"use_double_wide_mlp": false, "enable_moe_block": false, "hidden_activation": "gelu_pytorch_tanh",
+		"layer_types": repeatLayers(60, "sliding_attention", "sliding_attention", "sliding_attention",
+			"sliding_attention", "sliding_attention", "full_attention"),
+		"sliding_window": 1024, "final_logit_softcapping": 30.0, "max_position_embeddings": 262144, "rms_norm_eps": 1e-6,
+		"rope_parameters": map[string]any{
+			"full_attention":    map[string]any{"partial_rotary_factor": 0.25, "rope_theta": 1000000.0, "rope_type": "proportional"},
+			"sliding_attention": map[string]any{"rope_theta": 10000.0, "rope_type": "default"},
+		},
+		"attention_bias": false, "tie_word_embeddings": true},
+
+	// Qwen3.5-27B, the text_config of https://huggingface.co/Qwen/Qwen3.5-27B/blob/main/config.json as reproduced
+	// in public code and its model card (the file itself was not read here): 64 layers, 16 × (3 gated DeltaNet +
+	// 1 gated attention), DeltaNet 16 q/k heads and 48 v heads of 128, conv kernel 4; attention 24 query heads
+	// and 4 kv heads of 256, a quarter of each rotated (rope_theta 1e7); dense SwiGLU MLP 17408; untied
+	// 248320-token embeddings. 26.90 G parameters, the published 27B (vision tower and MTP head not counted).
+	// The rope's mrope_section is left out: text positions are the same on its three sections, i.e. plain rope.
+	"qwen3.5-27b": {"model_type": "qwen3_5_text", "hidden_size": 5120, "intermediate_size": 17408, "num_hidden_layers": 64,
+		"num_attention_heads": 24, "num_key_value_heads": 4, "head_dim": 256, "vocab_size": 248320,
+		"layer_types":          repeatLayers(64, "linear_attention", "linear_attention", "linear_attention", "full_attention"),
+		"linear_num_key_heads": 16, "linear_num_value_heads": 48, "linear_key_head_dim": 128, "linear_value_head_dim": 128,
+		"linear_conv_kernel_dim": 4, "attn_output_gate": true, "hidden_act": "silu", "partial_rotary_factor": 0.25,
+		"rope_parameters":         map[string]any{"partial_rotary_factor": 0.25, "rope_theta": 10000000.0, "rope_type": "default"},
+		"max_position_embeddings": 262144, "rms_norm_eps": 1e-6, "attention_bias": false, "tie_word_embeddings": false},
+}
+
+// repeatLayers is a layer_types list of n entries repeating period.
+func repeatLayers(n int, period ...string) []any {
+	out := make([]any, n)
+	for i := range out {
+		out[i] = period[i%len(period)]
+	}
+	return out
 }
 
 // Presets lists the synthetic architectures.
@@ -39,92 +86,122 @@ func Presets() []string {
 	return out
 }
 
-// SyntheticConfig returns the config of a preset.
-func SyntheticConfig(name string) (*config.Model, error) {
+// preset returns a copy of a preset's config fields.
+func preset(name string) (map[string]any, error) {
 	p, ok := presets[name]
 	if !ok {
 		return nil, fmt.Errorf("unknown synthetic model %q (known: %s)", name, strings.Join(Presets(), ", "))
 	}
-	b, _ := json.Marshal(p)
+	m := make(map[string]any, len(p)+1)
+	for k, v := range p {
+		m[k] = v
+	}
+	return m, nil
+}
+
+// parseRaw parses config fields as config.json would hold them.
+func parseRaw(raw map[string]any) (*config.Model, error) {
+	b, err := json.Marshal(raw)
+	if err != nil {
+		return nil, fmt.Errorf("synthetic config: %w", err)
+	}
 	return config.Parse(b, nil)
 }
 
-// Synthetic builds a preset with random bf16 weights (uniform, std 0.02; norm weights 1) on b.
-func Synthetic(name string, seed uint64, b backend.Backend) (*Model, error) {
-	cfg, err := SyntheticConfig(name)
+// SyntheticConfig returns the config of a preset.
+func SyntheticConfig(name string) (*config.Model, error) {
+	p, err := preset(name)
 	if err != nil {
 		return nil, err
 	}
-	return LoadFrom(cfg, &randomSource{cfg: cfg, seed: seed}, b)
+	return parseRaw(p)
 }
 
-// randomSource answers every tensor name the families ask for with a tensor of the shape the config implies.
+// Synthetic builds a preset with random bf16 weights (uniform, std 0.02; norm weights the identity) on b.
+func Synthetic(name string, seed uint64, b backend.Backend) (*Model, error) {
+	p, err := preset(name)
+	if err != nil {
+		return nil, err
+	}
+	cfg, src, err := syntheticSource(p, trellis.Spec{}, seed)
+	if err != nil {
+		return nil, err
+	}
+	return LoadFrom(cfg, src, b)
+}
+
+// randomSource answers every tensor of the family's tensor map for cfg that an unquantized checkpoint holds:
+// bf16, uniform with std 0.02, norm weights and layer scalars the identity. Biases are left out (no preset's
+// family uses them; the binder uses a bias only when the checkpoint has one), lm_head too when tied.
 type randomSource struct {
 	cfg  *config.Model
 	seed uint64
+	tm   *family.Map
+	held map[string]family.Tensor // by name
+	fill map[string]float32       // constant tensors by name
+}
+
+// newRandomSource builds the source of cfg's family map.
+func newRandomSource(cfg *config.Model, seed uint64) (*randomSource, error) {
+	fam, err := family.For(cfg)
+	if err != nil {
+		return nil, err
+	}
+	r := &randomSource{cfg: cfg, seed: seed, tm: fam.Tensors(cfg), held: map[string]family.Tensor{}, fill: map[string]float32{}}
+	for _, t := range r.tm.All() {
+		if t.Kind == family.KindBias || (cfg.TieWordEmbeddings && t.Name == r.tm.Head.WeightName()) {
+			continue
+		}
+		r.held[t.Name] = t
+		if t.Kind == family.KindNorm { // (1+w) norms store 0, plain ones 1: both the identity (layer_scalar too)
+			r.fill[t.Name] = map[bool]float32{true: 0, false: 1}[t.PlusOne]
+		}
+	}
+	for _, L := range r.tm.Layers { // DeltaNet's gated RMSNorm weight is plain and stored as a parameter
+		if L.Hybrid != nil && L.Hybrid.DeltaNet != nil {
+			r.fill[L.Hybrid.DeltaNet.Norm.Name] = 1
+		}
+	}
+	return r, nil
 }
 
 func (r *randomSource) Close() error { return nil }
 
 func (r *randomSource) Has(name string) bool {
-	_, ok := r.shape(name)
+	_, ok := r.held[name]
 	return ok
 }
 
-// shape derives a tensor's shape from its name and the config (dense bf16 checkpoints only).
-func (r *randomSource) shape(name string) ([]int, bool) {
-	c := r.cfg
-	q, kv := c.NumHeads*c.HeadDim, c.NumKVHeads*c.HeadDim
-	leaf := name
-	if i := strings.Index(name, ".layers."); i >= 0 {
-		rest := name[i+len(".layers."):]
-		if j := strings.IndexByte(rest, '.'); j >= 0 {
-			leaf = rest[j+1:]
-		}
+// Names lists the tensors the source holds, sorted.
+func (r *randomSource) Names() []string {
+	out := make([]string, 0, len(r.held))
+	for n := range r.held {
+		out = append(out, n)
 	}
-	shapes := map[string][]int{
-		"model.embed_tokens.weight":       {c.VocabSize, c.HiddenSize},
-		"model.norm.weight":               {c.HiddenSize},
-		"input_layernorm.weight":          {c.HiddenSize},
-		"post_attention_layernorm.weight": {c.HiddenSize},
-		"self_attn.q_proj.weight":         {q, c.HiddenSize},
-		"self_attn.k_proj.weight":         {kv, c.HiddenSize},
-		"self_attn.v_proj.weight":         {kv, c.HiddenSize},
-		"self_attn.o_proj.weight":         {c.HiddenSize, q},
-		"self_attn.q_norm.weight":         {c.HeadDim},
-		"self_attn.k_norm.weight":         {c.HeadDim},
-		"mlp.gate_proj.weight":            {c.IntermediateSize, c.HiddenSize},
-		"mlp.up_proj.weight":              {c.IntermediateSize, c.HiddenSize},
-		"mlp.down_proj.weight":            {c.HiddenSize, c.IntermediateSize},
-	}
-	if !c.TieWordEmbeddings {
-		shapes["lm_head.weight"] = []int{c.VocabSize, c.HiddenSize}
-	}
-	s, ok := shapes[leaf]
-	return s, ok
+	sort.Strings(out)
+	return out
 }
 
 // Header describes a tensor without making its weights (SourceQueries asks before loading).
 func (r *randomSource) Header(name string) (backend.Host, error) {
-	shape, ok := r.shape(name)
+	t, ok := r.held[name]
 	if !ok {
 		return backend.Host{}, fmt.Errorf("synthetic model: no tensor %q", name)
 	}
-	return backend.Host{Name: name, DType: backend.BF16, Shape: shape}, nil
+	return backend.Host{Name: name, DType: backend.BF16, Shape: append([]int(nil), t.Shape...)}, nil
 }
 
 func (r *randomSource) Tensor(name string) (backend.Host, error) {
-	shape, ok := r.shape(name)
-	if !ok {
-		return backend.Host{}, fmt.Errorf("synthetic model: no tensor %q", name)
+	h, err := r.Header(name)
+	if err != nil {
+		return h, err
 	}
-	h := backend.Host{Name: name, DType: backend.BF16, Shape: shape}
 	n := h.Elements()
 	h.Data = make([]byte, 2*n)
-	if strings.HasSuffix(name, "norm.weight") {
-		one := backend.F32ToBF16(1)
+	if v, ok := r.fill[name]; ok {
+		c := backend.F32ToBF16(v)
 		for i := 0; i < n; i++ {
-			binary.LittleEndian.PutUint16(h.Data[2*i:], one)
+			binary.LittleEndian.PutUint16(h.Data[2*i:], c)
 		}
 		return h, nil
 	}
@@ -132,21 +209,31 @@ func (r *randomSource) Tensor(name string) (backend.Host, error) {
 	// parallel.
 	a := 0.02 * math.Sqrt(3)
 	base := r.seed ^ hashString(name)
+	parallel(n, 1, func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			u := float64(splitmix(base+uint64(i))>>11) / (1 << 53)
+			binary.LittleEndian.PutUint16(h.Data[2*i:], backend.F32ToBF16(float32((2*u-1)*a)))
+		}
+	})
+	return h, nil
+}
+
+// parallel runs fn over [0, n) split into GOMAXPROCS ranges whose starts are multiples of align.
+func parallel(n, align int, fn func(lo, hi int)) {
 	workers := runtime.GOMAXPROCS(0)
 	var wg sync.WaitGroup
 	for w := 0; w < workers; w++ {
-		lo, hi := w*n/workers, (w+1)*n/workers
+		lo, hi := w*n/workers/align*align, (w+1)*n/workers/align*align
+		if w == workers-1 {
+			hi = n
+		}
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			for i := lo; i < hi; i++ {
-				u := float64(splitmix(base+uint64(i))>>11) / (1 << 53)
-				binary.LittleEndian.PutUint16(h.Data[2*i:], backend.F32ToBF16(float32((2*u-1)*a)))
-			}
+			fn(lo, hi)
 		}()
 	}
 	wg.Wait()
-	return h, nil
 }
 
 func splitmix(x uint64) uint64 {

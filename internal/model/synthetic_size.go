@@ -1,0 +1,147 @@
+// What a synthetic model holds and reads, counted from tensor headers alone (no weights made): the parameter
+// count the published totals are checked against, and the bytes a decode step reads, the numerator of the
+// bandwidth roofline bench prints.
+package model
+
+import (
+	"github.com/mlxbun/mlxbun/internal/config"
+	"github.com/mlxbun/mlxbun/internal/family"
+	"github.com/mlxbun/mlxbun/internal/trellis"
+)
+
+// SyntheticSize is what a synthetic model holds and reads.
+type SyntheticSize struct {
+	Params      int64 // elements of every tensor of the unquantized checkpoint
+	StoredBytes int64 // bytes of every stored tensor (words and scales for the coded ones)
+	// DecodeBytes are the weight bytes one decode step reads: every tensor once, but the tables looked up by
+	// row (the embeddings when untied, Gemma 4's per-layer inputs) one row each. KV-cache and recurrent-state
+	// traffic is not counted (it depends on the position; Qwen3.5-27B's DeltaNet states are 151 MB in f32).
+	DecodeBytes int64
+}
+
+// namedSource is what SyntheticStats reads: the tensors a synthetic source holds and their headers.
+type namedSource interface {
+	Source
+	headerSource
+	Names() []string
+}
+
+// SyntheticStats counts a preset at bits (0: bf16) from its headers.
+func SyntheticStats(name string, bits int) (SyntheticSize, error) {
+	p, err := preset(name)
+	if err != nil {
+		return SyntheticSize{}, err
+	}
+	code := trellis.Spec{}
+	if bits > 0 {
+		code = syntheticCode(bits)
+	}
+	return rawStats(p, code)
+}
+
+// rawStats counts the synthetic model of config fields raw coded as code (K 0: bf16).
+func rawStats(raw map[string]any, code trellis.Spec) (SyntheticSize, error) {
+	cfg, src, err := syntheticSource(raw, code, 0)
+	if err != nil {
+		return SyntheticSize{}, err
+	}
+	dense, err := newRandomSource(cfg, 0)
+	if err != nil {
+		return SyntheticSize{}, err
+	}
+	var s SyntheticSize
+	for _, n := range dense.Names() {
+		s.Params += int64(shapeElements(dense.held[n].Shape))
+	}
+	head := dense.tm.OutputHead(src.Has).Path
+	for _, n := range src.Names() {
+		h, err := src.Header(n)
+		if err != nil {
+			return s, err
+		}
+		b := int64(h.Elements()) * int64(h.DType.Size())
+		s.StoredBytes += b
+		if t, ok := dense.held[n]; ok && t.Kind == family.KindTable && t.Path != head {
+			b /= int64(h.Shape[0])
+		}
+		s.DecodeBytes += b
+	}
+	return s, nil
+}
+
+func shapeElements(shape []int) int {
+	n := 1
+	for _, d := range shape {
+		n *= d
+	}
+	return n
+}
+
+// syntheticSource parses config fields raw (with a trellis block coded as code when code.K > 0) and makes its
+// source.
+func syntheticSource(raw map[string]any, code trellis.Spec, seed uint64) (*config.Model, namedSource, error) {
+	cfg, err := parseRaw(raw)
+	if err != nil {
+		return nil, nil, err
+	}
+	if code.K == 0 {
+		src, err := newRandomSource(cfg, seed)
+		return cfg, src, err
+	}
+	q, err := withTrellis(raw, cfg, code)
+	if err != nil {
+		return nil, nil, err
+	}
+	if cfg, err = parseRaw(q); err != nil {
+		return nil, nil, err
+	}
+	src, err := newTrellisSource(cfg, code, seed)
+	return cfg, src, err
+}
+
+// smallSizes are the dimensions a scaled-down preset takes, for the keys it has (and sets above zero): every
+// coded dimension stays a multiple of the trellis group size (256), heads keep dividing into kv heads.
+var smallSizes = map[string]int{
+	"hidden_size": 256, "intermediate_size": 512, "vocab_size": 512, "vocab_size_per_layer_input": 512,
+	"num_attention_heads": 4, "num_key_value_heads": 2, "head_dim": 64, "global_head_dim": 128,
+	"num_global_key_value_heads": 1, "hidden_size_per_layer_input": 32, "sliding_window": 8,
+	"linear_num_key_heads": 2, "linear_num_value_heads": 4, "linear_key_head_dim": 64, "linear_value_head_dim": 64,
+}
+
+// scaledDown is a preset shrunk for CPU tests, its structure kept: smallSizes, and one period of its layer types
+// (two layers when it has none).
+func scaledDown(name string) (map[string]any, error) {
+	p, err := preset(name)
+	if err != nil {
+		return nil, err
+	}
+	for k, v := range smallSizes {
+		if n, ok := p[k].(int); ok && n > 0 {
+			p[k] = v
+		}
+	}
+	n := min(2, p["num_hidden_layers"].(int))
+	if lt, ok := p["layer_types"].([]any); ok {
+		n = period(lt)
+		p["layer_types"] = lt[:n]
+	}
+	p["num_hidden_layers"] = n
+	return p, nil
+}
+
+// period is the length of the shortest prefix of list that repeats to form it.
+func period(list []any) int {
+	for n := 1; n < len(list); n++ {
+		if len(list)%n != 0 {
+			continue
+		}
+		same := true
+		for i := n; i < len(list) && same; i++ {
+			same = list[i] == list[i%n]
+		}
+		if same {
+			return n
+		}
+	}
+	return len(list)
+}
