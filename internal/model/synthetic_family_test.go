@@ -1,0 +1,377 @@
+// Tests of the synthetic presets built from the family tensor maps: the full presets' shapes and parameter counts
+// against the published configs, and scaled-down presets run on the CPU at bf16 and 3 bits, their checkpoint
+// as the loader and the quantizer see it.
+package model_test
+
+import (
+	"encoding/json"
+	"math"
+	"os"
+	"path/filepath"
+	"reflect"
+	"slices"
+	"testing"
+
+	"github.com/mlxbun/mlxbun/internal/backend"
+	"github.com/mlxbun/mlxbun/internal/config"
+	"github.com/mlxbun/mlxbun/internal/cpu"
+	"github.com/mlxbun/mlxbun/internal/family"
+	"github.com/mlxbun/mlxbun/internal/model"
+	"github.com/mlxbun/mlxbun/internal/quantize"
+	"github.com/mlxbun/mlxbun/internal/safetensors"
+	"github.com/mlxbun/mlxbun/internal/trellis"
+)
+
+// publishedParams are the model cards' totals (text model: no vision tower, no MTP head).
+var publishedParams = map[string]float64{
+	"qwen3-0.6b":  0.6e9,  // Qwen/Qwen3-0.6B: 0.6B
+	"qwen3-8b":    8.2e9,  // Qwen/Qwen3-8B: 8.2B
+	"qwen3-14b":   14.8e9, // Qwen/Qwen3-14B: 14.8B
+	"gemma4-31b":  30.7e9, // google/gemma-4-31B: 30.7B
+	"qwen3.5-27b": 27e9,   // Qwen/Qwen3.5-27B: 27B
+}
+
+// TestSyntheticPresetSizes: every preset's parameter count is its published total within 1 %, bf16 stores two
+// bytes a parameter, and 3-bit codes store and read less.
+func TestSyntheticPresetSizes(t *testing.T) {
+	if got := len(model.Presets()); got != len(publishedParams) {
+		t.Fatalf("%d presets, %d published totals: every preset needs one", got, len(publishedParams))
+	}
+	for _, name := range model.Presets() {
+		s, err := model.SyntheticStats(name, 0)
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		pub := publishedParams[name]
+		t.Logf("%s: %.4f G params (published %.1f G), %.2f GB read per bf16 decode token", name, float64(s.Params)/1e9, pub/1e9, float64(s.DecodeBytes)/1e9)
+		if rel := math.Abs(float64(s.Params)-pub) / pub; rel > 0.01 {
+			t.Errorf("%s: %d parameters, %.2f %% from the published %.1f G", name, s.Params, 100*rel, pub/1e9)
+		}
+		if s.StoredBytes != 2*s.Params {
+			t.Errorf("%s bf16: %d bytes stored for %d parameters", name, s.StoredBytes, s.Params)
+		}
+		q, err := model.SyntheticStats(name, 3)
+		if err != nil {
+			t.Fatalf("%s 3 bits: %v", name, err)
+		}
+		if q.Params != s.Params || q.StoredBytes >= s.StoredBytes || q.DecodeBytes >= s.DecodeBytes {
+			t.Errorf("%s 3 bits: %+v against bf16 %+v", name, q, s)
+		}
+	}
+}
+
+// TestSyntheticPresetShapes checks tensors of the full presets against shapes worked out by hand from the
+// published configs (hidden 5120/5376, heads × head dims, DeltaNet widths, vocabularies), absent ones included.
+func TestSyntheticPresetShapes(t *testing.T) {
+	cases := []struct {
+		name   string
+		bits   int
+		shapes map[string][]int // nil: the tensor must not exist
+		dtypes map[string]backend.DType
+	}{
+		{"qwen3.5-27b", 0, map[string][]int{
+			"model.layers.0.linear_attn.in_proj_qkv.weight": {10240, 5120}, // 2·16·128 + 48·128
+			"model.layers.0.linear_attn.in_proj_z.weight":   {6144, 5120},
+			"model.layers.0.linear_attn.in_proj_b.weight":   {48, 5120},
+			"model.layers.0.linear_attn.in_proj_a.weight":   {48, 5120},
+			"model.layers.0.linear_attn.conv1d.weight":      {10240, 1, 4},
+			"model.layers.0.linear_attn.out_proj.weight":    {5120, 6144},
+			"model.layers.0.linear_attn.norm.weight":        {128},
+			"model.layers.3.self_attn.q_proj.weight":        {12288, 5120}, // query and gate: 2·24·256
+			"model.layers.3.self_attn.k_proj.weight":        {1024, 5120},
+			"model.layers.3.self_attn.o_proj.weight":        {5120, 6144},
+			"model.layers.3.self_attn.q_norm.weight":        {256},
+			"model.layers.63.mlp.down_proj.weight":          {5120, 17408},
+			"lm_head.weight":                                {248320, 5120},
+			"model.layers.0.self_attn.q_proj.weight":        nil,
+			"model.layers.3.linear_attn.in_proj_qkv.weight": nil,
+			"model.layers.64.mlp.down_proj.weight":          nil,
+		}, nil},
+		{"qwen3.5-27b", 3, map[string][]int{
+			"model.layers.0.mlp.down_proj.weight":           {10, 17408, 48}, // the 3-bit interleave: 5120/512 blocks
+			"model.layers.0.mlp.down_proj.scales":           {17408},
+			"model.layers.0.linear_attn.in_proj_qkv.weight": {10240, 480}, // 5120·3/32 words
+			"model.layers.0.linear_attn.in_proj_b.weight":   {48, 5120},   // kept
+			"model.layers.3.self_attn.q_proj.scales":        {12288},
+			"lm_head.weight":                                {248320, 5120},
+			"lm_head.scales":                                nil,
+		}, map[string]backend.DType{"model.layers.0.mlp.down_proj.weight": backend.U32, "model.layers.0.mlp.down_proj.scales": backend.F16,
+			"model.layers.0.linear_attn.in_proj_b.weight": backend.BF16}},
+		{"gemma4-31b", 0, map[string][]int{
+			"model.layers.0.self_attn.q_proj.weight":           {8192, 5376}, // 32·256
+			"model.layers.0.self_attn.k_proj.weight":           {4096, 5376}, // 16·256
+			"model.layers.0.self_attn.v_proj.weight":           {4096, 5376},
+			"model.layers.0.self_attn.k_norm.weight":           {256},
+			"model.layers.0.layer_scalar":                      {1},
+			"model.layers.0.pre_feedforward_layernorm.weight":  {5376},
+			"model.layers.0.post_feedforward_layernorm.weight": {5376},
+			"model.layers.5.self_attn.q_proj.weight":           {16384, 5376}, // 32·512 on the global layers
+			"model.layers.5.self_attn.k_proj.weight":           {2048, 5376},  // 4·512
+			"model.layers.5.self_attn.o_proj.weight":           {5376, 16384},
+			"model.layers.5.self_attn.k_norm.weight":           {512},
+			"model.layers.59.mlp.down_proj.weight":             {5376, 21504},
+			"model.embed_tokens.weight":                        {262144, 5376},
+			"model.layers.5.self_attn.v_proj.weight":           nil, // attention_k_eq_v
+			"lm_head.weight":                                   nil, // tied
+			"model.embed_tokens_per_layer.weight":              nil, // no per-layer inputs
+			"model.layers.0.self_attn.q_proj.bias":             nil,
+			"model.layers.60.self_attn.q_proj.weight":          nil,
+			"model.layers.11.self_attn.o_proj.weight":          {5376, 16384},
+			"model.layers.10.self_attn.o_proj.weight":          {5376, 8192},
+			"model.layers.59.post_attention_layernorm.weight":  {5376},
+			"model.layers.59.self_attn.q_norm.weight":          {512},
+			"model.layers.58.self_attn.q_norm.weight":          {256},
+			"model.layers.0.post_per_layer_input_norm.weight":  nil,
+			"model.layers.5.self_attn.v_norm.weight":           nil,
+		}, nil},
+		{"gemma4-31b", 3, map[string][]int{
+			"model.layers.0.mlp.down_proj.weight":    {21504, 504}, // 5376 is no multiple of 512: no interleave
+			"model.layers.0.self_attn.q_proj.weight": {8192, 504},
+			"model.layers.5.self_attn.o_proj.weight": {5376, 1536},
+			"model.embed_tokens.weight":              {262144, 5376},
+		}, map[string]backend.DType{"model.embed_tokens.weight": backend.BF16}},
+	}
+	for _, c := range cases {
+		_, src, err := model.PresetSource(c.name, c.bits)
+		if err != nil {
+			t.Fatalf("%s %d bits: %v", c.name, c.bits, err)
+		}
+		for name, want := range c.shapes {
+			h, err := src.Header(name)
+			switch {
+			case want == nil && (err == nil || src.Has(name)):
+				t.Errorf("%s %d bits: holds %q %v, which the published config has not", c.name, c.bits, name, h.Shape)
+			case want != nil && err != nil:
+				t.Errorf("%s %d bits: %v", c.name, c.bits, err)
+			case want != nil && !slices.Equal(h.Shape, want):
+				t.Errorf("%s %d bits: %q has shape %v, want %v", c.name, c.bits, name, h.Shape, want)
+			case want != nil && c.dtypes[name] != 0 && h.DType != c.dtypes[name]:
+				t.Errorf("%s %d bits: %q is %s, want %s", c.name, c.bits, name, h.DType, c.dtypes[name])
+			}
+		}
+	}
+}
+
+// recorder is a source that notes every tensor read.
+type recorder struct {
+	model.NamedSource
+	read map[string]bool
+}
+
+func (r *recorder) Tensor(name string) (backend.Host, error) {
+	r.read[name] = true
+	return r.NamedSource.Tensor(name)
+}
+
+// TestSyntheticFamiliesCPU runs each family's preset scaled down on the CPU. bf16: the loader reads every tensor
+// the source holds and nothing else, each with its family map's shape; the logits are finite and vary; the
+// checkpoint written from the source loads through model.Load to the same logits. 3 bits: quantize's artifact of
+// that checkpoint holds the same tensors (names, dtypes, shapes) under the same quantization specs as the
+// synthetic trellis source (at L 3 to keep the encoder fast; its interleave needs L 12, checked on the full
+// presets above), and the synthetic trellis model's logits are finite and vary.
+func TestSyntheticFamiliesCPU(t *testing.T) {
+	b := cpu.New()
+	defer b.Close()
+	const seed = 7
+	for _, name := range []string{"gemma4-31b", "qwen3.5-27b", "qwen3-14b"} {
+		t.Run(name, func(t *testing.T) {
+			cfg, src, err := model.SmallSynthetic(name, trellis.Spec{}, seed)
+			if err != nil {
+				t.Fatal(err)
+			}
+			rec := &recorder{NamedSource: src, read: map[string]bool{}}
+			m, err := model.LoadFrom(cfg, rec, b)
+			if err != nil {
+				t.Fatal(err)
+			}
+			logits := checkForward(t, m)
+			m.Close()
+			fam, err := family.For(cfg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			tm := fam.Tensors(cfg)
+			names := src.Names()
+			for _, n := range names {
+				if !rec.read[n] {
+					t.Errorf("tensor %q held but never read by the loader", n)
+				}
+				tt, ok := tm.Lookup(n)
+				h, _ := src.Header(n)
+				if !ok || !slices.Equal(tt.Shape, h.Shape) {
+					t.Errorf("tensor %q %v: the family map has %v (found %v)", n, h.Shape, tt.Shape, ok)
+				}
+			}
+			if len(rec.read) != len(names) {
+				t.Errorf("the loader read %d tensors, the source holds %d", len(rec.read), len(names))
+			}
+
+			dir := writeCheckpoint(t, cfg, src)
+			m2, err := model.Load(dir, b)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if again := checkForward(t, m2); !slices.Equal(again, logits) {
+				t.Errorf("the checkpoint written from the source gives other logits")
+			}
+			m2.Close()
+
+			code := trellis.Spec{K: 3, L: 3, T: 256, Code: "1mad", Axis: 1}
+			qdir := filepath.Join(t.TempDir(), "q3")
+			if _, err := quantize.Run(dir, qdir, quantize.Options{Bits: code.K, L: code.L, GroupSize: code.T}, nil); err != nil {
+				t.Fatal(err)
+			}
+			qcfg, qsrc, err := model.SmallSynthetic(name, code, seed)
+			if err != nil {
+				t.Fatal(err)
+			}
+			compareArtifact(t, qdir, qcfg, qsrc)
+			m3, err := model.LoadFrom(qcfg, qsrc, b)
+			if err != nil {
+				t.Fatal(err)
+			}
+			qs, err := model.SourceQueries(qcfg, qsrc)
+			if err != nil {
+				t.Fatal(err)
+			}
+			coded := 0
+			for _, q := range qs {
+				if q.Weight.Format == backend.FormatTrellis {
+					coded++
+				}
+			}
+			if coded == 0 {
+				t.Errorf("no trellis-coded projection at 3 bits")
+			}
+			checkForward(t, m3)
+			m3.Close()
+		})
+	}
+}
+
+// checkForward runs a 12-token prompt (logits at every position) and one decode step; it checks the shapes,
+// that every logit is finite and that each row varies and differs from the one before. It returns the prompt's
+// logits.
+func checkForward(t *testing.T, m *model.Model) []float32 {
+	t.Helper()
+	const n = 12
+	vocab := m.Config.VocabSize
+	cache, err := m.NewCache(1, n+1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer m.ReleaseCache(cache)
+	var s model.Step
+	for p := range n {
+		s.IDs, s.Seq, s.Pos = append(s.IDs, int32((p*37+5)%vocab)), append(s.Seq, 0), append(s.Pos, int32(p))
+	}
+	prompt, err := m.Forward(s, cache, n)
+	if err != nil {
+		t.Fatal(err)
+	}
+	step, err := m.Forward(model.Step{IDs: []int32{3}, Seq: []int32{0}, Pos: []int32{n}}, cache, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(prompt) != n*vocab || len(step) != vocab {
+		t.Fatalf("logits of %d and %d values, want %d×%d and %d", len(prompt), len(step), n, vocab, vocab)
+	}
+	all := append(slices.Clone(prompt), step...)
+	for r := 0; r < n+1; r++ {
+		row := all[r*vocab : (r+1)*vocab]
+		lo, hi := row[0], row[0]
+		for i, v := range row {
+			if math.IsNaN(float64(v)) || math.IsInf(float64(v), 0) {
+				t.Fatalf("row %d logit %d is %v", r, i, v)
+			}
+			lo, hi = min(lo, v), max(hi, v)
+		}
+		if hi-lo < 1e-6 {
+			t.Errorf("row %d: every logit is %v", r, lo)
+		}
+		if r > 0 && slices.Equal(row, all[(r-1)*vocab:r*vocab]) {
+			t.Errorf("rows %d and %d have the same logits", r-1, r)
+		}
+	}
+	return prompt
+}
+
+// writeCheckpoint writes the source's tensors and the config as a model directory.
+func writeCheckpoint(t *testing.T, cfg *config.Model, src model.NamedSource) string {
+	t.Helper()
+	dir := t.TempDir()
+	raw, err := json.Marshal(cfg.Raw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "config.json"), raw, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var ts []backend.Host
+	for _, n := range src.Names() {
+		h, err := src.Tensor(n)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ts = append(ts, h)
+	}
+	if err := safetensors.WriteFile(filepath.Join(dir, "model.safetensors"), ts, nil); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+// compareArtifact checks that quantize's output directory holds exactly the synthetic trellis source's tensors
+// (dtype and shape) and that its quantization block gives every module the synthetic config's spec.
+func compareArtifact(t *testing.T, dir string, cfg *config.Model, src model.NamedSource) {
+	t.Helper()
+	arch, err := safetensors.OpenDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer arch.Close()
+	if got, want := arch.Names(), src.Names(); !slices.Equal(sorted(got), want) {
+		t.Fatalf("quantize wrote %v\nthe synthetic source holds %v", sorted(got), want)
+	}
+	for _, n := range src.Names() {
+		q, err := arch.Tensor(n)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s, err := src.Header(n)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if q.DType != s.DType || !slices.Equal(q.Shape, s.Shape) {
+			t.Errorf("%s: quantize wrote %s %v, the synthetic source has %s %v", n, q.DType, q.Shape, s.DType, s.Shape)
+		}
+	}
+	raw, err := os.ReadFile(filepath.Join(dir, "config.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	qcfg, err := config.Parse(raw, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fam, err := family.For(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range fam.Tensors(cfg).All() {
+		a, aok := qcfg.Quant.For(tt.Path)
+		b, bok := cfg.Quant.For(tt.Path)
+		if src.Has(tt.Path+".scales") && (aok != bok || !reflect.DeepEqual(a, b)) {
+			t.Errorf("%s: quantize's spec %v %+v, the synthetic config's %v %+v", tt.Path, aok, a, bok, b)
+		}
+		if tt.Kind == family.KindTable && src.Has(tt.Name) && (aok || bok) {
+			t.Errorf("%s: a table quantized (quantize %v, synthetic %v)", tt.Path, aok, bok)
+		}
+	}
+}
+
+func sorted(s []string) []string {
+	s = slices.Clone(s)
+	slices.Sort(s)
+	return s
+}
