@@ -1,6 +1,7 @@
 // The bench verb, llama-bench style: pp (prompt) and tg (generation) rows in tokens per second as mean ± sd over
 // runs, for a model directory or a synthetic model of a real architecture; optionally a per-kernel profile
-// against the device's copy bandwidth, launches per token and peak device memory.
+// against the device's copy bandwidth, launches per token and peak device memory. A synthetic model's run ends
+// with its bandwidth roofline: the weight bytes a decode step reads over the measured copy bandwidth.
 package main
 
 import (
@@ -23,7 +24,7 @@ import (
 type benchFlags struct {
 	modelDir, synthetic, dtype, device, output string
 	pp, tg, reps, bits, batch                  int
-	profile                                    bool
+	profile, dryRun                            bool
 	seed                                       uint64
 	jsonSchema                                 string // bench --json-schema: constrained-decoding costs (benchgrammar.go)
 }
@@ -49,6 +50,18 @@ type benchReport struct {
 	CopyBandwidth   float64              `json:"copy_bandwidth_bytes_per_s,omitempty"`
 	PeakDeviceBytes int64                `json:"peak_device_bytes,omitempty"`
 	PeakHostGB      float64              `json:"peak_host_memory_gb"`
+	// A synthetic model's weight bytes read per decode step, and the tokens per second reading them at the copy
+	// bandwidth would give (× --batch: the weights are read once per step for every sequence).
+	DecodeBytes int64   `json:"decode_bytes_per_token,omitempty"`
+	RooflineTS  float64 `json:"roofline_ts,omitempty"`
+}
+
+// sizeReport is bench --dry-run's answer: a synthetic model counted from its tensor headers.
+type sizeReport struct {
+	Model       string `json:"model"`
+	Params      int64  `json:"params"`
+	StoredBytes int64  `json:"stored_bytes"`
+	DecodeBytes int64  `json:"decode_bytes_per_token"`
 }
 
 func newBench() *cobra.Command {
@@ -58,12 +71,15 @@ func newBench() *cobra.Command {
 		Short: "Measure prompt (pp) and generation (tg) speed, llama-bench style",
 		Long: `bench runs a prompt of -p tokens (row ppN) and a generation of -n tokens one at a time (row tgN) -r
 times each and prints tokens per second as mean ± standard deviation. --synthetic builds a random-weight model
-of a real architecture (qwen3-14b, qwen3-8b, qwen3-0.6b) with no files; with --bits its projections are random
-trellis codes (axis 1, down_proj axis 0, the 3-bit interleave), as mlxbun quantize stores a model. --profile adds a per-kernel table
-(device time, GB/s, % of the measured copy bandwidth) on backends that can time kernels.`,
+of a real architecture (` + strings.Join(model.Presets(), ", ") + `) with no files; with --bits its projections
+are random trellis codes (axis 1, down_proj axis 0, the 3-bit interleave), as mlxbun quantize stores a model, and
+its run ends with the bandwidth roofline (weight bytes read per decode step / the device's copy bandwidth).
+--dry-run counts a synthetic model's parameters and bytes without building it. --profile adds a per-kernel
+table (device time, GB/s, % of the measured copy bandwidth) on backends that can time kernels.`,
 		Example: `  mlxbun bench --model ./Qwen3-0.6B
   mlxbun bench --synthetic qwen3-14b --dtype bf16 --device cuda --profile -o md
-  mlxbun bench --synthetic qwen3-14b --bits 3 --device cuda`,
+  mlxbun bench --synthetic qwen3-14b --bits 3 --device cuda
+  mlxbun bench --synthetic qwen3.5-27b --bits 3 --dry-run`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error { return runBench(cmd, &f) },
 	}
@@ -79,6 +95,7 @@ trellis codes (axis 1, down_proj axis 0, the 3-bit interleave), as mlxbun quanti
 	fl.IntVarP(&f.reps, "repetitions", "r", 5, "runs per test")
 	fl.IntVar(&f.batch, "batch", 1, fmt.Sprintf("sequences decoding together in the tg row (1..%d; tokens/s counts all of them)", backend.MaxDecodeRows))
 	fl.BoolVar(&f.profile, "profile", false, "per-kernel device time table (backends with a profiler)")
+	fl.BoolVar(&f.dryRun, "dry-run", false, "with --synthetic: print its parameters, stored bytes and bytes read per decode token, build nothing")
 	fl.Uint64Var(&f.seed, "seed", 1, "seed of the synthetic weights and token ids")
 	fl.StringVar(&f.jsonSchema, "json-schema", "", "measure this schema's compile time and per-token mask fill over --model's tokenizer (no forward pass; -n tokens per walk, -r walks)")
 	return cmd
@@ -102,6 +119,9 @@ func runBench(cmd *cobra.Command, f *benchFlags) error {
 	}
 	if f.reps < 1 || f.pp < 0 || f.tg < 0 || f.pp+f.tg == 0 {
 		return fmt.Errorf("bench: need -r ≥ 1 and some of -p/-n (got -p %d -n %d -r %d)", f.pp, f.tg, f.reps)
+	}
+	if f.dryRun {
+		return benchDryRun(cmd.OutOrStdout(), f)
 	}
 	b, m, name, err := openBenchModel(f)
 	if err != nil {
@@ -219,9 +239,19 @@ func runBench(cmd *cobra.Command, f *benchFlags) error {
 		}
 		rep.LaunchesPerTok = float64(calls) / float64(steps)
 	}
-	if bw, ok := b.(backend.Bandwidth); ok && f.profile {
+	if bw, ok := b.(backend.Bandwidth); ok && (f.profile || f.synthetic != "") {
 		if v, err := bw.CopyBandwidth(); err == nil {
 			rep.CopyBandwidth = v
+		}
+	}
+	if f.synthetic != "" {
+		size, err := model.SyntheticStats(f.synthetic, f.bits)
+		if err != nil {
+			return err
+		}
+		rep.DecodeBytes = size.DecodeBytes
+		if rep.CopyBandwidth > 0 {
+			rep.RooflineTS = rep.CopyBandwidth / float64(size.DecodeBytes) * float64(f.batch)
 		}
 	}
 	if mr, ok := b.(backend.MemoryReporter); ok {
@@ -253,6 +283,7 @@ func writeBenchMD(w io.Writer, rep benchReport) {
 	if rep.CopyBandwidth > 0 && len(rep.Kernels)+len(rep.PromptKernels) > 0 {
 		fmt.Fprintf(w, "\ncopy bandwidth measured: %.0f GB/s\n", rep.CopyBandwidth/1e9)
 	}
+	writeRoofline(w, rep)
 	if rep.PeakDeviceBytes > 0 {
 		fmt.Fprintf(w, "\npeak device memory: %.2f GiB\n", float64(rep.PeakDeviceBytes)/(1<<30))
 	}
@@ -334,4 +365,49 @@ func openBenchModel(f *benchFlags) (backend.Backend, *model.Model, string, error
 		return nil, nil, "", err
 	}
 	return b, m, name, nil
+}
+
+// writeRoofline prints a synthetic run's bandwidth roofline and how close each tg row came to it; without a
+// measured copy bandwidth (the CPU), only the bytes.
+func writeRoofline(w io.Writer, rep benchReport) {
+	if rep.DecodeBytes == 0 {
+		return
+	}
+	gb := float64(rep.DecodeBytes) / 1e9
+	if rep.RooflineTS == 0 {
+		fmt.Fprintf(w, "\nroofline: %.2f GB of weights read per decode step; no copy bandwidth measured on this device\n", gb)
+		return
+	}
+	fmt.Fprintf(w, "\nroofline: %.2f GB of weights read per decode step / %.0f GB/s copy bandwidth = %.1f tok/s\n",
+		gb, rep.CopyBandwidth/1e9, rep.RooflineTS)
+	for _, r := range rep.Rows {
+		if r.NGen > 0 {
+			fmt.Fprintf(w, "%s: %.1f %% of the roofline\n", r.Test, 100*r.AvgTS/rep.RooflineTS)
+		}
+	}
+}
+
+// benchDryRun counts a synthetic model from its tensor headers: nothing is built and no device is opened.
+func benchDryRun(w io.Writer, f *benchFlags) error {
+	if f.synthetic == "" {
+		return errors.New("bench: --dry-run counts a synthetic model: give --synthetic")
+	}
+	size, err := model.SyntheticStats(f.synthetic, f.bits)
+	if err != nil {
+		return fmt.Errorf("bench: %w", err)
+	}
+	name := f.synthetic + " " + f.dtype
+	if f.bits > 0 {
+		name = fmt.Sprintf("%s trellis %d-bit", f.synthetic, f.bits)
+	}
+	rep := sizeReport{Model: name, Params: size.Params, StoredBytes: size.StoredBytes, DecodeBytes: size.DecodeBytes}
+	if f.output == "json" {
+		enc := json.NewEncoder(w)
+		enc.SetIndent("", " ")
+		return enc.Encode(rep)
+	}
+	fmt.Fprintf(w, "| model | params | stored GB | GB read per decode token |\n| --- | ---: | ---: | ---: |\n")
+	fmt.Fprintf(w, "| %s | %d (%.2f G) | %.2f | %.2f |\n", rep.Model, rep.Params, float64(rep.Params)/1e9,
+		float64(rep.StoredBytes)/1e9, float64(rep.DecodeBytes)/1e9)
+	return nil
 }
