@@ -12,7 +12,7 @@
 # heldout.txt); the SASS of the one-row 3-bit forms; compute-sanitizer memcheck on the fixture-shape cases.
 # Files under $OUT: run.log, verify.md, bench.md, greedy.txt, sass.txt, memcheck.log, kl.log (lab.md, ncu-*.txt).
 # Phases (arguments; default all but lab and ncu): verify bench kl greedy ppl sass memcheck batch lora gemma regress
-# quality grammar lab ncu.
+# quality grammar lab ncu synth.
 set -u -o pipefail
 OUT=${OUT:-/tmp/mlxbun-out}
 mkdir -p "$OUT"
@@ -247,6 +247,20 @@ ncu_phase() {
 			$B bench --synthetic qwen3-14b --bits 3 --device cuda -p 0 -n 8 -r 1 >"$OUT/ncu-$k.txt" 2>&1
 		echo "ncu $k exit $?" | tee -a "$OUT/run.log"
 	done
+}
+
+# synth: the issue-10 synthetic shapes (Gemma 4 31B, Qwen3.5-27B) at bf16 and 3 bits; each run ends with its
+# bandwidth roofline. MLXBUN_SYNTH picks the presets (default both); a preset whose ops CUDA does not serve fails
+# before any weight is made, naming the layer.
+synth() {
+	for m in ${MLXBUN_SYNTH:-gemma4-31b qwen3.5-27b}; do
+		for bits in 0 3; do
+			step "bench $m bits $bits"
+			timeout 280 $B bench --synthetic "$m" --bits $bits --device cuda -p 512 -n 128 -r 3 >>"$OUT/synth.md" 2>&1
+			echo "bench $m $bits exit $?" | tee -a "$OUT/run.log"
+		done
+	done
+	cat "$OUT/synth.md"
 }
 
 phases=("$@")
