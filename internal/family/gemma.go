@@ -258,7 +258,8 @@ func gemmaCheck(c *config.Model, gen int) error {
 			}
 		}
 	}
-	if b, _ := c.Raw["use_bidirectional_attention"].(string); b != "" {
+	// "vision" makes only image tokens attend both ways; a text-only model stays causal, so it serves as is.
+	if b, _ := c.Raw["use_bidirectional_attention"].(string); b != "" && b != "vision" {
 		return fmt.Errorf("use_bidirectional_attention %q: %w", b, errGemma)
 	}
 	if gen == 4 {

@@ -212,4 +212,13 @@ func TestGemmaChecks(t *testing.T) {
 			t.Errorf("%s: %v", name, err)
 		}
 	}
+	// The published Gemma 4 configs say "vision": bidirectional among image tokens only, so text stays causal.
+	raw := map[string]any{}
+	for k, v := range c.Raw {
+		raw[k] = v
+	}
+	raw["use_bidirectional_attention"] = "vision"
+	if _, err := For(reparse(t, raw)); err != nil {
+		t.Errorf("use_bidirectional_attention \"vision\": %v", err)
+	}
 }
