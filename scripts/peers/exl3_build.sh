@@ -3,7 +3,7 @@
 # that pack-exllamav3.sh put in .peers/ (carried by the device call), into a cache outside the repository, and checks
 # that `import exllamav3` works with the packages that machine has (issue 9's peer benchmark).
 #
-#   bash scripts/peers/exl3_build.sh        (env: PEERS=.peers, EXL3_WORK=/tmp/exl3, MAX_JOBS=16)
+#   bash scripts/peers/exl3_build.sh        (env: PEERS=.peers, EXL3_WORK=build/exl3, MAX_JOBS=16)
 #
 # Layout under $EXL3_WORK (kept while the machine stays warm; a cold machine rebuilds):
 #   src/exllamav3/   the unpacked snapshot (unpacked once per commit, so ninja sees stable mtimes)
@@ -25,7 +25,7 @@
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 PEERS=${PEERS:-$root/.peers}
-WORK=${EXL3_WORK:-/tmp/exl3}
+WORK=${EXL3_WORK:-$root/build/exl3}
 export MAX_JOBS=${MAX_JOBS:-16}
 export TORCH_CUDA_ARCH_LIST=${TORCH_CUDA_ARCH_LIST:-9.0}
 log() { printf '%s exl3_build: %s\n' "$(date -u +%H:%M:%S)" "$*" >&2; }
@@ -114,7 +114,9 @@ else
 	log "building exllamav3_ext: $stamp, MAX_JOBS=$MAX_JOBS, $(nvcc --version | tail -1)"
 	t0=$(date +%s)
 	# setup.py prints its source list and nvcc's warnings: keep them in a log, show the tail on failure.
-	if ! (cd "$SRC" && python3 setup.py build_ext --build-lib "$WORK/ext" --build-temp "$WORK/build-temp") \
+	# cwd is the source tree (setup.py opens exllamav3/version.py relative to it) and setup.py is named by its
+	# absolute path (it lists sources relative to its own folder).
+	if ! (cd "$SRC" && python3 "$SRC/setup.py" build_ext --build-lib "$WORK/ext" --build-temp "$WORK/build-temp") \
 		>"$WORK/build.log" 2>&1; then
 		tail -n 60 "$WORK/build.log" >&2
 		[ -n "${OUT:-}" ] && cp "$WORK/build.log" "$OUT/exl3_build.log" || true
@@ -132,6 +134,7 @@ source "$WORK/env.sh"
 python3 - "$WORK" <<'PY' || die "import exllamav3 failed (see the traceback above)"
 import importlib.util, sys, time
 t0 = time.time()
+import torch  # first: the extension links against torch's shared libraries
 import exllamav3_ext
 import exllamav3
 from exllamav3.ext import exllamav3_ext as ext

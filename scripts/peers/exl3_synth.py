@@ -21,7 +21,7 @@ only structure the quantizer adds is the choice of path. The sign vectors take |
 that, with the orthonormal 128-point Hadamards around the unit-scale codebook, a projection keeps its input's RMS
 (the converter's suh/svh are likewise signs times channel scales): activations stay finite through 40 layers.
 
-    python3 scripts/peers/exl3_synth.py --arch qwen3-14b --bits 4.0 --out /tmp/exl3/models/qwen3-14b-4.0 \
+    python3 scripts/peers/exl3_synth.py --arch qwen3-14b --bits 4.0 --out build/exl3/models/qwen3-14b-4.0 \
         --tokenizer-dir .peers/fixtures/qwen3-tokenizer
 
 Runs on the GPU machine (torch draws the codes on the GPU: a 14B directory at 4 bpw, ~8.7 GB, takes seconds plus the
