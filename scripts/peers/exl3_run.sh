@@ -49,7 +49,8 @@ export EXL3_SRC="$EXL3_WORK/src/exllamav3"
 
 rc=0
 results="$OUT/exl3_results.jsonl"
-emit() { grep -E '^exl3-(result|quality) ' | tee -a "$results"; }
+# stdout of the Python steps: everything to the log, the result lines also to the results file and the screen.
+emit() { tee -a "$OUT/exl3.log" | grep -E '^exl3-(result|quality) ' | tee -a "$results"; }
 
 for s in "${stages[@]}"; do
 	case $s in

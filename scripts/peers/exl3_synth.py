@@ -263,7 +263,10 @@ def write_quantization_config(model_dir):
         from exllamav3.conversion.quant_config import create_quantization_config_json
     except Exception as e:  # exllamav3 is not built or not on PYTHONPATH: the loader does not need the file
         return f"not written (exllamav3 does not import: {type(e).__name__}: {e})"
-    create_quantization_config_json(model_dir)
+    try:
+        create_quantization_config_json(model_dir)
+    except Exception as e:  # not fatal for the same reason; say why
+        return f"not written (exllamav3 failed on it: {type(e).__name__}: {e})"
     return "written by exllamav3"
 
 
