@@ -41,6 +41,7 @@ command -v nvcc >/dev/null || export PATH="$PATH:/usr/local/cuda/bin"
 
 # 1. The snapshot: .peers/exllamav3.tgz (pack-exllamav3.sh) or an unpacked .peers/exllamav3/ tree.
 mkdir -p "$WORK/src" "$WORK/ext" "$WORK/build-temp" "$WORK/shim"
+WORK=$(cd "$WORK" && pwd)
 if [ -f "$PEERS/exllamav3.tgz" ]; then
 	want=$(tar -xzOf "$PEERS/exllamav3.tgz" exllamav3/.commit) || die "$PEERS/exllamav3.tgz: no exllamav3/.commit in it"
 	have=$(cat "$WORK/src/exllamav3/.commit" 2>/dev/null || true)

@@ -8,11 +8,15 @@
 #   speed    for each model in $MODELS and bpw in $BITS: exl3_synth.py writes the EXL3 directory, exl3_bench.py speed
 #            measures it (pp512, tg128, median of $RUNS after a warm-up, peak memory), the directory is deleted
 #   quality  exl3_bench.py quality: exllamav3's converter on pycoder-12m at $QBITS, bits/byte (ctx 512, 64 KiB)
-# Env: MODELS="qwen3-0.6b qwen3-14b", BITS="2 3 4", QBITS="2 3 4", RUNS=3, EXL3_WORK=build/exl3 (git-ignored, so kept between calls while the machine is warm), PEERS=.peers.
+# Env: MODELS="qwen3-0.6b qwen3-14b", BITS="2 3 4", QBITS="2 3 4", RUNS=3, EXL3_WORK=build/exl3 (git-ignored, so kept
+# between calls while the machine is warm), PEERS=.peers, BUDGET_S=570: a step whose rough cost (NEED_14B_S=150,
+# NEED_SMALL_S=45, NEED_QUALITY_S=240: guesses, not measurements) would overrun the call's budget is skipped with a
+# line saying so, rather than the call being killed mid-step at the device's 600 s.
 # Every stage that runs builds first if needed, so a call on a fresh machine may run any stage alone (the build is
 # a few minutes of the call's 10). Result lines (`exl3-result {json}`, `exl3-quality {json}`) go to stdout and to
 # $OUT/exl3_results.jsonl; logs to $OUT/exl3.log (OUT is set by the device tool; /tmp/exl3-out otherwise).
 set -uo pipefail
+rc=0
 root=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$root"
 export PEERS=${PEERS:-$root/.peers}
@@ -24,6 +28,15 @@ MODELS=${MODELS:-qwen3-0.6b qwen3-14b}
 BITS=${BITS:-2 3 4}
 QBITS=${QBITS:-2 3 4}
 RUNS=${RUNS:-3}
+BUDGET_S=${BUDGET_S:-570}
+# time_for NEED WHAT: true when NEED seconds are left of the budget; else says what is skipped.
+time_for() {
+	if [ $((SECONDS + $1)) -gt "$BUDGET_S" ]; then
+		log "SKIPPED $2: ${SECONDS} s used of ${BUDGET_S}, it needs about $1 s (run it in another call)"
+		rc=3
+		return 1
+	fi
+}
 log() { printf '%s exl3_run: %s\n' "$(date -u +%H:%M:%S)" "$*" | tee -a "$OUT/exl3.log" >&2; }
 
 stages=("$@")
@@ -47,10 +60,18 @@ bash scripts/peers/exl3_build.sh 2>&1 | tee -a "$OUT/exl3.log"
 source "$EXL3_WORK/env.sh"
 export EXL3_SRC="$EXL3_WORK/src/exllamav3"
 
-rc=0
 results="$OUT/exl3_results.jsonl"
 # stdout of the Python steps: everything to the log, the result lines also to the results file and the screen.
 emit() { tee -a "$OUT/exl3.log" | grep -E '^exl3-(result|quality) ' | tee -a "$results"; }
+# step_ok RC WHAT: appends the step's stderr to the log; on failure names the step and its last stderr line.
+err="$EXL3_WORK/step.err"
+step_ok() {
+	cat "$err" >>"$OUT/exl3.log" 2>/dev/null
+	[ "$1" -eq 0 ] && return 0
+	log "FAILED $2 (exit $1): $(grep -v '^[[:space:]]*$' "$err" | tail -1)"
+	rc=1
+	return 1
+}
 
 for s in "${stages[@]}"; do
 	case $s in
@@ -58,24 +79,27 @@ for s in "${stages[@]}"; do
 		for m in $MODELS; do
 			for b in $BITS; do
 				dir="$EXL3_WORK/models/$m-$b.0"
+				need=${NEED_SMALL_S:-45}
+				[ "$m" = qwen3-14b ] && need=${NEED_14B_S:-150}
+				time_for "$need" "speed $m $b.0 bpw" || continue
 				log "speed: $m at $b.0 bpw"
-				if ! python3 scripts/peers/exl3_synth.py --arch "$m" --bits "$b" --out "$dir" \
-					--tokenizer-dir "$PEERS/fixtures/qwen3-tokenizer" 2>>"$OUT/exl3.log"; then
-					log "synth failed for $m $b (see exl3.log)"; rc=1; continue
-				fi
+				python3 scripts/peers/exl3_synth.py --arch "$m" --bits "$b" --out "$dir" \
+					--tokenizer-dir "$PEERS/fixtures/qwen3-tokenizer" 2>"$err" | emit
+				if ! step_ok "${PIPESTATUS[0]}" "synth $m $b.0"; then rm -rf "$dir"; continue; fi
 				python3 scripts/peers/exl3_bench.py speed --model-dir "$dir" --label "$m" --bpw "$b" \
-					--runs "$RUNS" 2>>"$OUT/exl3.log" | emit
-				[ "${PIPESTATUS[0]}" -eq 0 ] || { log "bench failed for $m $b: $(tail -1 "$OUT/exl3.log")"; rc=1; }
+					--runs "$RUNS" 2>"$err" | emit
+				step_ok "${PIPESTATUS[0]}" "bench $m $b.0"
 				rm -rf "$dir"
 			done
 		done
 		;;
 	quality)
+		time_for "${NEED_QUALITY_S:-240}" "quality" || continue
 		log "quality: pycoder-12m at $QBITS bpw"
 		# shellcheck disable=SC2086
 		python3 scripts/peers/exl3_bench.py quality --pycoder "$PEERS/fixtures/pycoder-12m" --bits $QBITS \
-			2>>"$OUT/exl3.log" | emit
-		[ "${PIPESTATUS[0]}" -eq 0 ] || { log "quality failed: $(tail -1 "$OUT/exl3.log")"; rc=1; }
+			2>"$err" | emit
+		step_ok "${PIPESTATUS[0]}" "quality"
 		cp -f "$EXL3_WORK"/quality/convert-*.log "$OUT"/ 2>/dev/null || true
 		;;
 	esac

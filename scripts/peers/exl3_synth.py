@@ -186,7 +186,7 @@ def main():
 
     # Shards as compile.py allocates them: modules in order, a new shard when the next module would overflow.
     limit = a.shard_mb * 1024 ** 2
-    shards, cur, size, total = [[]], 0, 0, 0
+    shards, cur, total = [[]], 0, 0
     for mkey, ts in mods:
         ts = [t for t in ts if t[1] != "marker" or marker_name]
         msize = sum(nbytes(kind, shape) for _, kind, shape, _ in ts)
