@@ -17,11 +17,15 @@
 # carried folder on every call; a prebuilt module found on sys.path is what exllamav3/ext.py imports first.
 #
 # Optional packages: exllamav3's requirements list pydantic, marisa_trie, llguidance, flash-linear-attention (and it
-# can use flash-attn, xformers, formatron); none is on the GPU machine and none can be installed there. All but one
-# are imported inside try blocks or functions of features the benchmark does not use. marisa_trie is imported lazily
-# by exllamav3/loader/safetensors.py for prefix listing of tensor names, which model loading (get_tensor_sizes) and
-# the converter (quantization_config.json) both call: so this script writes a minimal stand-in module, Trie(keys) with
-# .keys(prefix), into $EXL3_WORK/shim and puts that folder on PYTHONPATH — only when no real marisa_trie imports.
+# can use flash-attn, xformers, formatron); none is on the GPU machine and none can be installed there. A scan of every
+# import statement in the snapshot's exllamav3/ finds all of them inside try blocks or in functions of features the
+# benchmark does not use, except two, which this script stands in for with minimal modules of its own in
+# $EXL3_WORK/shim (on PYTHONPATH via env.sh), each only when the real package does not import:
+#   pydantic     exllamav3/util/memory.py imports PydanticUserError at module level (every model import reaches it)
+#                only to catch it in a debugging helper: the stand-in defines that exception class and nothing else
+#                (a plain module, so `import pydantic.typing` in the formatron filter still fails as it should)
+#   marisa_trie  exllamav3/loader/safetensors.py imports it lazily for prefix listing of tensor names, which model
+#                loading (get_tensor_sizes) and the converter both call: the stand-in is Trie(keys) with .keys(prefix)
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 PEERS=${PEERS:-$root/.peers}
@@ -65,10 +69,25 @@ fi
 SRC="$WORK/src/exllamav3"
 commit=$want
 
-# 2. The marisa_trie stand-in (see the header), used only if the real package is absent.
+# 2. The stand-ins (see the header), each used only if the real package is absent.
+if python3 -c 'import pydantic' 2>/dev/null; then
+	rm -f "$WORK/shim/pydantic.py"
+	shim_note="pydantic: installed"
+else
+	cat >"$WORK/shim/pydantic.py" <<'PY'
+# Stand-in for the pydantic package, written by mlxbun's scripts/peers/exl3_build.sh because the GPU machine cannot
+# install it. exllamav3/util/memory.py imports PydanticUserError at module level only to catch it while walking
+# objects in a debugging helper; nothing else of pydantic is used outside optional, guarded features.
+
+
+class PydanticUserError(Exception):
+    pass
+PY
+	shim_note="pydantic: shim ($WORK/shim/pydantic.py)"
+fi
 if python3 -c 'import marisa_trie' 2>/dev/null; then
 	rm -f "$WORK/shim/marisa_trie.py"
-	shim_note="marisa_trie: installed"
+	shim_note="$shim_note; marisa_trie: installed"
 else
 	cat >"$WORK/shim/marisa_trie.py" <<'PY'
 # Stand-in for the marisa_trie package, written by mlxbun's scripts/peers/exl3_build.sh because the GPU machine
@@ -99,7 +118,7 @@ class Trie:
     def __iter__(self):
         return iter(self._keys)
 PY
-	shim_note="marisa_trie: shim ($WORK/shim/marisa_trie.py)"
+	shim_note="$shim_note; marisa_trie: shim ($WORK/shim/marisa_trie.py)"
 fi
 printf 'export PYTHONPATH="%s:%s:%s${PYTHONPATH:+:$PYTHONPATH}"\nexport EXL3_COMMIT=%s\n' \
 	"$WORK/ext" "$WORK/shim" "$SRC" "$commit" >"$WORK/env.sh"
