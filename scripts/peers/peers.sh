@@ -3,16 +3,18 @@
 # session runs it as a few calls; every phase appends JSON lines under $OUT that table.py turns into the tables).
 # Everything it reads travels in the git-ignored .peers/ folder, made here:
 #   bash scripts/peers/pack-llama.sh                      → .peers/llama.cpp.tgz (+ .commit)
-#   bash scripts/peers/pack-exllamav3.sh                  → .peers/exllamav3 (source snapshot)
-#   mkdir -p .peers/fix/qwen3 && cp ../shared/fixtures/tokenizers/qwen3/tokenizer{,_config}.json .peers/fix/qwen3/
+#   bash scripts/peers/pack-exllamav3.sh                  → .peers/exllamav3.tgz, .peers/fixtures (Qwen3 tokenizer,
+#                                                           pycoder-12m without calib.txt)
 #   CGO_ENABLED=0 GOEXPERIMENT=simd go build -trimpath -ldflags '-s -w' -o .peers/mlxbun ./cmd/mlxbun
-#   (pycoder rows: cp -r ../shared/fixtures/trained/pycoder-12m .peers/fix/ without calib.txt)
-# then run(command="bash scripts/peers/peers.sh PHASES", carry=[".peers"]). Phases:
+# then run(command="bash scripts/peers/peers.sh PHASES", carry=[...]) naming the .peers paths the phases need
+# (64 MiB a call with the tree: the llama.cpp build pieces are 43 MB, so a call carrying them leaves exllamav3's
+# snapshot and the mlxbun binary to another call). Phases:
 #   llama-build   build llama.cpp (CUDA sm_90) and send it back as $OUT/llama-bin.tar.xz.NN; put those pieces in
 #                 .peers/ here and later calls unpack them instead of building
 #   llama         llama.cpp rows (SHAPES, TYPES env; LLAMA_BUDGET seconds), pycoder rows when .peers/fix/pycoder-12m
 #   mlxbun        mlxbun rows (SHAPES)
-#   exl3-build, exl3  exllamav3 (scripts/peers/exl3_*.sh/py)
+#   exl3          exllamav3: build, quality (pycoder-12m), speed rows (scripts/peers/exl3_run.sh; .peers/exllamav3.tgz
+#                 and .peers/fixtures from pack-exllamav3.sh)
 #   table         $OUT/peers.md from every rows file under $OUT and .peers/rows/
 set -uo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
@@ -42,23 +44,27 @@ for phase in "$@"; do
 		if [ ! -x "$P/llama-bin/llama-bench" ]; then
 			cat "$P"/llama-bin.tar.xz.* | xz -d | tar xf - -C "$P" || { echo "no llama.cpp build carried"; continue; }
 		fi
+		fx=$P/fixtures
+		mkdir -p /tmp/qwen3-tok && cp "$fx/qwen3-tokenizer/tokenizer_config.json" /tmp/qwen3-tok/ &&
+			gunzip -c "$fx/qwen3-tokenizer/tokenizer.json.gz" >/tmp/qwen3-tok/tokenizer.json
 		extra=()
-		if [ -d "$P/fix/pycoder-12m" ]; then
-			head -c 65536 "$P/fix/pycoder-12m/heldout.txt" >/tmp/heldout64k.txt
-			extra=(--pycoder "$P/fix/pycoder-12m" --text /tmp/heldout64k.txt)
+		if [ -d "$fx/pycoder-12m" ]; then
+			head -c 65536 "$fx/pycoder-12m/heldout.txt" >/tmp/heldout64k.txt
+			extra=(--pycoder "$fx/pycoder-12m" --text /tmp/heldout64k.txt)
 		fi
-		LLAMA_COMMIT=$(cat "$P/llama.cpp.commit" 2>/dev/null) python3 "$S/llama_bench.py" --bin "$P/llama-bin" --tokenizer "$P/fix/qwen3" --work "$work" --out "$OUT" \
+		LLAMA_COMMIT=$(cat "$P/llama.cpp.commit" 2>/dev/null) python3 "$S/llama_bench.py" --bin "$P/llama-bin" --tokenizer /tmp/qwen3-tok --work "$work" --out "$OUT" \
 			--shapes "$SHAPES" --types "${TYPES:-Q4_K_M,Q3_K_M,IQ3_XXS,Q2_K}" --budget "${LLAMA_BUDGET:-1e9}" \
 			"${extra[@]}" 2>&1 | tee -a "$OUT/peers.log"
 		;;
 	mlxbun)
 		python3 "$S/mlxbun_rows.py" --bin "$P/mlxbun" --out "$OUT" --shapes "$SHAPES" 2>&1 | tee -a "$OUT/peers.log"
 		;;
-	exl3-build | exl3)
-		if [ -x "$S/$phase.sh" ]; then bash "$S/$phase.sh" 2>&1 | tee -a "$OUT/peers.log"; else echo "no $S/$phase.sh"; fi
+	exl3)
+		# exl3_run.sh's own steps (EXL3_STEPS, default build quality speed) over MODELS (default: SHAPES).
+		MODELS=${MODELS:-${SHAPES//,/ }} bash "$S/exl3_run.sh" ${EXL3_STEPS:-build quality speed} 2>&1 | tee -a "$OUT/peers.log"
 		;;
 	table)
-		python3 "$S/table.py" "$OUT"/*rows.jsonl $(ls "$P"/rows/*.jsonl 2>/dev/null) >"$OUT/peers.md" 2>>"$OUT/peers.log"
+		python3 "$S/table.py" "$OUT"/*rows.jsonl $(ls "$OUT"/exl3_results.jsonl 2>/dev/null) $(ls "$P"/rows/*.jsonl 2>/dev/null) >"$OUT/peers.md" 2>>"$OUT/peers.log"
 		cat "$OUT/peers.md"
 		;;
 	*) echo "peers.sh: unknown phase $phase" ;;

@@ -13,6 +13,21 @@ NOMINAL = {"BF16": "bf16", "Q4_K_M": "4", "Q3_K_M": "3", "IQ3_XXS": "3", "Q2_K":
            "2.0": "2", "3.0": "3", "4.0": "4", "bf16": "bf16", "2": "2", "3": "3", "4": "4"}
 
 
+def from_exl3(kind, r):
+    """exl3_bench.py's lines in the schema of the other rows."""
+    if kind == "exl3-quality":
+        return dict(engine="exllamav3", shape="pycoder-12m", precision=r.get("precision"),
+                    bits_per_byte=r.get("bits_per_byte"), note=r.get("text", ""), **({"error": r["error"]} if "error" in r else {}))
+    row = dict(engine="exllamav3", shape=r.get("model"), precision=f'{float(r.get("bpw", 0)):.1f}',
+               build=r.get("commit"), peak_gib=r.get("peak_reserved_gib"))
+    for k in ("pp512", "tg128"):
+        if k in r:
+            row[k] = (r[k], len(r.get(k + "_runs", [])))
+    if "error" in r:
+        row["error"] = r["error"]
+    return row
+
+
 def fmt(v, nd=1):
     return "—" if v is None else f"{v:,.{nd}f}"
 
@@ -24,6 +39,8 @@ def main():
             line = line.strip()
             if line.startswith("{"):
                 rows.append(json.loads(line))
+            elif line.startswith(("exl3-result ", "exl3-quality ")):
+                rows.append(from_exl3(line.split(" ", 1)[0], json.loads(line.split(" ", 1)[1])))
     speed = [r for r in rows if "tg128" in r or "pp512" in r or "error" in r and "bits_per_byte" not in r]
     ours = {(r["shape"], NOMINAL.get(str(r["precision"]))): r for r in speed if r["engine"] == "mlxbun"}
     print("| shape | engine | precision | pp512 tok/s | tg128 tok/s | peak GPU GiB | mlxbun pp512 ÷ | mlxbun tg128 ÷ |")
