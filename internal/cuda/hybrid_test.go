@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/mlxbun/mlxbun/internal/backend"
+	"github.com/mlxbun/mlxbun/internal/model"
 )
 
 // TestServesHybridOps: the CUDA backend serves the hybrid models' ops (hybrid.go; no GPU needed: Supports reads
@@ -17,5 +18,19 @@ func TestServesHybridOps(t *testing.T) {
 	}
 	if err := (&Backend{}).Supports(backend.Query{Op: "no_such_op", Name: "model.layers.0.x"}); err == nil {
 		t.Error("an unknown op was accepted")
+	}
+}
+
+// TestServesHybridFixtures: every query the hybrid fixtures ask (their matmuls and ops) is one the CUDA backend
+// serves, so "--device auto" picks it for them.
+func TestServesHybridFixtures(t *testing.T) {
+	for _, name := range []string{"models/tiny-qwen3_5", "models/tiny-qwen3-next-moe"} {
+		qs, err := model.Queries(fixture(t, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := backend.SupportsAll(&Backend{}, qs); err != nil {
+			t.Errorf("%s: %v", name, err)
+		}
 	}
 }
