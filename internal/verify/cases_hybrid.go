@@ -279,8 +279,10 @@ func (h *harness) experts(hidden, inter, e, k, n int, quant bool) float64 {
 		}{{hidden, inter, &gate}, {hidden, inter, &up}, {inter, hidden, &down}} {
 			var lp linearPair
 			if quant {
-				axis := 1          // coded along the input, as the quantizer codes projections; along the output where the
-				if l.in%256 != 0 { // input is no multiple of the 256-weight block (the fixture's down, 128 wide)
+				// coded along the input, as the quantizer codes projections; along the output where the input is no
+				// multiple of the 256-weight block (the fixture's down projection, 128 wide)
+				axis := 1
+				if l.in%256 != 0 {
 					axis = 0
 				}
 				lp = h.quantLinear(quantLayer{in: l.in, out: l.out, k: 3, axis: axis}, false, false, false)
