@@ -8,8 +8,10 @@
 package cuda
 
 import (
+	"encoding/binary"
 	"fmt"
 	"math"
+	"os"
 
 	"github.com/mlxbun/mlxbun/internal/backend"
 	"github.com/mlxbun/mlxbun/internal/cuda/driver"
@@ -337,10 +339,57 @@ func (b *Backend) moeScratchFor(k moeKey) (*moeScratch, error) {
 	return &s, nil
 }
 
-// Experts (backend.MoE): every expert runs over all n rows through the Linear kernels (bf16, trellis or affine:
-// whatever the loader gave), then moe_accum adds its output, weighted, into the rows routed to it, experts in
-// increasing order (the CPU's sum order). The host never reads the routed ids, so the step records into a graph;
-// the cost is that of a dense block of E experts per token (docs/kernels.md).
+// moeMaxK is the most routed experts per row the routed form takes (MOE_MAX_K in hybrid.cu).
+const moeMaxK = 64
+
+// envMoEDense forces Experts' dense form at every row count ("1"): the comparison, and a way around the routed
+// form should it misbehave on a device.
+const envMoEDense = "MLXBUN_CUDA_MOE_DENSE"
+
+// routedExperts returns the device table [gate E | up E | down E] of the experts' bf16 weight pointers when the
+// routed form can serve them (dense bf16 experts without bias, one intermediate width), else 0. Tables are kept
+// by their content (the pointers themselves), so a table always names the weights it was made for.
+func (b *Backend) routedExperts(gate, up, down []backend.Linear) driver.DevPtr {
+	if os.Getenv(envMoEDense) == "1" {
+		return 0
+	}
+	inter := gate[0].Out()
+	buf := make([]byte, 0, 8*3*len(gate))
+	for si, set := range [][]backend.Linear{gate, up, down} {
+		for _, l := range set {
+			d, ok := l.(*linear)
+			if !ok || d.bias != 0 || (si < 2 && d.out != inter) || (si == 2 && d.in != inter) {
+				return 0
+			}
+			buf = binary.LittleEndian.AppendUint64(buf, uint64(d.w))
+		}
+	}
+	if p, ok := b.moeTables[string(buf)]; ok {
+		return p
+	}
+	p, err := b.allocExact(len(buf))
+	if err == nil {
+		err = b.uploadBytes(p, len(buf), func(dst []byte, off int) { copy(dst, buf[off:]) })
+	}
+	if err != nil {
+		b.logf("Experts: no routed table (%v): the dense form", err)
+		return 0
+	}
+	if b.moeTables == nil {
+		b.moeTables = map[string]driver.DevPtr{}
+	}
+	b.moeTables[string(buf)] = p
+	return p
+}
+
+// Experts (backend.MoE). Decode batches (n ≤ MaxDecodeRows) of dense bf16 experts take the routed form: one
+// moe_gemv launch per projection computes, for each of the n·k (row, choice) slots, its routed expert's product,
+// the expert's weights found through a device table of pointers (gate, up, then swiglu over all slots, down), and
+// moe_combine sums each row's slots weighted, in increasing expert id: k experts' weights read per row, four
+// launches plus the swiglu whatever E. Otherwise (prompts, trellis or affine experts) the dense form: every
+// expert runs over all n rows through the Linear kernels and moe_accum adds its output, weighted, into the rows
+// routed to it, experts in increasing order; its cost is that of a dense block of E experts (docs/kernels.md).
+// Neither reads the routed ids on the host, so the step records into a graph.
 func (b *Backend) Experts(dst, x, ids, weights backend.Tensor, gate, up, down []backend.Linear) {
 	const op = "Experts"
 	d, xs, is, ws := tensorOf(op, dst), tensorOf(op, x), tensorOf(op, ids), tensorOf(op, weights)
@@ -372,6 +421,12 @@ func (b *Backend) Experts(dst, x, ids, weights backend.Tensor, gate, up, down []
 		}
 		inter = max(inter, gate[e].Out())
 	}
+	if n <= backend.MaxDecodeRows && k <= moeMaxK && xs.ptr%16 == 0 {
+		if table := b.routedExperts(gate, up, down); table != 0 {
+			b.expertsRouted(d, xs, is, ws, table, len(gate), k, inter)
+			return
+		}
+	}
 	sc, err := b.moeScratchFor(moeKey{n, inter, hidden, xs.dt})
 	if err != nil {
 		b.fail(fmt.Errorf("cuda backend: Experts scratch: %w", err))
@@ -397,4 +452,33 @@ func (b *Backend) Experts(dst, x, ids, weights backend.Tensor, gate, up, down []
 			return b.launch(name, driver.Dim3{X: n}, driver.Dim3{X: 128}, 0, args, float64(3*n*hidden*xs.dt.Size()+8*n*k))
 		})
 	}
+}
+
+// expertsRouted queues the routed form: slots = n·k, table [gate E | up E | down E] of bf16 weight pointers.
+func (b *Backend) expertsRouted(d, xs, is, ws *Tensor, table driver.DevPtr, E, k, inter int) {
+	n, hidden := dims(xs)
+	slots := n * k
+	sc, err := b.moeScratchFor(moeKey{slots, inter, hidden, xs.dt})
+	if err != nil {
+		b.fail(fmt.Errorf("cuda backend: Experts scratch: %w", err))
+		return
+	}
+	b.logf("Experts n=%d k=%d of %d experts %d→%d→%d: routed", n, k, E, hidden, inter, hidden)
+	gemv, combine := opName("moe_gemv", xs.dt), opName("moe_combine", xs.dt)
+	proj := func(y, x driver.DevPtr, tab driver.DevPtr, in, out int, xslot int32) {
+		bytes := float64(slots * (2*out*in + xs.dt.Size()*(in+out)))
+		b.enqueue(func() error {
+			args := driver.NewArgs().Ptr(y).Ptr(x).Ptr(is.ptr).Ptr(tab).I32(int32(in)).I32(int32(out)).I32(int32(k)).I32(xslot)
+			return b.launch(gemv, driver.Dim3{X: (out + 3) / 4, Y: slots}, driver.Dim3{X: 128}, 0, args, bytes)
+		})
+	}
+	proj(sc.g.ptr, xs.ptr, table, hidden, inter, 0)
+	proj(sc.u.ptr, xs.ptr, table.Add(8*E), hidden, inter, 0)
+	b.SwiGLU(sc.g, sc.g, sc.u)
+	proj(sc.y.ptr, sc.g.ptr, table.Add(16*E), inter, hidden, 1)
+	y := sc.y
+	b.enqueue(func() error {
+		args := driver.NewArgs().Ptr(d.ptr).Ptr(y.ptr).Ptr(is.ptr).Ptr(ws.ptr).I32(int32(hidden)).I32(int32(k))
+		return b.launch(combine, driver.Dim3{X: n}, driver.Dim3{X: 128}, 0, args, float64((slots+n)*hidden*xs.dt.Size()+8*slots))
+	})
 }

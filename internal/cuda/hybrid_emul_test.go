@@ -478,3 +478,122 @@ func TestExpertsEmulated(t *testing.T) {
 		t.Errorf("Experts: dense-over-rows form off by %.3g of max", e)
 	}
 }
+
+// emulMoeGemv is moe_gemv over its grid: y [n·k, out] from x ([n, in], or [n·k, in] when xslot), the experts'
+// weights W[e] [out, in] as f32 values of bf16.
+func emulMoeGemv(y, x []float32, ids []int32, W [][]float32, in, out, k int, xslot bool) {
+	for s := range ids {
+		xr := x[(s/k)*in:]
+		if xslot {
+			xr = x[s*in:]
+		}
+		w := W[ids[s]]
+		for o := 0; o < out; o++ {
+			var lanes [32]float32
+			for lane := range 32 {
+				if in%8 == 0 {
+					for c := lane * 8; c < in; c += 256 {
+						for e := range 8 {
+							lanes[lane] += w[o*in+c+e] * xr[c+e]
+						}
+					}
+				} else {
+					for c := lane; c < in; c += 32 {
+						lanes[lane] += w[o*in+c] * xr[c]
+					}
+				}
+			}
+			for off := 16; off > 0; off >>= 1 { // warp_sum: xor shuffles
+				var next [32]float32
+				for l := range 32 {
+					next[l] = lanes[l] + lanes[l^off]
+				}
+				lanes = next
+			}
+			y[s*out+o] = lanes[0]
+		}
+	}
+}
+
+// emulMoeCombine is moe_combine: each row's slots in increasing expert id (equal ids in slot order).
+func emulMoeCombine(dst, y []float32, ids []int32, weights []float32, d, k int) {
+	for r := 0; r < len(ids)/k; r++ {
+		id := ids[r*k : (r+1)*k]
+		ord := make([]int, k)
+		for j := range k {
+			rank := 0
+			for i := range k {
+				if id[i] < id[j] || (id[i] == id[j] && i < j) {
+					rank++
+				}
+			}
+			ord[rank] = j
+		}
+		for c := range d {
+			var o float32
+			for _, j := range ord {
+				s := r*k + j
+				o = o + float32(y[s*d+c]*weights[s])
+			}
+			dst[r*d+c] = o
+		}
+	}
+}
+
+// TestExpertsRoutedEmulated: the routed form (moe_gemv per projection over the n·k slots, swiglu, moe_combine)
+// equals cpu.Experts within f32 summation order, at widths that take moe_gemv's 8-wide and single-column paths
+// and with ids unsorted within rows.
+func TestExpertsRoutedEmulated(t *testing.T) {
+	if hybridConst(t, "MOE_MAX_K") != moeMaxK {
+		t.Fatalf("MOE_MAX_K differs from moeMaxK %d", moeMaxK)
+	}
+	rng := rand.New(rand.NewPCG(17, 18))
+	ref := hyRef{cpu.New(), t}
+	defer ref.Close()
+	bf := func(m int, std float64) []float32 {
+		v := make([]float32, m)
+		for i := range v {
+			v[i] = backend.BF16ToF32(backend.F32ToBF16(float32(rng.NormFloat64() * std)))
+		}
+		return v
+	}
+	for _, c := range []struct{ n, hidden, inter, E, k int }{{3, 512, 64, 6, 2}, {2, 100, 36, 5, 3}, {1, 256, 16, 9, 4}} {
+		load := func(w []float32, in, out int) backend.Linear {
+			h := backend.HostF32("w", w, out, in)
+			l, err := ref.LoadLinear(backend.LinearSpec{Name: "w", Out: out, In: in, Dense: &h})
+			if err != nil {
+				t.Fatal(err)
+			}
+			return l
+		}
+		var gate, up, down []backend.Linear
+		var Wg, Wu, Wd [][]float32
+		for range c.E {
+			g, u, d := bf(c.hidden*c.inter, 0.1), bf(c.hidden*c.inter, 0.1), bf(c.inter*c.hidden, 0.1)
+			Wg, Wu, Wd = append(Wg, g), append(Wu, u), append(Wd, d)
+			gate, up, down = append(gate, load(g, c.hidden, c.inter)), append(up, load(u, c.hidden, c.inter)), append(down, load(d, c.inter, c.hidden))
+		}
+		ids := make([]int32, c.n*c.k)
+		for r := range c.n {
+			for j, e := range rng.Perm(c.E)[:c.k] {
+				ids[r*c.k+j] = int32(e)
+			}
+		}
+		wv, x := bf(c.n*c.k, 1), bf(c.n*c.hidden, 1)
+		want, _ := ref.Alloc(backend.F32, c.n, c.hidden)
+		ref.Experts(want, ref.f(x, c.n, c.hidden), ref.i(ids, c.n, c.k), ref.f(wv, c.n, c.k), gate, up, down)
+		slots := c.n * c.k
+		g, u, y := make([]float32, slots*c.inter), make([]float32, slots*c.inter), make([]float32, slots*c.hidden)
+		emulMoeGemv(g, x, ids, Wg, c.hidden, c.inter, c.k, false)
+		emulMoeGemv(u, x, ids, Wu, c.hidden, c.inter, c.k, false)
+		for i := range g {
+			g[i] = g[i] / (1 + float32(math.Exp(-float64(g[i])))) * u[i]
+		}
+		emulMoeGemv(y, g, ids, Wd, c.inter, c.hidden, c.k, true)
+		got := make([]float32, c.n*c.hidden)
+		emulMoeCombine(got, y, ids, wv, c.hidden, c.k)
+		if e := relErr(want.(*cpu.Tensor).Float32s(), got); e > 1e-5 {
+			t.Errorf("%+v: routed form off by %.3g of max", c, e)
+		}
+	}
+}

@@ -290,6 +290,67 @@ __device__ __forceinline__ void moe_accum(T* dst, const T* __restrict__ y, const
     }
 }
 
+// moe_gemv_{f32,bf16} (Experts' routed form, decode: n ≤ 8 rows)
+//   in:  x T: [n, in] (xslot = 0: slot s = r·k + j reads row r) or [n·k, in] (xslot = 1: slot s reads its own row);
+//        ids int32 [n, k]; W a device table of E pointers to the experts' bf16 weights [out, in]
+//   out: y T [n·k, out]: y[s][o] = Σ_c W_{ids[s]}[o][c]·x[..][c] in f32 — only the routed experts' weights are read
+//   grid: (⌈out/4⌉, n·k) blocks of 128 threads; warp w takes output row 4·blockIdx.x + w; lanes take 8-wide chunks
+//        (16-byte weight loads) when in % 8 == 0, else single columns, strided by 32; warp_sum
+//   promise: f32 sums of exact products in another order than the CPU (~in·2^-24 relative)
+template <typename T>
+__device__ __forceinline__ void moe_gemv(T* __restrict__ y, const T* __restrict__ x, const int* __restrict__ ids,
+                                         const bf16_t* const* __restrict__ W, int in, int out, int k, int xslot) {
+    const int s = blockIdx.y;
+    const int o = blockIdx.x * (blockDim.x >> 5) + (threadIdx.x >> 5);
+    const int lane = threadIdx.x & 31;
+    if (o >= out) return;
+    const bf16_t* w = W[ids[s]] + (long long)o * in;
+    const T* xr = x + (long long)(xslot ? s : s / k) * in;
+    float acc = 0.f;
+    if ((in & 7) == 0) {
+        for (int c = lane * 8; c < in; c += 256) {
+            float wv[8], xv[8];
+            unpack8(ld_stream(w + c), wv);
+            ld8(xr + c, xv);
+#pragma unroll
+            for (int e = 0; e < 8; e++) acc += wv[e] * xv[e];
+        }
+    } else {
+        for (int c = lane; c < in; c += 32) acc += bf2f(w[c]) * ld1(xr + c);
+    }
+    acc = warp_sum(acc);
+    if (lane == 0) store_out(y + (long long)s * out + o, acc);
+}
+
+#define MOE_MAX_K 64 // must match moeMaxK in internal/cuda/hybrid.go
+
+// moe_combine_{f32,bf16} (Experts' routed form)
+//   in:  y T [n·k, d], slot s = r·k + j holding expert ids[r][j]'s output for row r; weights f32 [n, k]
+//   out: dst T [n, d] = Σ over row r's slots in increasing expert id (equal ids in slot order) of y[s]·weights[s],
+//        from 0 (the CPU's order: o += v·w per expert, experts ascending)
+//   grid: x = n rows, 128 threads; k ≤ MOE_MAX_K
+template <typename T>
+__device__ __forceinline__ void moe_combine(T* __restrict__ dst, const T* __restrict__ y, const int* __restrict__ ids,
+                                            const float* __restrict__ weights, int d, int k) {
+    __shared__ int ord[MOE_MAX_K];
+    const int r = blockIdx.x;
+    const int* id = ids + (long long)r * k;
+    for (int j = threadIdx.x; j < k; j += blockDim.x) { // slot j's rank among the row's slots
+        int rank = 0;
+        for (int i = 0; i < k; i++) rank += id[i] < id[j] || (id[i] == id[j] && i < j);
+        ord[rank] = j;
+    }
+    __syncthreads();
+    for (int c = threadIdx.x; c < d; c += blockDim.x) {
+        float o = 0.f;
+        for (int t = 0; t < k; t++) {
+            const long long s = (long long)r * k + ord[t];
+            o = __fadd_rn(o, __fmul_rn(ld1(y + s * d + c), weights[s]));
+        }
+        store_out(dst + (long long)r * d + c, o);
+    }
+}
+
 #define HYBRID_INSTANTIATE(T, SFX)                                                                                \
     extern "C" __global__ void causal_conv_##SFX##_wf32(T* dst, const T* x, const float* w, float* conv,         \
                                                         const int* seq, const int* pos, int n, int C, int K) {   \
@@ -310,6 +371,14 @@ __device__ __forceinline__ void moe_accum(T* dst, const T* __restrict__ y, const
     extern "C" __global__ void moe_accum_##SFX(T* dst, const T* y, const int* ids, const float* weights, int d,  \
                                                int k, int e, int first) {                                      \
         moe_accum<T>(dst, y, ids, weights, d, k, e, first);                                                     \
+    }                                                                                                          \
+    extern "C" __global__ void moe_gemv_##SFX(T* y, const T* x, const int* ids, const bf16_t* const* W, int in,  \
+                                              int out, int k, int xslot) {                                     \
+        moe_gemv<T>(y, x, ids, W, in, out, k, xslot);                                                           \
+    }                                                                                                          \
+    extern "C" __global__ void moe_combine_##SFX(T* dst, const T* y, const int* ids, const float* weights, int d, \
+                                                 int k) {                                                      \
+        moe_combine<T>(dst, y, ids, weights, d, k);                                                             \
     }
 
 // The delta-rule instantiations, one per key-dim bound KD (internal/cuda/kernels.go: deltaName).
