@@ -21,6 +21,9 @@ const (
 	tolHybridExact = 1e-6
 	tolDeltaF32    = 1e-5
 	tolDeltaBF16   = 1e-2
+	// tolExpertsPrompt: two chained prompt projections (gate/up, then down over their SwiGLU), each of which may
+	// round its f32 input (and trellis weights) to bf16 for cuBLASLt: twice tolMatRounded.
+	tolExpertsPrompt = 1e-2
 )
 
 // deltaConfig is one DeltaNet layer's geometry (the state holds two layers; layer 1 is the one run) and the
@@ -159,7 +162,7 @@ func hybridCases(act backend.DType) []Case {
 					op, promise = "MoE/Experts/trellis", "each expert through the trellis Linear kernels (3-bit, f32 activations), weighted sum in increasing expert order"
 				}
 				if n > backend.MaxDecodeRows {
-					tol = tolMatRounded // prompt GEMMs may round f32 activations to bf16 (docs/kernels.md)
+					tol = tolExpertsPrompt
 				}
 				cs = append(cs, Case{Op: op, Act: backend.F32, Tol: tol, Promise: promise, Heavy: s.heavy,
 					Shape: fmt.Sprintf("%s %d experts %d→%d→%d, top %d, n=%d", s.tag, s.e, s.hidden, s.inter, s.hidden, s.k, n),
