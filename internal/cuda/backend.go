@@ -71,8 +71,10 @@ type Backend struct {
 	scrLen      int
 	gemmScratch driver.DevPtr // bf16 copies of prompt-GEMM inputs
 	gemmLen     int
-	retired     []driver.DevPtr // scratch buffers replaced while graphs may still point at them
-	quant       quantState      // quantized layers' mode and scratch (trellis.go)
+	retired     []driver.DevPtr          // scratch buffers replaced while graphs may still point at them
+	quant       quantState               // quantized layers' mode and scratch (trellis.go)
+	moe         map[moeKey]*moeScratch   // Experts' intermediates (hybrid.go)
+	moeTables   map[string]driver.DevPtr // Experts' device tables of expert weight pointers, by content (hybrid.go)
 	copyBW      float64
 	closed      bool
 }

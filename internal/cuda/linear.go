@@ -414,8 +414,7 @@ func enqueueGemvChunks(b *Backend, c matmulCase, y, x driver.DevPtr, l *linear) 
 func (b *Backend) Supports(q backend.Query) error {
 	why := ""
 	switch {
-	case q.Op == backend.OpGatedDeltaNet || q.Op == backend.OpSigmoidGate || q.Op == backend.OpMoE:
-		why = "no CUDA kernel for " + string(q.Op) + " yet" // the hybrids' ops (backend/hybrid.go): the CPU serves them
+	case hybridOps[q.Op]: // the hybrids' DeltaNet, sigmoid gate and MoE ops (hybrid.go)
 	case q.Op == backend.OpAddScaled: // LoRA adapters (adapter.go)
 	case gemmaOps[q.Op]: // the Gemmas' pointwise ops and windowed attention (gemma.go)
 	case q.Op == backend.OpHadamard: // rotate.go

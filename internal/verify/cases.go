@@ -46,6 +46,7 @@ func Cases(quick bool) []Case {
 		cs = append(cs, loraCases(act)...)   // cases_lora.go
 		cs = append(cs, gemmaCases(act)...)  // cases_gemma.go
 		cs = append(cs, rotateCases(act)...) // cases_rotate.go
+		cs = append(cs, hybridCases(act)...) // cases_hybrid.go
 	}
 	cs = append(cs, argmaxSweep())
 	cs = append(cs, quantCases()...) // quant_cases.go

@@ -35,7 +35,7 @@ if [ -d "$fixtures" ]; then
 	rm -rf .devdata
 	mkdir -p .devdata/models .devdata/trained/pycoder-12m
 	# Only the models the CUDA tests and acceptance.sh load (the whole fixture tree is over the 64 MiB a call carries).
-	for m in ${MLXBUN_DEV_MODELS:-tiny-llama3 tiny-qwen3 tiny-qwen2-yarn tiny-qwen3_5 tiny-gemma2 tiny-gemma3 tiny-gemma4}; do
+	for m in ${MLXBUN_DEV_MODELS:-tiny-llama3 tiny-qwen3 tiny-qwen2-yarn tiny-qwen3_5 tiny-qwen3-next-moe tiny-gemma2 tiny-gemma3 tiny-gemma4}; do
 		cp -r "$fixtures/models/$m" .devdata/models/
 	done
 	# MLXBUN_DEV_PYCODER_WEIGHTS=0 leaves pycoder's weights and logits behind (a call that needs only its text).

@@ -1,0 +1,484 @@
+// What the hybrid linear-attention models (Qwen3.5, Qwen3-Next; backend/hybrid.go) ask of the CUDA backend: the
+// recurrent state of their gated DeltaNet layers on the device, CausalConv, GatedDeltaRule, RMSNormGated,
+// SigmoidMul, and the sparse MoE block's Route and Experts (kernels in shaders/cuda/hybrid.cu). The CPU backend
+// (internal/cpu: deltanet.go, moe.go) is the reference of every one. No op reads device data back to the host:
+// the kernels read seq, pos and the routed ids on the device, and their grids depend on the row count and the
+// state's geometry only, so a decode step records into one CUDA graph.
+
+package cuda
+
+import (
+	"encoding/binary"
+	"fmt"
+	"math"
+	"os"
+
+	"github.com/mlxbun/mlxbun/internal/backend"
+	"github.com/mlxbun/mlxbun/internal/cuda/driver"
+)
+
+var (
+	_ backend.LinearAttention = (*Backend)(nil)
+	_ backend.SigmoidGate     = (*Backend)(nil)
+	_ backend.MoE             = (*Backend)(nil)
+)
+
+// hybridOps are the ops of this file Supports answers yes for.
+var hybridOps = map[backend.Op]bool{backend.OpGatedDeltaNet: true, backend.OpSigmoidGate: true, backend.OpMoE: true}
+
+// convKMax is the largest conv kernel causal_conv holds in registers (CONV_KMAX in hybrid.cu).
+const convKMax = 8
+
+// deltaKDs are the key-dim bounds the delta rule is instantiated for: a thread holds a column of KD state values
+// in registers, rows ≥ KeyDim zero (deltaName picks the smallest bound ≥ KeyDim).
+var deltaKDs = []int{32, 64, 128, 256}
+
+// deltaCols is the value columns one delta-rule block takes (DELTA_COLS in hybrid.cu).
+const deltaCols = 128
+
+func deltaName(kd int, x backend.DType) string {
+	return fmt.Sprintf("gated_delta_%s_k%d", dtName(x), kd)
+}
+
+// hybridInstantiations are hybrid.cu's instantiation lines (kernels.go).
+func hybridInstantiations() []string {
+	var out []string
+	for _, x := range actTypes {
+		for _, kd := range deltaKDs {
+			out = append(out, fmt.Sprintf("GATED_DELTA(%s, %d, %s)", deltaName(kd, x), kd, outType(x)))
+		}
+	}
+	return out
+}
+
+// recurrentState is the DeltaNet layers' state on the device, f32: conv [layers, seqs, K-1, convDim] and the
+// delta-rule matrices S [layers, seqs, valueHeads, keyDim, valueDim], laid out as the CPU's.
+type recurrentState struct {
+	b       *Backend
+	cfg     backend.RecurrentConfig
+	conv, s driver.DevPtr
+}
+
+func (st *recurrentState) Config() backend.RecurrentConfig { return st.cfg }
+
+// convBytes and sBytes are one layer's share of each buffer.
+func (st *recurrentState) convBytes() int {
+	c := st.cfg
+	return 4 * c.Seqs * (c.ConvKernel - 1) * c.ConvDim
+}
+
+func (st *recurrentState) sBytes() int {
+	c := st.cfg
+	return 4 * c.Seqs * c.ValueHeads * c.KeyDim * c.ValueDim
+}
+
+func (st *recurrentState) Release() {
+	b := st.b
+	if st.conv == 0 && st.s == 0 {
+		return
+	}
+	if err := b.syncFlush(); err == nil {
+		b.fail(b.dev.Do(func() error { return firstErr(b.mem.release(st.conv), b.mem.release(st.s)) }))
+	}
+	st.conv, st.s = 0, 0
+}
+
+func (b *Backend) NewRecurrentState(cfg backend.RecurrentConfig) (backend.RecurrentState, error) {
+	c := cfg
+	if c.Layers <= 0 || c.Seqs <= 0 || c.ConvDim <= 0 || c.ConvKernel <= 0 || c.KeyHeads <= 0 || c.ValueHeads <= 0 ||
+		c.KeyDim <= 0 || c.ValueDim <= 0 || c.ValueHeads%c.KeyHeads != 0 {
+		return nil, fmt.Errorf("cuda: recurrent state: every dimension must be positive and value heads a multiple of key heads, got %+v", c)
+	}
+	if c.ConvKernel > convKMax || c.KeyDim > deltaKDs[len(deltaKDs)-1] || c.Seqs > 65535 || c.ValueHeads > 65535 {
+		return nil, fmt.Errorf("cuda: recurrent state: conv kernel %d (at most %d), key dim %d (at most %d), %d sequences and %d value heads (at most 65535): %w",
+			c.ConvKernel, convKMax, c.KeyDim, deltaKDs[len(deltaKDs)-1], c.Seqs, c.ValueHeads, backend.ErrUnsupported)
+	}
+	st := &recurrentState{b: b, cfg: c}
+	convAll, sAll := c.Layers*st.convBytes(), c.Layers*st.sBytes()
+	var err error
+	if st.conv, err = b.allocExact(max(convAll, 4)); err == nil {
+		if st.s, err = b.allocExact(sAll); err != nil {
+			b.fail(b.dev.Do(func() error { return b.mem.release(st.conv) }))
+			st.conv = 0
+		}
+	}
+	if err != nil {
+		return nil, fmt.Errorf("cuda: recurrent state of %d sequences (%.1f MiB): %w", c.Seqs, float64(convAll+sAll)/(1<<20), err)
+	}
+	// zero state: what a row at position 0 reads, and what a sequence that never restarted holds (as the CPU's)
+	conv, s := st.conv, st.s
+	b.enqueue(func() error {
+		if err := b.stream.MemsetD32Async(conv, 0, max(convAll, 4)/4); err != nil {
+			return err
+		}
+		return b.stream.MemsetD32Async(s, 0, sAll/4)
+	})
+	return st, nil
+}
+
+func stateOf(op string, st backend.RecurrentState, layer int) *recurrentState {
+	s, ok := st.(*recurrentState)
+	if !ok {
+		panic(fmt.Sprintf("backend: %s: state of type %T is not a CUDA recurrent state", op, st))
+	}
+	if s.s == 0 {
+		panic(fmt.Sprintf("backend: %s: recurrent state used after Release", op))
+	}
+	if layer < 0 || layer >= s.cfg.Layers {
+		panic(fmt.Sprintf("backend: %s: layer %d outside the state's %d", op, layer, s.cfg.Layers))
+	}
+	return s
+}
+
+// rowsOf checks seq and pos (int32 [n]) and, where the host knows the sequence ids (shadow), that each is one
+// of the state's, as the CPU panics otherwise.
+func rowsOf(op string, seq, pos *Tensor, n, seqs int) {
+	wantDType(op, "seq", seq, backend.I32)
+	wantDType(op, "pos", pos, backend.I32)
+	if seq.elems() != n || pos.elems() != n {
+		backend.ShapeError(op, "seq, pos", []any{seq.shape, pos.shape}, n)
+	}
+	for r, q := range seq.shadow {
+		if q < 0 || int(q) >= seqs {
+			panic(fmt.Sprintf("backend: %s: row %d in sequence %d of %d", op, r, q, seqs))
+		}
+	}
+}
+
+// CausalConv (backend.LinearAttention): causal_conv over each sequence's rows, the conv tail kept in the state.
+func (b *Backend) CausalConv(dst, x, w backend.Tensor, st backend.RecurrentState, layer int, seq, pos backend.Tensor) {
+	s := stateOf("CausalConv", st, layer)
+	c := s.cfg
+	d, xs, ws := tensorOf("CausalConv", dst), tensorOf("CausalConv", x), tensorOf("CausalConv", w)
+	sq, ps := tensorOf("CausalConv", seq), tensorOf("CausalConv", pos)
+	wantDType("CausalConv", "x", xs, backend.F32, backend.BF16)
+	wantDType("CausalConv", "dst", d, xs.dt)
+	wantDType("CausalConv", "w", ws, backend.F32, backend.BF16)
+	n, C := dims(xs)
+	K := c.ConvKernel
+	if C != c.ConvDim || d.elems() != xs.elems() || ws.elems() != C*K {
+		backend.ShapeError("CausalConv", "x, w", []any{xs.shape, ws.shape}, fmt.Sprintf("[n, %d], [%d, %d]", c.ConvDim, c.ConvDim, K))
+	}
+	rowsOf("CausalConv", sq, ps, n, c.Seqs)
+	if n == 0 {
+		return
+	}
+	name := fmt.Sprintf("causal_conv_%s_w%s", dtName(xs.dt), dtName(ws.dt))
+	conv := s.conv.Add(layer * s.convBytes())
+	grid := driver.Dim3{X: (C + 127) / 128, Y: c.Seqs}
+	bytes := float64(2*n*C*xs.dt.Size() + C*K*ws.dt.Size() + 2*s.convBytes() + 8*n*c.Seqs)
+	b.enqueue(func() error {
+		args := driver.NewArgs().Ptr(d.ptr).Ptr(xs.ptr).Ptr(ws.ptr).Ptr(conv).Ptr(sq.ptr).Ptr(ps.ptr).
+			I32(int32(n)).I32(int32(C)).I32(int32(K))
+		return b.launch(name, grid, driver.Dim3{X: 128}, 0, args, bytes)
+	})
+}
+
+// GatedDeltaRule (backend.LinearAttention): gated_delta, the recurrent form run in the kernel over each
+// sequence's rows in order (a decode step and a prompt alike).
+func (b *Backend) GatedDeltaRule(dst, qkv, a, bt, aLog, dtBias backend.Tensor, st backend.RecurrentState, layer int, seq, pos backend.Tensor) {
+	const op = "GatedDeltaRule"
+	s := stateOf(op, st, layer)
+	c := s.cfg
+	d, xs, as, bs := tensorOf(op, dst), tensorOf(op, qkv), tensorOf(op, a), tensorOf(op, bt)
+	al, db, sq, ps := tensorOf(op, aLog), tensorOf(op, dtBias), tensorOf(op, seq), tensorOf(op, pos)
+	wantDType(op, "qkv", xs, backend.F32, backend.BF16)
+	for _, t := range []*Tensor{d, as, bs} {
+		wantDType(op, "activation", t, xs.dt)
+	}
+	wantDType(op, "aLog", al, backend.F32)
+	wantDType(op, "dtBias", db, backend.F32)
+	n, C := dims(xs)
+	kw, vw := c.KeyHeads*c.KeyDim, c.ValueHeads*c.ValueDim
+	if C != 2*kw+vw || as.elems() != n*c.ValueHeads || bs.elems() != n*c.ValueHeads || al.elems() != c.ValueHeads ||
+		db.elems() != c.ValueHeads || d.elems() != n*vw {
+		backend.ShapeError(op, "qkv, a, b, dst", []any{xs.shape, as.shape, bs.shape, d.shape},
+			fmt.Sprintf("[n, %d], [n, %d] ×2, [n, %d]", 2*kw+vw, c.ValueHeads, vw))
+	}
+	if d.ptr == xs.ptr {
+		panic("backend: GatedDeltaRule: dst aliases qkv")
+	}
+	rowsOf(op, sq, ps, n, c.Seqs)
+	if n == 0 {
+		return
+	}
+	kd := deltaKDs[len(deltaKDs)-1]
+	for _, v := range deltaKDs {
+		if v >= c.KeyDim {
+			kd = v
+			break
+		}
+	}
+	name := deltaName(kd, xs.dt)
+	S := s.s.Add(layer * s.sBytes())
+	grid := driver.Dim3{X: (c.ValueDim + deltaCols - 1) / deltaCols, Y: c.ValueHeads, Z: c.Seqs}
+	scale := float32(1 / math.Sqrt(float64(c.KeyDim)))
+	bytes := float64(n*(C+2*c.ValueHeads+vw)*xs.dt.Size() + 2*s.sBytes())
+	b.logf("GatedDeltaRule n=%d heads=%d/%d dk=%d dv=%d seqs=%d: %s", n, c.KeyHeads, c.ValueHeads, c.KeyDim, c.ValueDim, c.Seqs, name)
+	b.enqueue(func() error {
+		args := driver.NewArgs().Ptr(d.ptr).Ptr(xs.ptr).Ptr(as.ptr).Ptr(bs.ptr).Ptr(al.ptr).Ptr(db.ptr).Ptr(S).
+			Ptr(sq.ptr).Ptr(ps.ptr).I32(int32(n)).I32(int32(c.KeyHeads)).I32(int32(c.ValueHeads)).
+			I32(int32(c.KeyDim)).I32(int32(c.ValueDim)).F32(scale)
+		return b.launch(name, grid, driver.Dim3{X: deltaCols}, 0, args, bytes)
+	})
+}
+
+// RMSNormGated (backend.LinearAttention): rmsnorm_gated, one block per group of len(w) columns.
+func (b *Backend) RMSNormGated(dst, x, z, w backend.Tensor, eps float32) {
+	const op = "RMSNormGated"
+	d, xs, zs, ws := tensorOf(op, dst), tensorOf(op, x), tensorOf(op, z), tensorOf(op, w)
+	wantDType(op, "x", xs, backend.F32, backend.BF16)
+	wantDType(op, "z", zs, xs.dt)
+	wantDType(op, "dst", d, xs.dt)
+	wantDType(op, "w", ws, backend.F32)
+	g, total := ws.elems(), xs.elems()
+	if g == 0 || total%g != 0 || zs.elems() != total || d.elems() != total {
+		backend.ShapeError(op, "x, z", []any{xs.shape, zs.shape}, fmt.Sprintf("equal, columns a multiple of %d", g))
+	}
+	if total == 0 {
+		return
+	}
+	groups := total / g
+	name := opName("rmsnorm_gated", xs.dt)
+	b.enqueue(func() error {
+		args := driver.NewArgs().Ptr(d.ptr).Ptr(xs.ptr).Ptr(zs.ptr).Ptr(ws.ptr).I32(int32(g)).F32(eps)
+		return b.launch(name, driver.Dim3{X: groups}, driver.Dim3{X: 128}, 0, args, float64(3*total*xs.dt.Size()+4*g))
+	})
+}
+
+// SigmoidMul (backend.SigmoidGate): dst = x·sigmoid(g), g elementwise or one gate per row.
+func (b *Backend) SigmoidMul(dst, x, g backend.Tensor) {
+	const op = "SigmoidMul"
+	d, xs, gs := tensorOf(op, dst), tensorOf(op, x), tensorOf(op, g)
+	wantDType(op, "x", xs, backend.F32, backend.BF16)
+	wantDType(op, "g", gs, xs.dt)
+	wantDType(op, "dst", d, xs.dt)
+	n, c := dims(xs)
+	total := xs.elems()
+	if d.elems() != total || (gs.elems() != total && gs.elems() != n) {
+		backend.ShapeError(op, "x, g", []any{xs.shape, gs.shape}, "equal, or g one column")
+	}
+	if total == 0 {
+		return
+	}
+	perRow := int32(boolInt(gs.elems() != total))
+	name, grid := opName("sigmoid_mul", xs.dt), b.grid1D(int64(total), 256)
+	b.enqueue(func() error {
+		args := driver.NewArgs().Ptr(d.ptr).Ptr(xs.ptr).Ptr(gs.ptr).I64(int64(total)).I32(int32(c)).I32(perRow)
+		return b.launch(name, grid, driver.Dim3{X: 256}, 0, args, float64((2*total+gs.elems())*xs.dt.Size()))
+	})
+}
+
+// maxRouteExperts bounds moe_route's shared memory (E floats).
+const maxRouteExperts = 8192
+
+// Route (backend.MoE): moe_route, one block per row.
+func (b *Backend) Route(ids, weights, logits backend.Tensor, k int, norm bool) {
+	const op = "Route"
+	is, ws, ls := tensorOf(op, ids), tensorOf(op, weights), tensorOf(op, logits)
+	wantDType(op, "logits", ls, backend.F32)
+	wantDType(op, "ids", is, backend.I32)
+	wantDType(op, "weights", ws, backend.F32)
+	n, e := dims(ls)
+	if k < 1 || k > e || is.elems() != n*k || ws.elems() != n*k {
+		backend.ShapeError(op, "ids, weights", []any{is.shape, ws.shape}, []int{n, k})
+	}
+	if e > maxRouteExperts {
+		b.fail(fmt.Errorf("cuda backend: Route over %d experts (at most %d): %w", e, maxRouteExperts, backend.ErrUnsupported))
+		return
+	}
+	is.shadow = nil // written on the device from here on
+	if n == 0 {
+		return
+	}
+	b.enqueue(func() error {
+		args := driver.NewArgs().Ptr(is.ptr).Ptr(ws.ptr).Ptr(ls.ptr).I32(int32(e)).I32(int32(k)).I32(int32(boolInt(norm)))
+		return b.launch("moe_route", driver.Dim3{X: n}, driver.Dim3{X: 128}, 4*e, args, float64(4*n*e+8*n*k))
+	})
+}
+
+// moeScratch is the per-expert intermediates of Experts for one (rows, width, hidden, dtype): kept for the
+// backend's life, since a recorded graph holds their addresses.
+type moeScratch struct{ g, u, y *Tensor }
+
+type moeKey struct {
+	n, inter, hidden int
+	dt               backend.DType
+}
+
+func (b *Backend) moeScratchFor(k moeKey) (*moeScratch, error) {
+	if s, ok := b.moe[k]; ok {
+		return s, nil
+	}
+	alloc := func(shape ...int) (*Tensor, error) {
+		t, err := b.Alloc(k.dt, shape...)
+		if err != nil {
+			return nil, err
+		}
+		return t.(*Tensor), nil
+	}
+	var s moeScratch
+	var err error
+	if s.g, err = alloc(k.n, k.inter); err == nil {
+		if s.u, err = alloc(k.n, k.inter); err == nil {
+			s.y, err = alloc(k.n, k.hidden)
+		}
+	}
+	if err != nil {
+		for _, t := range []*Tensor{s.g, s.u} {
+			if t != nil {
+				b.Free(t)
+			}
+		}
+		return nil, err
+	}
+	if b.moe == nil {
+		b.moe = map[moeKey]*moeScratch{}
+	}
+	b.moe[k] = &s
+	return &s, nil
+}
+
+// moeMaxK is the most routed experts per row the routed form takes (MOE_MAX_K in hybrid.cu).
+const moeMaxK = 64
+
+// envMoEDense forces Experts' dense form at every row count ("1"): the comparison, and a way around the routed
+// form should it misbehave on a device.
+const envMoEDense = "MLXBUN_CUDA_MOE_DENSE"
+
+// routedExperts returns the device table [gate E | up E | down E] of the experts' bf16 weight pointers when the
+// routed form can serve them (dense bf16 experts without bias, one intermediate width), else 0. Tables are kept
+// by their content (the pointers themselves), so a table always names the weights it was made for.
+func (b *Backend) routedExperts(gate, up, down []backend.Linear) driver.DevPtr {
+	if os.Getenv(envMoEDense) == "1" {
+		return 0
+	}
+	inter := gate[0].Out()
+	buf := make([]byte, 0, 8*3*len(gate))
+	for si, set := range [][]backend.Linear{gate, up, down} {
+		for _, l := range set {
+			d, ok := l.(*linear)
+			if !ok || d.bias != 0 || (si < 2 && d.out != inter) || (si == 2 && d.in != inter) {
+				return 0
+			}
+			buf = binary.LittleEndian.AppendUint64(buf, uint64(d.w))
+		}
+	}
+	if p, ok := b.moeTables[string(buf)]; ok {
+		return p
+	}
+	p, err := b.allocExact(len(buf))
+	if err == nil {
+		err = b.uploadBytes(p, len(buf), func(dst []byte, off int) { copy(dst, buf[off:]) })
+	}
+	if err != nil {
+		b.logf("Experts: no routed table (%v): the dense form", err)
+		return 0
+	}
+	if b.moeTables == nil {
+		b.moeTables = map[string]driver.DevPtr{}
+	}
+	b.moeTables[string(buf)] = p
+	return p
+}
+
+// Experts (backend.MoE). Decode batches (n ≤ MaxDecodeRows) of dense bf16 experts take the routed form: one
+// moe_gemv launch per projection computes, for each of the n·k (row, choice) slots, its routed expert's product,
+// the expert's weights found through a device table of pointers (gate, up, then swiglu over all slots, down), and
+// moe_combine sums each row's slots weighted, in increasing expert id: k experts' weights read per row, four
+// launches plus the swiglu whatever E. Otherwise (prompts, trellis or affine experts) the dense form: every
+// expert runs over all n rows through the Linear kernels and moe_accum adds its output, weighted, into the rows
+// routed to it, experts in increasing order; its cost is that of a dense block of E experts (docs/kernels.md).
+// Neither reads the routed ids on the host, so the step records into a graph.
+func (b *Backend) Experts(dst, x, ids, weights backend.Tensor, gate, up, down []backend.Linear) {
+	const op = "Experts"
+	d, xs, is, ws := tensorOf(op, dst), tensorOf(op, x), tensorOf(op, ids), tensorOf(op, weights)
+	wantDType(op, "x", xs, backend.F32, backend.BF16)
+	wantDType(op, "dst", d, xs.dt)
+	wantDType(op, "ids", is, backend.I32)
+	wantDType(op, "weights", ws, backend.F32)
+	n, hidden := dims(xs)
+	_, k := dims(is)
+	if d.elems() != n*hidden || is.elems() != n*k || ws.elems() != n*k || len(up) != len(gate) || len(down) != len(gate) || len(gate) == 0 {
+		backend.ShapeError(op, "x, ids, experts", []any{xs.shape, is.shape, len(gate), len(up), len(down)}, "matching")
+	}
+	if d.ptr == xs.ptr {
+		panic("backend: Experts: dst aliases x")
+	}
+	for r, e := range is.shadow {
+		if e < 0 || int(e) >= len(gate) {
+			panic(fmt.Sprintf("backend: Experts: row %d routed to expert %d of %d", r/k, e, len(gate)))
+		}
+	}
+	if n == 0 {
+		return
+	}
+	inter := 0
+	for e := range gate {
+		if gate[e].In() != hidden || up[e].In() != hidden || up[e].Out() != gate[e].Out() || down[e].In() != gate[e].Out() || down[e].Out() != hidden {
+			backend.ShapeError(op, fmt.Sprintf("expert %d", e), []any{gate[e].In(), gate[e].Out(), up[e].Out(), down[e].In(), down[e].Out()},
+				fmt.Sprintf("gate/up %d→I, down I→%d", hidden, hidden))
+		}
+		inter = max(inter, gate[e].Out())
+	}
+	if n <= backend.MaxDecodeRows && k <= moeMaxK && xs.ptr%16 == 0 {
+		if table := b.routedExperts(gate, up, down); table != 0 {
+			b.expertsRouted(d, xs, is, ws, table, len(gate), k, inter)
+			return
+		}
+	}
+	sc, err := b.moeScratchFor(moeKey{n, inter, hidden, xs.dt})
+	if err != nil {
+		b.fail(fmt.Errorf("cuda backend: Experts scratch: %w", err))
+		return
+	}
+	name := opName("moe_accum", xs.dt)
+	for e := range gate {
+		I := gate[e].Out()
+		g, u := sc.g, sc.u
+		if I != inter { // a narrower expert: views of the scratch's leading elements
+			g = &Tensor{ptr: sc.g.ptr, shape: []int{n, I}, dt: xs.dt, kind: kindView}
+			u = &Tensor{ptr: sc.u.ptr, shape: []int{n, I}, dt: xs.dt, kind: kindView}
+		}
+		b.MatMul(g, xs, gate[e])
+		b.MatMul(u, xs, up[e])
+		b.SwiGLU(g, g, u)
+		b.MatMul(sc.y, g, down[e])
+		first := int32(boolInt(e == 0))
+		y := sc.y
+		b.enqueue(func() error {
+			args := driver.NewArgs().Ptr(d.ptr).Ptr(y.ptr).Ptr(is.ptr).Ptr(ws.ptr).I32(int32(hidden)).I32(int32(k)).
+				I32(int32(e)).I32(first)
+			return b.launch(name, driver.Dim3{X: n}, driver.Dim3{X: 128}, 0, args, float64(3*n*hidden*xs.dt.Size()+8*n*k))
+		})
+	}
+}
+
+// expertsRouted queues the routed form: slots = n·k, table [gate E | up E | down E] of bf16 weight pointers.
+func (b *Backend) expertsRouted(d, xs, is, ws *Tensor, table driver.DevPtr, E, k, inter int) {
+	n, hidden := dims(xs)
+	slots := n * k
+	sc, err := b.moeScratchFor(moeKey{slots, inter, hidden, xs.dt})
+	if err != nil {
+		b.fail(fmt.Errorf("cuda backend: Experts scratch: %w", err))
+		return
+	}
+	b.logf("Experts n=%d k=%d of %d experts %d→%d→%d: routed", n, k, E, hidden, inter, hidden)
+	gemv, combine := opName("moe_gemv", xs.dt), opName("moe_combine", xs.dt)
+	proj := func(y, x driver.DevPtr, tab driver.DevPtr, in, out int, xslot int32) {
+		bytes := float64(slots * (2*out*in + xs.dt.Size()*(in+out)))
+		b.enqueue(func() error {
+			args := driver.NewArgs().Ptr(y).Ptr(x).Ptr(is.ptr).Ptr(tab).I32(int32(in)).I32(int32(out)).I32(int32(k)).I32(xslot)
+			return b.launch(gemv, driver.Dim3{X: (out + 3) / 4, Y: slots}, driver.Dim3{X: 128}, 0, args, bytes)
+		})
+	}
+	proj(sc.g.ptr, xs.ptr, table, hidden, inter, 0)
+	proj(sc.u.ptr, xs.ptr, table.Add(8*E), hidden, inter, 0)
+	b.SwiGLU(sc.g, sc.g, sc.u)
+	proj(sc.y.ptr, sc.g.ptr, table.Add(16*E), inter, hidden, 1)
+	y := sc.y
+	b.enqueue(func() error {
+		args := driver.NewArgs().Ptr(d.ptr).Ptr(y.ptr).Ptr(is.ptr).Ptr(ws.ptr).I32(int32(hidden)).I32(int32(k))
+		return b.launch(combine, driver.Dim3{X: n}, driver.Dim3{X: 128}, 0, args, float64((slots+n)*hidden*xs.dt.Size()+8*slots))
+	})
+}
