@@ -23,8 +23,21 @@ var (
 	_ backend.MoE             = (*Backend)(nil)
 )
 
-// hybridOps are the ops of this file Supports answers yes for.
+// hybridOps are the ops of this file Supports answers yes for (with envHybrid).
 var hybridOps = map[backend.Op]bool{backend.OpGatedDeltaNet: true, backend.OpSigmoidGate: true, backend.OpMoE: true}
+
+// envHybrid: these kernels compile (NVRTC) and match the CPU in Go transcriptions (hybrid_emul_test.go), but no
+// GPU has run them yet; until a device check passes (scripts/device/quant.sh sets it), Supports serves the hybrid
+// ops only with MLXBUN_CUDA_HYBRID=1, so "--device auto" keeps running the hybrid models on the CPU.
+const envHybrid = "MLXBUN_CUDA_HYBRID"
+
+// hybridWhy is Supports' answer for a hybrid op: "" when served.
+func hybridWhy() string {
+	if os.Getenv(envHybrid) == "1" {
+		return ""
+	}
+	return "its kernels have not run on a GPU yet (" + envHybrid + "=1 serves them)"
+}
 
 // convKMax is the largest conv kernel causal_conv holds in registers (CONV_KMAX in hybrid.cu).
 const convKMax = 8

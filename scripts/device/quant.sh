@@ -16,7 +16,7 @@
 set -u -o pipefail
 OUT=${OUT:-/tmp/mlxbun-out}
 mkdir -p "$OUT"
-export MLXBUN_CUDA_CACHE_DIR=/tmp/mlxbun-cuda-cache MLXBUN_CUDA=1
+export MLXBUN_CUDA_CACHE_DIR=/tmp/mlxbun-cuda-cache MLXBUN_CUDA=1 MLXBUN_CUDA_HYBRID=1
 B=.devbin/mlxbun
 D=.devdata
 T0=$(date +%s)
