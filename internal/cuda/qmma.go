@@ -246,7 +246,9 @@ func qmma0Pieces(k int) []int {
 	return []int{qmma0Piece}
 }
 
-func trellisMma0Name(k, n, piece int) string { return fmt.Sprintf("trellis_mma0_k%d_n%d_p%d", k, n, piece) }
+func trellisMma0Name(k, n, piece int) string {
+	return fmt.Sprintf("trellis_mma0_k%d_n%d_p%d", k, n, piece)
+}
 
 // mma0MaxRows is the most coded rows a split may take at N rows (their N activations are staged: 16 KB).
 func mma0MaxRows(N int) int { return min(1024, 4096/N) }

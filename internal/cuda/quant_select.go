@@ -264,7 +264,7 @@ func quantInstantiations() map[string][]string {
 			}
 			m[unit] = append(m[unit], fmt.Sprintf("TRELLIS_GEMV_SPLITK_INT(%s, %d, %d)", trellisGemv0I8Name(k, N), k, N))
 			for _, piece := range qmma0Pieces(k) {
-				m[unit] = append(m[unit], fmt.Sprintf("TRELLIS_MMA0(%s, %d, %d, %d)", trellisMma0Name(k, N, piece), k, N, piece))
+				m[unit] = append(m[unit], fmt.Sprintf("TRELLIS_MMA_SPLITK(%s, %d, %d, %d)", trellisMma0Name(k, N, piece), k, N, piece))
 			}
 			for _, k1 := range trellisBits {
 				if k1 == k || qmmaMixed(N) {

@@ -889,7 +889,7 @@ __device__ __forceinline__ void trellis_mma0(const QGemvParams& p) {
 }
 
 // Three blocks per SM (≤ 80 registers a thread) at P 16; the lab P 32 holds 64 accumulators (two blocks).
-#define TRELLIS_MMA0(name, K, N, P)                                                                             \
+#define TRELLIS_MMA_SPLITK(name, K, N, P)                                                                             \
     extern "C" __global__ void __launch_bounds__(256, (P) <= 16 ? 3 : 2) name(const QGemvParams p) {            \
         trellis_mma0<K, N, P>(p);                                                                               \
     }
