@@ -250,18 +250,24 @@ func trellisMma0Name(k, n, piece int) string {
 	return fmt.Sprintf("trellis_mma0_k%d_n%d_p%d", k, n, piece)
 }
 
-// mma0MaxRows is the most coded rows a split may take at N rows (their N activations are staged: 16 KB).
-func mma0MaxRows(N int) int { return min(1024, 4096/N) }
+// mma0MaxRows is the most coded rows a split may take (their N activations are staged, ≤ 32 KB, and each warp's
+// ≤ 128 rows keep its int32 sums exact: 128·1020·127 < 2^31); mma0MinRows gives every warp of a block a group of
+// 8 (the fixture's small layers would otherwise split to 8 rows a block, seven warps idle).
+const (
+	mma0MaxRows = 1024
+	mma0MinRows = 64
+)
 
-// mma0BlocksPerSM is the grid the axis-0 split aims for, as gemv0BlocksPerSM (not yet measured for this form).
-const mma0BlocksPerSM = 4
+// mma0BlocksPerSM is the grid the axis-0 split aims for: two waves of the three blocks per SM that P 16's 72
+// registers allow (__launch_bounds__(256, 3)). A prediction, not yet measured (14B down: 40 × 20 blocks).
+const mma0BlocksPerSM = 6
 
 // mma0Split returns the rows per split (a multiple of 8) and the split count for a coded matrix of rows × cols.
-func mma0Split(rows, cols, N, piece, sms int) (rowsPerSplit, splits int) {
+func mma0Split(rows, cols, piece, sms int) (rowsPerSplit, splits int) {
 	tiles := (cols + 8*piece - 1) / (8 * piece)
 	want := max(1, (mma0BlocksPerSM*sms+tiles-1)/tiles)
 	rps := (rows + want - 1) / want
-	rps = min(max((rps+7)&^7, 8), mma0MaxRows(N))
+	rps = min(max((rps+7)&^7, mma0MinRows), mma0MaxRows)
 	return rps, (rows + rps - 1) / rps
 }
 
@@ -279,7 +285,7 @@ func enqueueQMma0(b *Backend, c quantCase, y, x driver.DevPtr, l *qlinear) {
 	if v := envInt("MLXBUN_CUDA_QMMA0_P", 0); slices.Contains(qmma0Pieces(l.w.Bits), v) {
 		piece = v // lab
 	}
-	rps, splits := mma0Split(l.rows, c.out, N, piece, b.info.SMs)
+	rps, splits := mma0Split(l.rows, c.out, piece, b.info.SMs)
 	part, err := b.ensurePartial(4 * splits * c.n * c.out)
 	if err != nil {
 		b.fail(fmt.Errorf("cuda backend: MatMul %s: split-K partials: %w", l.name, err))

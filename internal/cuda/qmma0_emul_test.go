@@ -347,12 +347,14 @@ func TestTrellisMma0Fragments(t *testing.T) {
 // TestMma0Split: the 14B down projection's split (rows a multiple of 8 within the staged bound) and the form's
 // selection: batches of 2..8 rows by default, one row on the dp4a form, both pinned by SetQuantMMA's field.
 func TestMma0Split(t *testing.T) {
-	for _, N := range qRowsInst {
-		for _, P := range []int{qmma0Piece, qmma0LabPiece} {
-			rps, splits := mma0Split(17408, 5120, N, P, 132)
-			if rps > mma0MaxRows(N) || rps%8 != 0 || splits*rps < 17408 || (splits-1)*rps >= 17408 {
-				t.Errorf("mma0Split(N=%d, P=%d) = %d rows × %d splits", N, P, rps, splits)
-			}
+	for _, tc := range []struct{ rows, cols, P, rps, splits int }{
+		{17408, 5120, qmma0Piece, 872, 20},    // 14B down: 40 × 20 blocks, two waves of 3 blocks on 132 SMs
+		{17408, 5120, qmma0LabPiece, 440, 40}, // 20 × 40
+		{1536, 512, qmma0Piece, 64, 24},       // pycoder-12m down: a group of 8 rows per warp
+	} {
+		rps, splits := mma0Split(tc.rows, tc.cols, tc.P, 132)
+		if rps != tc.rps || splits != tc.splits || rps > mma0MaxRows || rps%8 != 0 || splits*rps < tc.rows || (splits-1)*rps >= tc.rows {
+			t.Errorf("mma0Split(%d, %d, P=%d) = %d rows × %d splits, want %d × %d", tc.rows, tc.cols, tc.P, rps, splits, tc.rps, tc.splits)
 		}
 	}
 	pick := func(c quantCase) string {

@@ -721,7 +721,7 @@ __device__ __forceinline__ void trellis_gemv0(const QGemvParams& p) {
 //        it sums (its groups w, w+8, ... of the split: ≤ 128 rows), one scale per activation row — as
 //        trellis_gemv0_i8; the int32 accumulators start at −510·Σa and end × s_m.
 //   grid: (⌈out/(8P)⌉, splits) × 256 threads; the 8 warps' f32 sums meet in trellis_gemv0's fixed tree (shared
-//        memory reused from the staging); rowsPerSplit a multiple of 8, ≤ min(1024, 4096/N) (mma0Split).
+//        memory reused from the staging: ≤ 32 KB static); rowsPerSplit a multiple of 8, ≤ 1024 (mma0Split).
 //   work per weight (prediction, counted from this source; SASS not yet read): window (SHF/SHR; none at bit 0),
 //        mask (LOP3), LCG multiply-add (IMAD) = 3, plus a quarter MMA (four weights a lane an instruction, for
 //        every N), and per group of 2P weights a lane 2·NL loads, ≤ 2·NA funnel shifts, 2 LDS and four 64-bit
@@ -734,7 +734,7 @@ __device__ __forceinline__ void trellis_mma0(const QGemvParams& p) {
     constexpr int J = P / 2;
     constexpr int NA = Piece<K, P>::NA, NL = Piece<K, P>::NL;
     constexpr bool ALIGNED = Piece<K, P>::ALIGNED;
-    constexpr int RPS = (4096 / N) < 1024 ? (4096 / N) : 1024;
+    constexpr int RPS = 1024;
     constexpr int XW = RPS * N, RW = 4 * 4 * J * 32; // words: the staged activations; the warp tree (after the loop)
     __shared__ __align__(16) unsigned sm[XW > RW ? XW : RW];
     float* xsh = (float*)sm;                                // [rows of the split, N]
