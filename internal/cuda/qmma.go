@@ -2,6 +2,7 @@
 // the LCG bytes on mma.m16n8k32, for int8-activation layers whose input width is a multiple of 128 when switched on
 // (MLXBUN_CUDA_QMMA=1; verified, but not yet faster end to end than the dp4a form). MatMuls queued back to back on the same activations join one launch (q, k, v; gate, up), and a SwiGLU of a
 // joined gate and up pair folds into it (the fused gate/up/SwiGLU of the seeds, equal or mixed widths).
+// Its axis-0 counterpart for the down projection of a batch, trellis_mma0 (split-K), is launched from here too.
 
 package cuda
 

@@ -4,12 +4,14 @@
 // cuBLASLt), and int8-activation variants of both decode GEMVs (dp4a of the LCG bytes against the activation
 // replicated in four bytes: TRELLIS_GEMV_INT, TRELLIS_GEMV_SPLITK_INT), and the tensor-core form of axis 1
 // (TRELLIS_MMA: the LCG bytes against int8 activations on mma.m16n8k32, up to three layers a launch, gate/up with
-// SwiGLU folded in). What it leaves out: tensor-core forms of axis 0 and of prompts. Contracts are repeated in
+// SwiGLU folded in), and the tensor-core form of axis 0 for decode batches (TRELLIS_MMA_SPLITK: trellis_mma0, split-K).
+// What it leaves out: a tensor-core form of prompts. Contracts are repeated in
 // docs/kernels.md; the host side is internal/cuda/trellis.go (launch), qmma.go and quant_select.go (selection).
 //
 // The instantiation list is appended by the host (internal/cuda/kernels.go, from the names quant_select.go
 // builds): TRELLIS_GEMV_ROWS(name, K, N, R, VAR, PF), TRELLIS_GEMV_SPLITK(name, K, N, VAR), TRELLIS_GEMV_INT(name,
-// K, N, R, U), TRELLIS_GEMV_SPLITK_INT(name, K, N), TRELLIS_EXPAND(name, K);
+// K, N, R, U), TRELLIS_GEMV_SPLITK_INT(name, K, N), TRELLIS_MMA(name, K0, K1, N), TRELLIS_MMA_SPLITK(name, K, N, P),
+// TRELLIS_EXPAND(name, K);
 // PF (prefetch of the next run's words, quant.cuh) is a lab option, off in production. VAR names
 // the decode arithmetic (trellis.Variant): 0 Reciprocal — each weight (f32(y)·rcp)·scale, two rounded multiplies,
 // the CPU backend's arithmetic (internal/cpu, TrellisVariant) — or 1 Factored — Σ f32(y)·x with the scale applied
