@@ -105,7 +105,7 @@ sass() {
 step "sass of the one-row 3-bit forms"
 if command -v cuobjdump >/dev/null; then
 	for f in "$MLXBUN_CUDA_CACHE_DIR"/*.cubin; do
-		for k in trellis_mma_k33_n1 trellis_gemv1_k3_n1_r2_i8u2 trellis_gemv0_k3_n1_i8; do
+		for k in trellis_mma_k33_n1 trellis_gemv1_k3_n1_r2_i8u2 trellis_gemv0_k3_n1_i8 trellis_mma0_k3_n4_p16 trellis_gemv0_k3_n4_i8; do
 			cuobjdump -sass -fun $k "$f" 2>/dev/null
 		done
 	done >"$OUT/sass.txt"
