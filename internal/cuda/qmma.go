@@ -2,12 +2,14 @@
 // the LCG bytes on mma.m16n8k32, for int8-activation layers whose input width is a multiple of 128 when switched on
 // (MLXBUN_CUDA_QMMA=1; verified, but not yet faster end to end than the dp4a form). MatMuls queued back to back on the same activations join one launch (q, k, v; gate, up), and a SwiGLU of a
 // joined gate and up pair folds into it (the fused gate/up/SwiGLU of the seeds, equal or mixed widths).
+// Its axis-0 counterpart for the down projection of a batch, trellis_mma0 (split-K), is launched from here too.
 
 package cuda
 
 import (
 	"fmt"
 	"os"
+	"slices"
 	"unsafe"
 
 	"github.com/mlxbun/mlxbun/internal/backend"
@@ -38,8 +40,8 @@ type qmmaParams struct {
 	NTiles                               int32
 }
 
-// SetQuantMMA pins whether int8-activation trellis layers loaded afterwards use the tensor-core form for every
-// decode batch or never (the verify cases pin each form); unset, MLXBUN_CUDA_QMMA and qmmaDefaultRows decide.
+// SetQuantMMA pins whether int8-activation trellis layers loaded afterwards (both axes) use the tensor-core forms
+// for every decode batch or never (the verify cases pin each form); unset, MLXBUN_CUDA_QMMA and qmmaDefaultRows decide.
 func (b *Backend) SetQuantMMA(on bool) {
 	b.quant.mma = -1
 	if on {
@@ -47,17 +49,23 @@ func (b *Backend) SetQuantMMA(on bool) {
 	}
 }
 
-// mmaRows is the fewest rows the tensor-core form serves for a layer loaded now (0: never).
-func (b *Backend) mmaRows() int {
+// mmaRows is the fewest rows the tensor-core form of coded axis `axis` (trellis_mma, trellis_mma0) serves for a
+// layer loaded now (0: never): SetQuantMMA pins both axes, else MLXBUN_CUDA_QMMA (axis 1) or MLXBUN_CUDA_QMMA0
+// (axis 0) "1" every decode batch, "0" never, else the axis's default.
+func (b *Backend) mmaRows(axis int) int {
+	env, def := envMMA, qmmaDefaultRows
+	if axis == 0 {
+		env, def = envMMA0, qmma0DefaultRows
+	}
 	switch {
 	case b.quant.mma != 0:
 		return max(b.quant.mma, 0)
-	case os.Getenv(envMMA) == "1":
+	case os.Getenv(env) == "1":
 		return 1
-	case os.Getenv(envMMA) == "0":
+	case os.Getenv(env) == "0":
 		return 0
 	}
-	return qmmaDefaultRows
+	return def
 }
 
 // trellisMmaName names the tensor-core form for m-tile widths k0, k1 (equal but for a fused SwiGLU of mixed widths).
@@ -210,4 +218,94 @@ func (b *Backend) fuseQMmaSwiGLU(d, gate, up *Tensor) bool {
 	b.fuse.qmma = nil
 	b.logf("SwiGLU joins the trellis_mma launch of %s, %s", g.segs[0].name, g.segs[1].name)
 	return true
+}
+
+// ---- axis 0 (down): trellis_mma0 ----
+
+// envMMA0 sets, for int8-activation axis-0 layers loaded afterwards, from how many activation rows the axis-0
+// tensor-core form (trellis_mma0) serves them: "1" every decode batch (one row too), "0" never (the dp4a form,
+// trellis_gemv0_i8); unset, qmma0DefaultRows.
+const envMMA0 = "MLXBUN_CUDA_QMMA0"
+
+// qmma0DefaultRows is the fewest activation rows trellis_mma0 serves by default: batches, where the dp4a form
+// pays one dp4a per weight and row (4 at N 4) and the MMA one quarter instruction per weight whatever N. Not yet
+// measured on a device (the lead measures; docs/perf.md); one row keeps the dp4a form, as on axis 1.
+const qmma0DefaultRows = 2
+
+// qmma0Piece is the positions per lane piece P of trellis_mma0 (P/2 m-tiles, 2P int32 accumulators a lane);
+// qmma0LabPiece is instantiated for 3-bit codes only, for measurement (MLXBUN_CUDA_QMMA0_P=32).
+const (
+	qmma0Piece    = 16
+	qmma0LabPiece = 32
+)
+
+// qmma0Pieces are the pieces instantiated for k-bit codes.
+func qmma0Pieces(k int) []int {
+	if k == 3 {
+		return []int{qmma0Piece, qmma0LabPiece}
+	}
+	return []int{qmma0Piece}
+}
+
+func trellisMma0Name(k, n, piece int) string {
+	return fmt.Sprintf("trellis_mma0_k%d_n%d_p%d", k, n, piece)
+}
+
+// mma0MaxRows is the most coded rows a split may take (their N activations are staged, ≤ 32 KB, and each warp's
+// ≤ 128 rows keep its int32 sums exact: 128·1020·127 < 2^31); mma0MinRows gives every warp of a block a group of
+// 8 (the fixture's small layers would otherwise split to 8 rows a block, seven warps idle).
+const (
+	mma0MaxRows = 1024
+	mma0MinRows = 64
+)
+
+// mma0BlocksPerSM is the grid the axis-0 split aims for: two waves of the three blocks per SM that P 16's 72
+// registers allow (__launch_bounds__(256, 3)). A prediction, not yet measured (14B down: 40 × 20 blocks).
+const mma0BlocksPerSM = 6
+
+// mma0Split returns the rows per split (a multiple of 8) and the split count for a coded matrix of rows × cols.
+func mma0Split(rows, cols, piece, sms int) (rowsPerSplit, splits int) {
+	tiles := (cols + 8*piece - 1) / (8 * piece)
+	want := max(1, (mma0BlocksPerSM*sms+tiles-1)/tiles)
+	rps := (rows + want - 1) / want
+	rps = min(max((rps+7)&^7, mma0MinRows), mma0MaxRows)
+	return rps, (rows + rps - 1) / rps
+}
+
+// qmma0Supports is whether trellis_mma0 serves a layer's MatMul of n rows: int8-activation axis-0 trellis layers
+// whose coded rows fill groups of 8 and whose outputs fill 32-position pieces.
+func qmma0Supports(c quantCase) bool {
+	return c.act8 && c.mmaRows > 0 && c.n >= c.mmaRows && c.n <= maxGemvRows && c.w.Format == backend.FormatTrellis &&
+		c.w.Axis == 0 && c.in%8 == 0 && c.out%32 == 0
+}
+
+// enqueueQMma0 launches trellis_mma0 and the split-K reduce (trellis_splitk_reduce) of an axis-0 layer.
+func enqueueQMma0(b *Backend, c quantCase, y, x driver.DevPtr, l *qlinear) {
+	N := qInst(c.n)
+	piece := qmma0Piece
+	if v := envInt("MLXBUN_CUDA_QMMA0_P", 0); slices.Contains(qmma0Pieces(l.w.Bits), v) {
+		piece = v // lab
+	}
+	rps, splits := mma0Split(l.rows, c.out, piece, b.info.SMs)
+	part, err := b.ensurePartial(4 * splits * c.n * c.out)
+	if err != nil {
+		b.fail(fmt.Errorf("cuda backend: MatMul %s: split-K partials: %w", l.name, err))
+		return
+	}
+	p := l.params(y, x, c.n)
+	p.Partial = part
+	p.RowsPerSplit = int32(rps)
+	grid := driver.Dim3{X: (c.out + 8*piece - 1) / (8 * piece), Y: splits}
+	name := trellisMma0Name(l.w.Bits, N, piece)
+	raw := p.raw()
+	bytes := l.bytes(c.n) + float64(4*splits*c.n*c.out)
+	rgrid := driver.Dim3{X: (c.n*c.out + 31) / 32}
+	rbytes := float64(4 * (splits + 1) * c.n * c.out)
+	b.logf("  %s grid %dx%d rows/split %d; %s", name, grid.X, grid.Y, rps, trellisReduceName)
+	b.enqueue(func() error {
+		if err := b.launch(name, grid, driver.Dim3{X: 256}, 0, driver.NewArgs().Raw(raw, 8), bytes); err != nil {
+			return err
+		}
+		return b.launch(trellisReduceName, rgrid, driver.Dim3{X: 256}, 0, driver.NewArgs().Raw(raw, 8).I32(int32(splits)), rbytes)
+	})
 }

@@ -40,6 +40,9 @@ type quantForm struct {
 //   - trellis_mma (first: int8-activation layers with in % 128 == 0, from qmmaDefaultRows = 2 rows by default,
 //     every batch with MLXBUN_CUDA_QMMA=1, never with =0): the tensor-core form, q/k/v and gate/up joined in one
 //     launch each and SwiGLU folded into gate/up (qmma.go).
+//   - trellis_mma0 (before trellis_gemv0_i8: int8-activation axis-0 layers with in % 8 == 0 and out % 32 == 0, from
+//     qmma0DefaultRows = 2 rows by default, every batch with MLXBUN_CUDA_QMMA0=1, never with =0; SetQuantMMA pins
+//     both axes): the axis-0 tensor-core form, split-K with trellis_splitk_reduce (qmma.go).
 //   - gemv_chunks: prompts whose GEMM is small (n·in·out ≤ gemmSplitMax, the bound under which the dense path
 //     splits its input for precision: the fixture models), and every prompt of an exact-mode layer — the decode
 //     forms over chunks of 8 rows, so prompt logits keep f32 weights (the bf16 expansion moved the fixture models'
@@ -64,6 +67,7 @@ var quantDecodeForms = []quantForm{
 	{name: "trellis_gemv1", supports: func(c quantCase) bool {
 		return c.n <= maxGemvRows && c.w.Format == backend.FormatTrellis && c.w.Axis == 1
 	}, enqueue: enqueueQGemv},
+	{name: "trellis_mma0", supports: qmma0Supports, enqueue: enqueueQMma0},
 	{name: "trellis_gemv0_i8", supports: func(c quantCase) bool {
 		return c.act8 && c.n <= maxGemvRows && c.w.Format == backend.FormatTrellis && c.w.Axis == 0
 	}, enqueue: enqueueTrellisGemv0},
@@ -259,6 +263,9 @@ func quantInstantiations() map[string][]string {
 				m[unit] = append(m[unit], fmt.Sprintf("TRELLIS_GEMV_INT(%s, %d, %d, %d, %d)", trellisGemv1I8Name(k, N, x[0], x[1]), k, N, x[0], x[1]))
 			}
 			m[unit] = append(m[unit], fmt.Sprintf("TRELLIS_GEMV_SPLITK_INT(%s, %d, %d)", trellisGemv0I8Name(k, N), k, N))
+			for _, piece := range qmma0Pieces(k) {
+				m[unit] = append(m[unit], fmt.Sprintf("TRELLIS_MMA_SPLITK(%s, %d, %d, %d)", trellisMma0Name(k, N, piece), k, N, piece))
+			}
 			for _, k1 := range trellisBits {
 				if k1 == k || qmmaMixed(N) {
 					m[unit] = append(m[unit], fmt.Sprintf("TRELLIS_MMA(%s, %d, %d, %d)", trellisMmaName(k, k1, N), k, k1, N))

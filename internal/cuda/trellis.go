@@ -83,7 +83,7 @@ type qlinear struct {
 	variant trellis.Variant // trellis decode arithmetic of the GEMV forms
 	exact   bool
 	act8    bool          // trellis decode GEMVs quantize activations to int8 (axis 1 per run of 32, axis 0 per warp's rows)
-	mmaRows int           // with act8: the fewest rows the tensor-core form (trellis_mma) serves, 0 never (qmma.go)
+	mmaRows int           // with act8: the fewest rows the tensor-core form (trellis_mma, axis 0 trellis_mma0) serves, 0 never (qmma.go)
 	shift   int           // log2 of the trellis block or the affine group
 	L       int           // trellis state bits
 	rows    int           // trellis coded rows (out on axis 1, in on axis 0)
@@ -155,7 +155,7 @@ func (b *Backend) loadQuant(spec backend.LinearSpec) (backend.Linear, error) {
 	}
 	l.act8 = !exact && w.Format == backend.FormatTrellis && b.wantAct8(w.Axis)
 	if l.act8 {
-		l.mmaRows = b.mmaRows()
+		l.mmaRows = b.mmaRows(w.Axis)
 	}
 	var words []uint32
 	var floats [][]float32

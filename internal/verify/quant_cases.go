@@ -89,6 +89,16 @@ func quantCases() []Case {
 		}
 		cs = append(cs, quantCaseMMA(small.Name, layers[1], 1), quantCaseMMA(big.Name, quantLayer{in: big.Hidden, out: big.KVHeads * big.HD, k: k, axis: 1}, 4))
 		cs = append(cs, quantCaseMMA(big.Name, quantLayer{in: big.Heads * big.HD, out: big.Hidden, k: k, axis: 1}, 1))
+		// The axis-0 tensor-core form (trellis_mma0): the down projection of a batch, plain and (3-bit) interleaved.
+		for _, n := range []int{2, 3, 4, 8} {
+			for _, il := range []bool{false, true} {
+				if il && k != 3 {
+					continue
+				}
+				cs = append(cs, quantCaseMMA0(small.Name, quantLayer{in: small.Inter, out: small.Hidden, k: k, axis: 0, interleave: il}, n),
+					quantCaseMMA0(big.Name, quantLayer{in: big.Inter, out: big.Hidden, k: k, axis: 0, interleave: il}, n))
+			}
+		}
 		for _, l := range []quantLayer{
 			{in: big.Hidden, out: big.Inter, k: k, axis: 1},
 			{in: big.Inter, out: big.Hidden, k: k, axis: 0, interleave: k == 3},
@@ -134,6 +144,16 @@ func quantCaseMMA(model string, l quantLayer, n int) Case {
 	c.Promise = promiseMMA
 	return c
 }
+
+// quantCaseMMA0 is a trellis decode case of the axis-0 tensor-core form (trellis_mma0: in % 8 == 0, out % 32 == 0).
+func quantCaseMMA0(model string, l quantLayer, n int) Case {
+	c := quantCaseAct(model, l, n, false, false, true, true)
+	c.Op, c.Tol = "MatMul/trellis/mma0", tolQuantMMA
+	c.Promise = promiseMMA0
+	return c
+}
+
+const promiseMMA0 = "axis 0: int8 activations per warp's rows of a split (as the dp4a form), LCG bytes × activation on the int8 tensor cores, weights as trellis.Factored, exact int32 sums per warp"
 
 const promiseMMA = "int8 activations per group of 128, LCG bytes × activation on the int8 tensor cores, weights as trellis.Factored, exact int32 sums"
 

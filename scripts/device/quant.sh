@@ -105,7 +105,7 @@ sass() {
 step "sass of the one-row 3-bit forms"
 if command -v cuobjdump >/dev/null; then
 	for f in "$MLXBUN_CUDA_CACHE_DIR"/*.cubin; do
-		for k in trellis_mma_k33_n1 trellis_gemv1_k3_n1_r2_i8u2 trellis_gemv0_k3_n1_i8; do
+		for k in trellis_mma_k33_n1 trellis_gemv1_k3_n1_r2_i8u2 trellis_gemv0_k3_n1_i8 trellis_mma0_k3_n4_p16 trellis_gemv0_k3_n4_i8; do
 			cuobjdump -sass -fun $k "$f" 2>/dev/null
 		done
 	done >"$OUT/sass.txt"
@@ -127,8 +127,9 @@ fi
 }
 
 # batch: N sequences decoding together (bench --batch), 3-bit, default forms and the dp4a form; bf16 for reference.
+# MLXBUN_CUDA_QMMA0=0: the down projection on the dp4a form (the default before trellis_mma0); _P=32 its lab piece.
 batch() {
-	for v in "" "MLXBUN_CUDA_QMMA=0"; do
+	for v in "" "MLXBUN_CUDA_QMMA0=0" "MLXBUN_CUDA_QMMA0_P=32" "MLXBUN_CUDA_QMMA=0 MLXBUN_CUDA_QMMA0=0"; do
 		for nb in 1 4 8; do
 			step "batch: bench qwen3-14b 3-bit --batch $nb $v"
 			echo "## batch $nb $v" >>"$OUT/batch.md"

@@ -4,12 +4,14 @@
 // cuBLASLt), and int8-activation variants of both decode GEMVs (dp4a of the LCG bytes against the activation
 // replicated in four bytes: TRELLIS_GEMV_INT, TRELLIS_GEMV_SPLITK_INT), and the tensor-core form of axis 1
 // (TRELLIS_MMA: the LCG bytes against int8 activations on mma.m16n8k32, up to three layers a launch, gate/up with
-// SwiGLU folded in). What it leaves out: tensor-core forms of axis 0 and of prompts. Contracts are repeated in
+// SwiGLU folded in), and the tensor-core form of axis 0 for decode batches (TRELLIS_MMA_SPLITK: trellis_mma0, split-K).
+// What it leaves out: a tensor-core form of prompts. Contracts are repeated in
 // docs/kernels.md; the host side is internal/cuda/trellis.go (launch), qmma.go and quant_select.go (selection).
 //
 // The instantiation list is appended by the host (internal/cuda/kernels.go, from the names quant_select.go
 // builds): TRELLIS_GEMV_ROWS(name, K, N, R, VAR, PF), TRELLIS_GEMV_SPLITK(name, K, N, VAR), TRELLIS_GEMV_INT(name,
-// K, N, R, U), TRELLIS_GEMV_SPLITK_INT(name, K, N), TRELLIS_EXPAND(name, K);
+// K, N, R, U), TRELLIS_GEMV_SPLITK_INT(name, K, N), TRELLIS_MMA(name, K0, K1, N), TRELLIS_MMA_SPLITK(name, K, N, P),
+// TRELLIS_EXPAND(name, K);
 // PF (prefetch of the next run's words, quant.cuh) is a lab option, off in production. VAR names
 // the decode arithmetic (trellis.Variant): 0 Reciprocal — each weight (f32(y)·rcp)·scale, two rounded multiplies,
 // the CPU backend's arithmetic (internal/cpu, TrellisVariant) — or 1 Factored — Σ f32(y)·x with the scale applied
@@ -701,6 +703,200 @@ __device__ __forceinline__ void trellis_gemv0(const QGemvParams& p) {
 #define TRELLIS_GEMV_SPLITK_INT(name, K, N)                                                                     \
     extern "C" __global__ void __launch_bounds__(256) name(const QGemvParams p) {                               \
         trellis_gemv0<K, N, 1, true>(p);                                                                        \
+    }
+
+// ---- Tensor-core form of axis 0 (trellis_mma0): the down projection of a batch on mma.m16n8k32 ----
+//
+// trellis_mma0_k{K}_n{N}_p{P} (axis 0; int8-activation layers, by default for 2..8 rows: qmma.go, MLXBUN_CUDA_QMMA0)
+//   in/out: as trellis_gemv0 — W as stored ([in, out·K/32] or the 3-bit interleave [out/512, in, 48]), coded row
+//        r = input feature r; scales f32 [in]; x f32 [nrows, in]; partial f32 [splits, nrows, out], split s =
+//        blockIdx.y; trellis_splitk_reduce finishes y. in % 8 == 0, out % 32 == 0.
+//   the MMA: m = output positions, n = batch rows (columns ≥ N repeat column N−1, columns ≥ nrows hold zeros;
+//        neither is stored), k = 8 coded rows of four bytes each (a weight's LCG output x against its row's int8 activation
+//        replicated in four bytes, as trellis_mma). Lane 4g + t owns the piece of P positions cg = (blockIdx.x·8 +
+//        g)·P.. of coded rows r0+t and r0+4+t of every group r0 of 8 coded rows it visits (NL words each, loaded as
+//        trellis_gemv0 loads a piece); m-tile j (0 ≤ j < P/2) maps m-row g to position cg + j and m-row g+8 to cg +
+//        P/2 + j, so its A registers are x(r0+t, cg+j), x(r0+t, cg+P/2+j), x(r0+4+t, cg+j), x(r0+4+t, cg+P/2+j),
+//        its B registers the activations of rows r0+t and r0+4+t for batch row g, and C[j] holds positions cg+j
+//        (c0, c1) and cg+P/2+j (c2, c3) of batch rows 2t, 2t+1. One decoded weight serves every batch row.
+//   activations: staged x' = x·f32(scale·rcp) (trellis.Factored), then quantized by each warp for exactly the rows
+//        it sums (its groups w, w+8, ... of the split: ≤ 128 rows), one scale per activation row — as
+//        trellis_gemv0_i8; the int32 accumulators start at −510·Σa and end × s_m.
+//   grid: (⌈out/(8P)⌉, splits) × 256 threads; the 8 warps' f32 sums meet in trellis_gemv0's fixed tree (shared
+//        memory reused from the staging: ≤ 32 KB static); rowsPerSplit a multiple of 8, ≤ 1024 (mma0Split).
+//   work per weight (prediction, counted from this source; SASS not yet read): window (SHF/SHR; none at bit 0),
+//        mask (LOP3), LCG multiply-add (IMAD) = 3, plus a quarter MMA (four weights a lane an instruction, for
+//        every N), and per group of 2P weights a lane 2·NL loads, ≤ 2·NA funnel shifts, 2 LDS and four 64-bit
+//        pointer steps: ~4.1 instructions/weight at P 16, ~3.6 at P 32, against 3 + N (+ loads) for
+//        trellis_gemv0_i8 — 7.3 at N 4.
+//   promise: weights as trellis.Factored exactly, activations int8 per warp's rows (relative error ≤ 1/254 of
+//        their max|x'|), exact int32 sums per warp; deterministic for a given launch shape.
+template <int K, int N, int P>
+__device__ __forceinline__ void trellis_mma0(const QGemvParams& p) {
+    constexpr int J = P / 2;
+    constexpr int NA = Piece<K, P>::NA, NL = Piece<K, P>::NL;
+    constexpr bool ALIGNED = Piece<K, P>::ALIGNED;
+    constexpr int RPS = 1024;
+    constexpr int XW = RPS * N, RW = 4 * 4 * J * 32; // words: the staged activations; the warp tree (after the loop)
+    __shared__ __align__(16) unsigned sm[XW > RW ? XW : RW];
+    float* xsh = (float*)sm;                                // [rows of the split, N]
+    float(*red)[4 * J][32] = (float(*)[4 * J][32])sm;
+    const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31, g = lane >> 2, t = lane & 3;
+    const int rows = p.in, cols = p.out;
+    const int rs = blockIdx.y * p.rowsPerSplit, nr = min(p.rowsPerSplit, rows - rs), ngrp = nr >> 3;
+    const float rcp = trellis_rcp();
+    for (int i = threadIdx.x; i < nr; i += blockDim.x) {
+        const float f = __fmul_rn(__ldg(p.scales + rs + i), rcp);
+#pragma unroll
+        for (int m = 0; m < N; m++) {
+            const float v = m < p.nrows ? __ldg(p.x + (long long)m * rows + rs + i) : 0.f;
+            xsh[i * N + m] = __fmul_rn(v, f);
+        }
+    }
+    __syncthreads();
+    // Warp w's rows: lane l visits row l & 7 of groups w + 8·(l >> 3), + 32, ...; the values go back in place as
+    // a·0x01010101 (only this warp reads them).
+    float sq[N];
+    int ioff[N];
+#pragma unroll
+    for (int m = 0; m < N; m++) {
+        float amax = 0.f;
+        for (int G = warp + 8 * (lane >> 3); G < ngrp; G += 32) amax = fmaxf(amax, fabsf(xsh[(8 * G + (lane & 7)) * N + m]));
+#pragma unroll
+        for (int o = 16; o; o >>= 1) amax = fmaxf(amax, __shfl_xor_sync(0xffffffffu, amax, o));
+        const float f = amax > 0.f ? 127.f / amax : 0.f;
+        int sum = 0;
+        for (int G = warp + 8 * (lane >> 3); G < ngrp; G += 32) {
+            float* e = xsh + (8 * G + (lane & 7)) * N + m;
+            const int a = __float2int_rn(*e * f);
+            sum += a;
+            *e = __uint_as_float((unsigned)(a & 0xff) * 0x01010101u);
+        }
+#pragma unroll
+        for (int o = 16; o; o >>= 1) sum += __shfl_xor_sync(0xffffffffu, sum, o);
+        sq[m] = amax * (1.f / 127.f);
+        ioff[m] = -510 * sum;
+    }
+    __syncwarp();
+    // This lane's C columns 2t, 2t+1: their scales and offsets (columns ≥ N are never stored).
+    float s0 = 0.f, s1 = 0.f;
+    int o0 = 0, o1 = 0;
+#pragma unroll
+    for (int m = 0; m < N; m++) {
+        if (m == 2 * t) s0 = sq[m], o0 = ioff[m];
+        if (m == 2 * t + 1) s1 = sq[m], o1 = ioff[m];
+    }
+    int c[J][4];
+#pragma unroll
+    for (int j = 0; j < J; j++) c[j][0] = o0, c[j][1] = o1, c[j][2] = o0, c[j][3] = o1;
+
+    const int T = 1 << p.shift, wpb = (K << p.shift) >> 5, wpr = (cols >> 5) * K;
+    const int cg = (blockIdx.x * 8 + g) * P;
+    const bool active = cg < cols;
+    const int c0 = active ? cg : 0; // a lane past the end decodes position 0's piece (its C rows are not stored)
+    const int b = c0 >> p.shift, t0 = c0 & (T - 1);
+    const int sb = (T - t0 - P) * K;
+    const unsigned sh = sb & 31;
+    const long long base = p.interleaved ? (long long)(b >> 1) * rows * 48 + (b & 1) * wpb : (long long)b * wpb;
+    const long long stride = p.interleaved ? 48 : wpr;
+    const unsigned mask = (1u << p.L) - 1u;
+    // Words 0..NL−2 of a piece are consecutive (immediate offsets from one pointer); the last may wrap to the
+    // block's word 0 (the piece at t0 = 0), so it has its own pointer: two pointers per coded row.
+    const int w0 = sb >> 5, wl = (w0 + NL - 1) % wpb;
+    const unsigned* pa[2];
+    const unsigned* pl[2];
+#pragma unroll
+    for (int h = 0; h < 2; h++) {
+        const unsigned* row = p.W + base + (long long)(rs + 8 * warp + 4 * h + t) * stride;
+        pa[h] = row + w0, pl[h] = row + wl;
+    }
+    const long long step = 64 * stride; // a warp's next group: 8 groups on
+    const int bcol = g < N ? g : N - 1;
+    unsigned nx[2][NL];
+    if (warp < ngrp) {
+#pragma unroll
+        for (int h = 0; h < 2; h++) {
+#pragma unroll
+            for (int i = 0; i < NL - 1; i++) nx[h][i] = __ldg(pa[h] + i);
+            nx[h][NL - 1] = __ldg(pl[h]);
+        }
+    }
+    for (int G = warp; G < ngrp; G += 8) {
+        unsigned a[2][NA];
+        if (ALIGNED) {
+#pragma unroll
+            for (int h = 0; h < 2; h++)
+#pragma unroll
+                for (int i = 0; i < NA; i++) a[h][i] = nx[h][i];
+        } else {
+#pragma unroll
+            for (int h = 0; h < 2; h++)
+#pragma unroll
+                for (int i = 0; i < NA; i++) a[h][i] = shf_r(nx[h][i], nx[h][i + (ALIGNED ? 0 : 1)], sh);
+        }
+        // The next group's words load under this group's MMAs. The pointers step unconditionally (only the loads
+        // are predicated): a conditional step cost ~20 register moves a group in SASS.
+#pragma unroll
+        for (int h = 0; h < 2; h++) pa[h] += step, pl[h] += step;
+        if (G + 8 < ngrp) {
+#pragma unroll
+            for (int h = 0; h < 2; h++) {
+#pragma unroll
+                for (int i = 0; i < NL - 1; i++) nx[h][i] = __ldg(pa[h] + i);
+                nx[h][NL - 1] = __ldg(pl[h]);
+            }
+        }
+        const unsigned b0 = __float_as_uint(xsh[(8 * G + t) * N + bcol]), b1 = __float_as_uint(xsh[(8 * G + 4 + t) * N + bcol]);
+#pragma unroll
+        for (int j = 0; j < J; j++) {
+            const unsigned x0 = (piece_state<K, P>(a[0], j) & mask) * 34038481u + 76625530u;
+            const unsigned x1 = (piece_state<K, P>(a[0], J + j) & mask) * 34038481u + 76625530u;
+            const unsigned x2 = (piece_state<K, P>(a[1], j) & mask) * 34038481u + 76625530u;
+            const unsigned x3 = (piece_state<K, P>(a[1], J + j) & mask) * 34038481u + 76625530u;
+            mma_u8s8(c[j], x0, x1, x2, x3, b0, b1);
+        }
+    }
+    float acc[J][4];
+#pragma unroll
+    for (int j = 0; j < J; j++) {
+        acc[j][0] = (float)c[j][0] * s0, acc[j][1] = (float)c[j][1] * s1;
+        acc[j][2] = (float)c[j][2] * s0, acc[j][3] = (float)c[j][3] * s1;
+    }
+    __syncthreads(); // the tree reuses the staging memory
+#pragma unroll
+    for (int half = 4; half >= 1; half >>= 1) {
+        if (warp >= half && warp < 2 * half) {
+#pragma unroll
+            for (int j = 0; j < J; j++)
+#pragma unroll
+                for (int i = 0; i < 4; i++) red[warp - half][4 * j + i][lane] = acc[j][i];
+        }
+        __syncthreads();
+        if (warp < half) {
+#pragma unroll
+            for (int j = 0; j < J; j++)
+#pragma unroll
+                for (int i = 0; i < 4; i++) acc[j][i] += red[warp][4 * j + i][lane];
+        }
+        __syncthreads();
+    }
+    if (warp == 0 && active) {
+#pragma unroll
+        for (int i = 0; i < 4; i++) {
+            const int n = 2 * t + (i & 1);
+            if (n < p.nrows) {
+                float* dst = p.partial + ((long long)blockIdx.y * p.nrows + n) * cols + cg + (i >> 1) * J;
+#pragma unroll
+                for (int j = 0; j < J; j++) dst[j] = acc[j][i];
+            }
+        }
+    }
+}
+
+// Three blocks per SM (≤ 80 registers a thread) at P 16; the lab P 32 holds 64 accumulators (two blocks).
+#define TRELLIS_MMA_SPLITK(name, K, N, P)                                                                             \
+    extern "C" __global__ void __launch_bounds__(256, (P) <= 16 ? 3 : 2) name(const QGemvParams p) {            \
+        trellis_mma0<K, N, P>(p);                                                                               \
     }
 
 // trellis_splitk_reduce
