@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"os"
 	"slices"
+	"strconv"
 	"unsafe"
 
 	"github.com/mlxbun/mlxbun/internal/backend"
@@ -51,19 +52,17 @@ func (b *Backend) SetQuantMMA(on bool) {
 
 // mmaRows is the fewest rows the tensor-core form of coded axis `axis` (trellis_mma, trellis_mma0) serves for a
 // layer loaded now (0: never): SetQuantMMA pins both axes, else MLXBUN_CUDA_QMMA (axis 1) or MLXBUN_CUDA_QMMA0
-// (axis 0) "1" every decode batch, "0" never, else the axis's default.
+// (axis 0) "N": from N rows ("1" every decode batch, "0" never), else the axis's default.
 func (b *Backend) mmaRows(axis int) int {
 	env, def := envMMA, qmmaDefaultRows
 	if axis == 0 {
 		env, def = envMMA0, qmma0DefaultRows
 	}
-	switch {
-	case b.quant.mma != 0:
+	if b.quant.mma != 0 {
 		return max(b.quant.mma, 0)
-	case os.Getenv(env) == "1":
-		return 1
-	case os.Getenv(env) == "0":
-		return 0
+	}
+	if n, err := strconv.Atoi(os.Getenv(env)); err == nil && n >= 0 {
+		return n
 	}
 	return def
 }
@@ -224,13 +223,14 @@ func (b *Backend) fuseQMmaSwiGLU(d, gate, up *Tensor) bool {
 
 // envMMA0 sets, for int8-activation axis-0 layers loaded afterwards, from how many activation rows the axis-0
 // tensor-core form (trellis_mma0) serves them: "1" every decode batch (one row too), "0" never (the dp4a form,
-// trellis_gemv0_i8); unset, qmma0DefaultRows.
+// trellis_gemv0_i8), "2" from two rows; unset, qmma0DefaultRows.
 const envMMA0 = "MLXBUN_CUDA_QMMA0"
 
-// qmma0DefaultRows is the fewest activation rows trellis_mma0 serves by default: batches, where the dp4a form
-// pays one dp4a per weight and row (4 at N 4) and the MMA one quarter instruction per weight whatever N. Not yet
-// measured on a device (the lead measures; docs/perf.md); one row keeps the dp4a form, as on axis 1.
-const qmma0DefaultRows = 2
+// qmma0DefaultRows is the fewest activation rows trellis_mma0 serves by default: 0, never, because the form has
+// only run in Go transcriptions (qmma0_emul_test.go), not on a GPU. Its place is batches (2, as on axis 1), where
+// the dp4a form pays one dp4a per weight and row (4 at N 4) and the MMA one quarter instruction per weight
+// whatever N; the device scripts measure it with MLXBUN_CUDA_QMMA0=2 before it becomes the default.
+const qmma0DefaultRows = 0
 
 // qmma0Piece is the positions per lane piece P of trellis_mma0 (P/2 m-tiles, 2P int32 accumulators a lane);
 // qmma0LabPiece is instantiated for 3-bit codes only, for measurement (MLXBUN_CUDA_QMMA0_P=32).

@@ -41,7 +41,7 @@ type quantForm struct {
 //     every batch with MLXBUN_CUDA_QMMA=1, never with =0): the tensor-core form, q/k/v and gate/up joined in one
 //     launch each and SwiGLU folded into gate/up (qmma.go).
 //   - trellis_mma0 (before trellis_gemv0_i8: int8-activation axis-0 layers with in % 8 == 0 and out % 32 == 0, from
-//     qmma0DefaultRows = 2 rows by default, every batch with MLXBUN_CUDA_QMMA0=1, never with =0; SetQuantMMA pins
+//     MLXBUN_CUDA_QMMA0=N rows (not by default until a GPU has run it: qmma0DefaultRows = 0); SetQuantMMA pins
 //     both axes): the axis-0 tensor-core form, split-K with trellis_splitk_reduce (qmma.go).
 //   - gemv_chunks: prompts whose GEMM is small (n·in·out ≤ gemmSplitMax, the bound under which the dense path
 //     splits its input for precision: the fixture models), and every prompt of an exact-mode layer — the decode

@@ -127,9 +127,10 @@ fi
 }
 
 # batch: N sequences decoding together (bench --batch), 3-bit, default forms and the dp4a form; bf16 for reference.
-# MLXBUN_CUDA_QMMA0=0: the down projection on the dp4a form (the default before trellis_mma0); _P=32 its lab piece.
+# MLXBUN_CUDA_QMMA0=2: the down projection on trellis_mma0 from two rows (not yet the default); "": the dp4a form;
+# _P=32 the lab piece.
 batch() {
-	for v in "" "MLXBUN_CUDA_QMMA0=0" "MLXBUN_CUDA_QMMA0_P=32" "MLXBUN_CUDA_QMMA=0 MLXBUN_CUDA_QMMA0=0"; do
+	for v in "MLXBUN_CUDA_QMMA0=2" "" "MLXBUN_CUDA_QMMA0=2 MLXBUN_CUDA_QMMA0_P=32" "MLXBUN_CUDA_QMMA=0 MLXBUN_CUDA_QMMA0=0"; do
 		for nb in 1 4 8; do
 			step "batch: bench qwen3-14b 3-bit --batch $nb $v"
 			echo "## batch $nb $v" >>"$OUT/batch.md"
