@@ -6,7 +6,12 @@
 package quantize
 
 import (
+	"cmp"
+	"slices"
+
 	"fmt"
+	"github.com/mlxbun/mlxbun/internal/rht"
+	"github.com/mlxbun/mlxbun/internal/trellis"
 	"os"
 	"path/filepath"
 	"sync"
@@ -108,7 +113,7 @@ var calibMemo struct {
 // the Hessian of every site (the previous call's when nothing changed). progress gets one event per window.
 func collectHessians(inDir string, o Options, progress func(Event)) (map[site]*hessian, error) {
 	if o.CalibIDs != nil {
-		return runCalibration(inDir, o.CalibIDs, o, progress)
+		return runCalibration(inDir, o.CalibIDs, o, progress, nil, -1)
 	}
 	st, err := os.Stat(o.Calib)
 	if err != nil {
@@ -125,7 +130,7 @@ func collectHessians(inDir string, o Options, progress func(Event)) (map[site]*h
 	if err != nil {
 		return nil, err
 	}
-	hs, err := runCalibration(inDir, ids, o, progress)
+	hs, err := runCalibration(inDir, ids, o, progress, nil, -1)
 	if err == nil {
 		calibMemo.key, calibMemo.hs = key, hs
 	}
@@ -149,8 +154,36 @@ func calibTokens(inDir, file string) ([]int, error) {
 	return tok.Encode(string(text), false), nil
 }
 
-// runCalibration runs the model over windows of ids and taps every linear input.
-func runCalibration(inDir string, ids []int, o Options, progress func(Event)) (map[site]*hessian, error) {
+// overlay is a model's tensors with some replaced: the sequential calibration's earlier layers, quantized and
+// decoded back to bf16 in the checkpoint's basis.
+type overlay struct {
+	model.Source
+	over map[string]backend.Host
+}
+
+func (s overlay) Has(name string) bool {
+	_, ok := s.over[name]
+	return ok || s.Source.Has(name)
+}
+
+func (s overlay) Tensor(name string) (backend.Host, error) {
+	if h, ok := s.over[name]; ok {
+		return h, nil
+	}
+	return s.Source.Tensor(name)
+}
+
+// calibIDs is the calibration text's token ids (o.CalibIDs, or o.Calib tokenized).
+func calibIDs(inDir string, o Options) ([]int, error) {
+	if o.CalibIDs != nil {
+		return o.CalibIDs, nil
+	}
+	return calibTokens(inDir, o.Calib)
+}
+
+// runCalibration runs the model over windows of ids and taps every linear input: of layer only when layer ≥ 0
+// (the sequential calibration), with the tensors of over replacing the checkpoint's.
+func runCalibration(inDir string, ids []int, o Options, progress func(Event), over map[string]backend.Host, layer int) (map[site]*hessian, error) {
 	ctx := o.CalibCtx
 	windows := min(len(ids), o.CalibTokens) / ctx
 	if windows < 1 {
@@ -158,7 +191,19 @@ func runCalibration(inDir string, ids []int, o Options, progress func(Event)) (m
 	}
 	b := cpu.New()
 	defer b.Close()
-	m, err := model.Load(inDir, b)
+	d, err := modeldir.Open(inDir)
+	if err != nil {
+		return nil, err
+	}
+	cfg, err := d.Config()
+	if err != nil {
+		return nil, err
+	}
+	arch, err := d.Weights()
+	if err != nil {
+		return nil, err
+	}
+	m, err := model.LoadFrom(cfg, overlay{arch, over}, b)
 	if err != nil {
 		return nil, fmt.Errorf("quantize: calibration: %w", err)
 	}
@@ -169,7 +214,10 @@ func runCalibration(inDir string, ids []int, o Options, progress func(Event)) (m
 	hs := map[site]*hessian{}
 	var buf []float32
 	var tapErr error
-	m.SetTap(func(layer int, slot family.Slot, x backend.Tensor) {
+	m.SetTap(func(l int, slot family.Slot, x backend.Tensor) {
+		if layer >= 0 && l != layer {
+			return
+		}
 		sh := x.Shape()
 		rows, n := sh[0], sh[1]
 		if cap(buf) < rows*n {
@@ -180,7 +228,7 @@ func runCalibration(inDir string, ids []int, o Options, progress func(Event)) (m
 			tapErr = err
 			return
 		}
-		k := site{layer, slot}
+		k := site{l, slot}
 		if hs[k] == nil {
 			hs[k] = &hessian{n: n, h: make([]float64, n*n)}
 		}
@@ -206,4 +254,62 @@ func runCalibration(inDir string, ids []int, o Options, progress func(Event)) (m
 		progress(Event{Stage: StageCalibrate, Index: w, Count: windows, Done: true})
 	}
 	return hs, nil
+}
+
+// layerOrder returns items with the coded linears of the layers in layer order (the sequential calibration quantizes
+// layer l against a model whose layers below l are done; name order puts model.layers.10 before model.layers.2),
+// every other tensor first in its place: the output's content does not depend on the order tensors are written.
+func layerOrder(items []item) []item {
+	res := slices.Clone(items)
+	key := func(it item) int {
+		if it.role == roleCoded && it.site.layer >= 0 {
+			return it.site.layer
+		}
+		return -1
+	}
+	slices.SortStableFunc(res, func(a, b item) int { return cmp.Compare(key(a), key(b)) })
+	return res
+}
+
+// decodedBF16 is a coded linear decoded (Exact) and rotated back to the checkpoint's basis, W = R_outᵀ·Ŵ·R_in,
+// as the bf16 weight the sequential calibration's later passes run the layer with.
+func decodedBF16(it item, w *trellis.Weights) backend.Host {
+	q := w.Dense(trellis.Exact)
+	m := make([]float64, len(q))
+	for i, v := range q {
+		m[i] = float64(v)
+	}
+	unrotateRows(m, it.out, it.in, it.rotIn)
+	if it.rotOut != nil {
+		t := make([]float64, len(m))
+		for o := range it.out {
+			for i := range it.in {
+				t[i*it.out+o] = m[o*it.in+i]
+			}
+		}
+		unrotateRows(t, it.in, it.out, it.rotOut)
+		for i := range it.in {
+			for o := range it.out {
+				m[o*it.in+i] = t[i*it.out+o]
+			}
+		}
+	}
+	f := make([]float32, len(m))
+	for i, v := range m {
+		f[i] = float32(v)
+	}
+	_, b := roundBF16(f)
+	return backend.Host{Name: it.name, DType: backend.BF16, Shape: []int{it.out, it.in}, Data: b}
+}
+
+// unrotateRows multiplies each row x of m [rows, cols] by R (x ↦ Rᵀ·x as a column): R = H·diag(signs)/√b, so
+// Rᵀ·x = signs ⊙ H·x/√b, rht.Apply64 with the signs after the butterfly.
+func unrotateRows(m []float64, rows, cols int, r *rht.Side) {
+	if r == nil {
+		return
+	}
+	for i := range rows {
+		row := m[i*cols : (i+1)*cols]
+		rht.Apply64(row, row, nil, r.Signs, r.Block)
+	}
 }

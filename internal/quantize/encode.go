@@ -20,11 +20,11 @@ import (
 // [rows]) to the sink, and with rotations <path>.rht_in (I8 [in]) and <path>.rht_out (I8 [out]). With rotations
 // the codes are of W̃ = R_out·W·R_inᵀ (its Hessian R_in·H·R_inᵀ); with a Hessian they are chosen by LDLQ. SNR and
 // proxy loss are measured in the coded basis, which the rotations (orthogonal) leave them equal to.
-func encodeTrellis(it item, h backend.Host, s *sink, hs *hessian, damp float64) (*TensorReport, error) {
+func encodeTrellis(it item, h backend.Host, s *sink, hs *hessian, o Options) (*TensorReport, *trellis.Weights, error) {
 	start := time.Now()
 	dense, err := h.Float32s()
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if it.rotIn != nil || it.rotOut != nil {
 		dense = rht.RotateWeight(dense, it.out, it.in, it.rotIn, it.rotOut)
@@ -32,13 +32,13 @@ func encodeTrellis(it item, h backend.Host, s *sink, hs *hessian, damp float64) 
 	var hfull []float64
 	if hs != nil {
 		if hs.n != it.in {
-			return nil, fmt.Errorf("tensor %q: calibration Hessian of %d inputs for %d in-features", it.name, hs.n, it.in)
+			return nil, nil, fmt.Errorf("tensor %q: calibration Hessian of %d inputs for %d in-features", it.name, hs.n, it.in)
 		}
 		hfull = rht.RotateHessian(hs.full(), hs.n, it.rotIn)
 	}
-	w, err := ldlq(dense, it, hfull, damp)
+	w, err := ldlq(dense, it, hfull, o)
 	if err != nil {
-		return nil, fmt.Errorf("tensor %q: %w", it.name, err)
+		return nil, nil, fmt.Errorf("tensor %q: %w", it.name, err)
 	}
 	snr := trellisSNR(dense, w)
 	proxy, rel := proxyLoss(dense, w, hfull, hs)
@@ -55,23 +55,26 @@ func encodeTrellis(it item, h backend.Host, s *sink, hs *hessian, damp float64) 
 		ts = append(ts, signTensor(it.path+model.SignsOut, it.rotOut.Signs))
 	}
 	if err := s.add(ts...); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	return &TensorReport{
 		Name: it.path, Spec: it.qspec, Shape: [2]int{it.out, it.in}, Interleaved: w.Interleaved, SNRdB: snr,
 		Bits: storedBits(dense, ts...), Elapsed: time.Since(start), Proxy: proxy, ProxyRel: rel,
 		RotatedIn: it.rotIn != nil, RotatedOut: it.rotOut != nil, LDLQ: hfull != nil,
-	}, nil
+	}, w, nil
 }
 
-// ldlq codes dense (in the coded basis) with LDLQ against h damped by λ·mean(diag h); a Hessian the
-// factorisation rejects is damped ten times more, up to three times. Without h it is plain Quantize.
-func ldlq(dense []float32, it item, h []float64, damp float64) (*trellis.Weights, error) {
+// ldlq codes dense (in the coded basis) with LDLQ against h damped by λ·mean(diag h) (o.Damp, with o's refit and
+// feedback block); a Hessian the factorisation rejects is damped ten times more, up to three times. Without h it
+// is plain Quantize.
+func ldlq(dense []float32, it item, h []float64, o Options) (*trellis.Weights, error) {
 	if h == nil {
 		return trellis.Quantize(dense, it.out, it.in, it.spec, it.interleave)
 	}
+	lo := trellis.LDLQOptions{Rows: o.LDLQRows, RefitScales: o.RefitScales}
+	damp := o.Damp
 	for try := 0; ; try++ {
-		w, err := trellis.QuantizeLDLQ(dense, it.out, it.in, it.spec, it.interleave, damped(h, it.in, damp))
+		w, err := trellis.QuantizeLDLQWith(dense, it.out, it.in, it.spec, it.interleave, damped(h, it.in, damp), lo)
 		if !errors.Is(err, trellis.ErrNotPositiveDefinite) || try == 3 {
 			return w, err
 		}
