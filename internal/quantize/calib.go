@@ -126,15 +126,34 @@ func collectHessians(inDir string, o Options, progress func(Event)) (map[site]*h
 	if calibMemo.hs != nil && calibMemo.key == key {
 		return calibMemo.hs, nil
 	}
+	var hkey hcacheHeader
+	if o.Hessians != "" {
+		if hkey, err = hcacheKey(inDir, o); err != nil {
+			return nil, err
+		}
+		hs, ok, err := loadHessians(o.Hessians, hkey)
+		if err != nil || ok {
+			if ok {
+				calibMemo.key, calibMemo.hs = key, hs
+			}
+			return hs, err
+		}
+	}
 	ids, err := calibTokens(inDir, o.Calib)
 	if err != nil {
 		return nil, err
 	}
 	hs, err := runCalibration(inDir, ids, o, progress, nil, -1)
-	if err == nil {
-		calibMemo.key, calibMemo.hs = key, hs
+	if err != nil {
+		return nil, err
 	}
-	return hs, err
+	calibMemo.key, calibMemo.hs = key, hs
+	if o.Hessians != "" {
+		if err := saveHessians(o.Hessians, hkey, hs); err != nil {
+			return nil, err
+		}
+	}
+	return hs, nil
 }
 
 // calibTokens tokenizes the calibration file with the model's tokenizer (no special tokens).

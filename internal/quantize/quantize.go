@@ -85,6 +85,9 @@ type Options struct {
 	Sequential  bool
 	RefitScales bool
 	LDLQRows    int
+	// Hessians, when set with Calib, is a cache file: read when it holds this model's and calibration's Hessians,
+	// else written after collecting them (not used by Sequential, whose Hessians depend on the quantized layers).
+	Hessians string
 
 	// Context, when set, is checked between tensors; cancelling it aborts the run (the temporary directory is
 	// removed). A tensor being encoded finishes first.
