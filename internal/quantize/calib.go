@@ -41,6 +41,9 @@ type hessian struct {
 	n      int
 	h      []float64
 	tokens int64
+	// cross is X̃ᵀ·(X − X̃) (Options.Asymmetric): X̃ the inputs through the quantized earlier layers (h's), X the
+	// unquantized model's on the same tokens; nil otherwise.
+	cross []float64
 }
 
 // add accumulates x [rows, n] (row-major): the columns are transposed once so each entry is one f32 dot product
@@ -63,6 +66,29 @@ func (hs *hessian) add(x []float32, rows int) {
 		}
 	})
 	hs.tokens += int64(rows)
+}
+
+// addCross accumulates cross += X̃ᵀ·(X − X̃) [n, n] (full, row-major) for the quantized model's inputs xq and the
+// unquantized model's xf, both [rows, n].
+func (hs *hessian) addCross(xq, xf []float32, rows int) {
+	n := hs.n
+	qt := make([]float32, len(xq))
+	dt := make([]float32, len(xq))
+	for r := range rows {
+		for i := range n {
+			qt[i*rows+r] = xq[r*n+i]
+			dt[i*rows+r] = xf[r*n+i] - xq[r*n+i]
+		}
+	}
+	vec.ParallelFor(n, 1, func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			a := qt[i*rows : (i+1)*rows]
+			row := hs.cross[i*n : (i+1)*n]
+			for j := range n {
+				row[j] += float64(vec.Dot(a, dt[j*rows:(j+1)*rows]))
+			}
+		}
+	})
 }
 
 // full returns the symmetric matrix (the lower triangle mirrored from the upper).
@@ -210,6 +236,102 @@ func runCalibration(inDir string, ids []int, o Options, progress func(Event), ov
 	}
 	b := cpu.New()
 	defer b.Close()
+	m, err := loadCalibModel(b, inDir, over, ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer m.Close()
+	// Asymmetric: the unquantized model runs each window first and its inputs to layer's linears are kept, so the
+	// quantized model's pass can add X̃ᵀ·(X − X̃) beside X̃ᵀ·X̃ (hessian.cross).
+	var ref *model.Model
+	fp := map[site][]float32{}
+	if o.Asymmetric && layer >= 0 && len(over) > 0 {
+		if ref, err = loadCalibModel(b, inDir, nil, ctx); err != nil {
+			return nil, err
+		}
+		defer ref.Close()
+	}
+	hs := map[site]*hessian{}
+	var buf []float32
+	var tapErr error
+	read := func(x backend.Tensor, dst []float32) []float32 {
+		sh := x.Shape()
+		if cap(dst) < sh[0]*sh[1] {
+			dst = make([]float32, sh[0]*sh[1])
+		}
+		dst = dst[:sh[0]*sh[1]]
+		if err := b.ReadFloat32(x, dst); err != nil && tapErr == nil {
+			tapErr = err
+		}
+		return dst
+	}
+	if ref != nil {
+		ref.SetTap(func(l int, slot family.Slot, x backend.Tensor) {
+			if l == layer {
+				fp[site{l, slot}] = read(x, fp[site{l, slot}])
+			}
+		})
+	}
+	m.SetTap(func(l int, slot family.Slot, x backend.Tensor) {
+		if layer >= 0 && l != layer {
+			return
+		}
+		rows, n := x.Shape()[0], x.Shape()[1]
+		buf = read(x, buf)
+		k := site{l, slot}
+		if hs[k] == nil {
+			hs[k] = &hessian{n: n, h: make([]float64, n*n)}
+			if ref != nil {
+				hs[k].cross = make([]float64, n*n)
+			}
+		}
+		if ref != nil {
+			if len(fp[k]) != len(buf) {
+				if tapErr == nil {
+					tapErr = fmt.Errorf("layer %d: the unquantized model's input of %d values for %d", l, len(fp[k]), len(buf))
+				}
+				return
+			}
+			hs[k].addCross(buf, fp[k], rows)
+		}
+		hs[k].add(buf, rows)
+	})
+	var refCache backend.KVCache
+	if ref != nil {
+		if refCache, err = ref.NewCache(1, ctx); err != nil {
+			return nil, err
+		}
+		defer ref.ReleaseCache(refCache)
+	}
+	cache, err := m.NewCache(1, ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer m.ReleaseCache(cache)
+	s := model.Step{IDs: make([]int32, ctx), Seq: make([]int32, ctx), Pos: make([]int32, ctx)}
+	for w := range windows {
+		progress(Event{Stage: StageCalibrate, Index: w, Count: windows})
+		for i, id := range ids[w*ctx : (w+1)*ctx] {
+			s.IDs[i], s.Pos[i] = int32(id), int32(i)
+		}
+		if ref != nil {
+			if _, err := ref.Forward(s, refCache, 1); err != nil {
+				return nil, fmt.Errorf("quantize: calibration window %d (unquantized): %w", w, err)
+			}
+		}
+		if _, err := m.Forward(s, cache, 1); err != nil {
+			return nil, fmt.Errorf("quantize: calibration window %d: %w", w, err)
+		}
+		if tapErr != nil {
+			return nil, fmt.Errorf("quantize: calibration window %d: %w", w, tapErr)
+		}
+		progress(Event{Stage: StageCalibrate, Index: w, Count: windows, Done: true})
+	}
+	return hs, nil
+}
+
+// loadCalibModel loads inDir's model on b with the tensors of over replacing the checkpoint's.
+func loadCalibModel(b backend.Backend, inDir string, over map[string]backend.Host, ctx int) (*model.Model, error) {
 	d, err := modeldir.Open(inDir)
 	if err != nil {
 		return nil, err
@@ -226,53 +348,11 @@ func runCalibration(inDir string, ids []int, o Options, progress func(Event), ov
 	if err != nil {
 		return nil, fmt.Errorf("quantize: calibration: %w", err)
 	}
-	defer m.Close()
 	if mp := m.Config.MaxPositions; mp > 0 && ctx > mp {
+		m.Close()
 		return nil, fmt.Errorf("quantize: --calib-ctx %d exceeds the model's %d positions", ctx, mp)
 	}
-	hs := map[site]*hessian{}
-	var buf []float32
-	var tapErr error
-	m.SetTap(func(l int, slot family.Slot, x backend.Tensor) {
-		if layer >= 0 && l != layer {
-			return
-		}
-		sh := x.Shape()
-		rows, n := sh[0], sh[1]
-		if cap(buf) < rows*n {
-			buf = make([]float32, rows*n)
-		}
-		buf = buf[:rows*n]
-		if err := b.ReadFloat32(x, buf); err != nil && tapErr == nil {
-			tapErr = err
-			return
-		}
-		k := site{l, slot}
-		if hs[k] == nil {
-			hs[k] = &hessian{n: n, h: make([]float64, n*n)}
-		}
-		hs[k].add(buf, rows)
-	})
-	cache, err := m.NewCache(1, ctx)
-	if err != nil {
-		return nil, err
-	}
-	defer m.ReleaseCache(cache)
-	s := model.Step{IDs: make([]int32, ctx), Seq: make([]int32, ctx), Pos: make([]int32, ctx)}
-	for w := range windows {
-		progress(Event{Stage: StageCalibrate, Index: w, Count: windows})
-		for i, id := range ids[w*ctx : (w+1)*ctx] {
-			s.IDs[i], s.Pos[i] = int32(id), int32(i)
-		}
-		if _, err := m.Forward(s, cache, 1); err != nil {
-			return nil, fmt.Errorf("quantize: calibration window %d: %w", w, err)
-		}
-		if tapErr != nil {
-			return nil, fmt.Errorf("quantize: calibration window %d: %w", w, tapErr)
-		}
-		progress(Event{Stage: StageCalibrate, Index: w, Count: windows, Done: true})
-	}
-	return hs, nil
+	return m, nil
 }
 
 // layerOrder returns items with the coded linears of the layers in layer order (the sequential calibration quantizes

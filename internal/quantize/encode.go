@@ -14,6 +14,7 @@ import (
 	"github.com/mlxbun/mlxbun/internal/model"
 	"github.com/mlxbun/mlxbun/internal/rht"
 	"github.com/mlxbun/mlxbun/internal/trellis"
+	"github.com/mlxbun/mlxbun/internal/vec"
 )
 
 // encodeTrellis codes one projection and adds <path>.weight (U32, the stored shape) and <path>.scales (F16
@@ -25,6 +26,11 @@ func encodeTrellis(it item, h backend.Host, s *sink, hs *hessian, o Options) (*T
 	dense, err := h.Float32s()
 	if err != nil {
 		return nil, nil, err
+	}
+	if hs != nil && hs.cross != nil {
+		if dense, err = asymTarget(dense, it.out, it.in, hs, o.Damp); err != nil {
+			return nil, nil, fmt.Errorf("tensor %q: %w", it.name, err)
+		}
 	}
 	if it.rotIn != nil || it.rotOut != nil {
 		dense = rht.RotateWeight(dense, it.out, it.in, it.rotIn, it.rotOut)
@@ -80,6 +86,35 @@ func ldlq(dense []float32, it item, h []float64, o Options) (*trellis.Weights, e
 		}
 		damp *= 10
 	}
+}
+
+// asymTarget is W' = W + W·Eᵀ·H̃_d⁻¹ for W [out, in] (Options.Asymmetric): row o of the correction solves
+// H̃_d·z = E·W_oᵀ, H̃_d = H̃ + λ·mean(diag H̃)·I. Without the damping this is the least-squares map of the quantized
+// model's inputs X̃ to the unquantized outputs X·Wᵀ; the damping only shrinks the correction, never W itself.
+func asymTarget(w []float32, out, in int, hs *hessian, damp float64) ([]float32, error) {
+	l := damped(hs.full(), in, damp)
+	if err := trellis.CholeskyFactor(l, in); err != nil {
+		return nil, fmt.Errorf("asymmetric target: %w", err)
+	}
+	res := make([]float32, len(w))
+	vec.ParallelFor(out, 1, func(lo, hi int) {
+		r := make([]float64, in)
+		for o := lo; o < hi; o++ {
+			row := w[o*in : (o+1)*in]
+			for i := range in {
+				var t float64
+				for j, x := range hs.cross[i*in : (i+1)*in] {
+					t += x * float64(row[j])
+				}
+				r[i] = t
+			}
+			z := trellis.CholeskySolve(l, r, in)
+			for i, x := range row {
+				res[o*in+i] = float32(float64(x) + z[i])
+			}
+		}
+	})
+	return res, nil
 }
 
 // proxyLoss is tr(ΔW·H·ΔWᵀ)/tokens and its ratio to tr(W·H·Wᵀ)/tokens for W [out, in] and its decoded codes; H = I

@@ -82,7 +82,12 @@ type Options struct {
 	// codes decoded back to bf16), GPTQ's order, instead of all from the unquantized model: one calibration pass
 	// per layer. RefitScales re-solves the axis-0 scales jointly against the Hessian after LDLQ
 	// (trellis.LDLQOptions); LDLQRows is the axis-0 feedback block (0: the trellis package's 16).
-	Sequential  bool
+	Sequential bool
+	// Asymmetric (with Sequential) also keeps the unquantized model's inputs X beside the quantized one's X̃ and
+	// codes the weight that best maps X̃ to the unquantized outputs, W' = W + W·Eᵀ·(H̃ + λ·mean(diag H̃)·I)⁻¹ with
+	// E = X̃ᵀ·(X − X̃) (GPTAQ's asymmetric calibration, damped like LDLQ): each layer then also undoes what the
+	// earlier layers' rounding did to its inputs.
+	Asymmetric  bool
 	RefitScales bool
 	LDLQRows    int
 	// Hessians, when set with Calib, is a cache file: read when it holds this model's and calibration's Hessians,
@@ -325,6 +330,9 @@ func (o *Options) normalize() error {
 	}
 	if o.Damp == 0 {
 		o.Damp = DefaultDamp
+	}
+	if o.Asymmetric && !o.Sequential {
+		return errors.New("quantize: --asymmetric needs --sequential (the quantized earlier layers' inputs)")
 	}
 	if o.LDLQRows < 0 {
 		return fmt.Errorf("quantize: --ldlq-rows %d must be positive (0: the default)", o.LDLQRows)

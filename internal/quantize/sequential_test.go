@@ -1,5 +1,5 @@
 // Tests of the quantizer's LDLQ options on the tiny qwen3 model (RHT, axis 0, 2 bits, L 8, T 64, random
-// calibration ids): sequential Hessians leave layer 0's codes as they are (its inputs come from the unquantized
+// calibration ids): sequential Hessians (plain and asymmetric) leave layer 0's codes as they are (its inputs come from the unquantized
 // embeddings either way) and change a later layer's (its inputs now pass through quantized layers), and the
 // artifact still scores near the unquantized model; the scale refit keeps every code, changes scales, and lowers
 // the mean proxy loss.
@@ -25,12 +25,12 @@ func TestSequentialAndRefit(t *testing.T) {
 	v := variant.For(t, "qwen3")
 	g, _ := testutil.ReadGolden(t, v.Fixture)
 	ref, _ := run(t, b, v.Dir, g.PromptIDs)
-	ids := make([]int, 512)
+	ids := make([]int, 256)
 	rng := rand.New(rand.NewPCG(9, 9))
 	for i := range ids {
 		ids[i] = rng.IntN(cfgOf(t, v.Dir).VocabSize)
 	}
-	base := quantize.Options{Bits: 2, L: 8, GroupSize: 64, RHT: true, Axis0: true, CalibIDs: ids, CalibTokens: 512, CalibCtx: 64, Damp: 0.1}
+	base := quantize.Options{Bits: 2, L: 8, GroupSize: 64, RHT: true, Axis0: true, CalibIDs: ids, CalibTokens: 256, CalibCtx: 64, Damp: 0.1}
 	quant := func(name string, change func(*quantize.Options)) (string, *quantize.Report) {
 		o := base
 		change(&o)
@@ -44,6 +44,7 @@ func TestSequentialAndRefit(t *testing.T) {
 	plainDir, plain := quant("ldlq", func(*quantize.Options) {})
 	seqDir, _ := quant("seq", func(o *quantize.Options) { o.Sequential = true })
 	refitDir, refit := quant("refit", func(o *quantize.Options) { o.RefitScales = true })
+	asymDir, _ := quant("asym", func(o *quantize.Options) { o.Sequential, o.Asymmetric = true, true })
 
 	tensors := func(dir string) map[string][]byte {
 		a, err := safetensors.OpenDir(dir)
@@ -61,7 +62,7 @@ func TestSequentialAndRefit(t *testing.T) {
 		}
 		return m
 	}
-	pt, st, rt := tensors(plainDir), tensors(seqDir), tensors(refitDir)
+	pt, st, rt, at := tensors(plainDir), tensors(seqDir), tensors(refitDir), tensors(asymDir)
 
 	sameL0, diffLater, scalesMoved := 0, 0, 0
 	for n, data := range pt {
@@ -76,6 +77,12 @@ func TestSequentialAndRefit(t *testing.T) {
 			sameL0++
 		case !eq:
 			diffLater++
+		}
+		switch eq := bytes.Equal(data, at[n]); {
+		case layer0 && !eq:
+			t.Errorf("asymmetric: %s differs in layer 0 (no earlier layer to undo)", n)
+		case !layer0 && bytes.Equal(st[n], at[n]):
+			t.Errorf("asymmetric: %s is the plain sequential one's", n)
 		}
 		if strings.HasSuffix(n, ".weight") && !bytes.Equal(data, rt[n]) {
 			t.Errorf("refit: %s codes changed", n)
@@ -92,10 +99,12 @@ func TestSequentialAndRefit(t *testing.T) {
 	if scalesMoved == 0 || !(refit.MeanProxyRel < plain.MeanProxyRel) {
 		t.Errorf("refit: %d scale vectors moved, mean proxy loss %.5g vs %.5g without", scalesMoved, refit.MeanProxyRel, plain.MeanProxyRel)
 	}
-	got, _ := run(t, b, seqDir, g.PromptIDs)
-	rel, agree := compare(ref, got, len(g.PromptIDs))
-	t.Logf("sequential 2-bit: logits relative RMS error %.3f, top-1 %d/%d", rel, agree, len(g.PromptIDs))
-	if rel > roundTripBounds[2] {
-		t.Errorf("sequential: relative RMS error %.3f above the 2-bit bound %.2f", rel, roundTripBounds[2])
+	for name, dir := range map[string]string{"sequential": seqDir, "asymmetric": asymDir} {
+		got, _ := run(t, b, dir, g.PromptIDs)
+		rel, agree := compare(ref, got, len(g.PromptIDs))
+		t.Logf("%s 2-bit: logits relative RMS error %.3f, top-1 %d/%d", name, rel, agree, len(g.PromptIDs))
+		if rel > roundTripBounds[2] {
+			t.Errorf("%s: relative RMS error %.3f above the 2-bit bound %.2f", name, rel, roundTripBounds[2])
+		}
 	}
 }

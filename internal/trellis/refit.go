@@ -115,6 +115,15 @@ func refitScalesAxis0(w *Weights, dense []float32, out, in int, h []float64) (be
 // solveSPD solves A·x = b for a symmetric positive definite a [n, n] (row-major, overwritten by its Cholesky
 // factor).
 func solveSPD(a, b []float64, n int) ([]float64, error) {
+	if err := CholeskyFactor(a, n); err != nil {
+		return nil, err
+	}
+	return CholeskySolve(a, b, n), nil
+}
+
+// CholeskyFactor overwrites the lower triangle of a symmetric positive definite a [n, n] (row-major) with L,
+// A = L·Lᵀ (the upper triangle is left as it was); ErrNotPositiveDefinite names the failing pivot.
+func CholeskyFactor(a []float64, n int) error {
 	for j := range n {
 		rj := a[j*n : (j+1)*n]
 		s := rj[j]
@@ -122,7 +131,7 @@ func solveSPD(a, b []float64, n int) ([]float64, error) {
 			s -= rj[k] * rj[k]
 		}
 		if !(s > 0) || math.IsInf(s, 0) {
-			return nil, fmt.Errorf("pivot %d is %g: %w", j, s, ErrNotPositiveDefinite)
+			return fmt.Errorf("pivot %d is %g: %w", j, s, ErrNotPositiveDefinite)
 		}
 		d := math.Sqrt(s)
 		rj[j] = d
@@ -137,9 +146,14 @@ func solveSPD(a, b []float64, n int) ([]float64, error) {
 			}
 		})
 	}
+	return nil
+}
+
+// CholeskySolve returns x with L·Lᵀ·x = b, l holding CholeskyFactor's L in its lower triangle.
+func CholeskySolve(l, b []float64, n int) []float64 {
 	x := append([]float64(nil), b...)
 	for i := range n { // L·y = b
-		ri := a[i*n : (i+1)*n]
+		ri := l[i*n : (i+1)*n]
 		t := x[i]
 		for k := range i {
 			t -= ri[k] * x[k]
@@ -149,9 +163,9 @@ func solveSPD(a, b []float64, n int) ([]float64, error) {
 	for i := n - 1; i >= 0; i-- { // Lᵀ·x = y
 		t := x[i]
 		for k := i + 1; k < n; k++ {
-			t -= a[k*n+i] * x[k]
+			t -= l[k*n+i] * x[k]
 		}
-		x[i] = t / a[i*n+i]
+		x[i] = t / l[i*n+i]
 	}
-	return x, nil
+	return x
 }
