@@ -8,9 +8,9 @@
 #
 #   mkdir -p D && GOEXPERIMENT=simd CGO_ENABLED=0 go build -trimpath -ldflags '-s -w' -o D/mlxbun ./cmd/mlxbun
 #   cp -r ../shared/fixtures/trained/pycoder-12m D/ && cp scripts/device/quality-sweep.sh D/
-#   run(command="bash D/quality-sweep.sh A", carry=["D"], timeout_s=600)   # then "B" in a second call
+#   run(command="bash D/quality-sweep.sh A", carry=["D"], timeout_s=600)   # then "B", then "C", one call each
 #
-# Arguments: variant groups (A, B: below) or variant names; default A. Every step is timed in run.log and the table
+# Arguments: variant groups (A, B, C: below) or variant names; default A. Every step is timed in run.log and the table
 # grows row by row, so a call cut short still returns what it finished; a step that would start after $BUDGET seconds
 # (default 470) is listed as skipped. Files under $OUT: run.log (quantize summaries, timings, sha256), sweep.md.
 set -u -o pipefail
@@ -35,19 +35,24 @@ declare -A V=(
 	[t131k-refit-2]="2 12 131072 0.1 --refit-scales"
 	[t131k-refit-d0.03-2]="2 12 131072 0.03 --refit-scales"
 	[t131k-refit-3]="3 12 131072 0.1 --refit-scales"
-	[L16-t131k-2]="2 16 131072 0.1"
 	[L16-t131k-refit-2]="2 16 131072 0.1 --refit-scales"
 	[L16-t131k-refit-3]="3 16 131072 0.1 --refit-scales"
-	[seq-t131k-refit-2]="2 12 131072 0.1 --refit-scales --sequential"
-	[seq-L16-t131k-refit-2]="2 16 131072 0.1 --refit-scales --sequential"
-	[seq-L16-t131k-refit-3]="3 16 131072 0.1 --refit-scales --sequential"
 	[L16-t262k-refit-2]="2 16 262144 0.1 --refit-scales"
 	[rows4-t131k-refit-2]="2 12 131072 0.1 --refit-scales --ldlq-rows 4"
+	[t65k-refit-2]="2 12 65536 0.1 --refit-scales"
+	[seq-t65k-refit-2]="2 12 65536 0.1 --refit-scales --sequential"
+	[asym-t65k-refit-2]="2 12 65536 0.1 --refit-scales --sequential --asymmetric"
+	[seq-L16-t65k-refit-2]="2 16 65536 0.1 --refit-scales --sequential"
+	[asym-L16-t65k-refit-2]="2 16 65536 0.1 --refit-scales --sequential --asymmetric"
+	[asym-L16-t65k-refit-3]="3 16 65536 0.1 --refit-scales --sequential --asymmetric"
 )
-# A: tokens, refit and damping at L 12 (cheap), then L 16 at both widths; B: sequential Hessians and more tokens.
+# A: calibration tokens, the scale refit and damping at L 12 (seconds each once the Hessians are cached), then L 16
+# at both widths. B: sequential and asymmetric Hessians (one calibration pass per layer, two models per pass for
+# asymmetric) against the same tokens without, at L 12. C: L 16 with sequential/asymmetric Hessians.
 declare -A G=(
-	[A]="t131k-2 t131k-refit-2 t131k-refit-d0.03-2 t131k-refit-3 L16-t131k-refit-2 L16-t131k-refit-3"
-	[B]="seq-t131k-refit-2 seq-L16-t131k-refit-2 seq-L16-t131k-refit-3 rows4-t131k-refit-2"
+	[A]="t131k-2 t131k-refit-2 t131k-refit-d0.03-2 L16-t131k-refit-2 L16-t131k-refit-3"
+	[B]="t65k-refit-2 seq-t65k-refit-2 asym-t65k-refit-2 rows4-t131k-refit-2"
+	[C]="asym-L16-t65k-refit-2 asym-L16-t65k-refit-3 seq-L16-t65k-refit-2"
 )
 args=("$@")
 [ ${#args[@]} -eq 0 ] && args=(A)
