@@ -11,8 +11,9 @@
 #   run(command="bash D/quality-sweep.sh A", carry=["D"], timeout_s=600)   # then "B", then "C", one call each
 #
 # Arguments: variant groups (A, B, C: below) or variant names; default A. Every step is timed in run.log and the table
-# grows row by row, so a call cut short still returns what it finished; a step that would start after $BUDGET seconds
-# (default 470) is listed as skipped. Files under $OUT: run.log (quantize summaries, timings, sha256), sweep.md.
+# grows row by row, so a call cut short still returns what it finished; a variant whose estimate would end it after
+# $BUDGET seconds (default 540) is listed as skipped. The CPU figure is measured for the first variant of the call
+# only (CPU=all: every one; CPU=none: none). Files under $OUT: run.log (quantize summaries, timings, sha256), sweep.md.
 set -u -o pipefail
 cd "$(dirname "$0")"
 OUT=${OUT:-/tmp/mlxbun-out}
@@ -20,46 +21,51 @@ mkdir -p "$OUT"
 export MLXBUN_CUDA_CACHE_DIR=/tmp/mlxbun-cuda-cache
 B=./mlxbun
 M=pycoder-12m
-BUDGET=${BUDGET:-470}
+BUDGET=${BUDGET:-540}
+CPU=${CPU:-first}
 T0=$(date +%s)
 el() { echo $(($(date +%s) - T0)); }
 step() { echo "=== +$(el)s $*" | tee -a "$OUT/run.log"; }
 nvidia-smi -L 2>&1 | tee -a "$OUT/run.log"
 nproc | sed 's/^/cores: /' | tee -a "$OUT/run.log"
 
-# name → bits, L, calibration tokens, damping λ, further quantize flags. Every variant is --rht --axis0 --calib.
+# name → bits, L, calibration tokens, damping λ, estimated seconds on 16 cores (quantize + perplexity; calibration
+# ≈ 9 ms a token of CPU time, L 12 coding ≈ 120 core-s and L 16 ≈ 16× that, from the development machine), further
+# quantize flags. Every variant is --rht --axis0 --calib pycoder-12m/calib.txt.
 declare -A V=(
-	[ref-2]="2 12 32768 0.1"
-	[ref-3]="3 12 32768 0.1"
-	[t131k-2]="2 12 131072 0.1"
-	[t131k-refit-2]="2 12 131072 0.1 --refit-scales"
-	[t131k-refit-d0.03-2]="2 12 131072 0.03 --refit-scales"
-	[t131k-refit-3]="3 12 131072 0.1 --refit-scales"
-	[L16-t131k-refit-2]="2 16 131072 0.1 --refit-scales"
-	[L16-t131k-refit-3]="3 16 131072 0.1 --refit-scales"
-	[L16-t262k-refit-2]="2 16 262144 0.1 --refit-scales"
-	[rows4-t131k-refit-2]="2 12 131072 0.1 --refit-scales --ldlq-rows 4"
-	[t65k-refit-2]="2 12 65536 0.1 --refit-scales"
-	[seq-t65k-refit-2]="2 12 65536 0.1 --refit-scales --sequential"
-	[asym-t65k-refit-2]="2 12 65536 0.1 --refit-scales --sequential --asymmetric"
-	[seq-L16-t65k-refit-2]="2 16 65536 0.1 --refit-scales --sequential"
-	[asym-L16-t65k-refit-2]="2 16 65536 0.1 --refit-scales --sequential --asymmetric"
-	[asym-L16-t65k-refit-3]="3 16 65536 0.1 --refit-scales --sequential --asymmetric"
+	[ref-2]="2 12 32768 0.1 60"
+	[ref-3]="3 12 32768 0.1 60"
+	[t131k-2]="2 12 131072 0.1 60"
+	[t131k-refit-2]="2 12 131072 0.1 60 --refit-scales"
+	[t131k-refit-d0.03-2]="2 12 131072 0.03 60 --refit-scales"
+	[t131k-refit-3]="3 12 131072 0.1 60 --refit-scales"
+	[L16-t131k-refit-2]="2 16 131072 0.1 180 --refit-scales"
+	[L16-t131k-refit-3]="3 16 131072 0.1 180 --refit-scales"
+	[L16-t262k-refit-2]="2 16 262144 0.1 300 --refit-scales"
+	[rows4-t131k-refit-2]="2 12 131072 0.1 90 --refit-scales --ldlq-rows 4"
+	[t65k-refit-2]="2 12 65536 0.1 60 --refit-scales"
+	[seq-t65k-refit-2]="2 12 65536 0.1 150 --refit-scales --sequential"
+	[asym-t65k-refit-2]="2 12 65536 0.1 250 --refit-scales --sequential --asymmetric"
+	[seq-L16-t65k-refit-2]="2 16 65536 0.1 270 --refit-scales --sequential"
+	[asym-L16-t65k-refit-2]="2 16 65536 0.1 370 --refit-scales --sequential --asymmetric"
+	[asym-L16-t65k-refit-3]="3 16 65536 0.1 370 --refit-scales --sequential --asymmetric"
 )
-# A: calibration tokens, the scale refit and damping at L 12 (seconds each once the Hessians are cached), then L 16
-# at both widths. B: sequential and asymmetric Hessians (one calibration pass per layer, two models per pass for
-# asymmetric) against the same tokens without, at L 12. C: L 16 with sequential/asymmetric Hessians.
+# A: L 16 at both widths with 131,072 tokens and the scale refit, then at L 12 the same without L 16, without the
+# refit, and with λ 0.03 (seconds each once the first run cached the Hessians). B: sequential and asymmetric
+# Hessians (one calibration pass per layer, two models per pass for asymmetric) against the same 65,536 tokens
+# without, at L 12. C and D: L 16 with asymmetric Hessians at 2 and 3 bits (one call each).
 declare -A G=(
-	[A]="t131k-2 t131k-refit-2 t131k-refit-d0.03-2 L16-t131k-refit-2 L16-t131k-refit-3"
-	[B]="t65k-refit-2 seq-t65k-refit-2 asym-t65k-refit-2 rows4-t131k-refit-2"
-	[C]="asym-L16-t65k-refit-2 asym-L16-t65k-refit-3 seq-L16-t65k-refit-2"
+	[A]="L16-t131k-refit-3 L16-t131k-refit-2 t131k-refit-2 t131k-2 t131k-refit-d0.03-2 t131k-refit-3"
+	[B]="t65k-refit-2 seq-t65k-refit-2 asym-t65k-refit-2"
+	[C]="asym-L16-t65k-refit-2"
+	[D]="asym-L16-t65k-refit-3"
 )
 args=("$@")
 [ ${#args[@]} -eq 0 ] && args=(A)
 list=()
 for a in "${args[@]}"; do
 	if [ -n "${G[$a]:-}" ]; then list+=(${G[$a]}); elif [ -n "${V[$a]:-}" ]; then list+=("$a"); else
-		echo "unknown variant or group $a (groups: ${!G[*]}; variants: ${!V[*]})" | tee -a "$OUT/run.log"
+		echo "unknown variant or group $a (groups: A B C D; variants: ${!V[*]})" | tee -a "$OUT/run.log"
 		exit 2
 	fi
 done
@@ -76,8 +82,8 @@ except Exception: print('error')"
 	echo "| --- | ---: | ---: | ---: | ---: | --- | ---: | ---: | ---: | ---: |"
 } >"$OUT/sweep.md"
 for n in "${list[@]}"; do
-	read -r bits L tok damp extra <<<"${V[$n]} "
-	if [ "$(el)" -gt "$BUDGET" ]; then
+	read -r bits L tok damp est extra <<<"${V[$n]} "
+	if [ $(($(el) + est)) -gt "$BUDGET" ]; then
 		echo "| $n | $bits | $L | $tok | $damp | $extra | skipped (time) | | | |" | tee -a "$OUT/sweep.md"
 		continue
 	fi
@@ -96,7 +102,10 @@ for n in "${list[@]}"; do
 	echo "$n sha256 $(sha256sum "models/$n/model.safetensors" | cut -c1-16)" >>"$OUT/run.log"
 	step "perplexity $n"
 	whole=$(bpb "models/$n" cuda)
-	cpu=$(bpb "models/$n" cpu --max-bytes 65536)
+	cpu=-
+	if [ "$CPU" = all ] || { [ "$CPU" = first ] && [ "$n" = "${list[0]}" ]; }; then
+		cpu=$(bpb "models/$n" cpu --max-bytes 65536)
+	fi
 	part=$(bpb "models/$n" cuda --max-bytes 65536)
 	echo "| $n | $bits | $L | $tok | $damp | $extra | $qs | $whole | $cpu | $part |" | tee -a "$OUT/sweep.md" "$OUT/run.log"
 done
