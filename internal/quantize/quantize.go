@@ -331,8 +331,19 @@ func (o *Options) normalize() error {
 	if o.Damp == 0 {
 		o.Damp = DefaultDamp
 	}
-	if o.Asymmetric && !o.Sequential {
-		return errors.New("quantize: --asymmetric needs --sequential (the quantized earlier layers' inputs)")
+	calib := o.Calib != "" || o.CalibIDs != nil
+	for _, c := range []struct {
+		bad bool
+		msg string
+	}{
+		{!calib && (o.Sequential || o.RefitScales || o.Hessians != "" || o.LDLQRows != 0),
+			"--sequential, --asymmetric, --refit-scales, --hessians and --ldlq-rows apply to LDLQ: they need --calib"},
+		{o.Asymmetric && !o.Sequential, "--asymmetric needs --sequential (the quantized earlier layers' inputs)"},
+		{o.Sequential && o.Hessians != "", "--hessians caches the unquantized model's Hessians; --sequential collects others per layer"},
+	} {
+		if c.bad {
+			return errors.New("quantize: " + c.msg)
+		}
 	}
 	if o.LDLQRows < 0 {
 		return fmt.Errorf("quantize: --ldlq-rows %d must be positive (0: the default)", o.LDLQRows)

@@ -108,3 +108,25 @@ func TestSequentialAndRefit(t *testing.T) {
 		}
 	}
 }
+
+// TestLDLQOptionErrors: the LDLQ options without what they need are one error line each, before any work.
+func TestLDLQOptionErrors(t *testing.T) {
+	v := variant.For(t, "qwen3")
+	ids := []int{1, 2, 3, 4}
+	for _, c := range []struct {
+		o    quantize.Options
+		want string
+	}{
+		{quantize.Options{Bits: 2, Sequential: true}, "need --calib"},
+		{quantize.Options{Bits: 2, RefitScales: true}, "need --calib"},
+		{quantize.Options{Bits: 2, Hessians: "h.bin"}, "need --calib"},
+		{quantize.Options{Bits: 2, CalibIDs: ids, Asymmetric: true}, "--asymmetric needs --sequential"},
+		{quantize.Options{Bits: 2, CalibIDs: ids, Sequential: true, Hessians: "h.bin"}, "--hessians caches"},
+		{quantize.Options{Bits: 2, CalibIDs: ids, LDLQRows: -1}, "--ldlq-rows -1"},
+	} {
+		_, err := quantize.Run(v.Dir, filepath.Join(t.TempDir(), "q"), c.o, nil)
+		if err == nil || !strings.Contains(err.Error(), c.want) || strings.Contains(err.Error(), "\n") {
+			t.Errorf("%+v: %v; want one line with %q", c.o, err, c.want)
+		}
+	}
+}

@@ -89,10 +89,13 @@ for n in "${list[@]}"; do
 	fi
 	step "quantize $n: --bits $bits --L $L --calib-tokens $tok --damp $damp $extra"
 	t=$(date +%s)
-	# one Hessian cache per token count: the first variant of a count collects, the others read it
+	# one Hessian cache per token count: the first variant of a count collects, the others read it (sequential
+	# Hessians are collected per layer, never cached)
+	cache="--hessians /tmp/hessians-$tok.bin"
+	case "$extra" in *--sequential*) cache= ;; esac
 	# shellcheck disable=SC2086
 	timeout 400 $B quantize --model $M --bits "$bits" --L "$L" --rht --axis0 --calib $M/calib.txt --calib-tokens "$tok" \
-		--damp "$damp" --hessians "/tmp/hessians-$tok.bin" $extra --out "models/$n" --force --quiet >>"$OUT/run.log" 2>&1
+		--damp "$damp" $cache $extra --out "models/$n" --force --quiet >>"$OUT/run.log" 2>&1
 	rc=$?
 	qs=$(($(date +%s) - t))
 	if [ $rc -ne 0 ]; then
