@@ -10,7 +10,7 @@
 #   cp -r ../shared/fixtures/trained/pycoder-12m D/ && cp scripts/device/quality-sweep.sh D/
 #   run(command="bash D/quality-sweep.sh A", carry=["D"], timeout_s=600)   # then "B", then "C", one call each
 #
-# Arguments: variant groups (A, B, C: below) or variant names; default A. Every step is timed in run.log and the table
+# Arguments: variant groups (A to E: below) or variant names; default A. Every step is timed in run.log and the table
 # grows row by row, so a call cut short still returns what it finished; a variant whose estimate would end it after
 # $BUDGET seconds (default 540) is listed as skipped. The CPU figure is measured for the first variant of the call
 # only (CPU=all: every one; CPU=none: none). Files under $OUT: run.log (quantize summaries, timings, sha256), sweep.md.
@@ -29,9 +29,9 @@ step() { echo "=== +$(el)s $*" | tee -a "$OUT/run.log"; }
 nvidia-smi -L 2>&1 | tee -a "$OUT/run.log"
 nproc | sed 's/^/cores: /' | tee -a "$OUT/run.log"
 
-# name → bits, L, calibration tokens, damping λ, estimated seconds on 16 cores (quantize + perplexity; calibration
-# ≈ 9 ms a token of CPU time, L 12 coding ≈ 120 core-s and L 16 ≈ 16× that, from the development machine), further
-# quantize flags. Every variant is --rht --axis0 --calib pycoder-12m/calib.txt.
+# name → bits, L, calibration tokens, damping λ, estimated seconds on 16 cores (quantize + perplexity, from the
+# development machine: calibration ≈ 3.6 ms of CPU a token, 16,384 tokens 60 CPU-s; coding at L 8 with LDLQ 40 CPU-s,
+# the Viterbi part 16× that at L 12 and 256× at L 16), further quantize flags. Every variant is --rht --axis0 --calib pycoder-12m/calib.txt.
 declare -A V=(
 	[ref-2]="2 12 32768 0.1 60"
 	[ref-3]="3 12 32768 0.1 60"
@@ -39,8 +39,10 @@ declare -A V=(
 	[t131k-refit-2]="2 12 131072 0.1 60 --refit-scales"
 	[t131k-refit-d0.03-2]="2 12 131072 0.03 60 --refit-scales"
 	[t131k-refit-3]="3 12 131072 0.1 60 --refit-scales"
-	[L16-t131k-refit-2]="2 16 131072 0.1 180 --refit-scales"
-	[L16-t131k-refit-3]="3 16 131072 0.1 180 --refit-scales"
+	[L16-t131k-refit-2]="2 16 131072 0.1 240 --refit-scales"
+	[L16-t131k-refit-3]="3 16 131072 0.1 240 --refit-scales"
+	[tall-refit-2]="2 12 2000000 0.1 330 --refit-scales"
+	[tall-refit-d0.03-2]="2 12 2000000 0.03 40 --refit-scales"
 	[L16-t262k-refit-2]="2 16 262144 0.1 300 --refit-scales"
 	[rows4-t131k-refit-2]="2 12 131072 0.1 90 --refit-scales --ldlq-rows 4"
 	[t65k-refit-2]="2 12 65536 0.1 60 --refit-scales"
@@ -50,22 +52,23 @@ declare -A V=(
 	[asym-L16-t65k-refit-2]="2 16 65536 0.1 370 --refit-scales --sequential --asymmetric"
 	[asym-L16-t65k-refit-3]="3 16 65536 0.1 370 --refit-scales --sequential --asymmetric"
 )
-# A: L 16 at both widths with 131,072 tokens and the scale refit, then at L 12 the same without L 16, without the
-# refit, and with λ 0.03 (seconds each once the first run cached the Hessians). B: sequential and asymmetric
+# A: 131,072 calibration tokens and the scale refit at L 12 (2 and 3 bits, then λ 0.03: seconds each once the first
+# run cached the Hessians), then L 16 at both widths. B: sequential and asymmetric
 # Hessians (one calibration pass per layer, two models per pass for asymmetric) against the same 65,536 tokens
-# without, at L 12. C and D: L 16 with asymmetric Hessians at 2 and 3 bits (one call each).
+# without, at L 12. C and D: L 16 with asymmetric Hessians at 2 and 3 bits (one call each). E: every token of calib.txt.
 declare -A G=(
-	[A]="L16-t131k-refit-3 L16-t131k-refit-2 t131k-refit-2 t131k-2 t131k-refit-d0.03-2 t131k-refit-3"
+	[A]="t131k-refit-2 t131k-refit-3 t131k-refit-d0.03-2 L16-t131k-refit-2 L16-t131k-refit-3"
 	[B]="t65k-refit-2 seq-t65k-refit-2 asym-t65k-refit-2"
 	[C]="asym-L16-t65k-refit-2"
 	[D]="asym-L16-t65k-refit-3"
+	[E]="tall-refit-2 tall-refit-d0.03-2"
 )
 args=("$@")
 [ ${#args[@]} -eq 0 ] && args=(A)
 list=()
 for a in "${args[@]}"; do
 	if [ -n "${G[$a]:-}" ]; then list+=(${G[$a]}); elif [ -n "${V[$a]:-}" ]; then list+=("$a"); else
-		echo "unknown variant or group $a (groups: A B C D; variants: ${!V[*]})" | tee -a "$OUT/run.log"
+		echo "unknown variant or group $a (groups: A B C D E; variants: ${!V[*]})" | tee -a "$OUT/run.log"
 		exit 2
 	fi
 done
