@@ -86,7 +86,8 @@ type Options struct {
 	// Asymmetric (with Sequential) also keeps the unquantized model's inputs X beside the quantized one's X̃ and
 	// codes the weight that best maps X̃ to the unquantized outputs, W' = W + W·Eᵀ·(H̃ + λ·mean(diag H̃)·I)⁻¹ with
 	// E = X̃ᵀ·(X − X̃) (GPTAQ's asymmetric calibration, damped like LDLQ): each layer then also undoes what the
-	// earlier layers' rounding did to its inputs.
+	// earlier layers' rounding did to its inputs. Experimental: on pycoder-12m (2 bits, L 8, 16,384 tokens, first
+	// 20,000 bytes of heldout.txt) it scored 1.0561 bits/byte against 1.0261 sequential without it.
 	Asymmetric  bool
 	RefitScales bool
 	LDLQRows    int
