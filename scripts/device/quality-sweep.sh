@@ -39,32 +39,30 @@ declare -A V=(
 	[t131k-2]="2 12 131072 0.1 60"
 	[t131k-refit-2]="2 12 131072 0.1 60 --refit-scales"
 	[t131k-refit-d0.03-2]="2 12 131072 0.03 60 --refit-scales"
-	[t131k-refit-3]="3 12 131072 0.1 60 --refit-scales"
-	[L16-t131k-refit-2]="2 16 131072 0.1 240 --refit-scales"
-	[L16-t131k-refit-3]="3 16 131072 0.1 240 --refit-scales"
-	[tall-refit-2]="2 12 2000000 0.1 330 --refit-scales"
-	[tall-refit-d0.03-2]="2 12 2000000 0.03 40 --refit-scales"
-	[L16-t262k-refit-2]="2 16 262144 0.1 300 --refit-scales"
-	[rows4-t131k-refit-2]="2 12 131072 0.1 90 --refit-scales --ldlq-rows 4"
-	[t65k-refit-2]="2 12 65536 0.1 60 --refit-scales"
-	[seq-t65k-refit-2]="2 12 65536 0.1 150 --refit-scales --sequential"
+	[t131k-refit-d0.01-2]="2 12 131072 0.01 60 --refit-scales"
+	[t131k-refit-d0.03-3]="3 12 131072 0.03 60 --refit-scales"
+	[L16-t131k-refit-d0.03-2]="2 16 131072 0.03 240 --refit-scales"
+	[L16-t131k-refit-d0.03-3]="3 16 131072 0.03 240 --refit-scales"
+	[seq-t131k-refit-d0.03-2]="2 12 131072 0.03 180 --refit-scales --sequential"
+	[seq-t131k-refit-d0.03-3]="3 12 131072 0.03 180 --refit-scales --sequential"
+	[seq-L16-t131k-refit-d0.03-2]="2 16 131072 0.03 360 --refit-scales --sequential"
+	[seq-L16-t131k-refit-d0.03-3]="3 16 131072 0.03 360 --refit-scales --sequential"
+	[tall-refit-d0.03-2]="2 12 2000000 0.03 330 --refit-scales"
+	[tall-refit-d0.01-2]="2 12 2000000 0.01 40 --refit-scales"
+	[rows4-t131k-refit-d0.03-2]="2 12 131072 0.03 90 --refit-scales --ldlq-rows 4"
 	[asym-t65k-refit-2]="2 12 65536 0.1 250 --refit-scales --sequential --asymmetric"
-	[seq-t131k-refit-2]="2 12 131072 0.1 180 --refit-scales --sequential"
-	[seq-t131k-refit-3]="3 12 131072 0.1 180 --refit-scales --sequential"
-	[seq-L16-t131k-refit-2]="2 16 131072 0.1 360 --refit-scales --sequential"
-	[seq-L16-t131k-refit-3]="3 16 131072 0.1 360 --refit-scales --sequential"
 )
-# A: 131,072 calibration tokens and the scale refit at L 12 (2 and 3 bits, then λ 0.03: seconds each once the first
-# run cached the Hessians), then L 16 at both widths. B: sequential Hessians at L 12, 2 and 3 bits. C and D: the
-# predicted best, sequential + refit + L 16 with 131,072 tokens, at 2 and at 3 bits (one call each). E: every token
-# of calib.txt (≈ 4 minutes of calibration). The asymmetric variant measured worse on the development machine (first
+# A: 131,072 calibration tokens with the scale refit at L 12 (λ 0.1, 0.03, 0.01 at 2 bits, λ 0.03 at 3: seconds
+# each once the first run cached the Hessians), then L 16 at 2 bits. B: sequential Hessians at L 12, 2 and 3 bits.
+# C and D: the predicted best, sequential + refit + L 16, at 2 and at 3 bits (one call each). E: every token of
+# calib.txt (≈ 4 minutes of calibration). The asymmetric variant measured worse on the development machine (first
 # 20,000 bytes, L 8, 16,384 tokens: 1.0561 bits/byte against 1.0261 sequential without it) and is in no group.
 declare -A G=(
-	[A]="t131k-refit-2 t131k-refit-3 t131k-refit-d0.03-2 L16-t131k-refit-2 L16-t131k-refit-3"
-	[B]="seq-t131k-refit-2 seq-t131k-refit-3"
-	[C]="seq-L16-t131k-refit-2"
-	[D]="seq-L16-t131k-refit-3"
-	[E]="tall-refit-2 tall-refit-d0.03-2"
+	[A]="t131k-refit-2 t131k-refit-d0.03-2 t131k-refit-d0.01-2 t131k-refit-d0.03-3 L16-t131k-refit-d0.03-2"
+	[B]="seq-t131k-refit-d0.03-2 seq-t131k-refit-d0.03-3"
+	[C]="seq-L16-t131k-refit-d0.03-2"
+	[D]="seq-L16-t131k-refit-d0.03-3"
+	[E]="tall-refit-d0.03-2 tall-refit-d0.01-2"
 )
 
 args=("$@")
