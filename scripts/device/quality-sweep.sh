@@ -8,9 +8,9 @@
 #
 #   mkdir -p D && GOEXPERIMENT=simd CGO_ENABLED=0 go build -trimpath -ldflags '-s -w' -o D/mlxbun ./cmd/mlxbun
 #   cp -r ../shared/fixtures/trained/pycoder-12m D/ && cp scripts/device/quality-sweep.sh D/
-#   run(command="bash D/quality-sweep.sh A", carry=["D"], timeout_s=600)   # then B, C, D (E optional), one call each
+#   run(command="bash D/quality-sweep.sh A", carry=["D"], timeout_s=600)   # then C, D (B, E, F as time allows), one call each
 #
-# Arguments: variant groups (A to E: below) or variant names; default A. Every step is timed in run.log and the table
+# Arguments: variant groups (A to F: below) or variant names; default A. Every step is timed in run.log and the table
 # grows row by row, so a call cut short still returns what it finished; a variant whose estimate would end it after
 # $BUDGET seconds (default 540) is listed as skipped. The CPU figure is measured for the first variant of the call
 # only (CPU=all: every one; CPU=none: none). Files under $OUT: run.log (quantize summaries, timings, sha256), sweep.md.
@@ -30,8 +30,8 @@ nvidia-smi -L 2>&1 | tee -a "$OUT/run.log"
 nproc | sed 's/^/cores: /' | tee -a "$OUT/run.log"
 
 # name → bits, L, calibration tokens, damping λ, estimated seconds on 16 cores (quantize + perplexity, from the
-# development machine: calibration ≈ 3.6 ms of CPU a token, 16,384 tokens 60 CPU-s; coding at L 8 with LDLQ 40 CPU-s,
-# the Viterbi part 16× that at L 12 and 256× at L 16), further quantize flags. Every variant is --rht --axis0
+# development machine: calibration ≈ 4 ms of CPU a token; the Viterbi search 0.7, 20 and 300 µs a weight per core
+# at L 8, 12 and 16 on the loaded machine; 12.1 M coded weights), further quantize flags. Every variant is --rht --axis0
 # --calib pycoder-12m/calib.txt.
 declare -A V=(
 	[ref-2]="2 12 32768 0.1 60"
@@ -41,28 +41,30 @@ declare -A V=(
 	[t131k-refit-d0.03-2]="2 12 131072 0.03 60 --refit-scales"
 	[t131k-refit-d0.01-2]="2 12 131072 0.01 60 --refit-scales"
 	[t131k-refit-d0.03-3]="3 12 131072 0.03 60 --refit-scales"
-	[L16-t131k-refit-d0.03-2]="2 16 131072 0.03 240 --refit-scales"
-	[L16-t131k-refit-d0.03-3]="3 16 131072 0.03 240 --refit-scales"
+	[L16-t131k-refit-d0.03-2]="2 16 131072 0.03 330 --refit-scales"
+	[L16-t131k-refit-d0.03-3]="3 16 131072 0.03 330 --refit-scales"
 	[seq-t131k-refit-d0.03-2]="2 12 131072 0.03 180 --refit-scales --sequential"
 	[seq-t131k-refit-d0.03-3]="3 12 131072 0.03 180 --refit-scales --sequential"
-	[seq-L16-t131k-refit-d0.03-2]="2 16 131072 0.03 360 --refit-scales --sequential"
-	[seq-L16-t131k-refit-d0.03-3]="3 16 131072 0.03 360 --refit-scales --sequential"
+	[seq-L16-t131k-refit-d0.03-2]="2 16 131072 0.03 450 --refit-scales --sequential"
+	[seq-L16-t131k-refit-d0.03-3]="3 16 131072 0.03 450 --refit-scales --sequential"
 	[tall-refit-d0.03-2]="2 12 2000000 0.03 330 --refit-scales"
 	[tall-refit-d0.01-2]="2 12 2000000 0.01 40 --refit-scales"
 	[rows4-t131k-refit-d0.03-2]="2 12 131072 0.03 90 --refit-scales --ldlq-rows 4"
 	[asym-t65k-refit-2]="2 12 65536 0.1 250 --refit-scales --sequential --asymmetric"
 )
 # A: 131,072 calibration tokens with the scale refit at L 12 (λ 0.1, 0.03, 0.01 at 2 bits, λ 0.03 at 3: seconds
-# each once the first run cached the Hessians), then L 16 at 2 bits. B: sequential Hessians at L 12, 2 and 3 bits.
-# C and D: the predicted best, sequential + refit + L 16, at 2 and at 3 bits (one call each). E: every token of
-# calib.txt (≈ 4 minutes of calibration). The asymmetric variant measured worse on the development machine (first
+# each once the first run cached the Hessians), then sequential Hessians at 2 bits if time is left. B: sequential
+# Hessians at L 12, 2 and 3 bits. C and D: the predicted best, sequential + refit + L 16, at 2 and at 3 bits (one
+# call each: L 16 codes at ≈ 150-300 µs a weight per core, 2-4 minutes on 16 cores). E: every token of calib.txt
+# (≈ 4 minutes of calibration). F: L 16 without sequential Hessians. The asymmetric variant measured worse on the development machine (first
 # 20,000 bytes, L 8, 16,384 tokens: 1.0561 bits/byte against 1.0261 sequential without it) and is in no group.
 declare -A G=(
-	[A]="t131k-refit-2 t131k-refit-d0.03-2 t131k-refit-d0.01-2 t131k-refit-d0.03-3 L16-t131k-refit-d0.03-2"
+	[A]="t131k-refit-2 t131k-refit-d0.03-2 t131k-refit-d0.01-2 t131k-refit-d0.03-3 seq-t131k-refit-d0.03-2"
 	[B]="seq-t131k-refit-d0.03-2 seq-t131k-refit-d0.03-3"
 	[C]="seq-L16-t131k-refit-d0.03-2"
 	[D]="seq-L16-t131k-refit-d0.03-3"
 	[E]="tall-refit-d0.03-2 tall-refit-d0.01-2"
+	[F]="L16-t131k-refit-d0.03-2"
 )
 
 args=("$@")
@@ -70,7 +72,7 @@ args=("$@")
 list=()
 for a in "${args[@]}"; do
 	if [ -n "${G[$a]:-}" ]; then list+=(${G[$a]}); elif [ -n "${V[$a]:-}" ]; then list+=("$a"); else
-		echo "unknown variant or group $a (groups: A B C D E; variants: ${!V[*]})" | tee -a "$OUT/run.log"
+		echo "unknown variant or group $a (groups: A B C D E F; variants: ${!V[*]})" | tee -a "$OUT/run.log"
 		exit 2
 	fi
 done
@@ -99,7 +101,7 @@ for n in "${list[@]}"; do
 	cache="--hessians /tmp/hessians-$tok.bin"
 	case "$extra" in *--sequential*) cache= ;; esac
 	# shellcheck disable=SC2086
-	timeout 400 $B quantize --model $M --bits "$bits" --L "$L" --rht --axis0 --calib $M/calib.txt --calib-tokens "$tok" \
+	timeout 500 $B quantize --model $M --bits "$bits" --L "$L" --rht --axis0 --calib $M/calib.txt --calib-tokens "$tok" \
 		--damp "$damp" $cache $extra --out "models/$n" --force --quiet >>"$OUT/run.log" 2>&1
 	rc=$?
 	qs=$(($(date +%s) - t))
