@@ -401,8 +401,8 @@ func decodedBF16(it item, w *trellis.Weights) backend.Host {
 	return backend.Host{Name: it.name, DType: backend.BF16, Shape: []int{it.out, it.in}, Data: b}
 }
 
-// unrotateRows multiplies each row x of m [rows, cols] by R (x ↦ Rᵀ·x as a column): R = H·diag(signs)/√b, so
-// Rᵀ·x = signs ⊙ H·x/√b, rht.Apply64 with the signs after the butterfly.
+// unrotateRows maps each row x of m [rows, cols] to Rᵀ·x, undoing rht's x ↦ R·x: R = H·diag(signs)/√b (signs
+// first, then the butterfly), so Rᵀ·x = signs ⊙ (H·x)/√b, rht.Apply64 with the signs after the butterfly.
 func unrotateRows(m []float64, rows, cols int, r *rht.Side) {
 	if r == nil {
 		return
