@@ -8,7 +8,7 @@
 #
 #   mkdir -p D && GOEXPERIMENT=simd CGO_ENABLED=0 go build -trimpath -ldflags '-s -w' -o D/mlxbun ./cmd/mlxbun
 #   cp -r ../shared/fixtures/trained/pycoder-12m D/ && cp scripts/device/quality-sweep.sh D/
-#   run(command="bash D/quality-sweep.sh A", carry=["D"], timeout_s=600)   # then C, D (B, E, F as time allows), one call each
+#   run(command="bash D/quality-sweep.sh A", carry=["D"], timeout_s=600)   # then C and D (B, E, F as time allows), one call each
 #
 # Arguments: variant groups (A to F: below) or variant names; default A. Every step is timed in run.log and the table
 # grows row by row, so a call cut short still returns what it finished; a variant whose estimate would end it after
@@ -36,34 +36,37 @@ nproc | sed 's/^/cores: /' | tee -a "$OUT/run.log"
 declare -A V=(
 	[ref-2]="2 12 32768 0.1 60"
 	[ref-3]="3 12 32768 0.1 60"
-	[t131k-2]="2 12 131072 0.1 60"
 	[t131k-refit-2]="2 12 131072 0.1 60 --refit-scales"
 	[t131k-refit-d0.03-2]="2 12 131072 0.03 60 --refit-scales"
 	[t131k-refit-d0.01-2]="2 12 131072 0.01 60 --refit-scales"
 	[t131k-refit-d0.03-3]="3 12 131072 0.03 60 --refit-scales"
+	[rows4-t131k-refit-d0.03-2]="2 12 131072 0.03 80 --refit-scales --ldlq-rows 4"
+	[rows4-t131k-refit-d0.03-3]="3 12 131072 0.03 80 --refit-scales --ldlq-rows 4"
+	[rows1-t131k-refit-d0.03-2]="2 12 131072 0.03 130 --refit-scales --ldlq-rows 1"
+	[rows1-t131k-refit-d0.03-3]="3 12 131072 0.03 130 --refit-scales --ldlq-rows 1"
+	[L16-rows4-t131k-refit-d0.03-2]="2 16 131072 0.03 450 --refit-scales --ldlq-rows 4"
+	[L16-rows4-t131k-refit-d0.03-3]="3 16 131072 0.03 450 --refit-scales --ldlq-rows 4"
 	[L16-t131k-refit-d0.03-2]="2 16 131072 0.03 330 --refit-scales"
 	[L16-t131k-refit-d0.03-3]="3 16 131072 0.03 330 --refit-scales"
 	[seq-t131k-refit-d0.03-2]="2 12 131072 0.03 180 --refit-scales --sequential"
 	[seq-t131k-refit-d0.03-3]="3 12 131072 0.03 180 --refit-scales --sequential"
-	[seq-L16-t131k-refit-d0.03-2]="2 16 131072 0.03 450 --refit-scales --sequential"
-	[seq-L16-t131k-refit-d0.03-3]="3 16 131072 0.03 450 --refit-scales --sequential"
-	[tall-refit-d0.03-2]="2 12 2000000 0.03 330 --refit-scales"
-	[tall-refit-d0.01-2]="2 12 2000000 0.01 40 --refit-scales"
-	[rows4-t131k-refit-d0.03-2]="2 12 131072 0.03 90 --refit-scales --ldlq-rows 4"
+	[tall-rows4-refit-d0.03-2]="2 12 2000000 0.03 360 --refit-scales --ldlq-rows 4"
 	[asym-t65k-refit-2]="2 12 65536 0.1 250 --refit-scales --sequential --asymmetric"
 )
-# A: 131,072 calibration tokens with the scale refit at L 12 (λ 0.1, 0.03, 0.01 at 2 bits, λ 0.03 at 3: seconds
-# each once the first run cached the Hessians), then sequential Hessians at 2 bits if time is left. B: sequential
-# Hessians at L 12, 2 and 3 bits. C and D: the predicted best, sequential + refit + L 16, at 2 and at 3 bits (one
-# call each: L 16 codes at ≈ 150-300 µs a weight per core, 2-4 minutes on 16 cores). E: every token of calib.txt
-# (≈ 4 minutes of calibration). F: L 16 without sequential Hessians. The asymmetric variant measured worse on the development machine (first
-# 20,000 bytes, L 8, 16,384 tokens: 1.0561 bits/byte against 1.0261 sequential without it) and is in no group.
+# A: 131,072 calibration tokens, the scale refit and λ 0.03 at L 12, with the axis-0 LDLQ feedback block of 16
+# (today's), 4 and 1 input features, at 2 and 3 bits (the Hessians collected once, cached). C and D: L 16 with the
+# feedback block of 4, at 2 and at 3 bits (one call each: L 16 codes at ≈ 150-300 µs a weight per core and the small
+# block searches only 8 trellis blocks at a time in the 512-wide projections). B: λ 0.1 and 0.01, sequential
+# Hessians. E: every token of calib.txt (≈ 4 minutes of calibration). F: L 16 with today's block of 16.
+# Measured on the development machine (2 bits, L 8, first 20,000 bytes, 65,536 tokens, λ 0.03, refit): block 16
+# 1.0185, block 4 1.0112; sequential Hessians 1.0192 (no gain at this token count); the asymmetric variant
+# (16,384 tokens, λ 0.1) 1.0561 against 1.0261 sequential without it, so it is in no group.
 declare -A G=(
-	[A]="t131k-refit-2 t131k-refit-d0.03-2 t131k-refit-d0.01-2 t131k-refit-d0.03-3 seq-t131k-refit-d0.03-2"
-	[B]="seq-t131k-refit-d0.03-2 seq-t131k-refit-d0.03-3"
-	[C]="seq-L16-t131k-refit-d0.03-2"
-	[D]="seq-L16-t131k-refit-d0.03-3"
-	[E]="tall-refit-d0.03-2 tall-refit-d0.01-2"
+	[A]="t131k-refit-d0.03-2 rows4-t131k-refit-d0.03-2 rows1-t131k-refit-d0.03-2 rows4-t131k-refit-d0.03-3 rows1-t131k-refit-d0.03-3 t131k-refit-d0.03-3"
+	[B]="t131k-refit-2 t131k-refit-d0.01-2 seq-t131k-refit-d0.03-2 seq-t131k-refit-d0.03-3"
+	[C]="L16-rows4-t131k-refit-d0.03-2"
+	[D]="L16-rows4-t131k-refit-d0.03-3"
+	[E]="tall-rows4-refit-d0.03-2"
 	[F]="L16-t131k-refit-d0.03-2"
 )
 
