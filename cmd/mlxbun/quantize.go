@@ -116,6 +116,11 @@ The output is built beside --out and renamed into place when complete; an existi
 	fl.BoolVar(&o.Axis0, "axis0", false, "code every unfused projection whose out-features allow it along its output dimension (LDLQ feeds back every 16 inputs)")
 	fl.IntVar(&o.CalibTokens, "calib-tokens", quantize.DefaultCalibTokens, "calibration tokens read from the start of --calib")
 	fl.Float64Var(&o.Damp, "damp", quantize.DefaultDamp, "LDLQ damping λ: H + λ·mean(diag H)·I")
+	fl.BoolVar(&o.Sequential, "sequential", false, "with --calib: collect each layer's Hessians with the earlier layers already quantized (one calibration pass per layer)")
+	fl.BoolVar(&o.Asymmetric, "asymmetric", false, "with --sequential: code the weight that maps the quantized model's layer inputs to the unquantized outputs (GPTAQ; experimental: worse on pycoder-12m)")
+	fl.BoolVar(&o.RefitScales, "refit-scales", false, "with --calib: after LDLQ, re-solve the axis-0 scales jointly by least squares against the Hessian")
+	fl.StringVar(&o.Hessians, "hessians", "", "with --calib: Hessian cache file, read when it matches the model and calibration, else written")
+	fl.IntVar(&o.LDLQRows, "ldlq-rows", 0, "with --calib: axis-0 LDLQ feedback block in input features (0: 16; smaller feeds back more, searches less in parallel)")
 	return cmd
 }
 

@@ -6,7 +6,12 @@
 package quantize
 
 import (
+	"cmp"
+	"slices"
+
 	"fmt"
+	"github.com/mlxbun/mlxbun/internal/rht"
+	"github.com/mlxbun/mlxbun/internal/trellis"
 	"os"
 	"path/filepath"
 	"sync"
@@ -36,6 +41,9 @@ type hessian struct {
 	n      int
 	h      []float64
 	tokens int64
+	// cross is X̃ᵀ·(X − X̃) (Options.Asymmetric): X̃ the inputs through the quantized earlier layers (h's), X the
+	// unquantized model's on the same tokens; nil otherwise.
+	cross []float64
 }
 
 // add accumulates x [rows, n] (row-major): the columns are transposed once so each entry is one f32 dot product
@@ -58,6 +66,29 @@ func (hs *hessian) add(x []float32, rows int) {
 		}
 	})
 	hs.tokens += int64(rows)
+}
+
+// addCross accumulates cross += X̃ᵀ·(X − X̃) [n, n] (full, row-major) for the quantized model's inputs xq and the
+// unquantized model's xf, both [rows, n].
+func (hs *hessian) addCross(xq, xf []float32, rows int) {
+	n := hs.n
+	qt := make([]float32, len(xq))
+	dt := make([]float32, len(xq))
+	for r := range rows {
+		for i := range n {
+			qt[i*rows+r] = xq[r*n+i]
+			dt[i*rows+r] = xf[r*n+i] - xq[r*n+i]
+		}
+	}
+	vec.ParallelFor(n, 1, func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			a := qt[i*rows : (i+1)*rows]
+			row := hs.cross[i*n : (i+1)*n]
+			for j := range n {
+				row[j] += float64(vec.Dot(a, dt[j*rows:(j+1)*rows]))
+			}
+		}
+	})
 }
 
 // full returns the symmetric matrix (the lower triangle mirrored from the upper).
@@ -108,7 +139,7 @@ var calibMemo struct {
 // the Hessian of every site (the previous call's when nothing changed). progress gets one event per window.
 func collectHessians(inDir string, o Options, progress func(Event)) (map[site]*hessian, error) {
 	if o.CalibIDs != nil {
-		return runCalibration(inDir, o.CalibIDs, o, progress)
+		return runCalibration(inDir, o.CalibIDs, o, progress, nil, -1)
 	}
 	st, err := os.Stat(o.Calib)
 	if err != nil {
@@ -121,15 +152,34 @@ func collectHessians(inDir string, o Options, progress func(Event)) (map[site]*h
 	if calibMemo.hs != nil && calibMemo.key == key {
 		return calibMemo.hs, nil
 	}
+	var hkey hcacheHeader
+	if o.Hessians != "" {
+		if hkey, err = hcacheKey(inDir, o); err != nil {
+			return nil, err
+		}
+		hs, ok, err := loadHessians(o.Hessians, hkey)
+		if err != nil || ok {
+			if ok {
+				calibMemo.key, calibMemo.hs = key, hs
+			}
+			return hs, err
+		}
+	}
 	ids, err := calibTokens(inDir, o.Calib)
 	if err != nil {
 		return nil, err
 	}
-	hs, err := runCalibration(inDir, ids, o, progress)
-	if err == nil {
-		calibMemo.key, calibMemo.hs = key, hs
+	hs, err := runCalibration(inDir, ids, o, progress, nil, -1)
+	if err != nil {
+		return nil, err
 	}
-	return hs, err
+	calibMemo.key, calibMemo.hs = key, hs
+	if o.Hessians != "" {
+		if err := saveHessians(o.Hessians, hkey, hs); err != nil {
+			return nil, err
+		}
+	}
+	return hs, nil
 }
 
 // calibTokens tokenizes the calibration file with the model's tokenizer (no special tokens).
@@ -149,8 +199,36 @@ func calibTokens(inDir, file string) ([]int, error) {
 	return tok.Encode(string(text), false), nil
 }
 
-// runCalibration runs the model over windows of ids and taps every linear input.
-func runCalibration(inDir string, ids []int, o Options, progress func(Event)) (map[site]*hessian, error) {
+// overlay is a model's tensors with some replaced: the sequential calibration's earlier layers, quantized and
+// decoded back to bf16 in the checkpoint's basis.
+type overlay struct {
+	model.Source
+	over map[string]backend.Host
+}
+
+func (s overlay) Has(name string) bool {
+	_, ok := s.over[name]
+	return ok || s.Source.Has(name)
+}
+
+func (s overlay) Tensor(name string) (backend.Host, error) {
+	if h, ok := s.over[name]; ok {
+		return h, nil
+	}
+	return s.Source.Tensor(name)
+}
+
+// calibIDs is the calibration text's token ids (o.CalibIDs, or o.Calib tokenized).
+func calibIDs(inDir string, o Options) ([]int, error) {
+	if o.CalibIDs != nil {
+		return o.CalibIDs, nil
+	}
+	return calibTokens(inDir, o.Calib)
+}
+
+// runCalibration runs the model over windows of ids and taps every linear input: of layer only when layer ≥ 0
+// (the sequential calibration), with the tensors of over replacing the checkpoint's.
+func runCalibration(inDir string, ids []int, o Options, progress func(Event), over map[string]backend.Host, layer int) (map[site]*hessian, error) {
 	ctx := o.CalibCtx
 	windows := min(len(ids), o.CalibTokens) / ctx
 	if windows < 1 {
@@ -158,34 +236,73 @@ func runCalibration(inDir string, ids []int, o Options, progress func(Event)) (m
 	}
 	b := cpu.New()
 	defer b.Close()
-	m, err := model.Load(inDir, b)
+	m, err := loadCalibModel(b, inDir, over, ctx)
 	if err != nil {
-		return nil, fmt.Errorf("quantize: calibration: %w", err)
+		return nil, err
 	}
 	defer m.Close()
-	if mp := m.Config.MaxPositions; mp > 0 && ctx > mp {
-		return nil, fmt.Errorf("quantize: --calib-ctx %d exceeds the model's %d positions", ctx, mp)
+	// Asymmetric: the unquantized model runs each window first and its inputs to layer's linears are kept, so the
+	// quantized model's pass can add X̃ᵀ·(X − X̃) beside X̃ᵀ·X̃ (hessian.cross).
+	var ref *model.Model
+	fp := map[site][]float32{}
+	if o.Asymmetric && layer >= 0 && len(over) > 0 {
+		if ref, err = loadCalibModel(b, inDir, nil, ctx); err != nil {
+			return nil, err
+		}
+		defer ref.Close()
 	}
 	hs := map[site]*hessian{}
 	var buf []float32
 	var tapErr error
-	m.SetTap(func(layer int, slot family.Slot, x backend.Tensor) {
+	read := func(x backend.Tensor, dst []float32) []float32 {
 		sh := x.Shape()
-		rows, n := sh[0], sh[1]
-		if cap(buf) < rows*n {
-			buf = make([]float32, rows*n)
+		if cap(dst) < sh[0]*sh[1] {
+			dst = make([]float32, sh[0]*sh[1])
 		}
-		buf = buf[:rows*n]
-		if err := b.ReadFloat32(x, buf); err != nil && tapErr == nil {
+		dst = dst[:sh[0]*sh[1]]
+		if err := b.ReadFloat32(x, dst); err != nil && tapErr == nil {
 			tapErr = err
+		}
+		return dst
+	}
+	if ref != nil {
+		ref.SetTap(func(l int, slot family.Slot, x backend.Tensor) {
+			if l == layer {
+				fp[site{l, slot}] = read(x, fp[site{l, slot}])
+			}
+		})
+	}
+	m.SetTap(func(l int, slot family.Slot, x backend.Tensor) {
+		if layer >= 0 && l != layer {
 			return
 		}
-		k := site{layer, slot}
+		rows, n := x.Shape()[0], x.Shape()[1]
+		buf = read(x, buf)
+		k := site{l, slot}
 		if hs[k] == nil {
 			hs[k] = &hessian{n: n, h: make([]float64, n*n)}
+			if ref != nil {
+				hs[k].cross = make([]float64, n*n)
+			}
+		}
+		if ref != nil {
+			if len(fp[k]) != len(buf) {
+				if tapErr == nil {
+					tapErr = fmt.Errorf("layer %d: the unquantized model's input of %d values for %d", l, len(fp[k]), len(buf))
+				}
+				return
+			}
+			hs[k].addCross(buf, fp[k], rows)
 		}
 		hs[k].add(buf, rows)
 	})
+	var refCache backend.KVCache
+	if ref != nil {
+		if refCache, err = ref.NewCache(1, ctx); err != nil {
+			return nil, err
+		}
+		defer ref.ReleaseCache(refCache)
+	}
 	cache, err := m.NewCache(1, ctx)
 	if err != nil {
 		return nil, err
@@ -197,6 +314,11 @@ func runCalibration(inDir string, ids []int, o Options, progress func(Event)) (m
 		for i, id := range ids[w*ctx : (w+1)*ctx] {
 			s.IDs[i], s.Pos[i] = int32(id), int32(i)
 		}
+		if ref != nil {
+			if _, err := ref.Forward(s, refCache, 1); err != nil {
+				return nil, fmt.Errorf("quantize: calibration window %d (unquantized): %w", w, err)
+			}
+		}
 		if _, err := m.Forward(s, cache, 1); err != nil {
 			return nil, fmt.Errorf("quantize: calibration window %d: %w", w, err)
 		}
@@ -206,4 +328,87 @@ func runCalibration(inDir string, ids []int, o Options, progress func(Event)) (m
 		progress(Event{Stage: StageCalibrate, Index: w, Count: windows, Done: true})
 	}
 	return hs, nil
+}
+
+// loadCalibModel loads inDir's model on b with the tensors of over replacing the checkpoint's.
+func loadCalibModel(b backend.Backend, inDir string, over map[string]backend.Host, ctx int) (*model.Model, error) {
+	d, err := modeldir.Open(inDir)
+	if err != nil {
+		return nil, err
+	}
+	cfg, err := d.Config()
+	if err != nil {
+		return nil, err
+	}
+	arch, err := d.Weights()
+	if err != nil {
+		return nil, err
+	}
+	m, err := model.LoadFrom(cfg, overlay{arch, over}, b)
+	if err != nil {
+		return nil, fmt.Errorf("quantize: calibration: %w", err)
+	}
+	if mp := m.Config.MaxPositions; mp > 0 && ctx > mp {
+		m.Close()
+		return nil, fmt.Errorf("quantize: --calib-ctx %d exceeds the model's %d positions", ctx, mp)
+	}
+	return m, nil
+}
+
+// layerOrder returns items with the coded linears of the layers in layer order (the sequential calibration quantizes
+// layer l against a model whose layers below l are done; name order puts model.layers.10 before model.layers.2),
+// every other tensor first in its place: the output's content does not depend on the order tensors are written.
+func layerOrder(items []item) []item {
+	res := slices.Clone(items)
+	key := func(it item) int {
+		if it.role == roleCoded && it.site.layer >= 0 {
+			return it.site.layer
+		}
+		return -1
+	}
+	slices.SortStableFunc(res, func(a, b item) int { return cmp.Compare(key(a), key(b)) })
+	return res
+}
+
+// decodedBF16 is a coded linear decoded (Exact) and rotated back to the checkpoint's basis, W = R_outᵀ·Ŵ·R_in,
+// as the bf16 weight the sequential calibration's later passes run the layer with.
+func decodedBF16(it item, w *trellis.Weights) backend.Host {
+	q := w.Dense(trellis.Exact)
+	m := make([]float64, len(q))
+	for i, v := range q {
+		m[i] = float64(v)
+	}
+	unrotateRows(m, it.out, it.in, it.rotIn)
+	if it.rotOut != nil {
+		t := make([]float64, len(m))
+		for o := range it.out {
+			for i := range it.in {
+				t[i*it.out+o] = m[o*it.in+i]
+			}
+		}
+		unrotateRows(t, it.in, it.out, it.rotOut)
+		for i := range it.in {
+			for o := range it.out {
+				m[o*it.in+i] = t[i*it.out+o]
+			}
+		}
+	}
+	f := make([]float32, len(m))
+	for i, v := range m {
+		f[i] = float32(v)
+	}
+	_, b := roundBF16(f)
+	return backend.Host{Name: it.name, DType: backend.BF16, Shape: []int{it.out, it.in}, Data: b}
+}
+
+// unrotateRows maps each row x of m [rows, cols] to Rᵀ·x, undoing rht's x ↦ R·x: R = H·diag(signs)/√b (signs
+// first, then the butterfly), so Rᵀ·x = signs ⊙ (H·x)/√b, rht.Apply64 with the signs after the butterfly.
+func unrotateRows(m []float64, rows, cols int, r *rht.Side) {
+	if r == nil {
+		return
+	}
+	for i := range rows {
+		row := m[i*cols : (i+1)*cols]
+		rht.Apply64(row, row, nil, r.Signs, r.Block)
+	}
 }

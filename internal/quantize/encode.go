@@ -14,17 +14,23 @@ import (
 	"github.com/mlxbun/mlxbun/internal/model"
 	"github.com/mlxbun/mlxbun/internal/rht"
 	"github.com/mlxbun/mlxbun/internal/trellis"
+	"github.com/mlxbun/mlxbun/internal/vec"
 )
 
 // encodeTrellis codes one projection and adds <path>.weight (U32, the stored shape) and <path>.scales (F16
 // [rows]) to the sink, and with rotations <path>.rht_in (I8 [in]) and <path>.rht_out (I8 [out]). With rotations
 // the codes are of W̃ = R_out·W·R_inᵀ (its Hessian R_in·H·R_inᵀ); with a Hessian they are chosen by LDLQ. SNR and
 // proxy loss are measured in the coded basis, which the rotations (orthogonal) leave them equal to.
-func encodeTrellis(it item, h backend.Host, s *sink, hs *hessian, damp float64) (*TensorReport, error) {
+func encodeTrellis(it item, h backend.Host, s *sink, hs *hessian, o Options) (*TensorReport, *trellis.Weights, error) {
 	start := time.Now()
 	dense, err := h.Float32s()
 	if err != nil {
-		return nil, err
+		return nil, nil, err
+	}
+	if hs != nil && hs.cross != nil {
+		if dense, err = asymTarget(dense, it.out, it.in, hs, o.Damp); err != nil {
+			return nil, nil, fmt.Errorf("tensor %q: %w", it.name, err)
+		}
 	}
 	if it.rotIn != nil || it.rotOut != nil {
 		dense = rht.RotateWeight(dense, it.out, it.in, it.rotIn, it.rotOut)
@@ -32,13 +38,13 @@ func encodeTrellis(it item, h backend.Host, s *sink, hs *hessian, damp float64) 
 	var hfull []float64
 	if hs != nil {
 		if hs.n != it.in {
-			return nil, fmt.Errorf("tensor %q: calibration Hessian of %d inputs for %d in-features", it.name, hs.n, it.in)
+			return nil, nil, fmt.Errorf("tensor %q: calibration Hessian of %d inputs for %d in-features", it.name, hs.n, it.in)
 		}
 		hfull = rht.RotateHessian(hs.full(), hs.n, it.rotIn)
 	}
-	w, err := ldlq(dense, it, hfull, damp)
+	w, err := ldlq(dense, it, hfull, o)
 	if err != nil {
-		return nil, fmt.Errorf("tensor %q: %w", it.name, err)
+		return nil, nil, fmt.Errorf("tensor %q: %w", it.name, err)
 	}
 	snr := trellisSNR(dense, w)
 	proxy, rel := proxyLoss(dense, w, hfull, hs)
@@ -55,28 +61,60 @@ func encodeTrellis(it item, h backend.Host, s *sink, hs *hessian, damp float64) 
 		ts = append(ts, signTensor(it.path+model.SignsOut, it.rotOut.Signs))
 	}
 	if err := s.add(ts...); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	return &TensorReport{
 		Name: it.path, Spec: it.qspec, Shape: [2]int{it.out, it.in}, Interleaved: w.Interleaved, SNRdB: snr,
 		Bits: storedBits(dense, ts...), Elapsed: time.Since(start), Proxy: proxy, ProxyRel: rel,
 		RotatedIn: it.rotIn != nil, RotatedOut: it.rotOut != nil, LDLQ: hfull != nil,
-	}, nil
+	}, w, nil
 }
 
-// ldlq codes dense (in the coded basis) with LDLQ against h damped by λ·mean(diag h); a Hessian the
-// factorisation rejects is damped ten times more, up to three times. Without h it is plain Quantize.
-func ldlq(dense []float32, it item, h []float64, damp float64) (*trellis.Weights, error) {
+// ldlq codes dense (in the coded basis) with LDLQ against h damped by λ·mean(diag h) (o.Damp, with o's refit and
+// feedback block); a Hessian the factorisation rejects is damped ten times more, up to three times. Without h it
+// is plain Quantize.
+func ldlq(dense []float32, it item, h []float64, o Options) (*trellis.Weights, error) {
 	if h == nil {
 		return trellis.Quantize(dense, it.out, it.in, it.spec, it.interleave)
 	}
+	lo := trellis.LDLQOptions{Rows: o.LDLQRows, RefitScales: o.RefitScales}
+	damp := o.Damp
 	for try := 0; ; try++ {
-		w, err := trellis.QuantizeLDLQ(dense, it.out, it.in, it.spec, it.interleave, damped(h, it.in, damp))
+		w, err := trellis.QuantizeLDLQWith(dense, it.out, it.in, it.spec, it.interleave, damped(h, it.in, damp), lo)
 		if !errors.Is(err, trellis.ErrNotPositiveDefinite) || try == 3 {
 			return w, err
 		}
 		damp *= 10
 	}
+}
+
+// asymTarget is W' = W + W·Eᵀ·H̃_d⁻¹ for W [out, in] (Options.Asymmetric): row o of the correction solves
+// H̃_d·z = E·W_oᵀ, H̃_d = H̃ + λ·mean(diag H̃)·I. Without the damping this is the least-squares map of the quantized
+// model's inputs X̃ to the unquantized outputs X·Wᵀ; the damping only shrinks the correction, never W itself.
+func asymTarget(w []float32, out, in int, hs *hessian, damp float64) ([]float32, error) {
+	l := damped(hs.full(), in, damp)
+	if err := trellis.CholeskyFactor(l, in); err != nil {
+		return nil, fmt.Errorf("asymmetric target: %w", err)
+	}
+	res := make([]float32, len(w))
+	vec.ParallelFor(out, 1, func(lo, hi int) {
+		r := make([]float64, in)
+		for o := lo; o < hi; o++ {
+			row := w[o*in : (o+1)*in]
+			for i := range in {
+				var t float64
+				for j, x := range hs.cross[i*in : (i+1)*in] {
+					t += x * float64(row[j])
+				}
+				r[i] = t
+			}
+			z := trellis.CholeskySolve(l, r, in)
+			for i, x := range row {
+				res[o*in+i] = float32(float64(x) + z[i])
+			}
+		}
+	})
+	return res, nil
 }
 
 // proxyLoss is tr(ΔW·H·ΔWᵀ)/tokens and its ratio to tr(W·H·Wᵀ)/tokens for W [out, in] and its decoded codes; H = I

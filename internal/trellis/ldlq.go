@@ -87,6 +87,24 @@ func blockFeedback(h []float64, n, g int) ([]float64, error) {
 // feedback and are refit at the end to the scale minimising the row's proxy loss; axis 0 rows are searched whole
 // and get Encode's least-squares scale.
 func QuantizeLDLQ(dense []float32, out, in int, spec Spec, interleave bool, h []float64) (*Weights, error) {
+	return QuantizeLDLQWith(dense, out, in, spec, interleave, h, LDLQOptions{})
+}
+
+// LDLQOptions tune QuantizeLDLQWith; the zero value is QuantizeLDLQ's behaviour.
+type LDLQOptions struct {
+	// Rows is the axis-0 feedback block (coded rows searched together before their errors are fed forward); 0
+	// means ldlqRows. Smaller is closer to exact LDLQ (1) and searches fewer blocks in parallel. It is halved until
+	// it divides the input features.
+	Rows int
+	// RefitScales re-solves the axis-0 scales jointly against H after rounding (refitScalesAxis0).
+	RefitScales bool
+}
+
+// QuantizeLDLQWith is QuantizeLDLQ with the options o.
+func QuantizeLDLQWith(dense []float32, out, in int, spec Spec, interleave bool, h []float64, o LDLQOptions) (*Weights, error) {
+	if o.Rows < 0 {
+		return nil, fmt.Errorf("trellis ldlq: feedback block of %d rows", o.Rows)
+	}
 	if h == nil {
 		return Quantize(dense, out, in, spec, interleave)
 	}
@@ -107,7 +125,10 @@ func QuantizeLDLQ(dense []float32, out, in int, spec Spec, interleave bool, h []
 	if spec.Axis == 1 {
 		w, err = ldlqAxis1(dense, out, in, spec, h)
 	} else {
-		w, err = ldlqAxis0(dense, out, in, spec, h)
+		w, err = ldlqAxis0(dense, out, in, spec, h, o.Rows)
+		if err == nil && o.RefitScales {
+			_, _, err = refitScalesAxis0(w, dense, out, in, h)
+		}
 	}
 	if err != nil || !interleave {
 		return w, err
@@ -234,8 +255,11 @@ func ldlqAxis1(dense []float32, out, in int, spec Spec, h []float64) (*Weights, 
 
 // ldlqAxis0: coded row j is input feature j (column j of W, Cols = out positions); blocks of ldlqRows coded rows
 // are searched together by Encode, then their errors are fed into the later rows' targets.
-func ldlqAxis0(dense []float32, out, in int, spec Spec, h []float64) (*Weights, error) {
+func ldlqAxis0(dense []float32, out, in int, spec Spec, h []float64, rows int) (*Weights, error) {
 	gsz := ldlqRows
+	if rows > 0 {
+		gsz = rows
+	}
 	for in%gsz != 0 {
 		gsz /= 2
 	}
