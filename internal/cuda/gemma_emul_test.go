@@ -19,15 +19,18 @@ import (
 	cudashaders "github.com/mlxbun/mlxbun/shaders/cuda"
 )
 
-// gemmaConst reads a #define of gemma.cu.
-func gemmaConst(t *testing.T, name string) int {
-	m := regexp.MustCompile(`#define ` + name + ` +(\d+)`).FindStringSubmatch(cudashaders.Sources["gemma.cu"])
+// cuConst reads a #define NAME <integer> of a shaders/cuda source file.
+func cuConst(t *testing.T, file, name string) int {
+	m := regexp.MustCompile(`#define ` + name + ` +(\d+)`).FindStringSubmatch(cudashaders.Sources[file])
 	if m == nil {
-		t.Fatalf("gemma.cu defines no %s", name)
+		t.Fatalf("%s defines no %s", file, name)
 	}
 	v, _ := strconv.Atoi(m[1])
 	return v
 }
+
+// gemmaConst reads a #define of gemma.cu.
+func gemmaConst(t *testing.T, name string) int { return cuConst(t, "gemma.cu", name) }
 
 // emulRing is one layer's slots as the kernels see them: [seqs, slots, width].
 type emulRing struct {

@@ -13,24 +13,14 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
-	"regexp"
-	"strconv"
 	"testing"
 
 	"github.com/mlxbun/mlxbun/internal/backend"
 	"github.com/mlxbun/mlxbun/internal/cpu"
-	cudashaders "github.com/mlxbun/mlxbun/shaders/cuda"
 )
 
 // hybridConst reads a #define of hybrid.cu.
-func hybridConst(t *testing.T, name string) int {
-	m := regexp.MustCompile(`#define ` + name + ` +(\d+)`).FindStringSubmatch(cudashaders.Sources["hybrid.cu"])
-	if m == nil {
-		t.Fatalf("hybrid.cu defines no %s", name)
-	}
-	v, _ := strconv.Atoi(m[1])
-	return v
-}
+func hybridConst(t *testing.T, name string) int { return cuConst(t, "hybrid.cu", name) }
 
 func f32exp(x float32) float32 { return float32(math.Exp(float64(x))) }
 

@@ -287,25 +287,6 @@ func enqueueQMma0(b *Backend, c quantCase, y, x driver.DevPtr, l *qlinear) {
 		piece = v // lab
 	}
 	rps, splits := mma0Split(l.rows, c.out, piece, b.info.SMs)
-	part, err := b.ensurePartial(4 * splits * c.n * c.out)
-	if err != nil {
-		b.fail(fmt.Errorf("cuda backend: MatMul %s: split-K partials: %w", l.name, err))
-		return
-	}
-	p := l.params(y, x, c.n)
-	p.Partial = part
-	p.RowsPerSplit = int32(rps)
 	grid := driver.Dim3{X: (c.out + 8*piece - 1) / (8 * piece), Y: splits}
-	name := trellisMma0Name(l.w.Bits, N, piece)
-	raw := p.raw()
-	bytes := l.bytes(c.n) + float64(4*splits*c.n*c.out)
-	rgrid := driver.Dim3{X: (c.n*c.out + 31) / 32}
-	rbytes := float64(4 * (splits + 1) * c.n * c.out)
-	b.logf("  %s grid %dx%d rows/split %d; %s", name, grid.X, grid.Y, rps, trellisReduceName)
-	b.enqueue(func() error {
-		if err := b.launch(name, grid, driver.Dim3{X: 256}, 0, driver.NewArgs().Raw(raw, 8), bytes); err != nil {
-			return err
-		}
-		return b.launch(trellisReduceName, rgrid, driver.Dim3{X: 256}, 0, driver.NewArgs().Raw(raw, 8).I32(int32(splits)), rbytes)
-	})
+	enqueueSplitK(b, c, y, x, l, trellisMma0Name(l.w.Bits, N, piece), grid, rps)
 }

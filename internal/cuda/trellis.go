@@ -357,6 +357,18 @@ func (b *Backend) ensureQScratch(p *driver.DevPtr, n *int, bytes int) (driver.De
 func enqueueTrellisGemv0(b *Backend, c quantCase, y, x driver.DevPtr, l *qlinear) {
 	N := qInst(c.n)
 	rps, splits := gemv0Split(l.rows, c.out, N, b.info.SMs)
+	P := gemv0Piece(N)
+	name := trellisGemv0Name(l.w.Bits, N, l.variant)
+	if c.act8 {
+		name = trellisGemv0I8Name(l.w.Bits, N)
+	}
+	enqueueSplitK(b, c, y, x, l, name, driver.Dim3{X: (c.out + 32*P - 1) / (32 * P), Y: splits}, rps)
+}
+
+// enqueueSplitK launches an axis-0 split-K kernel (grid.Y splits of rps coded rows, partial sums per split) and
+// trellis_splitk_reduce, which adds the splits' partials into y.
+func enqueueSplitK(b *Backend, c quantCase, y, x driver.DevPtr, l *qlinear, name string, grid driver.Dim3, rps int) {
+	splits := grid.Y
 	part, err := b.ensurePartial(4 * splits * c.n * c.out)
 	if err != nil {
 		b.fail(fmt.Errorf("cuda backend: MatMul %s: split-K partials: %w", l.name, err))
@@ -365,12 +377,6 @@ func enqueueTrellisGemv0(b *Backend, c quantCase, y, x driver.DevPtr, l *qlinear
 	p := l.params(y, x, c.n)
 	p.Partial = part
 	p.RowsPerSplit = int32(rps)
-	P := gemv0Piece(N)
-	grid := driver.Dim3{X: (c.out + 32*P - 1) / (32 * P), Y: splits}
-	name := trellisGemv0Name(l.w.Bits, N, l.variant)
-	if c.act8 {
-		name = trellisGemv0I8Name(l.w.Bits, N)
-	}
 	raw := p.raw()
 	bytes := l.bytes(c.n) + float64(4*splits*c.n*c.out)
 	rgrid := driver.Dim3{X: (c.n*c.out + 31) / 32}
