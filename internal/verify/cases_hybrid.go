@@ -331,11 +331,5 @@ func (h *harness) denseLinear(in, out int) linearPair {
 	spec := backend.LinearSpec{Name: fmt.Sprintf("verify.expert.%dx%d", out, in), Out: out, In: in}
 	wh := hostBF16(spec.Name+".weight", h.randn(out*in, 1/math.Sqrt(float64(in))), out, in)
 	spec.Dense = &wh
-	var l linearPair
-	var err error
-	l.ref, err = h.ref.LoadLinear(spec)
-	h.check(wrap("reference", err))
-	l.dut, err = h.dut.LoadLinear(spec)
-	h.check(wrap(h.dut.Name(), err))
-	return l
+	return h.loadPair(spec)
 }

@@ -263,13 +263,19 @@ func (h *harness) linear(in, out int, bias bool, dt backend.DType) linearPair {
 		bh := backend.HostF32(spec.Name+".bias", g.randn(out, 1), out)
 		spec.Bias = &bh
 	}
+	l := h.loadPair(spec)
+	h.r.linears[k] = l
+	return l
+}
+
+// loadPair loads one linear layer on both backends.
+func (h *harness) loadPair(spec backend.LinearSpec) linearPair {
 	var l linearPair
 	var err error
 	l.ref, err = h.ref.LoadLinear(spec)
 	h.check(wrap("reference", err))
 	l.dut, err = h.dut.LoadLinear(spec)
 	h.check(wrap(h.dut.Name(), err))
-	h.r.linears[k] = l
 	return l
 }
 
