@@ -15,6 +15,8 @@ import (
 	"strconv"
 	"sync"
 	"unsafe"
+
+	"github.com/mlxbun/mlxbun/internal/cachedir"
 )
 
 var nv struct {
@@ -228,19 +230,7 @@ func programLog(prog uintptr) string {
 const envCacheDir = "MLXBUN_CUDA_CACHE_DIR"
 
 // cacheDir is where CUBINs are kept ("" when caching is off or no location exists).
-func cacheDir() string {
-	if d := os.Getenv(envCacheDir); d != "" {
-		if d == "off" {
-			return ""
-		}
-		return d
-	}
-	base, err := os.UserCacheDir()
-	if err != nil {
-		return ""
-	}
-	return filepath.Join(base, "mlxbun", "cuda")
-}
+func cacheDir() string { return cachedir.Dir(envCacheDir, "cuda") }
 
 // cacheKey identifies a compilation by everything that changes its output. Fields are length-prefixed so no two
 // different inputs concatenate to the same bytes.

@@ -12,10 +12,11 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strconv"
 	"structs"
+
+	"github.com/mlxbun/mlxbun/internal/cachedir"
 )
 
 // ErrNoDevice is wrapped by Open's error on a machine without a Metal GPU (any system but macOS, or a Mac whose
@@ -103,19 +104,7 @@ func CheckDispatch(fn string, groups, threads [3]int, pipelineMax int) (Size, Si
 const envCacheDir = "MLXBUN_METAL_CACHE_DIR"
 
 // CacheDir is the binary-archive folder ("" when caching is off or no location exists).
-func CacheDir() string {
-	if d := os.Getenv(envCacheDir); d != "" {
-		if d == "off" {
-			return ""
-		}
-		return d
-	}
-	base, err := os.UserCacheDir()
-	if err != nil {
-		return ""
-	}
-	return filepath.Join(base, "mlxbun", "metal")
-}
+func CacheDir() string { return cachedir.Dir(envCacheDir, "metal") }
 
 // CacheKey identifies a compiled library by everything that changes the GPU code: the source, the macOS
 // version (its compiler), the GPU family and device name, and the compile options. Fields are length-prefixed so
