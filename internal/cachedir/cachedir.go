@@ -3,6 +3,9 @@
 package cachedir
 
 import (
+	"crypto/sha256"
+	"encoding/binary"
+	"encoding/hex"
 	"os"
 	"path/filepath"
 )
@@ -21,4 +24,17 @@ func Dir(envVar, kind string) string {
 		return ""
 	}
 	return filepath.Join(base, "mlxbun", kind)
+}
+
+// Key is the hex SHA-256 of fields, each prefixed by its length so no two different field lists hash the same
+// bytes: the name of a cached compilation, from everything that changes its output.
+func Key(fields ...string) string {
+	h := sha256.New()
+	for _, s := range fields {
+		var n [8]byte
+		binary.LittleEndian.PutUint64(n[:], uint64(len(s)))
+		h.Write(n[:])
+		h.Write([]byte(s))
+	}
+	return hex.EncodeToString(h.Sum(nil))
 }

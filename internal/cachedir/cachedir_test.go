@@ -22,3 +22,16 @@ func TestDir(t *testing.T) {
 		t.Errorf("default: %q, want %q", d, want)
 	}
 }
+
+// TestKey: equal fields hash equal, and moving a boundary between fields changes the key (the length prefixes).
+func TestKey(t *testing.T) {
+	a := Key("ab", "c")
+	if len(a) != 64 || a != Key("ab", "c") {
+		t.Fatalf("Key not a stable 64-digit hex: %q", a)
+	}
+	for _, other := range [][]string{{"a", "bc"}, {"abc"}, {"ab", "c", ""}, {"c", "ab"}} {
+		if Key(other...) == a {
+			t.Errorf("Key(%q) == Key(\"ab\", \"c\")", other)
+		}
+	}
+}

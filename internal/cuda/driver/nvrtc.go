@@ -5,9 +5,6 @@ package driver
 
 import (
 	"bytes"
-	"crypto/sha256"
-	"encoding/binary"
-	"encoding/hex"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -235,23 +232,7 @@ func cacheDir() string { return cachedir.Dir(envCacheDir, "cuda") }
 // cacheKey identifies a compilation by everything that changes its output. Fields are length-prefixed so no two
 // different inputs concatenate to the same bytes.
 func cacheKey(name, src, arch string, opts []string, nvrtcVersion string) string {
-	h := sha256.New()
-	field := func(s string) {
-		var n [8]byte
-		binary.LittleEndian.PutUint64(n[:], uint64(len(s)))
-		h.Write(n[:])
-		h.Write([]byte(s))
-	}
-	field("mlxbun-cuda-cubin-v1")
-	field(name)
-	field(src)
-	field(arch)
-	field(nvrtcVersion)
-	field(strconv.Itoa(len(opts)))
-	for _, o := range opts {
-		field(o)
-	}
-	return hex.EncodeToString(h.Sum(nil))
+	return cachedir.Key(append([]string{"mlxbun-cuda-cubin-v1", name, src, arch, nvrtcVersion, strconv.Itoa(len(opts))}, opts...)...)
 }
 
 // writeCache stores b at path atomically: a reader sees the old file, no file, or the whole new one.

@@ -7,9 +7,6 @@
 package mtl
 
 import (
-	"crypto/sha256"
-	"encoding/binary"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"path/filepath"
@@ -110,20 +107,7 @@ func CacheDir() string { return cachedir.Dir(envCacheDir, "metal") }
 // version (its compiler), the GPU family and device name, and the compile options. Fields are length-prefixed so
 // no two different inputs concatenate to the same bytes.
 func CacheKey(source, osVersion, gpuFamily, deviceName string, fastMath bool) string {
-	h := sha256.New()
-	field := func(s string) {
-		var n [8]byte
-		binary.LittleEndian.PutUint64(n[:], uint64(len(s)))
-		h.Write(n[:])
-		h.Write([]byte(s))
-	}
-	field("mlxbun-metal-archive-v1")
-	field(source)
-	field(osVersion)
-	field(gpuFamily)
-	field(deviceName)
-	field(strconv.FormatBool(fastMath))
-	return hex.EncodeToString(h.Sum(nil))
+	return cachedir.Key("mlxbun-metal-archive-v1", source, osVersion, gpuFamily, deviceName, strconv.FormatBool(fastMath))
 }
 
 // ArchivePath is the binary archive of key under dir.
