@@ -4,25 +4,12 @@ package cudashaders
 
 import (
 	"embed"
-	"io/fs"
-	"strings"
+
+	"github.com/mlxbun/mlxbun/shaders/srcmap"
 )
 
 //go:embed *.cu *.cuh
 var files embed.FS
 
 // Sources maps a file name ("elementwise.cu", "common.cuh") to its source text.
-var Sources = func() map[string]string {
-	m := map[string]string{}
-	entries, err := fs.ReadDir(files, ".")
-	if err != nil {
-		panic(err) // embedded at build time: cannot fail at run time
-	}
-	for _, e := range entries {
-		if strings.HasSuffix(e.Name(), ".cu") || strings.HasSuffix(e.Name(), ".cuh") {
-			b, _ := files.ReadFile(e.Name())
-			m[e.Name()] = string(b)
-		}
-	}
-	return m
-}()
+var Sources = srcmap.Read(files, ".cu", ".cuh")

@@ -5,9 +5,10 @@ package metalshaders
 
 import (
 	"embed"
-	"io/fs"
 	"sort"
 	"strings"
+
+	"github.com/mlxbun/mlxbun/shaders/srcmap"
 )
 
 //go:embed *.metal
@@ -17,20 +18,7 @@ var files embed.FS
 const Prelude = "common.metal"
 
 // Sources maps a file name ("common.metal", "trellis.metal") to its text.
-var Sources = func() map[string]string {
-	m := map[string]string{}
-	entries, err := fs.ReadDir(files, ".")
-	if err != nil {
-		panic(err) // embedded at build time: cannot fail at run time
-	}
-	for _, e := range entries {
-		if strings.HasSuffix(e.Name(), ".metal") {
-			b, _ := files.ReadFile(e.Name())
-			m[e.Name()] = string(b)
-		}
-	}
-	return m
-}()
+var Sources = srcmap.Read(files, ".metal")
 
 // Source is the whole library as one translation unit for newLibraryWithSource: the prelude, then every other
 // file in name order.
