@@ -125,16 +125,7 @@ func LoadFrom(cfg *config.Model, src Source, b backend.Backend) (*Model, error) 
 
 // Close releases the kept workspaces and the memory-mapped checkpoint. Weights live as long as the backend.
 func (m *Model) Close() error {
-	if rec, ok := m.b.(backend.Recorder); ok {
-		for key := range m.graphs {
-			rec.Forget(key)
-		}
-	}
-	m.graphs = nil
-	for _, ws := range m.kept {
-		m.freeWorkspace(ws)
-	}
-	m.kept = nil
+	m.dropWorkspaces()
 	return m.arch.Close()
 }
 
