@@ -23,22 +23,31 @@ import (
 var loraAll = []string{"self_attn.q_proj", "self_attn.k_proj", "self_attn.v_proj", "self_attn.o_proj",
 	"mlp.gate_proj", "mlp.up_proj", "mlp.down_proj"}
 
-// adaptedLogits loads dir on b with ads attached and returns the logits of every prompt position, then the greedy
-// continuation of gen tokens (decode steps: kept workspaces, recorded graphs on CUDA).
-func adaptedLogits(t *testing.T, dir string, b backend.Backend, ids []int, gen int, ads ...*lora.Adapter) ([]float32, []int) {
+// openAdapted loads dir on b with ads attached and a one-sequence cache of positions; the caller closes both.
+func openAdapted(t *testing.T, dir string, b backend.Backend, positions int, ads []*lora.Adapter) (*model.Model, backend.KVCache) {
 	t.Helper()
 	m, err := model.Load(dir, b)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer m.Close()
 	if err := m.AttachAdapters(ads); err != nil {
+		m.Close()
 		t.Fatal(err)
 	}
-	cache, err := m.NewCache(1, len(ids)+1)
+	cache, err := m.NewCache(1, positions)
 	if err != nil {
+		m.Close()
 		t.Fatal(err)
 	}
+	return m, cache
+}
+
+// adaptedLogits loads dir on b with ads attached and returns the logits of every prompt position, then the greedy
+// continuation of gen tokens (decode steps: kept workspaces, recorded graphs on CUDA).
+func adaptedLogits(t *testing.T, dir string, b backend.Backend, ids []int, gen int, ads ...*lora.Adapter) ([]float32, []int) {
+	t.Helper()
+	m, cache := openAdapted(t, dir, b, len(ids)+1, ads)
+	defer m.Close()
 	s := model.Step{}
 	for p, id := range ids {
 		s.IDs, s.Seq, s.Pos = append(s.IDs, int32(id)), append(s.Seq, 0), append(s.Pos, int32(p))
@@ -63,18 +72,8 @@ func adaptedLogits(t *testing.T, dir string, b backend.Backend, ids []int, gen i
 // tensor-core groups, recorded graphs), returning each position's logits, [len(ids), vocab].
 func stepLogits(t *testing.T, dir string, b backend.Backend, ids []int, ads ...*lora.Adapter) []float32 {
 	t.Helper()
-	m, err := model.Load(dir, b)
-	if err != nil {
-		t.Fatal(err)
-	}
+	m, cache := openAdapted(t, dir, b, len(ids), ads)
 	defer m.Close()
-	if err := m.AttachAdapters(ads); err != nil {
-		t.Fatal(err)
-	}
-	cache, err := m.NewCache(1, len(ids))
-	if err != nil {
-		t.Fatal(err)
-	}
 	defer m.ReleaseCache(cache)
 	var out []float32
 	for p, id := range ids {

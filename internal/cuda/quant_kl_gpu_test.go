@@ -4,13 +4,11 @@
 package cuda
 
 import (
-	"fmt"
 	"math"
 	"path/filepath"
 	"testing"
 
 	"github.com/mlxbun/mlxbun/internal/backend"
-	"github.com/mlxbun/mlxbun/internal/model"
 	"github.com/mlxbun/mlxbun/internal/quantize"
 )
 
@@ -54,24 +52,7 @@ func TestQuantizedKL(t *testing.T) {
 // promptLogits loads dir on b and returns the logits of every prompt position, [n, vocab].
 func promptLogits(t *testing.T, dir string, b backend.Backend, ids []int) []float32 {
 	t.Helper()
-	m, err := model.Load(dir, b)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer m.Close()
-	cache, err := m.NewCache(1, len(ids)+1)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer m.ReleaseCache(cache)
-	s := model.Step{}
-	for p, id := range ids {
-		s.IDs, s.Seq, s.Pos = append(s.IDs, int32(id)), append(s.Seq, 0), append(s.Pos, int32(p))
-	}
-	l, err := m.Forward(s, cache, len(ids))
-	if err != nil {
-		t.Fatal(fmt.Errorf("%s on %s: %w", dir, b.Name(), err))
-	}
+	l, _ := adaptedLogits(t, dir, b, ids, 0)
 	return l
 }
 
