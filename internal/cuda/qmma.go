@@ -8,9 +8,7 @@ package cuda
 
 import (
 	"fmt"
-	"os"
 	"slices"
-	"strconv"
 	"unsafe"
 
 	"github.com/mlxbun/mlxbun/internal/backend"
@@ -61,7 +59,7 @@ func (b *Backend) mmaRows(axis int) int {
 	if b.quant.mma != 0 {
 		return max(b.quant.mma, 0)
 	}
-	if n, err := strconv.Atoi(os.Getenv(env)); err == nil && n >= 0 {
+	if n := envInt(env, def); n >= 0 {
 		return n
 	}
 	return def
