@@ -77,6 +77,8 @@ type Backend struct {
 	moeTables   map[string]driver.DevPtr // Experts' device tables of expert weight pointers, by content (hybrid.go)
 	copyBW      float64
 	closed      bool
+	tune        tuning // launch choices (tuning.go), fixed at open
+	pdl         bool   // launches use programmatic dependent launch (tune.pdl on an sm_90+ device and driver)
 }
 
 var (
@@ -106,6 +108,12 @@ func New(ordinal int) (*Backend, error) {
 	b := &Backend{dev: dev, info: dev.Info(), graphs: map[any]*recorded{}, ropes: map[*rope.Table]driver.DevPtr{},
 		debug: os.Getenv(envDebug) == "1"}
 	b.mem.dev = dev
+	if b.tune, err = tuningFromEnv(); err != nil {
+		dev.Close()
+		return nil, fmt.Errorf("cuda backend: %w", err)
+	}
+	b.pdl = b.tune.pdl && b.info.CCMajor >= 9 && driver.HasPDL()
+	b.logf("tuning %+v, programmatic dependent launch %v", b.tune, b.pdl)
 	cubins, err := compileKernels(b.info.Arch())
 	if err != nil {
 		dev.Close()

@@ -298,7 +298,11 @@ func (b *Backend) launch(name string, grid, block driver.Dim3, smem int, args *d
 			return err
 		}
 	}
-	if err := f.Launch(b.stream, grid, block, smem, args); err != nil {
+	launch := f.Launch
+	if b.pdl {
+		launch = f.LaunchPDL // every kernel waits for its predecessor in pdl_begin (TestKernelsWaitForPredecessor)
+	}
+	if err := launch(b.stream, grid, block, smem, args); err != nil {
 		return fmt.Errorf("cuda backend: kernel %s: %w", name, err)
 	}
 	if mark != nil {

@@ -226,3 +226,49 @@ func TestGemvParamsLayout(t *testing.T) {
 		}
 	}
 }
+
+// TestKernelsWaitForPredecessor checks the rule programmatic dependent launch relies on (pdl_begin in
+// common.cuh): every kernel's body begins with pdl_begin(), preceded at most by prefetches of weights.
+func TestKernelsWaitForPredecessor(t *testing.T) {
+	prologue := regexp.MustCompile(`^(\w*prefetch\w*\([^;]*\);)*$`)
+	kernels := 0
+	for name, src := range cudashaders.Sources {
+		if !strings.HasSuffix(name, ".cu") {
+			continue
+		}
+		for rest := src; ; {
+			i := strings.Index(rest, "__global__")
+			if i < 0 {
+				break
+			}
+			rest = rest[i+len("__global__"):]
+			open := strings.Index(rest, "{")
+			head := strings.Fields(rest[:open])
+			body := rest[open+1:]
+			kernels++
+			j := strings.Index(body, "pdl_begin();")
+			if j < 0 || !prologue.MatchString(strings.NewReplacer(" ", "", "\n", "", "\\", "", "\t", "").Replace(body[:j])) {
+				t.Errorf("%s: kernel %v does not begin with pdl_begin()", name, head)
+			}
+		}
+	}
+	if kernels < 50 {
+		t.Fatalf("found %d kernels; the scan is broken", kernels)
+	}
+}
+
+// TestTuningOverride checks the one override of the tuning table: keys set fields, unknown keys and bad values fail.
+func TestTuningOverride(t *testing.T) {
+	tu, err := loadTuning("pdl=0, gemv_group=0")
+	if err != nil || tu.pdl || tu.gemvGroup {
+		t.Fatalf("pdl=0,gemv_group=0: %+v %v", tu, err)
+	}
+	if tu, err = loadTuning(""); err != nil || tu != defaultTuning() {
+		t.Fatalf("empty override: %+v %v", tu, err)
+	}
+	for _, bad := range []string{"nope=1", "pdl", "pdl=maybe"} {
+		if _, err := loadTuning(bad); err == nil || !strings.Contains(err.Error(), envTune) {
+			t.Errorf("%q: want an error naming %s, got %v", bad, envTune, err)
+		}
+	}
+}

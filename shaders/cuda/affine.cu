@@ -77,7 +77,7 @@ struct AffineRow {
 //   promise: every weight is affine.Weights.DecodeRow's bit for bit (f32(scale·q) + bias, no fma), sums in f32:
 //            within f32 accumulation-order rounding of the CPU
 #define AFFINE_GEMV(name, B, N, R)                                                                              \
-    extern "C" __global__ void __launch_bounds__(256) name(const QGemvParams p) {                               \
+    extern "C" __global__ void __launch_bounds__(256) name(const QGemvParams p) { pdl_begin();                  \
         qgemv_rows<AffineRow<B>, N, R, false>(p);                                                               \
     }
 
@@ -104,6 +104,6 @@ __device__ __forceinline__ void affine_expand(bf16_t* __restrict__ dst, const QG
 }
 
 #define AFFINE_EXPAND(name, B)                                                                                  \
-    extern "C" __global__ void __launch_bounds__(256) name(bf16_t* dst, const QGemvParams p) {                  \
+    extern "C" __global__ void __launch_bounds__(256) name(bf16_t* dst, const QGemvParams p) { pdl_begin();     \
         affine_expand<B>(dst, p);                                                                               \
     }

@@ -233,11 +233,11 @@ __device__ __forceinline__ void attn_combine(T* __restrict__ out, const float* _
     }
 }
 extern "C" __global__ void attn_combine_f32(float* out, const float* part, const int* seq, const int* pos, int heads,
-                                            int hd, int S, int seqs, int max_len) {
+                                            int hd, int S, int seqs, int max_len) { pdl_begin();
     attn_combine<float>(out, part, seq, pos, heads, hd, S, seqs, max_len);
 }
 extern "C" __global__ void attn_combine_bf16(bf16_t* out, const float* part, const int* seq, const int* pos, int heads,
-                                             int hd, int S, int seqs, int max_len) {
+                                             int hd, int S, int seqs, int max_len) { pdl_begin();
     attn_combine<bf16_t>(out, part, seq, pos, heads, hd, S, seqs, max_len);
 }
 
@@ -395,7 +395,7 @@ __device__ __forceinline__ void attn_prompt_body(T* __restrict__ out, bf16_t* __
 #define ATTN_SPLIT(name, EPT, T)                                                                                \
     extern "C" __global__ void __launch_bounds__(128)                                                         \
         name(float* part, const T* q, const kv_t* kc, const kv_t* vc, const int* seq, const int* pos,      \
-             int heads, int kv_heads, int hd, int seqs, int max_len, int layer, float scale) {                 \
+             int heads, int kv_heads, int hd, int seqs, int max_len, int layer, float scale) { pdl_begin();    \
         attn_rows_body<EPT, false, T>(part, 0, q, kc, vc, seq, pos, heads, kv_heads, hd, seqs, max_len, layer, \
                                       scale);                                                                  \
     }
@@ -403,7 +403,7 @@ __device__ __forceinline__ void attn_prompt_body(T* __restrict__ out, bf16_t* __
 #define ATTN_ROWS(name, EPT, T)                                                                                 \
     extern "C" __global__ void __launch_bounds__(128)                                                         \
         name(T* out, const T* q, const kv_t* kc, const kv_t* vc, const int* seq, const int* pos,           \
-             int heads, int kv_heads, int hd, int seqs, int max_len, int layer, float scale) {                 \
+             int heads, int kv_heads, int hd, int seqs, int max_len, int layer, float scale) { pdl_begin();    \
         attn_rows_body<EPT, true, T>(0, out, q, kc, vc, seq, pos, heads, kv_heads, hd, seqs, max_len, layer,  \
                                      scale);                                                                   \
     }
@@ -411,6 +411,6 @@ __device__ __forceinline__ void attn_prompt_body(T* __restrict__ out, bf16_t* __
 #define ATTN_PROMPT(name, HD, T)                                                                                \
     extern "C" __global__ void __launch_bounds__(128)                                                         \
         name(T* out, const T* q, const kv_t* kc, const kv_t* vc, const int* seq, const int* pos, int n,    \
-             int heads, int kv_heads, int seqs, int max_len, int layer, float scale, bf16_t* y16) {            \
+             int heads, int kv_heads, int seqs, int max_len, int layer, float scale, bf16_t* y16) { pdl_begin(); \
         attn_prompt_body<HD, T>(out, y16, q, kc, vc, seq, pos, n, heads, kv_heads, seqs, max_len, layer, scale); \
     }

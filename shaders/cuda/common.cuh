@@ -63,6 +63,29 @@ __device__ __forceinline__ unsigned ld2bf(const float* p) {
 __device__ __forceinline__ void st2(bf16_t* p, float a, float b) { *(unsigned*)p = pack_bf2(a, b); }
 __device__ __forceinline__ void st2(float* p, float a, float b) { *(float2*)p = make_float2(a, b); }
 
+// pdl_begin: the programmatic-dependent-launch point of every kernel. The backend launches kernels allowing each
+// to start while the one queued before it still runs (driver.LaunchPDL), so a kernel's blocks wait here until the
+// previous kernel has finished and its writes are visible, before they read what an earlier kernel wrote or write
+// what it reads; then they let the next kernel launch (its blocks fill the SMs this one frees, and wait in turn).
+// Only weights, which no kernel writes during a forward pass, may be read before it (l2_prefetch). Every block
+// reaches it before anything else: a kernel whose blocks all returned early would finish before its predecessor.
+__device__ __forceinline__ void pdl_begin() {
+#if __CUDA_ARCH__ >= 900
+    asm volatile("griddepcontrol.wait;" ::: "memory");
+    asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
+#endif
+}
+
+// l2_prefetch: ask for bytes of read-only data at p (16-byte aligned) to be brought into L2 (one bulk prefetch,
+// sm_90+; sizes are rounded down to 16 bytes). A kernel issues it for the weights of its first work item before
+// pdl_begin, so their DRAM latency overlaps the previous kernel's tail.
+__device__ __forceinline__ void l2_prefetch(const void* p, unsigned bytes) {
+#if __CUDA_ARCH__ >= 900
+    bytes &= ~15u;
+    if (bytes) asm volatile("cp.async.bulk.prefetch.L2.global [%0], %1;" ::"l"(p), "r"(bytes) : "memory");
+#endif
+}
+
 // silu_mul: SwiGLU's g / (1 + exp(−g)) · u in the CPU's order (swiglu in ops.cu, the fused gate/up of trellis.cu).
 __device__ __forceinline__ float silu_mul(float g, float u) {
     return __fmul_rn(__fdiv_rn(g, __fadd_rn(1.0f, expf(-g))), u);

@@ -23,26 +23,26 @@ __device__ __forceinline__ bf16_t float_to_bf16(float f) {
          i += (unsigned long long)gridDim.x * blockDim.x)
 
 extern "C" __global__ void add_f32(float* __restrict__ c, const float* __restrict__ a, const float* __restrict__ b,
-                                   unsigned long long n) {
+                                   unsigned long long n) { pdl_begin();
     GRID_STRIDE(i, n) c[i] = a[i] + b[i];
 }
 
 extern "C" __global__ void add_bf16(bf16_t* __restrict__ c, const bf16_t* __restrict__ a,
-                                    const bf16_t* __restrict__ b, unsigned long long n) {
+                                    const bf16_t* __restrict__ b, unsigned long long n) { pdl_begin();
     GRID_STRIDE(i, n) c[i] = float_to_bf16(bf16_to_float(a[i]) + bf16_to_float(b[i]));
 }
 
 // y = alpha * x + y
 extern "C" __global__ void axpy_f32(float* __restrict__ y, const float* __restrict__ x, float alpha,
-                                    unsigned long long n) {
+                                    unsigned long long n) { pdl_begin();
     GRID_STRIDE(i, n) y[i] = fmaf(alpha, x[i], y[i]);
 }
 
-extern "C" __global__ void f32_to_bf16(bf16_t* __restrict__ dst, const float* __restrict__ src, unsigned long long n) {
+extern "C" __global__ void f32_to_bf16(bf16_t* __restrict__ dst, const float* __restrict__ src, unsigned long long n) { pdl_begin();
     GRID_STRIDE(i, n) dst[i] = float_to_bf16(src[i]);
 }
 
-extern "C" __global__ void bf16_to_f32(float* __restrict__ dst, const bf16_t* __restrict__ src, unsigned long long n) {
+extern "C" __global__ void bf16_to_f32(float* __restrict__ dst, const bf16_t* __restrict__ src, unsigned long long n) { pdl_begin();
     GRID_STRIDE(i, n) dst[i] = bf16_to_float(src[i]);
 }
 
@@ -56,11 +56,11 @@ __device__ __forceinline__ float uniform01(unsigned long long seed, unsigned lon
 }
 
 extern "C" __global__ void fill_uniform_f32(float* __restrict__ dst, unsigned long long n, unsigned long long seed,
-                                            float lo, float hi) {
+                                            float lo, float hi) { pdl_begin();
     GRID_STRIDE(i, n) dst[i] = fmaf(hi - lo, uniform01(seed, i), lo);
 }
 
 extern "C" __global__ void fill_uniform_bf16(bf16_t* __restrict__ dst, unsigned long long n, unsigned long long seed,
-                                             float lo, float hi) {
+                                             float lo, float hi) { pdl_begin();
     GRID_STRIDE(i, n) dst[i] = float_to_bf16(fmaf(hi - lo, uniform01(seed, i), lo));
 }

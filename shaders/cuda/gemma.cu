@@ -71,15 +71,15 @@ __device__ __forceinline__ void kv_store_ring(kv_t* __restrict__ kc, kv_t* __res
 }
 
 #define GEMMA_INSTANTIATE(T, SFX)                                                                                \
-    extern "C" __global__ void scale_##SFX(T* dst, const T* x, float s, long long n) { scale_op<T>(dst, x, s, n); } \
-    extern "C" __global__ void softcap_##SFX(T* dst, const T* x, float c, long long n) {                        \
+    extern "C" __global__ void scale_##SFX(T* dst, const T* x, float s, long long n) { pdl_begin(); scale_op<T>(dst, x, s, n); } \
+    extern "C" __global__ void softcap_##SFX(T* dst, const T* x, float c, long long n) { pdl_begin();           \
         softcap_op<T>(dst, x, c, n);                                                                            \
     }                                                                                                          \
-    extern "C" __global__ void geglu_##SFX(T* dst, const T* gate, const T* up, long long n) {                   \
+    extern "C" __global__ void geglu_##SFX(T* dst, const T* gate, const T* up, long long n) { pdl_begin();      \
         geglu_op<T>(dst, gate, up, n);                                                                          \
     }                                                                                                          \
     extern "C" __global__ void kv_store_ring_##SFX(kv_t* kc, kv_t* vc, const T* k, const T* v, const int* seq, \
-                                                   const int* pos, int n, int width, int seqs, int slots) {    \
+                                                   const int* pos, int n, int width, int seqs, int slots) { pdl_begin(); \
         kv_store_ring<T>(kc, vc, k, v, seq, pos, n, width, seqs, slots);                                       \
     }
 GEMMA_INSTANTIATE(float, f32)
@@ -295,11 +295,11 @@ __device__ __forceinline__ void attn_win_combine(T* __restrict__ out, const floa
     }
 }
 extern "C" __global__ void attn_win_combine_f32(float* out, const float* part, const int* seq, const int* pos,
-                                                int heads, int hd, int S, int seqs, int slots, int ring, int window) {
+                                                int heads, int hd, int S, int seqs, int slots, int ring, int window) { pdl_begin();
     attn_win_combine<float>(out, part, seq, pos, heads, hd, S, seqs, slots, ring, window);
 }
 extern "C" __global__ void attn_win_combine_bf16(bf16_t* out, const float* part, const int* seq, const int* pos,
-                                                 int heads, int hd, int S, int seqs, int slots, int ring, int window) {
+                                                 int heads, int hd, int S, int seqs, int slots, int ring, int window) { pdl_begin();
     attn_win_combine<bf16_t>(out, part, seq, pos, heads, hd, S, seqs, slots, ring, window);
 }
 
@@ -307,7 +307,7 @@ extern "C" __global__ void attn_win_combine_bf16(bf16_t* out, const float* part,
     extern "C" __global__ void __launch_bounds__(128)                                                          \
         name(float* part, const T* q, const kv_t* kc, const kv_t* vc, const T* kn, const T* vn, const int* seq, \
              const int* pos, int n, int heads, int kv_heads, int hd, int seqs, int slots, int ring, int window,  \
-             float scale, float softcap) {                                                                      \
+             float scale, float softcap) { pdl_begin();                                                         \
         attn_win_body<EPT, false, T>(part, 0, q, kc, vc, kn, vn, seq, pos, n, heads, kv_heads, hd, seqs, slots, \
                                      ring, window, scale, softcap);                                             \
     }
@@ -316,7 +316,7 @@ extern "C" __global__ void attn_win_combine_bf16(bf16_t* out, const float* part,
     extern "C" __global__ void __launch_bounds__(128)                                                          \
         name(T* out, const T* q, const kv_t* kc, const kv_t* vc, const T* kn, const T* vn, const int* seq,      \
              const int* pos, int n, int heads, int kv_heads, int hd, int seqs, int slots, int ring, int window,  \
-             float scale, float softcap) {                                                                      \
+             float scale, float softcap) { pdl_begin();                                                         \
         attn_win_body<EPT, true, T>(0, out, q, kc, vc, kn, vn, seq, pos, n, heads, kv_heads, hd, seqs, slots,   \
                                     ring, window, scale, softcap);                                              \
     }

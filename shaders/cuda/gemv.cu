@@ -169,12 +169,12 @@ __device__ __forceinline__ void gemv_scalar(OutT* __restrict__ y, const bf16_t* 
 }
 
 #define GEMV_VEC(name, N, R, U, X_T, OUT_T)                                                                  \
-    extern "C" __global__ void __launch_bounds__(256) name(const GemvParams p, const X_T* x) {               \
+    extern "C" __global__ void __launch_bounds__(256) name(const GemvParams p, const X_T* x) { pdl_begin();  \
         gemv_vec<N, R, U, X_T, OUT_T>(p, x);                                                                 \
     }
 
 #define GEMV_SCALAR(name, N, X_T, OUT_T)                                                                     \
     extern "C" __global__ void __launch_bounds__(256) name(OUT_T* y, const bf16_t* W, const X_T* x,         \
-                                                           const float* bias, int in, int out) {             \
+                                                           const float* bias, int in, int out) { pdl_begin(); \
         gemv_scalar<N, X_T, OUT_T>(y, W, x, bias, in, out);                                                  \
     }

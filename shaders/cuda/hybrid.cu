@@ -211,7 +211,7 @@ __device__ __forceinline__ void sigmoid_mul(T* dst, const T* x, const T* g, long
 //   grid: one block of 128 threads per row, E floats of dynamic shared memory
 //   promise: bit-exact against cpu.Route (ids and weights)
 extern "C" __global__ void moe_route(int* __restrict__ ids, float* __restrict__ weights,
-                                     const float* __restrict__ logits, int E, int k, int norm) {
+                                     const float* __restrict__ logits, int E, int k, int norm) { pdl_begin();
     extern __shared__ float p[];
     __shared__ float rv[HY_THREADS / 32];
     __shared__ int ri[HY_THREADS / 32];
@@ -353,31 +353,31 @@ __device__ __forceinline__ void moe_combine(T* __restrict__ dst, const T* __rest
 
 #define HYBRID_INSTANTIATE(T, SFX)                                                                                \
     extern "C" __global__ void causal_conv_##SFX##_wf32(T* dst, const T* x, const float* w, float* conv,         \
-                                                        const int* seq, const int* pos, int n, int C, int K) {   \
+                                                        const int* seq, const int* pos, int n, int C, int K) { pdl_begin(); \
         causal_conv<T, float>(dst, x, w, conv, seq, pos, n, C, K);                                              \
     }                                                                                                          \
     extern "C" __global__ void causal_conv_##SFX##_wbf16(T* dst, const T* x, const bf16_t* w, float* conv,       \
-                                                         const int* seq, const int* pos, int n, int C, int K) {  \
+                                                         const int* seq, const int* pos, int n, int C, int K) { pdl_begin(); \
         causal_conv<T, bf16_t>(dst, x, w, conv, seq, pos, n, C, K);                                             \
     }                                                                                                          \
     extern "C" __global__ void rmsnorm_gated_##SFX(T* dst, const T* x, const T* z, const float* w, int g,        \
-                                                   float eps) {                                                \
+                                                   float eps) { pdl_begin();                                   \
         rmsnorm_gated<T>(dst, x, z, w, g, eps);                                                                 \
     }                                                                                                          \
     extern "C" __global__ void sigmoid_mul_##SFX(T* dst, const T* x, const T* g, long long total, int c,        \
-                                                 int per_row) {                                                \
+                                                 int per_row) { pdl_begin();                                   \
         sigmoid_mul<T>(dst, x, g, total, c, per_row);                                                           \
     }                                                                                                          \
     extern "C" __global__ void moe_accum_##SFX(T* dst, const T* y, const int* ids, const float* weights, int d,  \
-                                               int k, int e, int first) {                                      \
+                                               int k, int e, int first) { pdl_begin();                         \
         moe_accum<T>(dst, y, ids, weights, d, k, e, first);                                                     \
     }                                                                                                          \
     extern "C" __global__ void moe_gemv_##SFX(T* y, const T* x, const int* ids, const bf16_t* const* W, int in,  \
-                                              int out, int k, int xslot) {                                     \
+                                              int out, int k, int xslot) { pdl_begin();                        \
         moe_gemv<T>(y, x, ids, W, in, out, k, xslot);                                                           \
     }                                                                                                          \
     extern "C" __global__ void moe_combine_##SFX(T* dst, const T* y, const int* ids, const float* weights, int d, \
-                                                 int k) {                                                      \
+                                                 int k) { pdl_begin();                                         \
         moe_combine<T>(dst, y, ids, weights, d, k);                                                             \
     }
 
@@ -387,7 +387,7 @@ __device__ __forceinline__ void moe_combine(T* __restrict__ dst, const T* __rest
                                                                   const float* aLog, const float* dtBias,       \
                                                                   float* S, const int* seq, const int* pos,     \
                                                                   int n, int KH, int VH, int dk, int dv,        \
-                                                                  float scale) {                                \
+                                                                  float scale) { pdl_begin();                   \
         gated_delta<KD, T>(dst, qkv, a, b, aLog, dtBias, S, seq, pos, n, KH, VH, dk, dv, scale);                  \
     }
 

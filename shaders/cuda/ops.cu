@@ -240,7 +240,7 @@ __device__ __forceinline__ void swiglu(T* dst, bf16_t* y16, const T* gate, const
 //   in:  x f32 [n]; out: y bf16 [n] = bf16(x), round to nearest even (the input of a prompt GEMM, cuBLASLt bf16)
 //   grid: as add
 //   promise: exact rounding, as backend.F32ToBF16
-extern "C" __global__ void cvt_f32_bf16(bf16_t* __restrict__ y, const float* __restrict__ x, long long n) {
+extern "C" __global__ void cvt_f32_bf16(bf16_t* __restrict__ y, const float* __restrict__ x, long long n) { pdl_begin();
     if (aligned16(y, x, x)) {
         const long long n8 = n / 8;
         GRID_STRIDE(i, n8) {
@@ -260,7 +260,7 @@ extern "C" __global__ void cvt_f32_bf16(bf16_t* __restrict__ y, const float* __r
 //   grid: grid-stride over n
 //   promise: exact roundings
 extern "C" __global__ void split_f32_bf16(bf16_t* __restrict__ hi, bf16_t* __restrict__ lo,
-                                          const float* __restrict__ x, long long n) {
+                                          const float* __restrict__ x, long long n) { pdl_begin();
     GRID_STRIDE(k, n) {
         const float v = x[k];
         const bf16_t h = f2bf(v);
@@ -438,40 +438,40 @@ __device__ __forceinline__ void hadamard(T* dst, bf16_t* y16, const T* x, const 
 
 // The instantiations: NAME_f32 and NAME_bf16 of each template above.
 #define OPS_INSTANTIATE(T, SFX)                                                                                  \
-    extern "C" __global__ void embed_##SFX(T* dst, const bf16_t* table, const int* ids, int d, int vocab) {   \
+    extern "C" __global__ void embed_##SFX(T* dst, const bf16_t* table, const int* ids, int d, int vocab) { pdl_begin(); \
         embed<T>(dst, table, ids, d, vocab);                                                                   \
     }                                                                                                          \
     extern "C" __global__ void rmsnorm_warp_##SFX(T* dst, const T* x, const float* w, int groups, int g,      \
-                                                  float eps) {                                                 \
+                                                  float eps) { pdl_begin();                                    \
         rmsnorm_warp<T>(dst, x, w, groups, g, eps);                                                            \
     }                                                                                                          \
     extern "C" __global__ void rmsnorm_row_##SFX(T* dst, bf16_t* y16, const T* x, const float* w, int g,      \
-                                                 float eps) {                                                  \
+                                                 float eps) { pdl_begin();                                     \
         rownorm<T, false>(0, dst, y16, x, 0, w, g, eps);                                                       \
     }                                                                                                          \
     extern "C" __global__ void add_rmsnorm_##SFX(T* sum, T* y, bf16_t* y16, const T* a, const T* b,           \
-                                                 const float* w, int g, float eps) {                           \
+                                                 const float* w, int g, float eps) { pdl_begin();              \
         rownorm<T, true>(sum, y, y16, a, b, w, g, eps);                                                        \
     }                                                                                                          \
-    extern "C" __global__ void add_##SFX(T* dst, const T* a, const T* b, long long n) { add<T>(dst, a, b, n); } \
-    extern "C" __global__ void swiglu_##SFX(T* dst, bf16_t* y16, const T* gate, const T* up, long long n) {   \
+    extern "C" __global__ void add_##SFX(T* dst, const T* a, const T* b, long long n) { pdl_begin(); add<T>(dst, a, b, n); } \
+    extern "C" __global__ void swiglu_##SFX(T* dst, bf16_t* y16, const T* gate, const T* up, long long n) { pdl_begin(); \
         swiglu<T>(dst, y16, gate, up, n);                                                                      \
     }                                                                                                          \
     extern "C" __global__ void rope_##SFX(T* x, const int* pos, const float* inv_freq, int heads, int hd,     \
-                                          int dims, int traditional, float prescale) {                         \
+                                          int dims, int traditional, float prescale) { pdl_begin();            \
         rope<T>(x, pos, inv_freq, heads, hd, dims, traditional, prescale);                                     \
     }                                                                                                          \
     extern "C" __global__ void rmsnorm_rope_##SFX(T* y, const T* x, const float* w, const int* pos,           \
                                                   const float* inv_freq, int groups, int heads, int hd,        \
-                                                  int dims, int traditional, float prescale, float eps) {      \
+                                                  int dims, int traditional, float prescale, float eps) { pdl_begin(); \
         rmsnorm_rope<T>(y, x, w, pos, inv_freq, groups, heads, hd, dims, traditional, prescale, eps);          \
     }                                                                                                          \
     extern "C" __global__ void kv_store_##SFX(kv_t* kc, kv_t* vc, const T* k, const T* v, const int* seq, \
-                                              const int* pos, int width, int layer, int seqs, int max_len) {   \
+                                              const int* pos, int width, int layer, int seqs, int max_len) { pdl_begin(); \
         kv_store<T>(kc, vc, k, v, seq, pos, width, layer, seqs, max_len);                                      \
     }                                                                                                          \
     extern "C" __global__ void hadamard_##SFX(T* dst, bf16_t* y16, const T* x, const float* pre,              \
-                                              const float* post, int cols, int b, float scale) {               \
+                                              const float* post, int cols, int b, float scale) { pdl_begin();  \
         hadamard<T>(dst, y16, x, pre, post, cols, b, scale);                                                   \
     }
 OPS_INSTANTIATE(float, f32)
@@ -504,10 +504,10 @@ __device__ __forceinline__ void add_scaled(T* dst, const T* a, const T* b, float
         GRID_STRIDE(k, n) store_out(dst + k, scaled_sum(ld1(a + k), ld1(b + k), s));
     }
 }
-extern "C" __global__ void add_scaled_f32(float* dst, const float* a, const float* b, float s, long long n) {
+extern "C" __global__ void add_scaled_f32(float* dst, const float* a, const float* b, float s, long long n) { pdl_begin();
     add_scaled<float>(dst, a, b, s, n);
 }
-extern "C" __global__ void add_scaled_bf16(bf16_t* dst, const bf16_t* a, const bf16_t* b, float s, long long n) {
+extern "C" __global__ void add_scaled_bf16(bf16_t* dst, const bf16_t* a, const bf16_t* b, float s, long long n) { pdl_begin();
     add_scaled<bf16_t>(dst, a, b, s, n);
 }
 
@@ -515,10 +515,10 @@ extern "C" __global__ void add_scaled_bf16(bf16_t* dst, const bf16_t* a, const b
 //   in:  y [n, out] (f32 or bf16); bias f32 [out]; out: y[r, o] += bias[o] (f32 add, one rounding for bf16)
 //   grid: grid-stride over n·out
 //   promise: f32: exact as the CPU; bf16: the product was already rounded once, so two roundings in all
-extern "C" __global__ void bias_add_f32(float* y, const float* __restrict__ bias, long long n, int out) {
+extern "C" __global__ void bias_add_f32(float* y, const float* __restrict__ bias, long long n, int out) { pdl_begin();
     GRID_STRIDE(i, n) y[i] += bias[i % out];
 }
-extern "C" __global__ void bias_add_bf16(bf16_t* y, const float* __restrict__ bias, long long n, int out) {
+extern "C" __global__ void bias_add_bf16(bf16_t* y, const float* __restrict__ bias, long long n, int out) { pdl_begin();
     GRID_STRIDE(i, n) y[i] = f2bf(bf2f(y[i]) + bias[i % out]);
 }
 
@@ -570,7 +570,7 @@ __device__ __forceinline__ void block_argmax(float& v, int& i, float* sv, int* s
     __syncthreads();
 }
 
-extern "C" __global__ void argmax_f32(int* __restrict__ dst, const float* __restrict__ logits, int vocab) {
+extern "C" __global__ void argmax_f32(int* __restrict__ dst, const float* __restrict__ logits, int vocab) { pdl_begin();
     __shared__ float sv[32];
     __shared__ int si[32];
     __shared__ int bad;

@@ -118,7 +118,7 @@ struct TrellisRow {
 //   promise: VAR 0 — every weight is trellis.Reciprocal's bit for bit, sums in f32 (fma) in the qgemv_rows order:
 //            within f32 accumulation-order rounding of the CPU (internal/cpu); VAR 1 — trellis.Factored's sums.
 #define TRELLIS_GEMV_ROWS(name, K, N, R, VAR, PF)                                                               \
-    extern "C" __global__ void __launch_bounds__(256) name(const QGemvParams p) {                               \
+    extern "C" __global__ void __launch_bounds__(256) name(const QGemvParams p) { pdl_begin();                  \
         qgemv_rows<TrellisRow<K, VAR>, N, R, PF>(p);                                                            \
     }
 
@@ -288,7 +288,7 @@ __device__ __forceinline__ void trellis_gemv1_i8(const QGemvParams& p) {
 
 // One row: __launch_bounds__(256, 4), four blocks per SM (the grid cap, qShapes) resident: ≤ 64 registers.
 #define TRELLIS_GEMV_INT(name, K, N, R, U)                                                                       \
-    extern "C" __global__ void __launch_bounds__(256, (N) == 1 ? 4 : 1) name(const QGemvParams p) {             \
+    extern "C" __global__ void __launch_bounds__(256, (N) == 1 ? 4 : 1) name(const QGemvParams p) { pdl_begin(); \
         trellis_gemv1_i8<K, N, R, U>(p);                                                                        \
     }
 
@@ -522,7 +522,7 @@ __device__ __forceinline__ void trellis_mma(const QMmaParams& p) {
 
 // Two blocks per SM (≤ 128 registers a thread): the one-row 14B shapes stage up to 78 KB of activations a block.
 #define TRELLIS_MMA(name, K0, K1, N)                                                                            \
-    extern "C" __global__ void __launch_bounds__(256, 2) name(const QMmaParams p) {                             \
+    extern "C" __global__ void __launch_bounds__(256, 2) name(const QMmaParams p) { pdl_begin();                \
         trellis_mma<K0, K1, N>(p);                                                                              \
     }
 
@@ -697,11 +697,11 @@ __device__ __forceinline__ void trellis_gemv0(const QGemvParams& p) {
 }
 
 #define TRELLIS_GEMV_SPLITK(name, K, N, VAR)                                                                    \
-    extern "C" __global__ void __launch_bounds__(256) name(const QGemvParams p) {                               \
+    extern "C" __global__ void __launch_bounds__(256) name(const QGemvParams p) { pdl_begin();                  \
         trellis_gemv0<K, N, VAR, false>(p);                                                                     \
     }
 #define TRELLIS_GEMV_SPLITK_INT(name, K, N)                                                                     \
-    extern "C" __global__ void __launch_bounds__(256) name(const QGemvParams p) {                               \
+    extern "C" __global__ void __launch_bounds__(256) name(const QGemvParams p) { pdl_begin();                  \
         trellis_gemv0<K, N, 1, true>(p);                                                                        \
     }
 
@@ -895,7 +895,7 @@ __device__ __forceinline__ void trellis_mma0(const QGemvParams& p) {
 
 // Three blocks per SM (≤ 80 registers a thread) at P 16; the lab P 32 holds 64 accumulators (two blocks).
 #define TRELLIS_MMA_SPLITK(name, K, N, P)                                                                             \
-    extern "C" __global__ void __launch_bounds__(256, (P) <= 16 ? 3 : 2) name(const QGemvParams p) {            \
+    extern "C" __global__ void __launch_bounds__(256, (P) <= 16 ? 3 : 2) name(const QGemvParams p) { pdl_begin(); \
         trellis_mma0<K, N, P>(p);                                                                               \
     }
 
@@ -904,7 +904,7 @@ __device__ __forceinline__ void trellis_mma0(const QGemvParams& p) {
 //   out: y f32 [nrows, out] = Σ_s partial[s] (+ bias)
 //   grid: ⌈nrows·out/32⌉ blocks of 256 threads; lane = element, warp w sums splits w, w+8, ... in order, the 8 warp
 //         sums added in a fixed tree: deterministic
-extern "C" __global__ void __launch_bounds__(256) trellis_splitk_reduce(const QGemvParams p, int splits) {
+extern "C" __global__ void __launch_bounds__(256) trellis_splitk_reduce(const QGemvParams p, int splits) { pdl_begin();
     __shared__ float red[8][33];
     const long long total = (long long)p.nrows * p.out;
     const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
@@ -989,6 +989,6 @@ __device__ __forceinline__ void trellis_expand(bf16_t* __restrict__ dst, const Q
 }
 
 #define TRELLIS_EXPAND(name, K)                                                                                 \
-    extern "C" __global__ void __launch_bounds__(256) name(bf16_t* dst, const QGemvParams p) {                  \
+    extern "C" __global__ void __launch_bounds__(256) name(bf16_t* dst, const QGemvParams p) { pdl_begin();     \
         trellis_expand<K>(dst, p);                                                                              \
     }

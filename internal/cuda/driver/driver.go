@@ -31,6 +31,7 @@ var drv struct {
 	cuModuleLoadData, cuModuleGetFunction, cuModuleUnload                uintptr
 	cuModuleGetFunctionCount, cuModuleEnumerateFunctions, cuFuncGetName  uintptr
 	cuFuncSetAttribute, cuFuncGetAttribute, cuLaunchKernel               uintptr
+	cuLaunchKernelEx                                                     uintptr
 	cuStreamBeginCapture, cuStreamEndCapture                             uintptr
 	cuGraphInstantiateWithFlags, cuGraphLaunch                           uintptr
 	cuGraphExecDestroy, cuGraphDestroy                                   uintptr
@@ -96,6 +97,7 @@ func loadDriver() error {
 			{fn: &d.cuFuncSetAttribute, names: []string{"cuFuncSetAttribute"}},
 			{fn: &d.cuFuncGetAttribute, names: []string{"cuFuncGetAttribute"}},
 			{fn: &d.cuLaunchKernel, names: []string{"cuLaunchKernel"}},
+			{fn: &d.cuLaunchKernelEx, names: []string{"cuLaunchKernelEx"}, optional: true}, // CUDA 11.8+: launch attributes
 			{fn: &d.cuStreamBeginCapture, names: []string{"cuStreamBeginCapture_v2"}},
 			{fn: &d.cuStreamEndCapture, names: []string{"cuStreamEndCapture"}},
 			{fn: &d.cuGraphInstantiateWithFlags, names: []string{"cuGraphInstantiateWithFlags"}},

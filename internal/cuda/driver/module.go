@@ -126,6 +126,60 @@ func (f *Function) Launch(s *Stream, grid, block Dim3, sharedBytes int, args *Ar
 	return nil
 }
 
+// launchConfig mirrors CUlaunchConfig (cuda.h): seven 32-bit sizes, the stream at offset 32, the attribute array
+// at 40 and its length at 48; 56 bytes.
+type launchConfig struct {
+	gridX, gridY, gridZ, blockX, blockY, blockZ, sharedBytes uint32
+	_                                                        uint32
+	stream                                                   uintptr
+	attrs                                                    *launchAttr
+	numAttrs                                                 uint32
+	_                                                        uint32
+}
+
+// launchAttr mirrors CUlaunchAttribute: the id, four bytes of padding and a 64-byte value union; 72 bytes.
+type launchAttr struct {
+	id    uint32
+	_     uint32
+	value [64]byte
+}
+
+// attrProgrammaticStreamSerialization is CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION: the launch may
+// begin before the kernel queued before it on the stream has finished; the kernel orders itself with
+// griddepcontrol.wait (pdl_begin in shaders/cuda/common.cuh).
+const attrProgrammaticStreamSerialization = 6
+
+// HasPDL reports whether the driver can launch with programmatic dependent launch (cuLaunchKernelEx).
+func HasPDL() bool { return drv.cuLaunchKernelEx != 0 }
+
+// LaunchPDL enqueues the kernel like Launch, allowing it to start while the previous kernel on s still runs
+// (programmatic dependent launch, sm_90+; kept as an edge when captured into a graph). Only kernels that wait for
+// their predecessor before touching its data (pdl_begin) may be launched so. Without cuLaunchKernelEx it is Launch.
+func (f *Function) LaunchPDL(s *Stream, grid, block Dim3, sharedBytes int, args *Args) error {
+	if drv.cuLaunchKernelEx == 0 {
+		return f.Launch(s, grid, block, sharedBytes, args)
+	}
+	gx, gy, gz := grid.norm()
+	bx, by, bz := block.norm()
+	var params unsafe.Pointer
+	if args != nil {
+		params = args.pointers()
+	}
+	attr := &launchAttr{id: attrProgrammaticStreamSerialization}
+	attr.value[0] = 1 // programmaticStreamSerializationAllowed
+	cfg := &launchConfig{gridX: uint32(gx), gridY: uint32(gy), gridZ: uint32(gz), blockX: uint32(bx), blockY: uint32(by),
+		blockZ: uint32(bz), sharedBytes: uint32(sharedBytes), stream: s.h, attrs: attr, numAttrs: 1}
+	r := call(drv.cuLaunchKernelEx, uintptr(unsafe.Pointer(cfg)), f.h, uintptr(params), 0)
+	runtime.KeepAlive(args)
+	runtime.KeepAlive(cfg)
+	runtime.KeepAlive(attr)
+	if r != 0 {
+		return newError(r, fmt.Sprintf("cuLaunchKernelEx(%s grid=%dx%dx%d block=%dx%dx%d smem=%d args=%d, programmatic)",
+			f.name, gx, gy, gz, bx, by, bz, sharedBytes, args.Len()))
+	}
+	return nil
+}
+
 // Function attributes (CUfunction_attribute).
 const (
 	FuncMaxThreadsPerBlock  = 0
