@@ -23,21 +23,10 @@ var (
 	_ backend.MoE             = (*Backend)(nil)
 )
 
-// hybridOps are the ops of this file Supports answers yes for (with envHybrid).
+// hybridOps are the ops of this file Supports answers yes for. Served by default since the H200 ran them
+// (2026-12-01: TestBackendModels passed for tiny-qwen3_5 and tiny-qwen3-next-moe with them served, and the hidden
+// Qwen3.5 variant decoded its 16 greedy tokens exactly); before, only with an environment switch.
 var hybridOps = map[backend.Op]bool{backend.OpGatedDeltaNet: true, backend.OpSigmoidGate: true, backend.OpMoE: true}
-
-// envHybrid: these kernels compile (NVRTC) and match the CPU in Go transcriptions (hybrid_emul_test.go), but no
-// GPU has run them yet; until a device check passes (scripts/device/quant.sh sets it), Supports serves the hybrid
-// ops only with MLXBUN_CUDA_HYBRID=1, so "--device auto" keeps running the hybrid models on the CPU.
-const envHybrid = "MLXBUN_CUDA_HYBRID"
-
-// hybridWhy is Supports' answer for a hybrid op: "" when served.
-func hybridWhy() string {
-	if os.Getenv(envHybrid) == "1" {
-		return ""
-	}
-	return "its kernels have not run on a GPU yet (" + envHybrid + "=1 serves them)"
-}
 
 // convKMax is the largest conv kernel causal_conv holds in registers (CONV_KMAX in hybrid.cu).
 const convKMax = 8

@@ -415,7 +415,6 @@ func (b *Backend) Supports(q backend.Query) error {
 	why := ""
 	switch {
 	case hybridOps[q.Op]: // the hybrids' DeltaNet, sigmoid gate and MoE ops (hybrid.go)
-		why = hybridWhy()
 	case q.Op == backend.OpAddScaled: // LoRA adapters (adapter.go)
 	case gemmaOps[q.Op]: // the Gemmas' pointwise ops and windowed attention (gemma.go)
 	case q.Op == backend.OpHadamard: // rotate.go

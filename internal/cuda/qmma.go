@@ -39,6 +39,31 @@ type qmmaParams struct {
 	NTiles                               int32
 }
 
+// qgroupParams mirrors QGroupParams (168 bytes), the parameters of trellis_gemvg.
+type qgroupParams struct {
+	Seg                        [3]qmmaSeg
+	X, H, Ctr                  driver.DevPtr
+	NSeg, In, Shift, L, NUnits int32
+	_                          int32
+}
+
+// trellisGemvgName names the one-row grouped form for k-bit codes.
+func trellisGemvgName(k int) string { return fmt.Sprintf("trellis_gemvg_k%d", k) }
+
+// gemvgBlocksPerSM caps the trellis_gemvg grid: the four 256-thread blocks per SM its launch bound allows (64
+// registers), every warp then taking units from the counter until none are left.
+const gemvgBlocksPerSM = 4
+
+// gemvgSupports is whether trellis_gemvg serves a layer's MatMul: one row of an int8-activation axis-1 trellis
+// layer whose quantized activations fit in one block's shared memory, when the tuning table says so.
+func gemvgSupports(c quantCase) bool {
+	return c.group && c.act8 && c.n == 1 && c.w.Format == backend.FormatTrellis && c.w.Axis == 1 && c.in%32 == 0 &&
+		c.in/32*36*4 <= qSmemMax
+}
+
+// enqueueGemvg queues trellis_gemvg, joining the launch queued last when it multiplies the same activations.
+func enqueueGemvg(b *Backend, c quantCase, y, x driver.DevPtr, l *qlinear) { enqueueGroup(b, c, y, x, l, true) }
+
 // SetQuantMMA pins whether int8-activation trellis layers loaded afterwards (both axes) use the tensor-core forms
 // for every decode batch or never (the verify cases pin each form); unset, MLXBUN_CUDA_QMMA and qmmaDefaultRows decide.
 func (b *Backend) SetQuantMMA(on bool) {
@@ -89,12 +114,21 @@ const qmmaKS = 8
 // qmmaGroup is one queued trellis_mma launch: up to three layers on the same activations, and the SwiGLU output
 // when a gate/up pair absorbed one.
 type qmmaGroup struct {
-	idx  int
-	n    int
-	x    driver.DevPtr
-	segs []*qlinear
-	ys   []driver.DevPtr
-	h    driver.DevPtr
+	idx   int
+	n     int
+	x     driver.DevPtr
+	segs  []*qlinear
+	ys    []driver.DevPtr
+	h     driver.DevPtr
+	gemvg bool // the one-row grouped dp4a form (trellis_gemvg) instead of the tensor-core one
+}
+
+// form names the group's kernel family (debug lines).
+func (g *qmmaGroup) form() string {
+	if g.gemvg {
+		return "trellis_gemvg"
+	}
+	return "trellis_mma"
 }
 
 func (g *qmmaGroup) sameBits() bool {
@@ -112,7 +146,7 @@ func (g *qmmaGroup) launch(b *Backend) func() error {
 	if g.h == 0 && !g.sameBits() {
 		var fs []func() error
 		for i, l := range g.segs {
-			one := &qmmaGroup{n: g.n, x: g.x, segs: []*qlinear{l}, ys: []driver.DevPtr{g.ys[i]}}
+			one := &qmmaGroup{n: g.n, x: g.x, segs: []*qlinear{l}, ys: []driver.DevPtr{g.ys[i]}, gemvg: g.gemvg}
 			fs = append(fs, one.launch(b))
 		}
 		return func() error {
@@ -123,6 +157,9 @@ func (g *qmmaGroup) launch(b *Backend) func() error {
 			}
 			return nil
 		}
+	}
+	if g.gemvg {
+		return g.launchGemvg(b)
 	}
 	N, l0 := qInst(g.n), g.segs[0]
 	p := qmmaParams{X: g.x, H: g.h, NSeg: int32(len(g.segs)), In: int32(l0.in), Shift: int32(l0.shift), L: int32(l0.L),
@@ -158,6 +195,32 @@ func (g *qmmaGroup) launch(b *Backend) func() error {
 	}
 }
 
+// launchGemvg is the group's trellis_gemvg launch (one row; every segment of one width).
+func (g *qmmaGroup) launchGemvg(b *Backend) func() error {
+	l0 := g.segs[0]
+	p := qgroupParams{X: g.x, H: g.h, Ctr: b.quant.ctr, NSeg: int32(len(g.segs)), In: int32(l0.in), Shift: int32(l0.shift), L: int32(l0.L)}
+	units := 0
+	var bytes float64
+	for i, l := range g.segs {
+		p.Seg[i] = qmmaSeg{W: l.words, Scales: l.scales, Bias: l.bias, Y: g.ys[i], Out: int32(l.out), Tile0: int32(units)}
+		units += (l.out + 1) / 2
+		bytes += l.bytes(1)
+	}
+	if g.h != 0 {
+		units = l0.out
+		bytes += float64(4 * l0.out)
+	}
+	p.NUnits = int32(units)
+	grid := driver.Dim3{X: max(1, min((units+7)/8, gemvgBlocksPerSM*b.info.SMs))}
+	smem := l0.in / 32 * 36 * 4
+	name := trellisGemvgName(l0.w.Bits)
+	raw := append([]byte(nil), (*[unsafe.Sizeof(qgroupParams{})]byte)(unsafe.Pointer(&p))[:]...)
+	b.logf("  %s grid %d units %d smem %d layers %d swiglu %v", name, grid.X, units, smem, len(g.segs), g.h != 0)
+	return func() error {
+		return b.launch(name, grid, driver.Dim3{X: 256}, smem, driver.NewArgs().Raw(raw, 8), bytes)
+	}
+}
+
 // qmmaSupports is whether the tensor-core form serves a layer's MatMul of n rows.
 func qmmaSupports(c quantCase) bool {
 	return c.act8 && c.mmaRows > 0 && c.n >= c.mmaRows && c.n <= maxGemvRows && c.w.Format == backend.FormatTrellis &&
@@ -166,11 +229,15 @@ func qmmaSupports(c quantCase) bool {
 
 // enqueueQMma queues the tensor-core form, joining the trellis_mma launch queued last when it multiplies the same
 // activations with a layer of the same geometry (block, L) and room remains (three layers).
-func enqueueQMma(b *Backend, c quantCase, y, x driver.DevPtr, l *qlinear) {
+func enqueueQMma(b *Backend, c quantCase, y, x driver.DevPtr, l *qlinear) { enqueueGroup(b, c, y, x, l, false) }
+
+// enqueueGroup queues a multi-layer launch (trellis_gemvg when gemvg, else trellis_mma), joining the one queued
+// last when it is of the same form on the same activations and geometry and room remains.
+func enqueueGroup(b *Backend, c quantCase, y, x driver.DevPtr, l *qlinear, gemvg bool) {
 	ybytes := 4 * c.n * c.out
 	b.mu.Lock()
 	g := b.fuse.qmma
-	join := g != nil && b.fuse.last(g.idx, len(b.pending)) && g.h == 0 && len(g.segs) < 3 && g.x == x && g.n == c.n &&
+	join := g != nil && b.fuse.last(g.idx, len(b.pending)) && g.gemvg == gemvg && g.h == 0 && len(g.segs) < 3 && g.x == x && g.n == c.n &&
 		g.segs[0].in == l.in && g.segs[0].shift == l.shift && g.segs[0].L == l.L && !overlaps(y, ybytes, x, 4*c.n*c.in)
 	if join {
 		for i, s := range g.segs {
@@ -183,11 +250,11 @@ func enqueueQMma(b *Backend, c quantCase, y, x driver.DevPtr, l *qlinear) {
 		g.segs, g.ys = append(g.segs, l), append(g.ys, y)
 		b.pending[g.idx] = g.launch(b)
 		b.mu.Unlock()
-		b.logf("MatMul %s joins the trellis_mma launch (%d layers)", l.name, len(g.segs))
+		b.logf("MatMul %s joins the %s launch (%d layers)", l.name, g.form(), len(g.segs))
 		return
 	}
 	b.mu.Unlock()
-	g = &qmmaGroup{n: c.n, x: x, segs: []*qlinear{l}, ys: []driver.DevPtr{y}}
+	g = &qmmaGroup{n: c.n, x: x, segs: []*qlinear{l}, ys: []driver.DevPtr{y}, gemvg: gemvg}
 	b.enqueue(g.launch(b))
 	b.mu.Lock()
 	g.idx = len(b.pending) - 1
@@ -206,14 +273,14 @@ func (b *Backend) fuseQMmaSwiGLU(d, gate, up *Tensor) bool {
 	}
 	k0, k1, N := g.segs[0].w.Bits, g.segs[1].w.Bits, qInst(g.n)
 	n := g.n * g.segs[0].out
-	if (k0 != k1 && !qmmaMixed(N)) || d.dt != backend.F32 || gate.dt != backend.F32 || up.dt != backend.F32 ||
+	if (k0 != k1 && (g.gemvg || !qmmaMixed(N))) || d.dt != backend.F32 || gate.dt != backend.F32 || up.dt != backend.F32 ||
 		gate.ptr != g.ys[0] || up.ptr != g.ys[1] || d.elems() != n || gate.elems() != n || up.elems() != n {
 		return false
 	}
 	g.h = d.ptr
 	b.pending[g.idx] = g.launch(b)
 	b.fuse.qmma = nil
-	b.logf("SwiGLU joins the trellis_mma launch of %s, %s", g.segs[0].name, g.segs[1].name)
+	b.logf("SwiGLU joins the %s launch of %s, %s", g.form(), g.segs[0].name, g.segs[1].name)
 	return true
 }
 

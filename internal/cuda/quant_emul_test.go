@@ -394,3 +394,76 @@ func TestQMmaParamsLayout(t *testing.T) {
 		}
 	}
 }
+
+// TestQGroupParamsLayout: qgroupParams matches QGroupParams in trellis.cu.
+func TestQGroupParamsLayout(t *testing.T) {
+	var p qgroupParams
+	if unsafe.Sizeof(p) != 168 || unsafe.Offsetof(p.X) != 120 || unsafe.Offsetof(p.H) != 128 || unsafe.Offsetof(p.Ctr) != 136 ||
+		unsafe.Offsetof(p.NSeg) != 144 || unsafe.Offsetof(p.In) != 148 || unsafe.Offsetof(p.NUnits) != 160 {
+		t.Errorf("qgroupParams: size %d, X %d, H %d, Ctr %d, NSeg %d, In %d, NUnits %d; trellis.cu has 168, 120, 128, 136, 144, 148, 160",
+			unsafe.Sizeof(p), unsafe.Offsetof(p.X), unsafe.Offsetof(p.H), unsafe.Offsetof(p.Ctr), unsafe.Offsetof(p.NSeg),
+			unsafe.Offsetof(p.In), unsafe.Offsetof(p.NUnits))
+	}
+	src := cudashaders.Sources["trellis.cu"]
+	for _, want := range []string{"int* ctr;              // 136", "int nseg;              // 144", "int in;                // 148",
+		"int nunits;            // 160", "int pad;               // 164"} {
+		if !strings.Contains(src, want) {
+			t.Errorf("trellis.cu no longer declares %q", want)
+		}
+	}
+}
+
+// gemvgUnit transcribes gemvg_unit (trellis.cu): the segment and rows unit u multiplies.
+func gemvgUnit(outs []int, tile0 []int, glu bool, u int) (si, r0, r1 int) {
+	if glu {
+		return 0, u, u
+	}
+	switch {
+	case len(outs) > 2 && u >= tile0[2]:
+		si = 2
+	case len(outs) > 1 && u >= tile0[1]:
+		si = 1
+	}
+	r0 = 2 * (u - tile0[si])
+	return si, r0, r0 + 1
+}
+
+// TestGemvgUnits: the units of a trellis_gemvg launch, as launchGemvg numbers them, cover every output row of
+// every segment exactly once (odd widths: the clamped second row is not stored), and SwiGLU units pair gate and
+// up row by row.
+func TestGemvgUnits(t *testing.T) {
+	for _, outs := range [][]int{{5120, 1024, 1024}, {17408, 17408}, {7}, {1, 3, 2}, {128, 129}} {
+		var tile0 []int
+		units := 0
+		for _, o := range outs {
+			tile0 = append(tile0, units)
+			units += (o + 1) / 2
+		}
+		seen := make([]map[int]int, len(outs))
+		for i := range seen {
+			seen[i] = map[int]int{}
+		}
+		for u := range units {
+			si, r0, r1 := gemvgUnit(outs, tile0, false, u)
+			seen[si][r0]++
+			if r1 < outs[si] { // as the kernel: stored only inside the segment
+				seen[si][r1]++
+			}
+		}
+		for i, o := range outs {
+			for r := range o {
+				if seen[i][r] != 1 {
+					t.Fatalf("outs %v: segment %d row %d stored %d times", outs, i, r, seen[i][r])
+				}
+			}
+			if len(seen[i]) != o {
+				t.Fatalf("outs %v: segment %d: %d rows stored, want %d", outs, i, len(seen[i]), o)
+			}
+		}
+	}
+	for u := range 9 {
+		if si, r0, r1 := gemvgUnit([]int{9, 9}, []int{0, 5}, true, u); si != 0 || r0 != u || r1 != u {
+			t.Fatalf("SwiGLU unit %d: segment %d rows %d, %d", u, si, r0, r1)
+		}
+	}
+}

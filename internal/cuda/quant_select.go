@@ -21,6 +21,7 @@ type quantCase struct {
 	exact      bool // the layer was loaded in the reference-arithmetic mode (MLXBUN_CUDA_EXACT=1)
 	act8       bool // the layer's decode GEMV may quantize activations to int8 (qlinear.act8)
 	mmaRows    int  // the fewest rows the tensor-core form serves for the layer (qlinear.mmaRows), 0 never
+	group      bool // one-row layers on one input may share a trellis_gemvg launch (tuning.gemvGroup)
 }
 
 // quantForm is one way to compute a quantized MatMul.
@@ -40,6 +41,9 @@ type quantForm struct {
 //   - trellis_mma (first: int8-activation layers with in % 128 == 0, from qmmaDefaultRows = 2 rows by default,
 //     every batch with MLXBUN_CUDA_QMMA=1, never with =0): the tensor-core form, q/k/v and gate/up joined in one
 //     launch each and SwiGLU folded into gate/up (qmma.go).
+//   - trellis_gemvg (one row, int8-activation axis-1 layers, tuning.gemvGroup): the dp4a arithmetic of
+//     trellis_gemv1_i8 with the layers on one input in one launch (q/k/v; gate/up with SwiGLU folded) and units
+//     of two rows handed out by a counter (qmma.go).
 //   - trellis_mma0 (before trellis_gemv0_i8: int8-activation axis-0 layers with in % 8 == 0 and out % 32 == 0, from
 //     MLXBUN_CUDA_QMMA0=N rows (not by default until a GPU has run it: qmma0DefaultRows = 0); SetQuantMMA pins
 //     both axes): the axis-0 tensor-core form, split-K with trellis_splitk_reduce (qmma.go).
@@ -61,6 +65,7 @@ var quantForms = append(quantDecodeForms, []quantForm{
 // quantDecodeForms are the forms for n ≤ 8 rows (also what gemv_chunks runs per chunk).
 var quantDecodeForms = []quantForm{
 	{name: "trellis_mma", supports: qmmaSupports, enqueue: enqueueQMma},
+	{name: "trellis_gemvg", supports: gemvgSupports, enqueue: enqueueGemvg},
 	{name: "trellis_gemv1_i8", supports: func(c quantCase) bool {
 		return c.act8 && c.n <= maxGemvRows && c.w.Format == backend.FormatTrellis && c.w.Axis == 1
 	}, enqueue: enqueueQGemv},
@@ -272,7 +277,8 @@ func quantInstantiations() map[string][]string {
 				}
 			}
 		}
-		m["trellis.cu#n1"] = append(m["trellis.cu#n1"], fmt.Sprintf("TRELLIS_EXPAND(%s, %d)", trellisExpandName(k), k))
+		m["trellis.cu#n1"] = append(m["trellis.cu#n1"], fmt.Sprintf("TRELLIS_EXPAND(%s, %d)", trellisExpandName(k), k),
+			fmt.Sprintf("TRELLIS_GEMVG(%s, %d)", trellisGemvgName(k), k))
 	}
 	for _, bits := range affineBits {
 		for _, N := range qRowsInst {

@@ -46,7 +46,8 @@ type quantState struct {
 	expandLen  int
 	partial    driver.DevPtr // axis-0 split-K partials
 	partialLen int
-	smemReady  bool // the qgemv_rows kernels may take qSmemMax of dynamic shared memory
+	smemReady  bool          // the qgemv_rows kernels may take qSmemMax of dynamic shared memory
+	ctr        driver.DevPtr // trellis_gemvg's two work counters (zero between launches)
 }
 
 // SetQuantExact makes layers loaded afterwards use the reference arithmetic (trellis.Reciprocal per weight, f32
@@ -251,7 +252,7 @@ func (b *Backend) matmulQuant(d, xs *Tensor, l *qlinear) {
 	if n == 0 {
 		return
 	}
-	c := quantCase{n: n, in: in, out: l.out, w: l.w, exact: l.exact, act8: l.act8, mmaRows: l.mmaRows}
+	c := quantCase{n: n, in: in, out: l.out, w: l.w, exact: l.exact, act8: l.act8, mmaRows: l.mmaRows, group: b.tune.gemvGroup}
 	for _, f := range quantForms {
 		if f.supports(c) {
 			b.logf("MatMul %s n=%d %d->%d (%s, %s): %s", l.name, n, in, l.out, l.w, l.arith(), f.name)
@@ -278,9 +279,17 @@ func (b *Backend) allowQSmem() error {
 	if b.quant.smemReady {
 		return nil
 	}
-	err := b.dev.Do(func() error {
+	ctr, err := b.allocExact(8)
+	if err != nil {
+		return fmt.Errorf("trellis_gemvg counters: %w", err)
+	}
+	err = b.dev.Do(func() error {
+		if err := b.dev.MemsetD32(ctr, 0, 2); err != nil {
+			return err
+		}
 		for name, f := range b.fns {
-			if strings.HasPrefix(name, "trellis_gemv1_") || strings.HasPrefix(name, "trellis_mma_") || strings.HasPrefix(name, "affine_gemv_") {
+			if strings.HasPrefix(name, "trellis_gemv1_") || strings.HasPrefix(name, "trellis_gemvg_") || strings.HasPrefix(name, "trellis_mma_") ||
+				strings.HasPrefix(name, "affine_gemv_") {
 				if err := f.SetMaxDynamicShared(qSmemMax); err != nil {
 					return err
 				}
@@ -288,7 +297,7 @@ func (b *Backend) allowQSmem() error {
 		}
 		return nil
 	})
-	b.quant.smemReady = err == nil
+	b.quant.smemReady, b.quant.ctr = err == nil, ctr
 	return err
 }
 

@@ -133,7 +133,7 @@ func quantCases() []Case {
 func quantCaseI8(model string, l quantLayer, n int) Case {
 	c := quantCaseAct(model, l, n, false, false, true, false)
 	c.Op, c.Tol = "MatMul/trellis/i8", tolQuantAct8
-	c.Promise = "int8 activations (axis 1 per run of 32, axis 0 per warp's rows of a split), weights as trellis.Factored, exact int32 sums"
+	c.Promise = promiseI8
 	return c
 }
 
@@ -275,7 +275,10 @@ func quantFusedCases() []Case {
 		n    int
 	}{{small, 4}, {big, 1}} {
 		for seg := range 3 {
-			cs = append(cs, quantQKVCase(d.dims, d.n, seg))
+			cs = append(cs, quantQKVCase(d.dims, d.n, seg, true))
+			if d.n == 1 {
+				cs = append(cs, quantQKVCase(d.dims, d.n, seg, false))
+			}
 		}
 	}
 	for _, g := range []struct {
@@ -285,21 +288,40 @@ func quantFusedCases() []Case {
 		out    string
 	}{{small, 1, 3, 3, "h"}, {small, 4, 3, 3, "h"}, {big, 1, 3, 3, "h"}, {big, 1, 3, 3, "gate"}, {big, 1, 2, 4, "h"},
 		{small, 1, 4, 2, "up"}, {small, 4, 2, 4, "h"}, {big, 8, 4, 4, "h"}} {
-		cs = append(cs, quantSwiGLUCase(g.dims, g.n, g.k0, g.k1, g.out))
+		cs = append(cs, quantSwiGLUCase(g.dims, g.n, g.k0, g.k1, g.out, true))
+	}
+	// The one-row grouped dp4a form (trellis_gemvg): the same groups with the tensor-core form off.
+	for _, g := range []struct {
+		dims   Dims
+		k0, k1 int
+		out    string
+	}{{small, 3, 3, "h"}, {big, 3, 3, "h"}, {big, 3, 3, "gate"}, {big, 2, 2, "up"}, {big, 4, 4, "h"}, {big, 2, 4, "h"}, {small, 4, 2, "up"}} {
+		cs = append(cs, quantSwiGLUCase(g.dims, 1, g.k0, g.k1, g.out, false))
 	}
 	return cs
 }
 
-func quantQKVCase(d Dims, n, seg int) Case {
+const promiseI8 = "int8 activations (axis 1 per run of 32, axis 0 per warp's rows of a split), weights as trellis.Factored, exact int32 sums"
+
+// fusedForm names a fused case's form, its promise and bound: the tensor-core one (mma) or the dp4a one.
+func fusedForm(mma bool) (op, promise string, tol float64) {
+	if mma {
+		return "Fused/trellis", promiseMMA, tolQuantMMA
+	}
+	return "Fused/trellis/gemvg", promiseI8, tolQuantAct8
+}
+
+func quantQKVCase(d Dims, n, seg int, mma bool) Case {
 	outs := []int{d.Heads * d.HD, d.KVHeads * d.HD, d.KVHeads * d.HD}
-	return Case{Op: "Fused/trellis/MatMul×3", Shape: fmt.Sprintf("%s q, k, v 3-bit %d→%v, n=%d, segment %d", d.Name, d.Hidden, outs, n, seg),
-		Act: backend.F32, Promise: promiseMMA + "; each MatMul as alone", Tol: tolQuantMMA, Launches: &Launches{Kernels: 1},
+	op, promise, tol := fusedForm(mma)
+	return Case{Op: op + "/MatMul×3", Shape: fmt.Sprintf("%s q, k, v 3-bit %d→%v, n=%d, segment %d", d.Name, d.Hidden, outs, n, seg),
+		Act: backend.F32, Promise: promise + "; each MatMul as alone", Tol: tol, Launches: &Launches{Kernels: 1},
 		run: func(h *harness) float64 {
 			x := h.act(h.randn(n*d.Hidden, 1), n, d.Hidden)
 			var ys []pair
 			var ls []linearPair
 			for _, out := range outs {
-				ls = append(ls, h.quantLinear(quantLayer{in: d.Hidden, out: out, k: 3, axis: 1}, false, true, true))
+				ls = append(ls, h.quantLinear(quantLayer{in: d.Hidden, out: out, k: 3, axis: 1}, false, true, mma))
 				ys = append(ys, h.out(backend.F32, n, out))
 			}
 			for _, b := range h.sides() {
@@ -312,17 +334,18 @@ func quantQKVCase(d Dims, n, seg int) Case {
 }
 
 // quantSwiGLUCase is MatMul gate (k0 bits), MatMul up (k1 bits), SwiGLU, comparing out ("gate", "up" or "h").
-func quantSwiGLUCase(d Dims, n, k0, k1 int, out string) Case {
+func quantSwiGLUCase(d Dims, n, k0, k1 int, out string, mma bool) Case {
 	launches := 1
-	if k0 != k1 && n > 1 {
-		launches = 3 // two tensor-core launches (one per width) and the SwiGLU kernel
+	if k0 != k1 && (n > 1 || !mma) {
+		launches = 3 // two launches (one per width) and the SwiGLU kernel: mixed widths fuse only on the tensor cores, one row
 	}
-	return Case{Op: "Fused/trellis/gate+up+SwiGLU", Shape: fmt.Sprintf("%s %d→%d, gate %d-bit, up %d-bit, n=%d, %s", d.Name, d.Hidden, d.Inter, k0, k1, n, out),
-		Act: backend.F32, Promise: promiseMMA + "; SwiGLU as swiglu", Tol: tolQuantMMA, Launches: &Launches{Kernels: int64(launches)},
+	op, promise, tol := fusedForm(mma)
+	return Case{Op: op + "/gate+up+SwiGLU", Shape: fmt.Sprintf("%s %d→%d, gate %d-bit, up %d-bit, n=%d, %s", d.Name, d.Hidden, d.Inter, k0, k1, n, out),
+		Act: backend.F32, Promise: promise + "; SwiGLU as swiglu", Tol: tol, Launches: &Launches{Kernels: int64(launches)},
 		run: func(h *harness) float64 {
 			x := h.act(h.randn(n*d.Hidden, 1), n, d.Hidden)
-			lg := h.quantLinear(quantLayer{in: d.Hidden, out: d.Inter, k: k0, axis: 1}, false, true, true)
-			lu := h.quantLinear(quantLayer{in: d.Hidden, out: d.Inter, k: k1, axis: 1}, false, true, true)
+			lg := h.quantLinear(quantLayer{in: d.Hidden, out: d.Inter, k: k0, axis: 1}, false, true, mma)
+			lu := h.quantLinear(quantLayer{in: d.Hidden, out: d.Inter, k: k1, axis: 1}, false, true, mma)
 			gate, up, hh := h.out(backend.F32, n, d.Inter), h.out(backend.F32, n, d.Inter), h.out(backend.F32, n, d.Inter)
 			for _, b := range h.sides() {
 				b.MatMul(b.of(gate), b.of(x), b.lin(lg))

@@ -16,7 +16,7 @@
 set -u -o pipefail
 OUT=${OUT:-/tmp/mlxbun-out}
 mkdir -p "$OUT"
-export MLXBUN_CUDA_CACHE_DIR=/tmp/mlxbun-cuda-cache MLXBUN_CUDA=1 MLXBUN_CUDA_HYBRID=1
+export MLXBUN_CUDA_CACHE_DIR=/tmp/mlxbun-cuda-cache MLXBUN_CUDA=1
 B=.devbin/mlxbun
 D=.devdata
 T0=$(date +%s)
@@ -263,6 +263,35 @@ synth() {
 		done
 	done
 	cat "$OUT/synth.md"
+}
+
+# ab: the tuning table's new settings (issue 17), each switched off alone and both together, 3-bit 14B decode
+# (graphs replayed; the first row is the default), then the per-kernel profile of the default and 2/4 bits.
+ab() {
+	for v in "" "pdl=0" "gemv_group=0" "pdl=0,gemv_group=0"; do
+		step "ab: bench qwen3-14b 3-bit MLXBUN_CUDA_TUNE=$v"
+		echo "## MLXBUN_CUDA_TUNE=$v" >>"$OUT/ab.md"
+		MLXBUN_CUDA_TUNE=$v timeout 100 $B bench --synthetic qwen3-14b --bits 3 --device cuda -p 0 -n 128 -r 3 >>"$OUT/ab.md" 2>&1
+		echo "exit $?" >>"$OUT/ab.md"
+		grep -E "tg128|rror" "$OUT/ab.md" | tail -1 | tee -a "$OUT/run.log"
+	done
+	step "ab: profile of the default, 3-bit"
+	MLXBUN_CUDA_DEBUG=1 timeout 100 $B bench --synthetic qwen3-14b --bits 3 --device cuda -p 0 -n 16 -r 1 --profile >"$OUT/profile.md" 2>/tmp/ab-debug.log
+	grep -E "joins|trellis_gemvg|tuning" /tmp/ab-debug.log | sort | uniq -c | head -20 >>"$OUT/run.log"
+	for k in 2 4; do
+		step "ab: bench qwen3-14b $k-bit"
+		timeout 100 $B bench --synthetic qwen3-14b --bits $k --device cuda -p 512 -n 128 -r 3 2>&1 | grep -E "pp512|tg128|peak" | tee -a "$OUT/run.log"
+	done
+}
+
+# fused: the verify cases of the grouped forms and the int8 one-row forms.
+fused() {
+	for only in Fused/trellis MatMul/trellis/i8; do
+		step "fused: verify-kernels --only $only"
+		timeout 200 $B verify-kernels --device cuda --only "$only" >>"$OUT/verify.md" 2>&1
+		echo "verify $only exit $?" | tee -a "$OUT/run.log"
+		grep -E "FAIL|passed" "$OUT/verify.md" | tail -3 | tee -a "$OUT/run.log"
+	done
 }
 
 phases=("$@")

@@ -76,13 +76,13 @@ __device__ __forceinline__ void pdl_begin() {
 #endif
 }
 
-// l2_prefetch: ask for bytes of read-only data at p (16-byte aligned) to be brought into L2 (one bulk prefetch,
-// sm_90+; sizes are rounded down to 16 bytes). A kernel issues it for the weights of its first work item before
-// pdl_begin, so their DRAM latency overlaps the previous kernel's tail.
+// l2_prefetch: ask for the bytes of read-only data at p to be brought into L2 (one bulk prefetch, sm_90+ and a
+// PTX 8.0 compiler; the range is trimmed to whole 16-byte units inside it). A kernel issues it for the weights of
+// its first work item before pdl_begin, so their DRAM latency overlaps the previous kernel's tail. A hint only.
 __device__ __forceinline__ void l2_prefetch(const void* p, unsigned bytes) {
-#if __CUDA_ARCH__ >= 900
-    bytes &= ~15u;
-    if (bytes) asm volatile("cp.async.bulk.prefetch.L2.global [%0], %1;" ::"l"(p), "r"(bytes) : "memory");
+#if __CUDA_ARCH__ >= 900 && __CUDACC_VER_MAJOR__ >= 12
+    const unsigned long long a = (unsigned long long)p, lo = (a + 15) & ~15ull, hi = (a + bytes) & ~15ull;
+    if (hi > lo) asm volatile("cp.async.bulk.prefetch.L2.global [%0], %1;" ::"l"(lo), "r"((unsigned)(hi - lo)) : "memory");
 #endif
 }
 

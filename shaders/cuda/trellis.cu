@@ -95,10 +95,11 @@ struct TrellisRow {
     const unsigned* w;
     float scale;
     unsigned mask;
-    __device__ __forceinline__ void init(const QGemvParams& p, int row) {
-        w = p.W + (long long)row * ((p.in >> 5) * K);
-        scale = __ldg(p.scales + row);
-        mask = (1u << p.L) - 1u;
+    __device__ __forceinline__ void init(const QGemvParams& p, int row) { bind(p.W, p.scales, p.in, p.L, row); }
+    __device__ __forceinline__ void bind(const unsigned* W, const float* scales, int in, int L, int row) {
+        w = W + (long long)row * ((in >> 5) * K);
+        scale = __ldg(scales + row);
+        mask = (1u << L) - 1u;
     }
     __device__ __forceinline__ void load(const Run& ru, Words& d) const { trellis_run_load<K>(w, ru, d.a); }
     __device__ __forceinline__ float weight(const Words& d, int j) const {
@@ -184,12 +185,12 @@ __device__ __forceinline__ unsigned u4c(const uint4& v, int c) { return c == 0 ?
 // flight), then per run and weight row an int32 sum Σ_j bytesum(x_j)·a_j − 510·Σa (one dp4a per weight and
 // activation row: the byte sum and the product in one instruction), added to acc as f32(sum)·s_run in run order.
 template <int K, int N, int R, int U>
-__device__ __forceinline__ void i8_runs(const QGemvParams& p, const TrellisRow<K, 1>* rw, const unsigned* xs, int cs, int q0, int lq0,
+__device__ __forceinline__ void i8_runs(int shift, const TrellisRow<K, 1>* rw, const unsigned* xs, int cs, int q0, int lq0,
                                         int stride, unsigned mask, float (&acc)[R][N]) {
     typename TrellisRow<K, 1>::Words wd[U][R];
 #pragma unroll
     for (int u = 0; u < U; u++) {
-        const typename TrellisRow<K, 1>::Run ru = TrellisRow<K, 1>::run(p, q0 + lq0 + u * stride);
+        const TrellisRun ru = trellis_run<K>(shift, q0 + lq0 + u * stride);
 #pragma unroll
         for (int r = 0; r < R; r++) rw[r].load(ru, wd[u][r]);
     }
@@ -278,9 +279,9 @@ __device__ __forceinline__ void trellis_gemv1_i8(const QGemvParams& p) {
             }
             const int q0 = c0 >> 5, nq = len >> 5, stride = 32 * ks;
             int lq = part * 32 + lane;
-            for (; lq + (U - 1) * stride < nq; lq += U * stride) i8_runs<K, N, R, U>(p, rw, xs, cs, q0, lq, stride, mask, acc);
+            for (; lq + (U - 1) * stride < nq; lq += U * stride) i8_runs<K, N, R, U>(p.shift, rw, xs, cs, q0, lq, stride, mask, acc);
             if (U > 1)
-                for (; lq < nq; lq += stride) i8_runs<K, N, R, 1>(p, rw, xs, cs, q0, lq, stride, mask, acc);
+                for (; lq < nq; lq += stride) i8_runs<K, N, R, 1>(p.shift, rw, xs, cs, q0, lq, stride, mask, acc);
         }
         qgemv_finish<N, R>(p, rw, acc, red, warp, lane, part, ks, row0);
     }
@@ -291,6 +292,117 @@ __device__ __forceinline__ void trellis_gemv1_i8(const QGemvParams& p) {
     extern "C" __global__ void __launch_bounds__(256, (N) == 1 ? 4 : 1) name(const QGemvParams p) { pdl_begin(); \
         trellis_gemv1_i8<K, N, R, U>(p);                                                                        \
     }
+
+// QMmaSeg: one linear of a multi-layer launch (trellis_gemvg, trellis_mma). Mirrored by qmmaSeg in
+// internal/cuda/qmma.go.
+struct QMmaSeg {
+    const unsigned* W;     // 0: packed words [out, in·K/32]
+    const float* scales;   // 8: [out]
+    const float* bias;     // 16: [out] or null
+    float* y;              // 24: [nrows, out]
+    int out;               // 32
+    int tile0;             // 36: the segment's first tile or unit (SwiGLU: unused)
+};                         // 40 bytes
+
+// qmma_seg_of: segment i (0..2) of a launch's parameters, without indexing the array by a run-time value.
+template <class P>
+__device__ __forceinline__ QMmaSeg qmma_seg_of(const P& p, int i) { return i == 0 ? p.seg[0] : (i == 1 ? p.seg[1] : p.seg[2]); }
+
+// ---- One-row grouped form (trellis_gemvg): the layers on one input in one launch, units taken from a counter ----
+//
+// QGroupParams: one trellis_gemvg launch — up to three axis-1 layers on the same x (q, k, v; gate, up), or gate and
+// up with SwiGLU folded in. Its segments are QMmaSeg (tile0: the segment's first unit). Mirrored by qgroupParams in
+// internal/cuda/qmma.go; TestQGroupParamsLayout checks sizes and offsets.
+struct QGroupParams {
+    QMmaSeg seg[3];        // 0
+    const float* x;        // 120: f32 [1, in]
+    float* h;              // 128: SwiGLU output [seg[0].out], or null
+    int* ctr;              // 136: two counters, zero before and after every launch (units taken, warps done)
+    int nseg;              // 144
+    int in;                // 148: a multiple of 32, in·36/32 words of shared memory
+    int shift;             // 152: log2 T
+    int L;                 // 156
+    int nunits;            // 160
+    int pad;               // 164
+};                         // 168 bytes
+
+// gemvg_unit: which rows unit u multiplies — gate row u and up row u (SwiGLU), else rows 2v, 2v+1 of the segment
+// holding u (v = u − tile0; the second is clamped to the last row, and not stored, for an odd out).
+__device__ __forceinline__ void gemvg_unit(const QGroupParams& p, int u, int& si, int& r0, int& r1) {
+    if (p.h) {
+        si = 0, r0 = u, r1 = u;
+        return;
+    }
+    si = (p.nseg > 2 && u >= p.seg[2].tile0) ? 2 : ((p.nseg > 1 && u >= p.seg[1].tile0) ? 1 : 0);
+    r0 = 2 * (u - qmma_seg_of(p, si).tile0), r1 = r0 + 1;
+}
+
+// trellis_gemvg_k{K} (axis 1, one activation row, int8 activations: one-row layers sharing their input when
+//   the tuning table's gemv_group is on; qmma.go)
+//   in:  seg[0..nseg) trellis layers of coded axis 1 (K-bit, blocks of T = 2^shift, L ≤ 16) on x f32 [1, in]
+//   out: each seg's y f32 [1, out] = x·Wᵀ (+ bias); with h: seg 0 = gate, seg 1 = up (same out), both written and
+//        h = silu_mul(gate, up)
+//   units: two rows each (SwiGLU: gate row u and up row u; else consecutive rows of one segment); warp w of the
+//          grid takes unit w first, then the units a shared counter hands out (p.ctr[0], the next one fetched
+//          while the current one computes), so the grid's warps finish within about one unit of each other
+//          whatever the row counts; the last warp to finish zeroes the counters for the next launch
+//   grid: 256-thread blocks (at most four per SM), activations quantized once per block (qstage_i8's values)
+//   order: per lane and unit the i8_runs sums of the one-row int8 form (U 2), a warp tree sum, finish (scale·rcp)
+//          and bias: each output the same for any grid and any order the counter hands out units in
+//   promise: as trellis_gemv1_i8 (MatMul/trellis/i8 bound 1e-2 of max|ref|); h as swiglu of the stored y
+template <int K>
+__device__ __forceinline__ void trellis_gemvg(const QGroupParams& p) {
+    extern __shared__ float4 qsm[];
+    unsigned* xs = (unsigned*)qsm;
+    const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
+    const int nwarps = gridDim.x * 8, nq = p.in >> 5, cs = nq * 36;
+    const unsigned mask = (1u << p.L) - 1u;
+    const unsigned rowBytes = (unsigned)nq * K * 4;
+    int u = blockIdx.x * 8 + warp;
+    if (lane == 0 && u < p.nunits) { // weights only before the dependency wait
+        int si, r0, r1;
+        gemvg_unit(p, u, si, r0, r1);
+        const QMmaSeg s0 = qmma_seg_of(p, si), s1 = p.h ? p.seg[1] : s0;
+        l2_prefetch(s0.W + (long long)r0 * nq * K, rowBytes);
+        l2_prefetch(s1.W + (long long)min(r1, s1.out - 1) * nq * K, rowBytes);
+    }
+    pdl_begin();
+    qstage_i8<1>(xs, cs, p.x, p.in, 1, 0, p.in);
+    __syncthreads();
+    while (u < p.nunits) {
+        int next = 0;
+        if (lane == 0) next = atomicAdd(p.ctr, 1);
+        int si, r0, r1;
+        gemvg_unit(p, u, si, r0, r1);
+        const QMmaSeg s0 = qmma_seg_of(p, si), s1 = p.h ? p.seg[1] : s0;
+        TrellisRow<K, 1> rw[2];
+        rw[0].bind(s0.W, s0.scales, p.in, p.L, r0);
+        rw[1].bind(s1.W, s1.scales, p.in, p.L, min(r1, s1.out - 1));
+        float acc[2][1] = {{0.f}, {0.f}};
+        int lq = lane;
+        for (; lq + 32 < nq; lq += 64) i8_runs<K, 1, 2, 2>(p.shift, rw, xs, cs, 0, lq, 32, mask, acc);
+        for (; lq < nq; lq += 32) i8_runs<K, 1, 2, 1>(p.shift, rw, xs, cs, 0, lq, 32, mask, acc);
+        const float a0 = warp_sum(acc[0][0]), a1 = warp_sum(acc[1][0]);
+        if (lane == 0) {
+            const float y0 = __fadd_rn(rw[0].finish(a0), s0.bias ? __ldg(s0.bias + r0) : 0.f);
+            s0.y[r0] = y0;
+            if (r1 < s1.out) {
+                const float y1 = __fadd_rn(rw[1].finish(a1), s1.bias ? __ldg(s1.bias + r1) : 0.f);
+                s1.y[r1] = y1;
+                if (p.h) p.h[r0] = silu_mul(y0, y1);
+            }
+        }
+        u = __shfl_sync(0xffffffffu, next, 0) + nwarps;
+    }
+    if (lane == 0 && atomicAdd(p.ctr + 1, 1) == nwarps - 1) { // every warp has taken its last unit
+        p.ctr[0] = 0;
+        p.ctr[1] = 0;
+    }
+}
+
+// Four blocks per SM (≤ 64 registers a thread), as the one-row int8 form.
+#define TRELLIS_GEMVG(name, K)                                                                                   \
+    extern "C" __global__ void __launch_bounds__(256, 4) name(const QGroupParams p) { trellis_gemvg<K>(p); }
 
 // ---- Tensor-core form (trellis_mma): int8 activations against the LCG bytes on mma.m16n8k32 ----
 //
@@ -307,17 +419,9 @@ __device__ __forceinline__ void trellis_gemv1_i8(const QGemvParams& p) {
 // (bytes 4t..4t+3) is position 2s of run t of the current group of four runs, k-slot 4+t position 2s+1, so each
 // lane decodes whole runs (a run's K+1 words, loaded as the dp4a forms do) of rows g and g+8: 16 MMA steps s a run.
 
-// QMmaSeg: one linear of a trellis_mma launch; QMmaParams: the launch (up to three linears on the same x — q, k, v
-// or gate, up — or gate and up fused with SwiGLU). Mirrored by qmmaSeg / qmmaParams in internal/cuda/qmma.go;
+// QMmaParams: one trellis_mma launch (up to three linears on the same x — q, k, v
+// or gate, up — or gate and up fused with SwiGLU). Mirrored by qmmaParams in internal/cuda/qmma.go;
 // TestQMmaParamsLayout checks sizes and offsets.
-struct QMmaSeg {
-    const unsigned* W;     // 0: packed words [out, in·K/32]
-    const float* scales;   // 8: [out]
-    const float* bias;     // 16: [out] or null
-    float* y;              // 24: [nrows, out]
-    int out;               // 32
-    int tile0;             // 36: the segment's first tile (SwiGLU: unused)
-};                         // 40 bytes
 struct QMmaParams {
     QMmaSeg seg[3];        // 0
     const float* x;        // 120: f32 [nrows, in]
@@ -377,7 +481,7 @@ __device__ __forceinline__ unsigned lcg_x(const unsigned (&a)[K + 1], int j, uns
     return (piece_state<K, 32>(a, j) & mask) * 34038481u + 76625530u;
 }
 
-__device__ __forceinline__ QMmaSeg qmma_seg(const QMmaParams& p, int i) { return i == 0 ? p.seg[0] : (i == 1 ? p.seg[1] : p.seg[2]); }
+__device__ __forceinline__ QMmaSeg qmma_seg(const QMmaParams& p, int i) { return qmma_seg_of(p, i); }
 
 // MmaRows: the two coded rows (g and g+8 of a 16-row m-tile) a lane decodes, and their words of the current run.
 template <int K>
