@@ -47,8 +47,13 @@ type qgroupParams struct {
 	_                          int32
 }
 
-// trellisGemvgName names the one-row grouped form for k-bit codes.
-func trellisGemvgName(k int) string { return fmt.Sprintf("trellis_gemvg_k%d", k) }
+// trellisGemvgName names the one-row grouped form for k-bit codes (pf: each lane's words loaded one run ahead).
+func trellisGemvgName(k int, pf bool) string {
+	if pf {
+		return fmt.Sprintf("trellis_gemvg_k%d_pf", k)
+	}
+	return fmt.Sprintf("trellis_gemvg_k%d", k)
+}
 
 // gemvgBlocksPerSM caps the trellis_gemvg grid: the four 256-thread blocks per SM its launch bound allows (64
 // registers), every warp then taking units from the counter until none are left.
@@ -213,7 +218,7 @@ func (g *qmmaGroup) launchGemvg(b *Backend) func() error {
 	p.NUnits = int32(units)
 	grid := driver.Dim3{X: max(1, min((units+7)/8, gemvgBlocksPerSM*b.info.SMs))}
 	smem := l0.in / 32 * 36 * 4
-	name := trellisGemvgName(l0.w.Bits)
+	name := trellisGemvgName(l0.w.Bits, b.tune.gemvgPrefetch)
 	raw := append([]byte(nil), (*[unsafe.Sizeof(qgroupParams{})]byte)(unsafe.Pointer(&p))[:]...)
 	b.logf("  %s grid %d units %d smem %d layers %d swiglu %v", name, grid.X, units, smem, len(g.segs), g.h != 0)
 	return func() error {

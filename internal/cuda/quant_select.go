@@ -278,7 +278,7 @@ func quantInstantiations() map[string][]string {
 			}
 		}
 		m["trellis.cu#n1"] = append(m["trellis.cu#n1"], fmt.Sprintf("TRELLIS_EXPAND(%s, %d)", trellisExpandName(k), k),
-			fmt.Sprintf("TRELLIS_GEMVG(%s, %d)", trellisGemvgName(k), k))
+			fmt.Sprintf("TRELLIS_GEMVG(%s, %d)", trellisGemvgName(k, false), k), fmt.Sprintf("TRELLIS_GEMVG_PF(%s, %d)", trellisGemvgName(k, true), k))
 	}
 	for _, bits := range affineBits {
 		for _, N := range qRowsInst {

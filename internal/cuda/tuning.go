@@ -28,6 +28,10 @@ type tuning struct {
 	// 0.65 G weights/ms on their own and gate/up lose the 3-against-2.06-round tail of 16-row groups over 528 blocks:
 	// ~1 ms of the 6.45 ms 3-bit 14B step.
 	gemvGroup bool
+	// gemvgPrefetch runs trellis_gemvg_k{K}_pf: each lane's words loaded one run ahead of its arithmetic (and across
+	// units). Prediction (2026-12-01, before the first run): the one-row grouped launches are latency-bound (three
+	// dependent load rounds per unit at 2.9 G weights/ms in the first H200 profile), so −20 % of their time.
+	gemvgPrefetch bool
 }
 
 // defaultTuning is the table for the devices measured so far (the NVIDIA H200).
@@ -39,6 +43,7 @@ func defaultTuning() tuning {
 var tuneKeys = map[string]func(t *tuning, v string) error{
 	"pdl":        func(t *tuning, v string) error { return parseBool(&t.pdl, v) },
 	"gemv_group": func(t *tuning, v string) error { return parseBool(&t.gemvGroup, v) },
+	"gemvg_pf":   func(t *tuning, v string) error { return parseBool(&t.gemvgPrefetch, v) },
 }
 
 func parseBool(dst *bool, v string) error {

@@ -105,7 +105,7 @@ sass() {
 step "sass of the one-row 3-bit forms"
 if command -v cuobjdump >/dev/null; then
 	for f in "$MLXBUN_CUDA_CACHE_DIR"/*.cubin; do
-		for k in trellis_mma_k33_n1 trellis_gemv1_k3_n1_r2_i8u2 trellis_gemv0_k3_n1_i8 trellis_mma0_k3_n4_p16 trellis_gemv0_k3_n4_i8; do
+		for k in trellis_gemvg_k3 trellis_gemvg_k3_pf trellis_gemv0_k3_n1_i8 trellis_mma0_k3_n4_p16 trellis_mma_k33_n4; do
 			cuobjdump -sass -fun $k "$f" 2>/dev/null
 		done
 	done >"$OUT/sass.txt"
@@ -243,8 +243,8 @@ lab() {
 # ncu: hardware counters of the tensor-core and dp4a one-row forms (a short decode, a few launches each).
 ncu_phase() {
 	step "ncu"
-	for k in trellis_mma_k33_n1 trellis_gemv1_k3_n1_r2_i8u2; do
-		env $([ $k = trellis_gemv1_k3_n1_r2_i8u2 ] && echo MLXBUN_CUDA_QMMA=0) timeout 150 ncu --kernel-name "$k" --launch-skip 40 --launch-count 3 \
+	for k in ${NCU_KERNELS:-trellis_gemvg_k3 trellis_gemv0_k3_n1_i8}; do
+		timeout 150 ncu --clock-control none --kernel-name "$k" --launch-skip 40 --launch-count 3 \
 			--section SpeedOfLight --section Occupancy --section WarpStateStats --section SchedulerStats --section LaunchStats --section MemoryWorkloadAnalysis \
 			$B bench --synthetic qwen3-14b --bits 3 --device cuda -p 0 -n 8 -r 1 >"$OUT/ncu-$k.txt" 2>&1
 		echo "ncu $k exit $?" | tee -a "$OUT/run.log"
@@ -281,6 +281,35 @@ ab() {
 	for k in 2 4; do
 		step "ab: bench qwen3-14b $k-bit"
 		timeout 100 $B bench --synthetic qwen3-14b --bits $k --device cuda -p 512 -n 128 -r 3 2>&1 | grep -E "pp512|tg128|peak" | tee -a "$OUT/run.log"
+	done
+}
+
+# pf: the one-row grouped form with its words one run ahead (gemvg_pf), verified and timed against the default.
+pf() {
+	for only in Fused/trellis/gemvg MatMul/trellis/i8; do
+		step "pf: verify-kernels --only $only, gemvg_pf=1"
+		MLXBUN_CUDA_TUNE=gemvg_pf=1 timeout 200 $B verify-kernels --device cuda --only "$only" >>"$OUT/verify.md" 2>&1
+		echo "verify $only gemvg_pf=1 exit $?" | tee -a "$OUT/run.log"
+		grep -E "FAIL|passed" "$OUT/verify.md" | tail -2 | tee -a "$OUT/run.log"
+	done
+	for v in "" "gemvg_pf=1" "" "gemvg_pf=1"; do
+		step "pf: bench qwen3-14b 3-bit MLXBUN_CUDA_TUNE=$v"
+		MLXBUN_CUDA_TUNE=$v timeout 100 $B bench --synthetic qwen3-14b --bits 3 --device cuda -p 0 -n 128 -r 3 2>&1 | grep -E "tg128 |rror" | tee -a "$OUT/run.log"
+	done
+	MLXBUN_CUDA_TUNE=gemvg_pf=1 timeout 100 $B bench --synthetic qwen3-14b --bits 3 --device cuda -p 0 -n 16 -r 1 --profile 2>&1 | grep -E "trellis_gemvg" | tee -a "$OUT/run.log"
+}
+
+# mma0: the axis-0 tensor-core form's verify cases and the batch rows with it (MLXBUN_CUDA_QMMA0=2) and without.
+mma0() {
+	step "mma0: verify-kernels --only MatMul/trellis/mma0"
+	timeout 200 $B verify-kernels --device cuda --only MatMul/trellis/mma0 >>"$OUT/verify.md" 2>&1
+	echo "verify mma0 exit $?" | tee -a "$OUT/run.log"
+	grep -E "FAIL|passed" "$OUT/verify.md" | tail -2 | tee -a "$OUT/run.log"
+	for v in "MLXBUN_CUDA_QMMA0=2" "MLXBUN_CUDA_QMMA0=0"; do
+		for nb in 4 8; do
+			step "mma0: bench qwen3-14b 3-bit --batch $nb $v"
+			env $v timeout 60 $B bench --synthetic qwen3-14b --bits 3 --device cuda -p 0 -n 64 -r 2 --batch $nb 2>&1 | grep -E "tg64" | tee -a "$OUT/run.log"
+		done
 	done
 }
 

@@ -181,19 +181,24 @@ __device__ __forceinline__ int dp4a_us(unsigned x, unsigned a, int c) {
 
 __device__ __forceinline__ unsigned u4c(const uint4& v, int c) { return c == 0 ? v.x : (c == 1 ? v.y : (c == 2 ? v.z : v.w)); }
 
-// i8_runs: U runs of one lane (lq0, lq0 + stride, ...; all < nq), their words loaded first (U·R·(K+1) loads in
-// flight), then per run and weight row an int32 sum Σ_j bytesum(x_j)·a_j − 510·Σa (one dp4a per weight and
-// activation row: the byte sum and the product in one instruction), added to acc as f32(sum)·s_run in run order.
-template <int K, int N, int R, int U>
-__device__ __forceinline__ void i8_runs(int shift, const TrellisRow<K, 1>* rw, const unsigned* xs, int cs, int q0, int lq0,
-                                        int stride, unsigned mask, float (&acc)[R][N]) {
-    typename TrellisRow<K, 1>::Words wd[U][R];
+// i8_load: the words of U runs of one lane (lq0, lq0 + stride, ...; all < nq) for R weight rows (U·R·(K+1) loads).
+template <int K, int R, int U>
+__device__ __forceinline__ void i8_load(int shift, const TrellisRow<K, 1>* rw, int q0, int lq0, int stride,
+                                        typename TrellisRow<K, 1>::Words (&wd)[U][R]) {
 #pragma unroll
     for (int u = 0; u < U; u++) {
         const TrellisRun ru = trellis_run<K>(shift, q0 + lq0 + u * stride);
 #pragma unroll
         for (int r = 0; r < R; r++) rw[r].load(ru, wd[u][r]);
     }
+}
+
+// i8_dot: per run of i8_load's words and weight row an int32 sum Σ_j bytesum(x_j)·a_j − 510·Σa (one dp4a per
+// weight and activation row: the byte sum and the product in one instruction), added to acc as f32(sum)·s_run in
+// run order.
+template <int K, int N, int R, int U>
+__device__ __forceinline__ void i8_dot(const typename TrellisRow<K, 1>::Words (&wd)[U][R], const unsigned* xs, int cs, int lq0,
+                                       int stride, unsigned mask, float (&acc)[R][N]) {
     int ia[U][R][N];
 #pragma unroll
     for (int u = 0; u < U; u++) {
@@ -234,6 +239,15 @@ __device__ __forceinline__ void i8_runs(int shift, const TrellisRow<K, 1>* rw, c
             for (int r = 0; r < R; r++) acc[r][m] = fmaf((float)ia[u][r][m], s, acc[r][m]);
         }
     }
+}
+
+// i8_runs: U runs of one lane, their words loaded first (U·R·(K+1) loads in flight), then their sums (i8_dot).
+template <int K, int N, int R, int U>
+__device__ __forceinline__ void i8_runs(int shift, const TrellisRow<K, 1>* rw, const unsigned* xs, int cs, int q0, int lq0,
+                                        int stride, unsigned mask, float (&acc)[R][N]) {
+    typename TrellisRow<K, 1>::Words wd[U][R];
+    i8_load<K, R, U>(shift, rw, q0, lq0, stride, wd);
+    i8_dot<K, N, R, U>(wd, xs, cs, lq0, stride, mask, acc);
 }
 
 // trellis_gemv1_k{K}_n{N}_r{R}_i8u{U} (axis 1, int8 activations: the default decode form unless exact or
@@ -337,6 +351,29 @@ __device__ __forceinline__ void gemvg_unit(const QGroupParams& p, int u, int& si
     r0 = 2 * (u - qmma_seg_of(p, si).tile0), r1 = r0 + 1;
 }
 
+// gemvg_store: unit (r0, r1)'s warp sums finished and stored by lane 0 (and h for SwiGLU).
+template <int K>
+__device__ __forceinline__ void gemvg_store(const QGroupParams& p, const TrellisRow<K, 1> (&rw)[2], float (&acc)[2][1], const QMmaSeg& s0,
+                                            const QMmaSeg& s1, int r0, int r1, int lane) {
+    const float a0 = warp_sum(acc[0][0]), a1 = warp_sum(acc[1][0]);
+    if (lane != 0) return;
+    const float y0 = __fadd_rn(rw[0].finish(a0), s0.bias ? __ldg(s0.bias + r0) : 0.f);
+    s0.y[r0] = y0;
+    if (r1 < s1.out) {
+        const float y1 = __fadd_rn(rw[1].finish(a1), s1.bias ? __ldg(s1.bias + r1) : 0.f);
+        s1.y[r1] = y1;
+        if (p.h) p.h[r0] = silu_mul(y0, y1);
+    }
+}
+
+// gemvg_done: the last warp of the grid to finish (every warp has taken its last unit) zeroes the counters.
+__device__ __forceinline__ void gemvg_done(const QGroupParams& p, int lane, int nwarps) {
+    if (lane == 0 && atomicAdd(p.ctr + 1, 1) == nwarps - 1) {
+        p.ctr[0] = 0;
+        p.ctr[1] = 0;
+    }
+}
+
 // trellis_gemvg_k{K} (axis 1, one activation row, int8 activations: one-row layers sharing their input when
 //   the tuning table's gemv_group is on; qmma.go)
 //   in:  seg[0..nseg) trellis layers of coded axis 1 (K-bit, blocks of T = 2^shift, L ≤ 16) on x f32 [1, in]
@@ -382,27 +419,75 @@ __device__ __forceinline__ void trellis_gemvg(const QGroupParams& p) {
         int lq = lane;
         for (; lq + 32 < nq; lq += 64) i8_runs<K, 1, 2, 2>(p.shift, rw, xs, cs, 0, lq, 32, mask, acc);
         for (; lq < nq; lq += 32) i8_runs<K, 1, 2, 1>(p.shift, rw, xs, cs, 0, lq, 32, mask, acc);
-        const float a0 = warp_sum(acc[0][0]), a1 = warp_sum(acc[1][0]);
-        if (lane == 0) {
-            const float y0 = __fadd_rn(rw[0].finish(a0), s0.bias ? __ldg(s0.bias + r0) : 0.f);
-            s0.y[r0] = y0;
-            if (r1 < s1.out) {
-                const float y1 = __fadd_rn(rw[1].finish(a1), s1.bias ? __ldg(s1.bias + r1) : 0.f);
-                s1.y[r1] = y1;
-                if (p.h) p.h[r0] = silu_mul(y0, y1);
-            }
-        }
+        gemvg_store(p, rw, acc, s0, s1, r0, r1, lane);
         u = __shfl_sync(0xffffffffu, next, 0) + nwarps;
     }
-    if (lane == 0 && atomicAdd(p.ctr + 1, 1) == nwarps - 1) { // every warp has taken its last unit
-        p.ctr[0] = 0;
-        p.ctr[1] = 0;
+    gemvg_done(p, lane, nwarps);
+}
+
+// trellis_gemvg_k{K}_pf: trellis_gemvg with each lane's words one run ahead — run i+1's words (or, at a unit's
+//   last run, the first run of the unit after it, whose number the counter handed out one unit earlier) are
+//   loaded before run i's arithmetic, so every load has a run's worth of work to arrive in. Same contract,
+//   same sums in the same order. The first unit's first words are loaded before the dependency wait.
+template <int K>
+__device__ __forceinline__ void trellis_gemvg_pf(const QGroupParams& p) {
+    using Words = typename TrellisRow<K, 1>::Words;
+    extern __shared__ float4 qsm[];
+    unsigned* xs = (unsigned*)qsm;
+    const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
+    const int nwarps = gridDim.x * 8, nq = p.in >> 5, cs = nq * 36;
+    const unsigned mask = (1u << p.L) - 1u;
+    int u = blockIdx.x * 8 + warp;
+    TrellisRow<K, 1> rw[2];
+    int si = 0, r0 = 0, r1 = 0;
+    Words nxt[1][2];
+    if (u < p.nunits) { // weights only before the dependency wait
+        gemvg_unit(p, u, si, r0, r1);
+        const QMmaSeg s0 = qmma_seg_of(p, si), s1 = p.h ? p.seg[1] : s0;
+        rw[0].bind(s0.W, s0.scales, p.in, p.L, r0);
+        rw[1].bind(s1.W, s1.scales, p.in, p.L, min(r1, s1.out - 1));
+        if (lane < nq) i8_load<K, 2, 1>(p.shift, rw, 0, lane, 32, nxt);
     }
+    pdl_begin();
+    qstage_i8<1>(xs, cs, p.x, p.in, 1, 0, p.in);
+    __syncthreads();
+    int un = 0; // the unit after u, fetched one unit ahead
+    if (u < p.nunits) {
+        if (lane == 0) un = atomicAdd(p.ctr, 1);
+        un = __shfl_sync(0xffffffffu, un, 0) + nwarps;
+    }
+    while (u < p.nunits) {
+        int after = 0;
+        if (lane == 0 && un < p.nunits) after = atomicAdd(p.ctr, 1);
+        const QMmaSeg s0 = qmma_seg_of(p, si), s1 = p.h ? p.seg[1] : s0;
+        int sn = 0, n0 = 0, n1 = 0;
+        TrellisRow<K, 1> rn[2];
+        if (un < p.nunits) {
+            gemvg_unit(p, un, sn, n0, n1);
+            const QMmaSeg t0 = qmma_seg_of(p, sn), t1 = p.h ? p.seg[1] : t0;
+            rn[0].bind(t0.W, t0.scales, p.in, p.L, n0);
+            rn[1].bind(t1.W, t1.scales, p.in, p.L, min(n1, t1.out - 1));
+        }
+        float acc[2][1] = {{0.f}, {0.f}};
+        for (int lq = lane; lq < nq; lq += 32) {
+            Words cur[1][2];
+            cur[0][0] = nxt[0][0], cur[0][1] = nxt[0][1];
+            if (lq + 32 < nq) i8_load<K, 2, 1>(p.shift, rw, 0, lq + 32, 32, nxt);
+            else if (un < p.nunits && lane < nq) i8_load<K, 2, 1>(p.shift, rn, 0, lane, 32, nxt);
+            i8_dot<K, 1, 2, 1>(cur, xs, cs, lq, 32, mask, acc);
+        }
+        gemvg_store(p, rw, acc, s0, s1, r0, r1, lane);
+        u = un, si = sn, r0 = n0, r1 = n1, rw[0] = rn[0], rw[1] = rn[1];
+        if (u < p.nunits) un = __shfl_sync(0xffffffffu, after, 0) + nwarps;
+    }
+    gemvg_done(p, lane, nwarps);
 }
 
 // Four blocks per SM (≤ 64 registers a thread), as the one-row int8 form.
 #define TRELLIS_GEMVG(name, K)                                                                                   \
     extern "C" __global__ void __launch_bounds__(256, 4) name(const QGroupParams p) { trellis_gemvg<K>(p); }
+#define TRELLIS_GEMVG_PF(name, K)                                                                                \
+    extern "C" __global__ void __launch_bounds__(256, 4) name(const QGroupParams p) { trellis_gemvg_pf<K>(p); }
 
 // ---- Tensor-core form (trellis_mma): int8 activations against the LCG bytes on mma.m16n8k32 ----
 //
