@@ -5,6 +5,7 @@
 //	<cache>/models--org--name/snapshots/<commit>/<file>    relative symlinks to ../../blobs/<etag>
 //	<cache>/models--org--name/.no_exist/<commit>/<file>    empty markers: the hub said the file is not at that commit
 //	<cache>/.locks/models--org--name/<etag>.lock           held while a blob is written
+//	<cache>/CACHEDIR.TAG                                   tells backup tools to skip the cache (bford.info/cachedir)
 package hub
 
 import (
@@ -183,6 +184,18 @@ func (c Cache) link(repo, commit, file, etag string) (string, error) {
 		return "", fmt.Errorf("hub cache: %w", err)
 	}
 	return p, nil
+}
+
+// tag writes <cache>/CACHEDIR.TAG when missing, as huggingface_hub does before writing a blob; best effort (a
+// read-only cache root still serves).
+func (c Cache) tag() {
+	p := filepath.Join(c.Dir, "CACHEDIR.TAG")
+	if _, err := os.Stat(p); err == nil {
+		return
+	}
+	os.WriteFile(p, []byte("Signature: 8a477f597d28d172789f06886806bc55\n"+
+		"# This file is a cache directory tag: the Hugging Face hub cache, written here by mlxbun.\n"+
+		"# For information about cache directory tags, see https://bford.info/cachedir/\n"), 0o644)
 }
 
 func randomSuffix() string {

@@ -85,6 +85,9 @@ func checkSnapshot(t *testing.T, cache, repoDir, commit string, files []hubtest.
 	if b, err := os.ReadFile(filepath.Join(repo, "refs", "main")); err != nil || string(b) != commit {
 		t.Errorf("refs/main %q, want %s (%v)", b, commit, err)
 	}
+	if b, err := os.ReadFile(filepath.Join(cache, "CACHEDIR.TAG")); err != nil || !strings.HasPrefix(string(b), "Signature: 8a477f597d28d172789f06886806bc55\n") {
+		t.Errorf("CACHEDIR.TAG: %q %v", b, err)
+	}
 	left, _ := filepath.Glob(filepath.Join(repo, "blobs", "*.incomplete"))
 	if len(left) > 0 {
 		t.Errorf("left behind: %v", left)

@@ -47,6 +47,7 @@ func (c *Client) file(ctx context.Context, ref Ref, name string) (string, bool, 
 	if err := os.MkdirAll(filepath.Dir(blob), 0o755); err != nil {
 		return "", false, fmt.Errorf("hub cache: %w", err)
 	}
+	c.cache.tag()
 	unlock, err := lockFile(ctx, c.cache.lockPath(ref.Repo, m.etag))
 	if err != nil {
 		return "", false, fmt.Errorf("model %s file %s: %w", ref, name, err)
