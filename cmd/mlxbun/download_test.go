@@ -1,3 +1,5 @@
+// The hub from the command line: mlxbun download against the mock hub, then --model org/name in generate and
+// tokenize (offline from the cache, online fetching what it lacks), and the errors a user sees.
 package main
 
 import (
