@@ -18,7 +18,6 @@ import (
 
 	"github.com/mlxbun/mlxbun/internal/backend"
 	"github.com/mlxbun/mlxbun/internal/model"
-	"github.com/mlxbun/mlxbun/internal/modeldir"
 )
 
 type benchFlags struct {
@@ -84,7 +83,7 @@ table (device time, GB/s, % of the measured copy bandwidth) on backends that can
 		RunE: func(cmd *cobra.Command, _ []string) error { return runBench(cmd, &f) },
 	}
 	fl := cmd.Flags()
-	fl.StringVar(&f.modelDir, "model", "", "model directory")
+	fl.StringVar(&f.modelDir, "model", "", "model directory or hub name org/name[@revision]")
 	fl.StringVar(&f.synthetic, "synthetic", "", "synthetic architecture: "+strings.Join(model.Presets(), ", "))
 	fl.StringVar(&f.dtype, "dtype", "bf16", "weight dtype of a synthetic model (bf16)")
 	fl.IntVar(&f.bits, "bits", 0, "trellis bits per weight of a synthetic model's projections (2, 3, 4; 0: dense --dtype)")
@@ -329,7 +328,7 @@ func meanSD(xs []float64) (float64, float64) {
 // named architecture (built on the device that serves them).
 func openBenchModel(f *benchFlags) (backend.Backend, *model.Model, string, error) {
 	if f.synthetic == "" {
-		d, err := modeldir.Open(f.modelDir)
+		d, err := openModelDir(f.modelDir)
 		if err != nil {
 			return nil, nil, "", err
 		}

@@ -14,7 +14,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/mlxbun/mlxbun/internal/grammar"
-	"github.com/mlxbun/mlxbun/internal/modeldir"
 	"github.com/mlxbun/mlxbun/internal/sample"
 )
 
@@ -41,7 +40,7 @@ func runGrammarBench(cmd *cobra.Command, f *benchFlags) error {
 	if err != nil {
 		return fmt.Errorf("--json-schema: %w", err)
 	}
-	d, err := modeldir.Open(f.modelDir)
+	d, err := openModelDir(f.modelDir)
 	if err != nil {
 		return err
 	}

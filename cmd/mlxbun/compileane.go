@@ -13,7 +13,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/mlxbun/mlxbun/internal/ane"
-	"github.com/mlxbun/mlxbun/internal/modeldir"
 )
 
 func newCompileANE() *cobra.Command {
@@ -45,7 +44,7 @@ one line saying no Neural Engine is present.`, ane.PromptRows),
 			if list && status {
 				return errors.New("compile-ane: --list and --status exclude each other")
 			}
-			d, err := modeldir.Open(dir)
+			d, err := openModelDir(dir)
 			if err != nil {
 				return err
 			}
@@ -100,7 +99,7 @@ one line saying no Neural Engine is present.`, ane.PromptRows),
 			return firstFailure(res)
 		},
 	}
-	cmd.Flags().StringVar(&dir, "model", "", "model directory (only config.json is read)")
+	cmd.Flags().StringVar(&dir, "model", "", "model directory or hub name org/name[@revision] (only config.json is read)")
 	cmd.Flags().BoolVar(&list, "list", false, "list the programs and exit (any machine)")
 	cmd.Flags().BoolVar(&status, "status", false, "report which programs the compile cache holds; compile nothing")
 	cmd.Flags().StringVar(&milDir, "mil", "", "also write each program's MIL text to this directory as <key>.mil")

@@ -51,7 +51,7 @@ Prompt and generation speed and peak memory go to stderr; --json prints one reco
 		RunE: func(cmd *cobra.Command, _ []string) error { return runGenerate(cmd, &f) },
 	}
 	fl := cmd.Flags()
-	fl.StringVar(&f.modelDir, "model", "", "model directory (required)")
+	fl.StringVar(&f.modelDir, "model", "", "model directory or hub name org/name[@revision] (required)")
 	fl.StringVar(&f.prompt, "prompt", "", "prompt text (default: read stdin)")
 	fl.StringVar(&f.system, "system", "", "system message for the chat template")
 	fl.StringVar(&f.promptIDs, "prompt-ids", "", "comma-separated token ids fed directly (no tokenizer needed)")
@@ -125,7 +125,7 @@ func runGenerate(cmd *cobra.Command, f *generateFlags) error {
 	if err != nil {
 		return err
 	}
-	d, err := modeldir.Open(f.modelDir)
+	d, err := openModelDir(f.modelDir)
 	if err != nil {
 		return err
 	}

@@ -1,18 +1,53 @@
-// Opening a model for the verbs: the one model-directory reader (package modeldir) hands the config and the weight
-// archive over once; the model's linear layers are listed from them (model.SourceQueries, headers only), the
+// Opening a model for the verbs: a --model value is a local directory or, failing that, a Hugging Face name
+// org/name[@revision] resolved in the hub cache (resolveModel); the one model-directory reader (package modeldir)
+// hands the config and the weight archive over once; the model's linear layers are listed from them (model.SourceQueries, headers only), the
 // registry picks a device that serves them all (or fails a named one that cannot) before any weight is read, then
 // an optional scan of every floating weight for NaN and Inf (--check-tensors) and the binding; LoRA adapters, when
 // given, are checked against the model and asked of the device with its layers, and attached after the binding.
 package main
 
 import (
+	"context"
 	"fmt"
+	"os"
 
 	"github.com/mlxbun/mlxbun/internal/backend"
+	"github.com/mlxbun/mlxbun/internal/hub"
 	"github.com/mlxbun/mlxbun/internal/lora"
 	"github.com/mlxbun/mlxbun/internal/model"
 	"github.com/mlxbun/mlxbun/internal/modeldir"
 )
+
+// resolveModel turns a --model value into a directory: an existing path wins; otherwise a Hugging Face name
+// org/name[@revision] is found in the hub cache, its missing files fetched unless HF_HUB_OFFLINE is set. Any
+// other value is returned as it is, for modeldir to report.
+func resolveModel(spec string) (string, error) {
+	_, statErr := os.Stat(spec)
+	if statErr == nil || !hub.IsRef(spec) {
+		if statErr == nil {
+			log.Info().Str("model", spec).Msg("model found in a local directory")
+		}
+		return spec, nil
+	}
+	ref, err := hub.ParseRef(spec)
+	if err != nil {
+		return "", err
+	}
+	snap, err := fetchModel(context.Background(), ref, nil, os.Stderr, false)
+	if err != nil {
+		return "", fmt.Errorf("--model %s: no such directory, and %w", spec, err)
+	}
+	return snap.Dir, nil
+}
+
+// openModelDir reads the model directory a --model value names (see resolveModel).
+func openModelDir(spec string) (*modeldir.Dir, error) {
+	dir, err := resolveModel(spec)
+	if err != nil {
+		return nil, err
+	}
+	return modeldir.Open(dir)
+}
 
 // openModel opens device ("auto" or a registered name) for the model in d and binds its weights there. The caller
 // closes the model, then the backend.

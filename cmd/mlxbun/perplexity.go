@@ -12,7 +12,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/mlxbun/mlxbun/internal/eval"
-	"github.com/mlxbun/mlxbun/internal/modeldir"
 )
 
 func newPerplexity() *cobra.Command {
@@ -38,7 +37,7 @@ the start, runs each window from an empty cache and scores every token after the
 			if limit > 0 && limit < len(text) {
 				text = text[:limit]
 			}
-			d, err := modeldir.Open(dir)
+			d, err := openModelDir(dir)
 			if err != nil {
 				return err
 			}
@@ -78,7 +77,7 @@ the start, runs each window from an empty cache and scores every token after the
 		},
 	}
 	fl := cmd.Flags()
-	fl.StringVar(&dir, "model", "", "model directory (required)")
+	fl.StringVar(&dir, "model", "", "model directory or hub name org/name[@revision] (required)")
 	fl.StringVar(&file, "file", "", "text file to score (required)")
 	fl.IntVar(&ctx, "ctx", 512, "window length in tokens")
 	fl.IntVar(&limit, "max-bytes", 0, "score only the first N bytes of the file (0: all)")

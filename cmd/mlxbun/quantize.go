@@ -72,6 +72,9 @@ The output is built beside --out and renamed into place when complete; an existi
 				return fmt.Errorf("quantize: --workers %d must be positive (0: every core)", workers)
 			}
 			var err error
+			if in, err = resolveModel(in); err != nil {
+				return err
+			}
 			if o.Rules, err = quantize.ParseRules(rules); err != nil {
 				return fmt.Errorf("quantize: %w", err)
 			}
@@ -100,7 +103,7 @@ The output is built beside --out and renamed into place when complete; an existi
 		},
 	}
 	fl := cmd.Flags()
-	fl.StringVar(&in, "model", "", "input model directory: config.json + safetensors (required)")
+	fl.StringVar(&in, "model", "", "input model directory (config.json + safetensors) or hub name org/name[@revision] (required)")
 	fl.StringVar(&out, "out", "", "output model directory (required)")
 	fl.IntVar(&o.Bits, "bits", 0, "bits per weight of the trellis-coded projections, 1..8 (required; 2, 3, 4 are the useful ones)")
 	fl.IntVar(&o.L, "L", quantize.DefaultL, "trellis state bits, bits..16 (encoding time grows as 2^L)")

@@ -7,8 +7,6 @@ import (
 	"fmt"
 
 	"github.com/spf13/cobra"
-
-	"github.com/mlxbun/mlxbun/internal/modeldir"
 )
 
 func newTokenize() *cobra.Command {
@@ -25,7 +23,7 @@ func newTokenize() *cobra.Command {
 			if dir == "" {
 				return errors.New("tokenize: --model is required")
 			}
-			d, err := modeldir.Open(dir)
+			d, err := openModelDir(dir)
 			if err != nil {
 				return err
 			}
@@ -59,7 +57,7 @@ func newTokenize() *cobra.Command {
 			return nil
 		},
 	}
-	cmd.Flags().StringVar(&dir, "model", "", "directory holding tokenizer.json (required)")
+	cmd.Flags().StringVar(&dir, "model", "", "directory holding tokenizer.json, or hub name org/name[@revision] (required)")
 	cmd.Flags().StringVar(&text, "text", "", "text to tokenize (or ids to decode)")
 	cmd.Flags().BoolVar(&decode, "decode", false, "decode ids back to text")
 	cmd.Flags().BoolVar(&noSpecial, "no-special", false, "do not add BOS/EOS special tokens")
