@@ -52,12 +52,27 @@ func trellisGemvgName(k int, pf bool) string {
 	if pf {
 		return fmt.Sprintf("trellis_gemvg_k%d_pf", k)
 	}
-	return fmt.Sprintf("trellis_gemvg_k%d", k)
+	return gemvgDefault.name(k)
 }
 
-// gemvgBlocksPerSM caps the trellis_gemvg grid: the four 256-thread blocks per SM its launch bound allows (64
-// registers), every warp then taking units from the counter until none are left.
-const gemvgBlocksPerSM = 4
+// gemvgShape is a trellis_gemvg launch shape: blocks per SM (its launch bound: 65536/(256·bps) registers a
+// thread) and the runs a lane loads at once. The grid is bps blocks per SM, every warp taking units from the
+// counter until none are left.
+type gemvgShape struct{ bps, u int }
+
+func (s gemvgShape) name(k int) string {
+	if s == gemvgDefault {
+		return fmt.Sprintf("trellis_gemvg_k%d", k)
+	}
+	return fmt.Sprintf("trellis_gemvg_k%d_b%du%d", k, s.bps, s.u)
+}
+
+// gemvgDefault is the shape of the one-row int8 form (four blocks, 64 registers, U 2). gemvgLab are instantiated
+// for 3-bit codes only, for measurement (tuning key gemvg_shape): more warps per SM at fewer registers.
+var (
+	gemvgDefault = gemvgShape{4, 2}
+	gemvgLab     = []gemvgShape{{5, 2}, {5, 1}, {6, 1}, {4, 1}}
+)
 
 // gemvgSupports is whether trellis_gemvg serves a layer's MatMul: one row of an int8-activation axis-1 trellis
 // layer whose quantized activations fit in one block's shared memory, when the tuning table says so.
@@ -216,9 +231,13 @@ func (g *qmmaGroup) launchGemvg(b *Backend) func() error {
 		bytes += float64(4 * l0.out)
 	}
 	p.NUnits = int32(units)
-	grid := driver.Dim3{X: max(1, min((units+7)/8, gemvgBlocksPerSM*b.info.SMs))}
-	smem := l0.in / 32 * 36 * 4
+	shape := gemvgDefault
 	name := trellisGemvgName(l0.w.Bits, b.tune.gemvgPrefetch)
+	if lab := b.tune.gemvgShape; lab != (gemvgShape{}) && l0.w.Bits == 3 && !b.tune.gemvgPrefetch {
+		shape, name = lab, lab.name(3)
+	}
+	grid := driver.Dim3{X: max(1, min((units+7)/8, shape.bps*b.info.SMs))}
+	smem := l0.in / 32 * 36 * 4
 	raw := append([]byte(nil), (*[unsafe.Sizeof(qgroupParams{})]byte)(unsafe.Pointer(&p))[:]...)
 	b.logf("  %s grid %d units %d smem %d layers %d swiglu %v", name, grid.X, units, smem, len(g.segs), g.h != 0)
 	return func() error {
@@ -296,11 +315,11 @@ func (b *Backend) fuseQMmaSwiGLU(d, gate, up *Tensor) bool {
 // trellis_gemv0_i8), "2" from two rows; unset, qmma0DefaultRows.
 const envMMA0 = "MLXBUN_CUDA_QMMA0"
 
-// qmma0DefaultRows is the fewest activation rows trellis_mma0 serves by default: 0, never, because the form has
-// only run in Go transcriptions (qmma0_emul_test.go), not on a GPU. Its place is batches (2, as on axis 1), where
-// the dp4a form pays one dp4a per weight and row (4 at N 4) and the MMA one quarter instruction per weight
-// whatever N; the device scripts measure it with MLXBUN_CUDA_QMMA0=2 before it becomes the default.
-const qmma0DefaultRows = 0
+// qmma0DefaultRows is the fewest activation rows trellis_mma0 serves by default: batches from two rows, where the
+// dp4a form pays one dp4a per weight and row and the MMA one a quarter instruction per weight whatever N. Measured
+// on the H200 (2026-12-01, `bench --synthetic qwen3-14b --bits 3 -p 0 -n 64 -r 2`): batch 4 418.3 tok/s against
+// 379.3 with the dp4a form, batch 8 483.1 against 403.7; verify-kernels MatMul/trellis/mma0 32 of 32 pass.
+const qmma0DefaultRows = 2
 
 // qmma0Piece is the positions per lane piece P of trellis_mma0 (P/2 m-tiles, 2P int32 accumulators a lane);
 // qmma0LabPiece is instantiated for 3-bit codes only, for measurement (MLXBUN_CUDA_QMMA0_P=32).

@@ -372,7 +372,7 @@ func TestMma0Split(t *testing.T) {
 		want       string
 	}{
 		{1, 2, true, "trellis_gemv0_i8"}, {2, 2, true, "trellis_mma0"},
-		{4, 2, true, "trellis_mma0"}, {8, 2, true, "trellis_mma0"}, {4, qmma0DefaultRows, true, "trellis_gemv0_i8"},
+		{4, 2, true, "trellis_mma0"}, {8, 2, true, "trellis_mma0"}, {4, qmma0DefaultRows, true, "trellis_mma0"},
 		{1, 1, true, "trellis_mma0"}, {4, 0, true, "trellis_gemv0_i8"}, {4, 2, false, "trellis_gemv0"},
 	} {
 		c := quantCase{n: tc.n, in: 17408, out: 5120, w: w, act8: tc.act8, mmaRows: tc.mmaRows}

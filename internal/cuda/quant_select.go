@@ -45,7 +45,7 @@ type quantForm struct {
 //     trellis_gemv1_i8 with the layers on one input in one launch (q/k/v; gate/up with SwiGLU folded) and units
 //     of two rows handed out by a counter (qmma.go).
 //   - trellis_mma0 (before trellis_gemv0_i8: int8-activation axis-0 layers with in % 8 == 0 and out % 32 == 0, from
-//     MLXBUN_CUDA_QMMA0=N rows (not by default until a GPU has run it: qmma0DefaultRows = 0); SetQuantMMA pins
+//     MLXBUN_CUDA_QMMA0=N rows, by default from qmma0DefaultRows = 2, measured on the H200; SetQuantMMA pins
 //     both axes): the axis-0 tensor-core form, split-K with trellis_splitk_reduce (qmma.go).
 //   - gemv_chunks: prompts whose GEMM is small (n·in·out ≤ gemmSplitMax, the bound under which the dense path
 //     splits its input for precision: the fixture models), and every prompt of an exact-mode layer — the decode
@@ -278,7 +278,14 @@ func quantInstantiations() map[string][]string {
 			}
 		}
 		m["trellis.cu#n1"] = append(m["trellis.cu#n1"], fmt.Sprintf("TRELLIS_EXPAND(%s, %d)", trellisExpandName(k), k),
-			fmt.Sprintf("TRELLIS_GEMVG(%s, %d)", trellisGemvgName(k, false), k), fmt.Sprintf("TRELLIS_GEMVG_PF(%s, %d)", trellisGemvgName(k, true), k))
+			fmt.Sprintf("TRELLIS_GEMVG_PF(%s, %d)", trellisGemvgName(k, true), k))
+		shapes := []gemvgShape{gemvgDefault}
+		if k == 3 {
+			shapes = append(shapes, gemvgLab...)
+		}
+		for _, sh := range shapes {
+			m["trellis.cu#n1"] = append(m["trellis.cu#n1"], fmt.Sprintf("TRELLIS_GEMVG(%s, %d, %d, %d)", sh.name(k), k, sh.bps, sh.u))
+		}
 	}
 	for _, bits := range affineBits {
 		for _, N := range qRowsInst {

@@ -8,6 +8,7 @@ package cuda
 import (
 	"fmt"
 	"os"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -32,6 +33,9 @@ type tuning struct {
 	// units). Prediction (2026-12-01, before the first run): the one-row grouped launches are latency-bound (three
 	// dependent load rounds per unit at 2.9 G weights/ms in the first H200 profile), so −20 % of their time.
 	gemvgPrefetch bool
+	// gemvgShape, when set, launches 3-bit trellis_gemvg in a lab shape (gemvgLab: blocks per SM, runs per load);
+	// zero: gemvgDefault.
+	gemvgShape gemvgShape
 }
 
 // defaultTuning is the table for the devices measured so far (the NVIDIA H200).
@@ -44,6 +48,14 @@ var tuneKeys = map[string]func(t *tuning, v string) error{
 	"pdl":        func(t *tuning, v string) error { return parseBool(&t.pdl, v) },
 	"gemv_group": func(t *tuning, v string) error { return parseBool(&t.gemvGroup, v) },
 	"gemvg_pf":   func(t *tuning, v string) error { return parseBool(&t.gemvgPrefetch, v) },
+	"gemvg_shape": func(t *tuning, v string) error {
+		var s gemvgShape
+		if _, err := fmt.Sscanf(v, "%dx%d", &s.bps, &s.u); err != nil || !slices.Contains(gemvgLab, s) {
+			return fmt.Errorf("want one of the lab shapes %v as BPSxU, got %q", gemvgLab, v)
+		}
+		t.gemvgShape = s
+		return nil
+	},
 }
 
 func parseBool(dst *bool, v string) error {

@@ -299,6 +299,29 @@ pf() {
 	MLXBUN_CUDA_TUNE=gemvg_pf=1 timeout 100 $B bench --synthetic qwen3-14b --bits 3 --device cuda -p 0 -n 16 -r 1 --profile 2>&1 | grep -E "trellis_gemvg" | tee -a "$OUT/run.log"
 }
 
+# shapes: trellis_gemvg's lab launch shapes (blocks per SM × runs per load), 3-bit 14B decode, the default first.
+shapes() {
+	for v in "" "gemvg_shape=5x2" "gemvg_shape=5x1" "gemvg_shape=6x1" "gemvg_shape=4x1" ""; do
+		step "shapes: bench qwen3-14b 3-bit MLXBUN_CUDA_TUNE=$v"
+		MLXBUN_CUDA_TUNE=$v timeout 100 $B bench --synthetic qwen3-14b --bits 3 --device cuda -p 0 -n 128 -r 3 2>&1 | grep -E "tg128 |rror" | tee -a "$OUT/run.log"
+	done
+	for v in "gemvg_shape=5x2" "gemvg_shape=6x1"; do
+		MLXBUN_CUDA_TUNE=$v timeout 200 $B verify-kernels --device cuda --only Fused/trellis/gemvg >>"$OUT/verify.md" 2>&1
+		echo "verify Fused/trellis/gemvg $v exit $?" | tee -a "$OUT/run.log"
+	done
+}
+
+# full: every verify case, not only --quick (the acceptance runs it three times in a row).
+full() {
+	for i in ${FULL_RUNS:-1}; do
+		step "full: verify-kernels --device cuda (run $i)"
+		timeout ${FULL_TIMEOUT:-400} $B verify-kernels --device cuda >"$OUT/verify-full-$i.md" 2>&1
+		echo "verify full exit $?" | tee -a "$OUT/run.log"
+		grep -E "\| FAIL" "$OUT/verify-full-$i.md" | head -20 | tee -a "$OUT/run.log"
+		tail -1 "$OUT/verify-full-$i.md" | tee -a "$OUT/run.log"
+	done
+}
+
 # mma0: the axis-0 tensor-core form's verify cases and the batch rows with it (MLXBUN_CUDA_QMMA0=2) and without.
 mma0() {
 	step "mma0: verify-kernels --only MatMul/trellis/mma0"

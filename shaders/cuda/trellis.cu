@@ -384,10 +384,10 @@ __device__ __forceinline__ void gemvg_done(const QGroupParams& p, int lane, int 
 //          while the current one computes), so the grid's warps finish within about one unit of each other
 //          whatever the row counts; the last warp to finish zeroes the counters for the next launch
 //   grid: 256-thread blocks (at most four per SM), activations quantized once per block (qstage_i8's values)
-//   order: per lane and unit the i8_runs sums of the one-row int8 form (U 2), a warp tree sum, finish (scale·rcp)
+//   order: per lane and unit the i8_runs sums of the one-row int8 form (U at a time), a warp tree sum, finish (scale·rcp)
 //          and bias: each output the same for any grid and any order the counter hands out units in
 //   promise: as trellis_gemv1_i8 (MatMul/trellis/i8 bound 1e-2 of max|ref|); h as swiglu of the stored y
-template <int K>
+template <int K, int U>
 __device__ __forceinline__ void trellis_gemvg(const QGroupParams& p) {
     extern __shared__ float4 qsm[];
     unsigned* xs = (unsigned*)qsm;
@@ -417,8 +417,9 @@ __device__ __forceinline__ void trellis_gemvg(const QGroupParams& p) {
         rw[1].bind(s1.W, s1.scales, p.in, p.L, min(r1, s1.out - 1));
         float acc[2][1] = {{0.f}, {0.f}};
         int lq = lane;
-        for (; lq + 32 < nq; lq += 64) i8_runs<K, 1, 2, 2>(p.shift, rw, xs, cs, 0, lq, 32, mask, acc);
-        for (; lq < nq; lq += 32) i8_runs<K, 1, 2, 1>(p.shift, rw, xs, cs, 0, lq, 32, mask, acc);
+        for (; lq + 32 * (U - 1) < nq; lq += 32 * U) i8_runs<K, 1, 2, U>(p.shift, rw, xs, cs, 0, lq, 32, mask, acc);
+        if (U > 1)
+            for (; lq < nq; lq += 32) i8_runs<K, 1, 2, 1>(p.shift, rw, xs, cs, 0, lq, 32, mask, acc);
         gemvg_store(p, rw, acc, s0, s1, r0, r1, lane);
         u = __shfl_sync(0xffffffffu, next, 0) + nwarps;
     }
@@ -483,9 +484,9 @@ __device__ __forceinline__ void trellis_gemvg_pf(const QGroupParams& p) {
     gemvg_done(p, lane, nwarps);
 }
 
-// Four blocks per SM (≤ 64 registers a thread), as the one-row int8 form.
-#define TRELLIS_GEMVG(name, K)                                                                                   \
-    extern "C" __global__ void __launch_bounds__(256, 4) name(const QGroupParams p) { trellis_gemvg<K>(p); }
+// BPS blocks per SM (four: ≤ 64 registers a thread, as the one-row int8 form), U runs a lane loads at once.
+#define TRELLIS_GEMVG(name, K, BPS, U)                                                                           \
+    extern "C" __global__ void __launch_bounds__(256, BPS) name(const QGroupParams p) { trellis_gemvg<K, U>(p); }
 #define TRELLIS_GEMVG_PF(name, K)                                                                                \
     extern "C" __global__ void __launch_bounds__(256, 4) name(const QGroupParams p) { trellis_gemvg_pf<K>(p); }
 
