@@ -119,6 +119,7 @@ type attnCase struct {
 	act                   backend.DType // q, k, v and output dtype
 	run                   bool          // rows are one sequence at consecutive positions (known from the written values)
 	positions             int64         // Σ (pos[r]+1) as last written, for the profiler's byte count; 0 when unknown
+	rowsMax               int64         // tuning.attnRowsMax: prompt chunks of less work run the f32 rows form
 }
 
 // kvBytes is the cache traffic of reading every row's keys and values once per kv head (an estimate of half the
@@ -148,21 +149,17 @@ type attnPtrs struct {
 //   - split: decode batches (n ≤ 8): flash-decoding over the positions with a grid that depends only on n, so a
 //     recorded graph replays at every position.
 //   - prompt: one sequence at consecutive positions (a prompt chunk), head dims the tensor-core kernel has, with
-//     more work than attnRowsMax.
+//     more work than tuning.attnRowsMax (2^16: a prompt of up to ~360 tokens from position 0, where either form
+//     takes a few µs; the rows form keeps q and the softmax weights in f32 where the tensor-core form rounds q, K,
+//     V and P to bf16).
 //   - rows: anything else (one block per row and kv head).
 var attnForms = []attnForm{
 	{name: "split", supports: func(a attnCase) bool { return a.n <= maxGemvRows && a.hd <= 32*attnEPTs[len(attnEPTs)-1] }, enqueue: enqueueAttnSplit},
 	{name: "prompt", supports: func(a attnCase) bool {
-		return a.run && slices.Contains(attnPromptHDs, a.hd) && (a.positions == 0 || a.positions > int64(attnRowsMax))
+		return a.run && slices.Contains(attnPromptHDs, a.hd) && (a.positions == 0 || a.positions > a.rowsMax)
 	}, enqueue: enqueueAttnPrompt},
 	{name: "rows", supports: func(a attnCase) bool { return a.hd <= 32*attnEPTs[len(attnEPTs)-1] }, enqueue: enqueueAttnRows},
 }
-
-// attnRowsMax bounds the work (Σ (pos[r]+1) over the rows) of the prompt chunks the rows form serves instead of
-// the tensor-core form (MLXBUN_CUDA_ATTN_ROWS overrides it for experiments): the rows form keeps q and the
-// softmax weights in f32 where the tensor-core form rounds q, K, V and P to bf16. 2^16 covers a prompt of up to
-// ~360 tokens from position 0 (pycoder-12m's 256: 32896), where either form takes a few µs.
-var attnRowsMax = envInt("MLXBUN_CUDA_ATTN_ROWS", 1<<16)
 
 // attnEPT is the smallest instantiated dims-per-lane that covers hd.
 func attnEPT(hd int) int {

@@ -114,7 +114,7 @@ func New(ordinal int) (*Backend, error) {
 	}
 	b.pdl = b.tune.pdl && b.info.CCMajor >= 9 && driver.HasPDL()
 	b.logf("tuning %+v, programmatic dependent launch %v", b.tune, b.pdl)
-	cubins, err := compileKernels(b.info.Arch())
+	cubins, err := compileKernels(b.info.Arch(), b.tune.lab)
 	if err != nil {
 		dev.Close()
 		return nil, err

@@ -11,7 +11,6 @@ import (
 	"encoding/binary"
 	"fmt"
 	"math"
-	"os"
 
 	"github.com/mlxbun/mlxbun/internal/backend"
 	"github.com/mlxbun/mlxbun/internal/cuda/driver"
@@ -344,15 +343,11 @@ func (b *Backend) moeScratchFor(k moeKey) (*moeScratch, error) {
 // moeMaxK is the most routed experts per row the routed form takes (MOE_MAX_K in hybrid.cu).
 const moeMaxK = 64
 
-// envMoEDense forces Experts' dense form at every row count ("1"): the comparison, and a way around the routed
-// form should it misbehave on a device.
-const envMoEDense = "MLXBUN_CUDA_MOE_DENSE"
-
 // routedExperts returns the device table [gate E | up E | down E] of the experts' bf16 weight pointers when the
 // routed form can serve them (dense bf16 experts without bias, one intermediate width), else 0. Tables are kept
 // by their content (the pointers themselves), so a table always names the weights it was made for.
 func (b *Backend) routedExperts(gate, up, down []backend.Linear) driver.DevPtr {
-	if os.Getenv(envMoEDense) == "1" {
+	if b.tune.moeDense { // the dense form at every row count: the comparison (tuning key moe_dense)
 		return 0
 	}
 	inter := gate[0].Out()

@@ -154,8 +154,9 @@ func biasAddName(dt backend.DType) string { return "bias_add_" + dtName(dt) }
 // opName names a plain kernel of ops.cu or attention.cu for activation dtype dt ("add" -> add_f32, add_bf16).
 func opName(op string, dt backend.DType) string { return op + "_" + dtName(dt) }
 
-// instantiations lists, per file, the macro lines that instantiate its template families.
-func instantiations() map[string][]string {
+// instantiations lists, per file, the macro lines that instantiate its template families; lab adds the forms kept
+// for measurement only (tuning.lab).
+func instantiations(lab bool) map[string][]string {
 	var gemv, attn, win []string
 	vec := func(n int, x, dt backend.DType, f gemvForm) string {
 		return fmt.Sprintf("GEMV_VEC(%s, %d, %d, %d, %s, %s)", gemvName(n, x, dt, f, true), n, f.R, f.U, outType(x), outType(dt))
@@ -170,7 +171,7 @@ func instantiations() map[string][]string {
 				gemv = append(gemv, fmt.Sprintf("GEMV_SCALAR(%s, %d, %s, %s)", gemvName(n, x, dt, gemvForm{}, false), n, outType(x), outType(dt)))
 			}
 			for _, f := range gemvLab[n] {
-				if !slices.Contains(prod, f) {
+				if lab && !slices.Contains(prod, f) {
 					gemv = append(gemv, vec(n, x, backend.BF16, f))
 				}
 			}
@@ -189,15 +190,15 @@ func instantiations() map[string][]string {
 			attn = append(attn, fmt.Sprintf("ATTN_PROMPT(%s, %d, %s)", attnPromptName(hd, x), hd, outType(x)))
 		}
 	}
-	m := quantInstantiations()
+	m := quantInstantiations(lab)
 	m["gemv.cu"], m["attention.cu"], m["gemma.cu"] = gemv, attn, win
 	m["hybrid.cu"] = hybridInstantiations()
 	return m
 }
 
 // kernelSource is what NVRTC compiles for file: common.cuh, the file (line numbers restarted so compiler messages
-// point into it) and its instantiation lines.
-func kernelSource(file string) (string, error) {
+// point into it) and its instantiation lines (with the lab forms when lab).
+func kernelSource(file string, lab bool) (string, error) {
 	common, ok := cudashaders.Sources["common.cuh"]
 	if !ok {
 		return "", fmt.Errorf("cuda backend: common.cuh is not embedded")
@@ -218,7 +219,7 @@ func kernelSource(file string) (string, error) {
 	fmt.Fprintf(&sb, "\n#line 1 %q\n", sourceFile(file))
 	sb.WriteString(body)
 	sb.WriteString("\n// instantiations (internal/cuda/kernels.go)\n")
-	for _, line := range instantiations()[file] {
+	for _, line := range instantiations(lab)[file] {
 		sb.WriteString(line)
 		sb.WriteByte('\n')
 	}
@@ -226,8 +227,8 @@ func kernelSource(file string) (string, error) {
 }
 
 // compileKernels compiles every kernel file for arch in parallel (NVRTC needs no device; the disk cache makes
-// later starts cheap) and returns the CUBINs by file.
-func compileKernels(arch string) (map[string][]byte, error) {
+// later starts cheap) and returns the CUBINs by file; lab compiles the lab forms too.
+func compileKernels(arch string, lab bool) (map[string][]byte, error) {
 	out := make(map[string][]byte, len(kernelFiles))
 	errs := make([]error, len(kernelFiles))
 	var mu sync.Mutex
@@ -236,7 +237,7 @@ func compileKernels(arch string) (map[string][]byte, error) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			src, err := kernelSource(f)
+			src, err := kernelSource(f, lab)
 			if err == nil {
 				var cubin []byte
 				if cubin, err = driver.Compile(f, src, arch, kernelOptions...); err == nil {

@@ -28,7 +28,7 @@ func TestKernelsCompile(t *testing.T) {
 		extra = append(extra, "--ptxas-options=-v")
 	}
 	for _, f := range kernelFiles {
-		src, err := kernelSource(f)
+		src, err := kernelSource(f, true)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -65,7 +65,7 @@ func summarizePtxas(log string) string {
 func TestInstantiations(t *testing.T) {
 	seen := map[string]bool{}
 	re := regexp.MustCompile(`^[A-Z_]+\((\w+),`)
-	for file, lines := range instantiations() {
+	for file, lines := range instantiations(true) {
 		for _, l := range lines {
 			m := re.FindStringSubmatch(l)
 			if m == nil {
@@ -108,7 +108,7 @@ func TestInstantiations(t *testing.T) {
 			t.Errorf("the host may launch %s, which is not instantiated", name)
 		}
 	}
-	src, _ := kernelSource("attention.cu")
+	src, _ := kernelSource("attention.cu", false)
 	if !strings.Contains(src, fmt.Sprintf("#define ATTN_MIN_CHUNK %d ", attnMinChunk)) ||
 		!strings.Contains(src, fmt.Sprintf("#define ATTN_MAX_SPLITS %d ", attnMaxSplits)) {
 		t.Errorf("attention.cu's ATTN_MIN_CHUNK / ATTN_MAX_SPLITS differ from attnMinChunk = %d / attnMaxSplits = %d", attnMinChunk, attnMaxSplits)
@@ -124,7 +124,7 @@ func TestInstantiations(t *testing.T) {
 	for _, name := range plain {
 		found := false
 		for _, f := range kernelFiles {
-			src, _ := kernelSource(f)
+			src, _ := kernelSource(f, true)
 			// a literal definition, or one of ops.cu's OPS_INSTANTIATE(T, SFX) macro definitions
 			i := strings.LastIndex(name, "_")
 			if strings.Contains(src, "void "+name+"(") || strings.Contains(src, "void "+name[:i]+"_##SFX(") &&

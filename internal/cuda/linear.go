@@ -7,8 +7,6 @@ package cuda
 
 import (
 	"fmt"
-	"os"
-	"strconv"
 	"unsafe"
 
 	"github.com/mlxbun/mlxbun/internal/backend"
@@ -80,6 +78,7 @@ func (b *Backend) uploadBias(spec backend.LinearSpec) (driver.DevPtr, error) {
 type matmulCase struct {
 	n, in, out int
 	x, dst     backend.DType
+	splitMax   int // tuning.splitGemmMax
 }
 
 // matmulForm is one way to compute a MatMul: the first form in matmulForms whose supports holds is used.
@@ -94,7 +93,7 @@ type matmulForm struct {
 //   - gemv: decode batches (n ≤ 8) with rows of whole 16-byte chunks; bandwidth-bound, so it wins wherever the
 //     weight read dominates (cuBLASLt at m ≤ 8 pads to a tile and runs far from the copy bandwidth).
 //   - gemv_scalar: the same batches at any width.
-//   - cublaslt_split: small prompt GEMMs (n·in·out ≤ gemmSplitMax) on f32 activations: x = hi + lo in two bf16
+//   - cublaslt_split: small prompt GEMMs (n·in·out ≤ tuning.splitGemmMax) on f32 activations: x = hi + lo in two bf16
 //     parts, two GEMMs accumulated in f32, so the input is not rounded to bf16 (~2^-17 instead of 2^-9). At these
 //     sizes a GEMM is a few µs of launch latency, so the second one costs about one launch.
 //   - cublaslt: prompts with widths in whole 16-byte rows, ~700 TFLOP/s at m = 512 (driver/MEASUREMENTS.md); f32
@@ -105,7 +104,7 @@ var matmulForms = []matmulForm{
 	{name: "gemv", supports: func(c matmulCase) bool { return c.n <= maxGemvRows && c.in%8 == 0 }, enqueue: enqueueGemv},
 	{name: "gemv_scalar", supports: func(c matmulCase) bool { return c.n <= maxGemvRows }, enqueue: enqueueGemvScalar},
 	{name: "cublaslt_split", supports: func(c matmulCase) bool {
-		return c.x == backend.F32 && c.dst == backend.F32 && c.in%8 == 0 && c.out%8 == 0 && c.n*c.in*c.out <= gemmSplitMax
+		return c.x == backend.F32 && c.dst == backend.F32 && c.in%8 == 0 && c.out%8 == 0 && c.n*c.in*c.out <= c.splitMax
 	}, enqueue: enqueueGemmSplit},
 	{name: "cublaslt", supports: func(c matmulCase) bool { return c.in%8 == 0 && c.out%8 == 0 }, enqueue: enqueueGemm},
 	{name: "gemv_scalar_chunks", supports: func(matmulCase) bool { return true }, enqueue: enqueueGemvChunks},
@@ -130,7 +129,7 @@ func (b *Backend) MatMul(dst, x backend.Tensor, w backend.Linear) {
 	if n == 0 {
 		return
 	}
-	c := matmulCase{n: n, in: in, out: l.out, x: xs.dt, dst: d.dt}
+	c := matmulCase{n: n, in: in, out: l.out, x: xs.dt, dst: d.dt, splitMax: b.tune.splitGemmMax}
 	for _, f := range matmulForms {
 		if f.supports(c) {
 			b.logf("MatMul %s n=%d %d->%d: %s", l.name, n, in, l.out, f.name)
@@ -297,18 +296,6 @@ func enqueueGemm(b *Backend, c matmulCase, y, x driver.DevPtr, l *linear) {
 		b.fuse.gemmIn = &gemmIn{idx: len(b.pending) - 1, x: x, elems: c.n * c.in, bf: xb}
 		b.mu.Unlock()
 	}
-}
-
-// gemmSplitMax bounds n·in·out of the GEMMs cublaslt_split serves (MLXBUN_CUDA_SPLIT_GEMM overrides it for
-// experiments): 2^28 takes every GEMM of the fixture models (pycoder-12m's largest at a 256-token prompt is 2.0e8)
-// and none of a Qwen3-0.6B pp512 (5.4e8 and up), whose speed the second GEMM would cost.
-var gemmSplitMax = envInt("MLXBUN_CUDA_SPLIT_GEMM", 1<<28)
-
-func envInt(name string, def int) int {
-	if v, err := strconv.Atoi(os.Getenv(name)); err == nil {
-		return v
-	}
-	return def
 }
 
 // enqueueGemmSplit computes y = hi·Wᵀ + lo·Wᵀ with x = hi + lo split into two bf16 parts (split_f32_bf16): two

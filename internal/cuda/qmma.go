@@ -1,8 +1,9 @@
-// The tensor-core form of axis-1 trellis layers (trellis_mma in shaders/cuda/trellis.cu): int8 activations against
-// the LCG bytes on mma.m16n8k32, for int8-activation layers whose input width is a multiple of 128 when switched on
-// (MLXBUN_CUDA_QMMA=1; verified, but not yet faster end to end than the dp4a form). MatMuls queued back to back on the same activations join one launch (q, k, v; gate, up), and a SwiGLU of a
-// joined gate and up pair folds into it (the fused gate/up/SwiGLU of the seeds, equal or mixed widths).
-// Its axis-0 counterpart for the down projection of a batch, trellis_mma0 (split-K), is launched from here too.
+// The multi-layer launches of axis-1 trellis layers (shaders/cuda/trellis.cu): the tensor-core form trellis_mma
+// (int8 activations against the LCG bytes on mma.m16n8k32, for decode batches from tuning.mmaRows rows, input
+// widths a multiple of 128) and the one-row dp4a form trellis_gemvg. MatMuls queued back to back on the same
+// activations join one launch (q, k, v; gate, up), and a SwiGLU of a joined gate and up pair folds into it (the
+// fused gate/up/SwiGLU of the seeds). The axis-0 tensor-core form for the down projection of a batch, trellis_mma0
+// (split-K), is launched from here too.
 
 package cuda
 
@@ -14,13 +15,6 @@ import (
 	"github.com/mlxbun/mlxbun/internal/backend"
 	"github.com/mlxbun/mlxbun/internal/cuda/driver"
 )
-
-// envMMA sets, for int8-activation layers loaded afterwards, from how many activation rows the tensor-core form
-// serves them: "1" every decode batch, "0" never; unset, qmmaDefaultRows. One row stays on the dp4a form by
-// default, measured faster end to end on the H200 (2026-11-30, docs/perf.md: 3-bit 14B tg64 160.5 tok/s with
-// dp4a, 157.4 with this form at its best launch shape, although its kernels took 65.0 ms against 72.0 for the dp4a
-// GEMVs and the SwiGLU they replace); batches share each decoded weight across the MMA's eight columns for free.
-const envMMA = "MLXBUN_CUDA_QMMA"
 
 // qmmaDefaultRows is the fewest activation rows the tensor-core form serves by default.
 const qmmaDefaultRows = 2
@@ -85,7 +79,8 @@ func gemvgSupports(c quantCase) bool {
 func enqueueGemvg(b *Backend, c quantCase, y, x driver.DevPtr, l *qlinear) { enqueueGroup(b, c, y, x, l, true) }
 
 // SetQuantMMA pins whether int8-activation trellis layers loaded afterwards (both axes) use the tensor-core forms
-// for every decode batch or never (the verify cases pin each form); unset, MLXBUN_CUDA_QMMA and qmmaDefaultRows decide.
+// for every decode batch or never (the verify cases pin each form); unset, the tuning table's mma_rows and
+// mma0_rows decide.
 func (b *Backend) SetQuantMMA(on bool) {
 	b.quant.mma = -1
 	if on {
@@ -94,20 +89,15 @@ func (b *Backend) SetQuantMMA(on bool) {
 }
 
 // mmaRows is the fewest rows the tensor-core form of coded axis `axis` (trellis_mma, trellis_mma0) serves for a
-// layer loaded now (0: never): SetQuantMMA pins both axes, else MLXBUN_CUDA_QMMA (axis 1) or MLXBUN_CUDA_QMMA0
-// (axis 0) "N": from N rows ("1" every decode batch, "0" never), else the axis's default.
+// layer loaded now (0: never): SetQuantMMA pins both axes, else the tuning table's rows for the axis.
 func (b *Backend) mmaRows(axis int) int {
-	env, def := envMMA, qmmaDefaultRows
-	if axis == 0 {
-		env, def = envMMA0, qmma0DefaultRows
-	}
 	if b.quant.mma != 0 {
 		return max(b.quant.mma, 0)
 	}
-	if n := envInt(env, def); n >= 0 {
-		return n
+	if axis == 0 {
+		return b.tune.mma0Rows
 	}
-	return def
+	return b.tune.mmaRows
 }
 
 // trellisMmaName names the tensor-core form for m-tile widths k0, k1 (equal but for a fused SwiGLU of mixed widths).
@@ -198,14 +188,17 @@ func (g *qmmaGroup) launch(b *Backend) func() error {
 		bytes += float64(4 * g.n * l0.out)
 	}
 	p.NTiles = int32(tiles)
-	ks := qmmaKS
-	if v := envInt("MLXBUN_CUDA_QMMA_KS", 0); v == 1 || v == 2 || v == 4 || v == 8 {
-		ks = v // lab: the warps sharing a tile
+	ks, per := qmmaKS, qmmaBlocksPerSM
+	if b.tune.mmaKS > 0 {
+		ks = b.tune.mmaKS // lab: the warps sharing a tile
+	}
+	if b.tune.mmaBlocks > 0 {
+		per = b.tune.mmaBlocks // lab: blocks per SM
 	}
 	p.KS = int32(ks)
 	gpb := 8 / ks
 	groups := (tiles + gpb - 1) / gpb
-	grid := driver.Dim3{X: min(groups, envInt("MLXBUN_CUDA_QMMA_BLOCKS", qmmaBlocksPerSM)*b.info.SMs)}
+	grid := driver.Dim3{X: min(groups, per*b.info.SMs)}
 	smem := 4 * N * (int(p.Chunk)/128*144 + 8)
 	name := trellisMmaName(k0, k1, N)
 	raw := append([]byte(nil), (*[unsafe.Sizeof(qmmaParams{})]byte)(unsafe.Pointer(&p))[:]...)
@@ -232,8 +225,12 @@ func (g *qmmaGroup) launchGemvg(b *Backend) func() error {
 	}
 	p.NUnits = int32(units)
 	shape := gemvgDefault
-	name := trellisGemvgName(l0.w.Bits, b.tune.gemvgPrefetch)
-	if lab := b.tune.gemvgShape; lab != (gemvgShape{}) && l0.w.Bits == 3 && !b.tune.gemvgPrefetch {
+	name := trellisGemvgName(l0.w.Bits, false)
+	switch lab := b.tune.gemvgShape; {
+	case l0.w.Bits != 3: // the lab forms are 3-bit only
+	case b.tune.gemvgPrefetch:
+		name = trellisGemvgName(3, true)
+	case lab != (gemvgShape{}):
 		shape, name = lab, lab.name(3)
 	}
 	grid := driver.Dim3{X: max(1, min((units+7)/8, shape.bps*b.info.SMs))}
@@ -310,11 +307,6 @@ func (b *Backend) fuseQMmaSwiGLU(d, gate, up *Tensor) bool {
 
 // ---- axis 0 (down): trellis_mma0 ----
 
-// envMMA0 sets, for int8-activation axis-0 layers loaded afterwards, from how many activation rows the axis-0
-// tensor-core form (trellis_mma0) serves them: "1" every decode batch (one row too), "0" never (the dp4a form,
-// trellis_gemv0_i8), "2" from two rows; unset, qmma0DefaultRows.
-const envMMA0 = "MLXBUN_CUDA_QMMA0"
-
 // qmma0DefaultRows is the fewest activation rows trellis_mma0 serves by default: batches from two rows, where the
 // dp4a form pays one dp4a per weight and row and the MMA one a quarter instruction per weight whatever N. Measured
 // on the H200 (2026-12-01, `bench --synthetic qwen3-14b --bits 3 -p 0 -n 64 -r 2`): batch 4 418.3 tok/s against
@@ -322,15 +314,15 @@ const envMMA0 = "MLXBUN_CUDA_QMMA0"
 const qmma0DefaultRows = 2
 
 // qmma0Piece is the positions per lane piece P of trellis_mma0 (P/2 m-tiles, 2P int32 accumulators a lane);
-// qmma0LabPiece is instantiated for 3-bit codes only, for measurement (MLXBUN_CUDA_QMMA0_P=32).
+// qmma0LabPiece is instantiated for 3-bit codes only, for measurement (tuning key mma0_piece=32, lab).
 const (
 	qmma0Piece    = 16
 	qmma0LabPiece = 32
 )
 
-// qmma0Pieces are the pieces instantiated for k-bit codes.
-func qmma0Pieces(k int) []int {
-	if k == 3 {
+// qmma0Pieces are the pieces instantiated for k-bit codes (the lab piece with lab).
+func qmma0Pieces(k int, lab bool) []int {
+	if lab && k == 3 {
 		return []int{qmma0Piece, qmma0LabPiece}
 	}
 	return []int{qmma0Piece}
@@ -372,7 +364,7 @@ func qmma0Supports(c quantCase) bool {
 func enqueueQMma0(b *Backend, c quantCase, y, x driver.DevPtr, l *qlinear) {
 	N := qInst(c.n)
 	piece := qmma0Piece
-	if v := envInt("MLXBUN_CUDA_QMMA0_P", 0); slices.Contains(qmma0Pieces(l.w.Bits), v) {
+	if v := b.tune.mma0Piece; v > 0 && slices.Contains(qmma0Pieces(l.w.Bits, b.tune.lab), v) {
 		piece = v // lab
 	}
 	rps, splits := mma0Split(l.rows, c.out, piece, b.info.SMs)

@@ -381,7 +381,7 @@ func TestMma0Split(t *testing.T) {
 		}
 	}
 	seen := map[string]bool{}
-	for _, lines := range quantInstantiations() {
+	for _, lines := range quantInstantiations(true) {
 		for _, l := range lines {
 			if strings.HasPrefix(l, "TRELLIS_MMA_SPLITK(") {
 				seen[l[len("TRELLIS_MMA_SPLITK("):strings.Index(l, ",")]] = true
@@ -390,7 +390,7 @@ func TestMma0Split(t *testing.T) {
 	}
 	for _, k := range trellisBits {
 		for n := 1; n <= maxGemvRows; n++ {
-			for _, P := range qmma0Pieces(k) {
+			for _, P := range qmma0Pieces(k, true) {
 				if name := trellisMma0Name(k, qInst(n), P); !seen[name] {
 					t.Errorf("the host may launch %s, which is not instantiated", name)
 				}

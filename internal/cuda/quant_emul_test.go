@@ -304,14 +304,14 @@ func TestQuantSelection(t *testing.T) {
 		{512, 5120, 17408, tw(1, 3), true, "gemv_chunks"},
 		{40, 512, 1536, tw(0, 2), false, "gemv_chunks"},
 	} {
-		c := quantCase{n: tc.n, in: tc.in, out: tc.out, w: tc.w.weight(), exact: tc.exact}
+		c := quantCase{n: tc.n, in: tc.in, out: tc.out, w: tc.w.weight(), exact: tc.exact, splitMax: defaultTuning().splitGemmMax}
 		if got := pick(c); got != tc.want {
 			t.Errorf("%+v: %s, want %s", tc, got, tc.want)
 		}
 	}
 	seen := map[string]bool{}
 	re := regexp.MustCompile(`^[A-Z_]+\((\w+),`)
-	for _, lines := range quantInstantiations() {
+	for _, lines := range quantInstantiations(true) {
 		for _, l := range lines {
 			seen[re.FindStringSubmatch(l)[1]] = true
 		}

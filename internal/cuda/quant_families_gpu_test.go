@@ -2,7 +2,7 @@
 // fixture quantized by mlxbun at 3 bits (small trellis L and block, as internal/quantize's round-trip test, for
 // speed), run by the CPU and the CUDA backend on the same artifact: mean per-position KL(cpu ‖ cuda) of the
 // prompt's next-token distributions within klGate (the default forms), and the greedy continuation identical
-// with the CUDA layers loaded in exact mode (MLXBUN_CUDA_EXACT's reference arithmetic).
+// with the CUDA layers loaded in exact mode (the tuning table's exact, SetQuantExact).
 package cuda
 
 import (

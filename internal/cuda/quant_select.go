@@ -18,10 +18,11 @@ import (
 type quantCase struct {
 	n, in, out int
 	w          backend.Weight
-	exact      bool // the layer was loaded in the reference-arithmetic mode (MLXBUN_CUDA_EXACT=1)
+	exact      bool // the layer was loaded in the reference-arithmetic mode (tuning.exact, SetQuantExact)
 	act8       bool // the layer's decode GEMV may quantize activations to int8 (qlinear.act8)
 	mmaRows    int  // the fewest rows the tensor-core form serves for the layer (qlinear.mmaRows), 0 never
 	group      bool // one-row layers on one input may share a trellis_gemvg launch (tuning.gemvGroup)
+	splitMax   int  // tuning.splitGemmMax: prompts this small keep f32 weights (gemv_chunks)
 }
 
 // quantForm is one way to compute a quantized MatMul.
@@ -36,18 +37,18 @@ type quantForm struct {
 //   - trellis_gemv1 / trellis_gemv0 / affine_gemv: decode batches (n ≤ 8), each weight decoded once for every row;
 //     axis-0 trellis codes (down) split the coded rows over blocks and reduce the partials in a second launch.
 //     trellis_gemv1_i8 / trellis_gemv0_i8 first, for layers loaded with int8 activations (qlinear.act8:
-//     qAct8Default per axis — both on: 3-bit 14B tg128 153.4 against 136.5 tok/s with the f32 forms, mean KL to the
-//     CPU ≤ 1.6e-4 (TestQuantizedKL); MLXBUN_CUDA_QGEMV_I8=0 keeps the f32 forms; never in exact mode).
-//   - trellis_mma (first: int8-activation layers with in % 128 == 0, from qmmaDefaultRows = 2 rows by default,
-//     every batch with MLXBUN_CUDA_QMMA=1, never with =0): the tensor-core form, q/k/v and gate/up joined in one
+//     tuning.act8 per axis — both on: 3-bit 14B tg128 153.4 against 136.5 tok/s with the f32 forms, mean KL to the
+//     CPU ≤ 1.6e-4 (TestQuantizedKL); tuning key act8=0 keeps the f32 forms; never in exact mode).
+//   - trellis_mma (first: int8-activation layers with in % 128 == 0, from tuning.mmaRows = 2 rows by default,
+//     every batch with mma_rows=1, never with =0): the tensor-core form, q/k/v and gate/up joined in one
 //     launch each and SwiGLU folded into gate/up (qmma.go).
 //   - trellis_gemvg (one row, int8-activation axis-1 layers, tuning.gemvGroup): the dp4a arithmetic of
 //     trellis_gemv1_i8 with the layers on one input in one launch (q/k/v; gate/up with SwiGLU folded) and units
 //     of two rows handed out by a counter (qmma.go).
 //   - trellis_mma0 (before trellis_gemv0_i8: int8-activation axis-0 layers with in % 8 == 0 and out % 32 == 0, from
-//     MLXBUN_CUDA_QMMA0=N rows, by default from qmma0DefaultRows = 2, measured on the H200; SetQuantMMA pins
+//     tuning.mma0Rows rows, by default from qmma0DefaultRows = 2, measured on the H200; SetQuantMMA pins
 //     both axes): the axis-0 tensor-core form, split-K with trellis_splitk_reduce (qmma.go).
-//   - gemv_chunks: prompts whose GEMM is small (n·in·out ≤ gemmSplitMax, the bound under which the dense path
+//   - gemv_chunks: prompts whose GEMM is small (n·in·out ≤ tuning.splitGemmMax, the bound under which the dense path
 //     splits its input for precision: the fixture models), and every prompt of an exact-mode layer — the decode
 //     forms over chunks of 8 rows, so prompt logits keep f32 weights (the bf16 expansion moved the fixture models'
 //     prompt logits ~1e-3).
@@ -56,7 +57,7 @@ type quantForm struct {
 //   - gemv_chunks again for widths cuBLASLt cannot take (never for a real model).
 var quantForms = append(quantDecodeForms, []quantForm{
 	{name: "gemv_chunks", supports: func(c quantCase) bool {
-		return c.exact || c.n*c.in*c.out <= gemmSplitMax
+		return c.exact || c.n*c.in*c.out <= c.splitMax
 	}, enqueue: enqueueQChunks},
 	{name: "expand_cublaslt", supports: func(c quantCase) bool { return c.in%8 == 0 && c.out%8 == 0 }, enqueue: enqueueQExpand},
 	{name: "gemv_chunks", supports: func(quantCase) bool { return true }, enqueue: enqueueQChunks},
@@ -116,7 +117,7 @@ type qShape struct{ R, blocksPerSM int }
 var qShapes = map[int]qShape{1: {2, 4}, 2: {2, 4}, 4: {2, 4}, 8: {2, 4}}
 
 // qLab lists shapes instantiated for measurement only (3-bit trellis, one row): R per warp, and the R whose
-// prefetching form (PF, quant.cuh) is instantiated (MLXBUN_CUDA_QGEMV_PF=1; not yet run on a device).
+// prefetching form (PF, quant.cuh) is instantiated (tuning keys gemv_r, gemv_pf; lab only).
 var (
 	qLab         = []int{1, 4}
 	qLabPrefetch = []int{2, 4}
@@ -124,7 +125,7 @@ var (
 
 // qI8U is the runs a lane of the int8-activation form (trellis_gemv1_i8) loads before decoding them, by N (U·R·(K+1)
 // words in flight per lane; U·R·N int32 sums). qLabI8 lists the (R, U) instantiated for measurement only (3-bit, one
-// row; MLXBUN_CUDA_QGEMV_R, MLXBUN_CUDA_QGEMV_U).
+// row; tuning keys gemv_r, gemv_u; lab only).
 func qI8U(N int) int {
 	if N <= 2 {
 		return 2
@@ -231,8 +232,10 @@ func quantUnits() []string {
 	return out
 }
 
-// quantInstantiations lists the macro lines of each unit of trellis.cu and affine.cu (quantUnits).
-func quantInstantiations() map[string][]string {
+// quantInstantiations lists the macro lines of each unit of trellis.cu and affine.cu (quantUnits); lab adds the
+// forms instantiated for measurement only (3-bit codes: qLab, qLabPrefetch, qLabI8, qmma0LabPiece, gemvgLab and
+// the prefetching trellis_gemvg).
+func quantInstantiations(lab bool) map[string][]string {
 	m := map[string][]string{}
 	for _, k := range trellisBits {
 		for _, N := range qRowsInst {
@@ -240,7 +243,7 @@ func quantInstantiations() map[string][]string {
 			for _, v := range quantVariants {
 				_, vi := variantSuffix(v)
 				R := []int{qShapes[N].R}
-				if k == 3 && N == 1 {
+				if lab && k == 3 && N == 1 {
 					for _, r := range qLab {
 						if !slices.Contains(R, r) {
 							R = append(R, r)
@@ -250,7 +253,7 @@ func quantInstantiations() map[string][]string {
 				for _, r := range R {
 					m[unit] = append(m[unit], fmt.Sprintf("TRELLIS_GEMV_ROWS(%s, %d, %d, %d, %d, false)", trellisGemv1Name(k, N, r, v, false), k, N, r, vi))
 				}
-				if k == 3 && N == 1 {
+				if lab && k == 3 && N == 1 {
 					for _, r := range qLabPrefetch {
 						m[unit] = append(m[unit], fmt.Sprintf("TRELLIS_GEMV_ROWS(%s, %d, %d, %d, %d, true)", trellisGemv1Name(k, N, r, v, true), k, N, r, vi))
 					}
@@ -261,14 +264,14 @@ func quantInstantiations() map[string][]string {
 		for _, N := range qRowsInst {
 			unit := fmt.Sprintf("trellis.cu#n%d", N)
 			ru := [][2]int{{qShapes[N].R, qI8U(N)}}
-			if k == 3 && N == 1 {
+			if lab && k == 3 && N == 1 {
 				ru = append(ru, qLabI8...)
 			}
 			for _, x := range ru {
 				m[unit] = append(m[unit], fmt.Sprintf("TRELLIS_GEMV_INT(%s, %d, %d, %d, %d)", trellisGemv1I8Name(k, N, x[0], x[1]), k, N, x[0], x[1]))
 			}
 			m[unit] = append(m[unit], fmt.Sprintf("TRELLIS_GEMV_SPLITK_INT(%s, %d, %d)", trellisGemv0I8Name(k, N), k, N))
-			for _, piece := range qmma0Pieces(k) {
+			for _, piece := range qmma0Pieces(k, lab) {
 				m[unit] = append(m[unit], fmt.Sprintf("TRELLIS_MMA_SPLITK(%s, %d, %d, %d)", trellisMma0Name(k, N, piece), k, N, piece))
 			}
 			for _, k1 := range trellisBits {
@@ -277,11 +280,11 @@ func quantInstantiations() map[string][]string {
 				}
 			}
 		}
-		m["trellis.cu#n1"] = append(m["trellis.cu#n1"], fmt.Sprintf("TRELLIS_EXPAND(%s, %d)", trellisExpandName(k), k),
-			fmt.Sprintf("TRELLIS_GEMVG_PF(%s, %d)", trellisGemvgName(k, true), k))
+		m["trellis.cu#n1"] = append(m["trellis.cu#n1"], fmt.Sprintf("TRELLIS_EXPAND(%s, %d)", trellisExpandName(k), k))
 		shapes := []gemvgShape{gemvgDefault}
-		if k == 3 {
+		if lab && k == 3 {
 			shapes = append(shapes, gemvgLab...)
+			m["trellis.cu#n1"] = append(m["trellis.cu#n1"], fmt.Sprintf("TRELLIS_GEMVG_PF(%s, %d)", trellisGemvgName(k, true), k))
 		}
 		for _, sh := range shapes {
 			m["trellis.cu#n1"] = append(m["trellis.cu#n1"], fmt.Sprintf("TRELLIS_GEMVG(%s, %d, %d, %d)", sh.name(k), k, sh.bps, sh.u))

@@ -3,14 +3,13 @@
 // trellis.cu, affine.cu]: decode GEMVs for n ≤ 8 rows, the same over chunks of 8 rows or a bf16 expansion plus
 // cuBLASLt for prompts (quant_select.go picks). The decode arithmetic of trellis layers is fixed at load:
 // trellis.Factored by default (the scale leaves the sum: fewer instructions per weight), trellis.Reciprocal — the
-// CPU backend's per-weight arithmetic — in exact mode (MLXBUN_CUDA_EXACT=1, or SetQuantExact).
+// CPU backend's per-weight arithmetic — in exact mode (tuning key exact=1, or SetQuantExact).
 
 package cuda
 
 import (
 	"fmt"
 	"github.com/mlxbun/mlxbun/internal/cuda/driver"
-	"os"
 	"slices"
 	"strings"
 	"unsafe"
@@ -20,28 +19,12 @@ import (
 	"github.com/mlxbun/mlxbun/internal/trellis"
 )
 
-// envAct8 switches the int8-activation decode forms of trellis layers (trellis_gemv1_i8, trellis_gemv0_i8) on ("1") or
-// off ("0") for layers loaded afterwards, both axes; unset, qAct8Default decides per axis. Exact mode never uses
-// them. MLXBUN_CUDA_QGEMV0_I8=0 keeps axis 0 on f32 activations (lab).
-const envAct8 = "MLXBUN_CUDA_QGEMV_I8"
-
-// qAct8Default is whether trellis layers of coded axis 0 (down) and 1 (q/k/v/o, gate/up) decode with int8
-// activations when neither the environment nor SetQuantAct8 says: both, measured on the H200 (2026-11-30,
-// docs/perf.md): Qwen3-14B 3-bit tg128 153.4 ± 2.6 tok/s against 136.5 ± 2.1 with the f32 forms;
-// verify-kernels MatMul/trellis/i8 all pass (worst 7.7e-3 of max|ref|, bound 1e-2); the model-level gate
-// (TestQuantizedKL) mean per-token KL to the CPU 1.4–1.6e-4 on tiny-qwen3 at 2/3/4 bits and 3.0e-5 on pycoder-12m
-// 3-bit (bound 1e-3). MLXBUN_CUDA_QGEMV_I8=0 (or exact mode) keeps the f32 forms.
-var qAct8Default = [2]bool{true, true}
-
-// envExact selects the reference-arithmetic forms for quantized layers loaded afterwards ("1").
-const envExact = "MLXBUN_CUDA_EXACT"
-
 // quantState is the backend's state for quantized layers: the mode new layers load in, and the scratch buffers
 // (one of each, grown on demand, replaced ones kept until Close since recorded graphs may point at them).
 type quantState struct {
 	exact      bool
-	act8       int           // SetQuantAct8: 0 unset (environment, then qAct8Default), 1 on, −1 off
-	mma        int           // SetQuantMMA: 0 unset (MLXBUN_CUDA_QMMA), 1 every batch, −1 never
+	act8       int           // SetQuantAct8: 0 unset (tuning.act8), 1 on, −1 off
+	mma        int           // SetQuantMMA: 0 unset (tuning.mmaRows, mma0Rows), 1 every batch, −1 never
 	expand     driver.DevPtr // bf16 expansion of one layer (prompts)
 	expandLen  int
 	partial    driver.DevPtr // axis-0 split-K partials
@@ -51,11 +34,11 @@ type quantState struct {
 }
 
 // SetQuantExact makes layers loaded afterwards use the reference arithmetic (trellis.Reciprocal per weight, f32
-// weights for prompts too) or the default forms. MLXBUN_CUDA_EXACT=1 does the same for the whole process.
+// weights for prompts too) or the default forms. The tuning key exact=1 does the same for the whole process.
 func (b *Backend) SetQuantExact(exact bool) { b.quant.exact = exact }
 
 // SetQuantAct8 pins whether trellis layers (both axes) loaded afterwards decode with int8 activations (the verify
-// cases pin each form); it overrides MLXBUN_CUDA_QGEMV_I8 and qAct8Default.
+// cases pin each form); it overrides the tuning table's act8.
 func (b *Backend) SetQuantAct8(on bool) {
 	b.quant.act8 = -1
 	if on {
@@ -65,15 +48,10 @@ func (b *Backend) SetQuantAct8(on bool) {
 
 // wantAct8 is whether a layer of coded axis `axis` loaded now (not exact) uses the int8-activation decode form.
 func (b *Backend) wantAct8(axis int) bool {
-	switch {
-	case b.quant.act8 != 0:
+	if b.quant.act8 != 0 {
 		return b.quant.act8 > 0
-	case os.Getenv(envAct8) == "1":
-		return axis == 1 || os.Getenv("MLXBUN_CUDA_QGEMV0_I8") != "0"
-	case os.Getenv(envAct8) == "0":
-		return false
 	}
-	return qAct8Default[axis&1]
+	return b.tune.act8[axis&1]
 }
 
 // qlinear is a trellis or affine linear layer on the device.
@@ -149,7 +127,7 @@ func (b *Backend) loadQuant(spec backend.LinearSpec) (backend.Linear, error) {
 	if err := b.allowQSmem(); err != nil {
 		return nil, fmt.Errorf("cuda: linear %s: %w", spec.Name, err)
 	}
-	exact := b.quant.exact || os.Getenv(envExact) == "1"
+	exact := b.quant.exact || b.tune.exact
 	l := &qlinear{name: spec.Name, out: spec.Out, in: spec.In, w: w, exact: exact, shift: log2(w.Group), variant: trellis.Factored}
 	if exact {
 		l.variant = trellis.Reciprocal
@@ -252,7 +230,8 @@ func (b *Backend) matmulQuant(d, xs *Tensor, l *qlinear) {
 	if n == 0 {
 		return
 	}
-	c := quantCase{n: n, in: in, out: l.out, w: l.w, exact: l.exact, act8: l.act8, mmaRows: l.mmaRows, group: b.tune.gemvGroup}
+	c := quantCase{n: n, in: in, out: l.out, w: l.w, exact: l.exact, act8: l.act8, mmaRows: l.mmaRows, group: b.tune.gemvGroup,
+		splitMax: b.tune.splitGemmMax}
 	for _, f := range quantForms {
 		if f.supports(c) {
 			b.logf("MatMul %s n=%d %d->%d (%s, %s): %s", l.name, n, in, l.out, l.w, l.arith(), f.name)
@@ -306,19 +285,26 @@ func enqueueQGemv(b *Backend, c quantCase, y, x driver.DevPtr, l *qlinear) {
 	N := qInst(c.n)
 	sh := qShapes[N]
 	R := sh.R
-	lab := l.w.Format == backend.FormatTrellis && l.w.Bits == 3 && N == 1
-	if v := envInt("MLXBUN_CUDA_QGEMV_R", 0); v > 0 && lab {
-		R = v // lab override (instantiated: qShapes, qLab)
+	t := &b.tune
+	lab := t.lab && l.w.Format == backend.FormatTrellis && l.w.Bits == 3 && N == 1
+	if lab && t.gemvR > 0 {
+		R = t.gemvR // lab (instantiated: qShapes, qLab)
 	}
-	prefetch := lab && envInt("MLXBUN_CUDA_QGEMV_PF", 0) == 1 // lab: qLabPrefetch
+	prefetch := lab && t.gemvPF && slices.Contains(qLabPrefetch, R) // lab: qLabPrefetch
 	U := qI8U(N)
-	if v := envInt("MLXBUN_CUDA_QGEMV_U", 0); v > 0 && lab && c.act8 {
-		U = v // lab override (instantiated: qLabI8)
+	if lab && t.gemvU > 0 && c.act8 {
+		U = t.gemvU // lab (instantiated: qLabI8)
 	}
-	if c.act8 && (R != sh.R || U != qI8U(N)) && !slices.Contains(qLabI8, [2]int{R, U}) {
+	if c.act8 && (R != sh.R || U != qI8U(N)) && !(lab && slices.Contains(qLabI8, [2]int{R, U})) {
 		R, U = sh.R, qI8U(N) // a lab shape the int8 form is not instantiated for
 	}
-	per := envInt("MLXBUN_CUDA_QGEMV_BLOCKS", sh.blocksPerSM)
+	if !c.act8 && R != sh.R && !(lab && slices.Contains(qLab, R)) {
+		R = sh.R
+	}
+	per := sh.blocksPerSM
+	if t.lab && t.gemvBlocks > 0 {
+		per = t.gemvBlocks
+	}
 	p := l.params(y, x, c.n)
 	p.KS = int32(qSplit(c.out, R, b.info.SMs))
 	p.Chunk = int32(qChunk(N, c.in))

@@ -1,7 +1,8 @@
 // The CUDA backend's tuning table: the launch choices that measurements decide (which form serves a shape, grid
-// and split sizes, launch mechanics), each default with the measurement behind it, and one override setting for
-// experiments — MLXBUN_CUDA_TUNE="key=value,key=value" — parsed once when the backend opens and logged with the
-// backend's debug lines. An unknown key or a bad value fails the open, naming it.
+// and split sizes, launch mechanics, the lab forms compiled for experiments), each default with the measurement
+// behind it, and one override for experiments — MLXBUN_CUDA_TUNE="key=value,key=value" — parsed once when the
+// backend opens and logged with its debug lines. An unknown key or a bad value fails the open, naming it. Nothing
+// else in the environment changes which kernel serves an op.
 
 package cuda
 
@@ -17,45 +18,91 @@ import (
 // envTune is the one override of the tuning table.
 const envTune = "MLXBUN_CUDA_TUNE"
 
-// tuning is one device's table. Fields are read on the device thread only after Open.
+// tuning is one device's table. Fields are read after Open only.
 type tuning struct {
-	// pdl launches every kernel with programmatic dependent launch on sm_90+ (each kernel waits in pdl_begin,
-	// shaders/cuda/common.cuh), so a kernel's launch and prologue overlap its predecessor's tail. Prediction
-	// (2026-12-01, before the first run): ~0.5–1 µs saved on most of the 643 launches of a 3-bit 14B decode step.
+	// exact loads quantized layers in the reference-arithmetic mode: trellis.Reciprocal per weight (the CPU's),
+	// f32 activations, f32 weights for prompts too (SetQuantExact does it per layer load). Off: the fast forms.
+	exact bool
+	// act8 is whether trellis layers of coded axis 0 (down) and 1 (q/k/v/o, gate/up) decode with int8 activations.
+	// Both, measured on the H200 (2026-11-30, docs/perf.md): 3-bit 14B tg128 153.4 ± 2.6 tok/s against 136.5 ± 2.1
+	// with the f32 forms; verify MatMul/trellis/i8 worst 7.7e-3 of max|ref| (bound 1e-2); TestQuantizedKL mean
+	// per-token KL to the CPU 1.4–1.6e-4 (tiny-qwen3 2/3/4-bit), 3.0e-5 (pycoder-12m 3-bit), bound 1e-3.
+	act8 [2]bool
+	// mmaRows and mma0Rows are the fewest decode rows the tensor-core forms serve (0 never): trellis_mma (axis 1)
+	// and trellis_mma0 (axis 0), both from 2 (qmmaDefaultRows, qmma0DefaultRows: the measurements are there).
+	mmaRows, mma0Rows int
+	// pdl launches every kernel with programmatic dependent launch on sm_90+ (pdl_begin, shaders/cuda/common.cuh).
+	// Measured (H200, 2026-12-01, 3-bit 14B tg128): alone +3.4 % (154.4 → 159.7), with the grouped form none
+	// (174.2 off, 173.2 on; spread ±3). Kept on: it costs nothing and its overlap grows as launches shrink.
 	pdl bool
-	// gemvGroup serves one-row int8-activation trellis layers of axis 1 that share their input (q/k/v; gate/up with
-	// SwiGLU folded) with one launch of trellis_gemvg (warps take units of two rows from a counter), instead of one
-	// trellis_gemv1_i8 launch per layer. Prediction (2026-12-01, before the first run): k/v stop running at
-	// 0.65 G weights/ms on their own and gate/up lose the 3-against-2.06-round tail of 16-row groups over 528 blocks:
-	// ~1 ms of the 6.45 ms 3-bit 14B step.
+	// gemvGroup serves one-row int8-activation axis-1 trellis layers that share their input (q/k/v; gate/up with
+	// SwiGLU folded) with one trellis_gemvg launch whose warps take two-row units from a counter. Measured (H200,
+	// 2026-12-01, 3-bit 14B tg128): 159.7 → 173.2 tok/s (+8.5 %; +12.8 % without PDL).
 	gemvGroup bool
-	// gemvgPrefetch runs trellis_gemvg_k{K}_pf: each lane's words loaded one run ahead of its arithmetic (and across
-	// units). Prediction (2026-12-01, before the first run): the one-row grouped launches are latency-bound (three
-	// dependent load rounds per unit at 2.9 G weights/ms in the first H200 profile), so −20 % of their time.
-	gemvgPrefetch bool
-	// gemvgShape, when set, launches 3-bit trellis_gemvg in a lab shape (gemvgLab: blocks per SM, runs per load);
-	// zero: gemvgDefault.
-	gemvgShape gemvgShape
+	// moeDense forces the Experts op's dense form at every row count (the routed form's comparison).
+	moeDense bool
+	// splitGemmMax bounds n·in·out of the small prompt GEMMs cublaslt_split serves (linear.go): 2^28 takes every
+	// GEMM of the fixture models (pycoder-12m's largest at a 256-token prompt is 2.0e8) and none of a Qwen3-0.6B
+	// pp512 (5.4e8 and up), whose speed the second GEMM would cost.
+	splitGemmMax int
+	// attnRowsMax bounds the work (Σ (pos[r]+1)) of the prompt chunks the rows form of attention serves instead of
+	// the tensor-core form (attention.go): 2^16, a prompt of up to ~360 tokens from position 0.
+	attnRowsMax int
+
+	// lab compiles the forms instantiated for measurement only (labInstantiations) and lets the keys below pick
+	// them; any lab key sets it. Off in production: the lab forms are not in the compiled kernel list.
+	lab bool
+	// The lab choices (3-bit codes, one row unless said): trellis_gemv1's rows per warp and prefetching form and
+	// the int8 form's runs per load (qLab, qLabPrefetch, qLabI8), the qgemv grid cap per SM; trellis_mma's warps
+	// per tile and blocks per SM; trellis_mma0's piece; trellis_gemvg's shape and prefetching form (gemvgLab).
+	gemvR, gemvU, gemvBlocks int
+	gemvPF                   bool
+	mmaKS, mmaBlocks         int
+	mma0Piece                int
+	gemvgShape               gemvgShape
+	gemvgPrefetch            bool
 }
 
 // defaultTuning is the table for the devices measured so far (the NVIDIA H200).
 func defaultTuning() tuning {
-	return tuning{pdl: true, gemvGroup: true}
+	return tuning{act8: [2]bool{true, true}, mmaRows: qmmaDefaultRows, mma0Rows: qmma0DefaultRows, pdl: true, gemvGroup: true,
+		splitGemmMax: 1 << 28, attnRowsMax: 1 << 16}
 }
 
-// tuneKeys are the override's keys, each setting one field from its text.
-var tuneKeys = map[string]func(t *tuning, v string) error{
-	"pdl":        func(t *tuning, v string) error { return parseBool(&t.pdl, v) },
-	"gemv_group": func(t *tuning, v string) error { return parseBool(&t.gemvGroup, v) },
-	"gemvg_pf":   func(t *tuning, v string) error { return parseBool(&t.gemvgPrefetch, v) },
-	"gemvg_shape": func(t *tuning, v string) error {
+// tuneKey sets one field from its text; lab keys also switch the lab forms on.
+type tuneKey struct {
+	lab bool
+	set func(t *tuning, v string) error
+}
+
+var tuneKeys = map[string]tuneKey{
+	"exact":          {set: func(t *tuning, v string) error { return parseBool(&t.exact, v) }},
+	"act8":           {set: func(t *tuning, v string) error { err := parseBool(&t.act8[1], v); t.act8[0] = t.act8[1]; return err }},
+	"act8_axis0":     {set: func(t *tuning, v string) error { return parseBool(&t.act8[0], v) }},
+	"mma_rows":       {set: func(t *tuning, v string) error { return parseInt(&t.mmaRows, v, 0, 8) }},
+	"mma0_rows":      {set: func(t *tuning, v string) error { return parseInt(&t.mma0Rows, v, 0, 8) }},
+	"pdl":            {set: func(t *tuning, v string) error { return parseBool(&t.pdl, v) }},
+	"gemv_group":     {set: func(t *tuning, v string) error { return parseBool(&t.gemvGroup, v) }},
+	"moe_dense":      {set: func(t *tuning, v string) error { return parseBool(&t.moeDense, v) }},
+	"split_gemm_max": {set: func(t *tuning, v string) error { return parseInt(&t.splitGemmMax, v, 0, 1<<62) }},
+	"attn_rows_max":  {set: func(t *tuning, v string) error { return parseInt(&t.attnRowsMax, v, 0, 1<<62) }},
+	"lab":            {lab: true, set: func(t *tuning, v string) error { return parseBool(&t.lab, v) }},
+	"gemv_r":         {lab: true, set: func(t *tuning, v string) error { return parseOneOf(&t.gemvR, v, append([]int{qShapes[1].R}, qLab...)) }},
+	"gemv_u":         {lab: true, set: func(t *tuning, v string) error { return parseOneOf(&t.gemvU, v, []int{1, 2, 4}) }},
+	"gemv_blocks":    {lab: true, set: func(t *tuning, v string) error { return parseInt(&t.gemvBlocks, v, 1, 32) }},
+	"gemv_pf":        {lab: true, set: func(t *tuning, v string) error { return parseBool(&t.gemvPF, v) }},
+	"mma_ks":         {lab: true, set: func(t *tuning, v string) error { return parseOneOf(&t.mmaKS, v, []int{1, 2, 4, 8}) }},
+	"mma_blocks":     {lab: true, set: func(t *tuning, v string) error { return parseOneOf(&t.mmaBlocks, v, []int{1, 2}) }},
+	"mma0_piece":     {lab: true, set: func(t *tuning, v string) error { return parseOneOf(&t.mma0Piece, v, []int{qmma0Piece, qmma0LabPiece}) }},
+	"gemvg_pf":       {lab: true, set: func(t *tuning, v string) error { return parseBool(&t.gemvgPrefetch, v) }},
+	"gemvg_shape": {lab: true, set: func(t *tuning, v string) error {
 		var s gemvgShape
 		if _, err := fmt.Sscanf(v, "%dx%d", &s.bps, &s.u); err != nil || !slices.Contains(gemvgLab, s) {
 			return fmt.Errorf("want one of the lab shapes %v as BPSxU, got %q", gemvgLab, v)
 		}
 		t.gemvgShape = s
 		return nil
-	},
+	}},
 }
 
 func parseBool(dst *bool, v string) error {
@@ -67,6 +114,24 @@ func parseBool(dst *bool, v string) error {
 	return nil
 }
 
+func parseInt(dst *int, v string, lo, hi int) error {
+	n, err := strconv.Atoi(v)
+	if err != nil || n < lo || n > hi {
+		return fmt.Errorf("want an integer in [%d, %d], got %q", lo, hi, v)
+	}
+	*dst = n
+	return nil
+}
+
+func parseOneOf(dst *int, v string, allowed []int) error {
+	n, err := strconv.Atoi(v)
+	if err != nil || !slices.Contains(allowed, n) {
+		return fmt.Errorf("want one of %v, got %q", allowed, v)
+	}
+	*dst = n
+	return nil
+}
+
 // loadTuning is the default table with the override applied.
 func loadTuning(override string) (tuning, error) {
 	t := defaultTuning()
@@ -75,12 +140,15 @@ func loadTuning(override string) (tuning, error) {
 	}
 	for _, kv := range strings.Split(override, ",") {
 		k, v, ok := strings.Cut(strings.TrimSpace(kv), "=")
-		set := tuneKeys[k]
-		if !ok || set == nil {
+		key, known := tuneKeys[k]
+		if !ok || !known {
 			return t, fmt.Errorf("%s: unknown setting %q (known: %s)", envTune, kv, strings.Join(tuneKeyNames(), ", "))
 		}
-		if err := set(&t, v); err != nil {
+		if err := key.set(&t, v); err != nil {
 			return t, fmt.Errorf("%s: %s: %w", envTune, k, err)
+		}
+		if key.lab && k != "lab" {
+			t.lab = true
 		}
 	}
 	return t, nil

@@ -39,7 +39,7 @@ MLXBUN_CUDA_DEBUG=1 timeout 120 $B bench --synthetic qwen3-14b --bits 3 --device
 	>"$OUT/bench.md" 2>/tmp/bench-debug.log
 echo "bench exit $?" | tee -a "$OUT/run.log"
 grep -E "MatMul model.layers.0\.|SwiGLU joins|joins the trellis_mma|trellis_mma_k|trellis_gemv" /tmp/bench-debug.log | sort | uniq -c | head -30 >>"$OUT/run.log"
-for v in "MLXBUN_CUDA_QMMA=0" "MLXBUN_CUDA_QGEMV_I8=0"; do
+for v in "MLXBUN_CUDA_TUNE=mma_rows=0" "MLXBUN_CUDA_TUNE=act8=0"; do
 	step "bench qwen3-14b 3-bit $v"
 	echo "## $v" >>"$OUT/bench.md"
 	env $v timeout 60 $B bench --synthetic qwen3-14b --bits 3 --device cuda -p 0 -n 64 -r 2 --profile >>"$OUT/bench.md" 2>&1
@@ -75,7 +75,7 @@ for m in $Q/*; do
 	case $m in *pycoder*) ids=$PY n=64 ;; esac
 	for dev in cpu cuda exact; do
 		d=$dev env=""
-		[ $dev = exact ] && d=cuda env="MLXBUN_CUDA_EXACT=1"
+		[ $dev = exact ] && d=cuda env="MLXBUN_CUDA_TUNE=exact=1"
 		env $env timeout 60 $B generate --model "$m" --device $d --prompt-ids "$ids" --max-tokens $n --ignore-eos --json \
 			>"/tmp/gen-$(basename $m)-$dev.json" 2>>"$OUT/run.log"
 	done
@@ -127,10 +127,9 @@ fi
 }
 
 # batch: N sequences decoding together (bench --batch), 3-bit, default forms and the dp4a form; bf16 for reference.
-# MLXBUN_CUDA_QMMA0=2: the down projection on trellis_mma0 from two rows (not yet the default); "": the dp4a form;
-# _P=32 the lab piece.
+# the default (trellis_mma0 from two rows), the lab piece 32, and the dp4a forms of both axes.
 batch() {
-	for v in "MLXBUN_CUDA_QMMA0=2" "" "MLXBUN_CUDA_QMMA0=2 MLXBUN_CUDA_QMMA0_P=32" "MLXBUN_CUDA_QMMA=0 MLXBUN_CUDA_QMMA0=0"; do
+	for v in "" "MLXBUN_CUDA_TUNE=mma0_piece=32" "MLXBUN_CUDA_TUNE=mma_rows=0,mma0_rows=0"; do
 		for nb in 1 4 8; do
 			step "batch: bench qwen3-14b 3-bit --batch $nb $v"
 			echo "## batch $nb $v" >>"$OUT/batch.md"
@@ -322,13 +321,13 @@ full() {
 	done
 }
 
-# mma0: the axis-0 tensor-core form's verify cases and the batch rows with it (MLXBUN_CUDA_QMMA0=2) and without.
+# mma0: the axis-0 tensor-core form's verify cases and the batch rows with it (the default) and without.
 mma0() {
 	step "mma0: verify-kernels --only MatMul/trellis/mma0"
 	timeout 200 $B verify-kernels --device cuda --only MatMul/trellis/mma0 >>"$OUT/verify.md" 2>&1
 	echo "verify mma0 exit $?" | tee -a "$OUT/run.log"
 	grep -E "FAIL|passed" "$OUT/verify.md" | tail -2 | tee -a "$OUT/run.log"
-	for v in "MLXBUN_CUDA_QMMA0=2" "MLXBUN_CUDA_QMMA0=0"; do
+	for v in "MLXBUN_CUDA_TUNE=mma0_rows=2" "MLXBUN_CUDA_TUNE=mma0_rows=0"; do
 		for nb in 4 8; do
 			step "mma0: bench qwen3-14b 3-bit --batch $nb $v"
 			env $v timeout 60 $B bench --synthetic qwen3-14b --bits 3 --device cuda -p 0 -n 64 -r 2 --batch $nb 2>&1 | grep -E "tg64" | tee -a "$OUT/run.log"
