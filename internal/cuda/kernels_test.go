@@ -278,7 +278,9 @@ func TestTuningOverride(t *testing.T) {
 	}
 }
 
-func squeeze(s string) string { return strings.NewReplacer(" ", "", "\n", "", "\\", "", "\t", "").Replace(s) }
+func squeeze(s string) string {
+	return strings.NewReplacer(" ", "", "\n", "", "\\", "", "\t", "").Replace(s)
+}
 
 // beginsWithPDL reports whether the device function fn (defined in some kernel source) calls pdl_begin() before
 // anything but weight reads: its body up to pdl_begin() holds no shared-memory staging, activation read or store

@@ -76,7 +76,9 @@ func gemvgSupports(c quantCase) bool {
 }
 
 // enqueueGemvg queues trellis_gemvg, joining the launch queued last when it multiplies the same activations.
-func enqueueGemvg(b *Backend, c quantCase, y, x driver.DevPtr, l *qlinear) { enqueueGroup(b, c, y, x, l, true) }
+func enqueueGemvg(b *Backend, c quantCase, y, x driver.DevPtr, l *qlinear) {
+	enqueueGroup(b, c, y, x, l, true)
+}
 
 // SetQuantMMA pins whether int8-activation trellis layers loaded afterwards (both axes) use the tensor-core forms
 // for every decode batch or never (the verify cases pin each form); unset, the tuning table's mma_rows and
@@ -250,7 +252,9 @@ func qmmaSupports(c quantCase) bool {
 
 // enqueueQMma queues the tensor-core form, joining the trellis_mma launch queued last when it multiplies the same
 // activations with a layer of the same geometry (block, L) and room remains (three layers).
-func enqueueQMma(b *Backend, c quantCase, y, x driver.DevPtr, l *qlinear) { enqueueGroup(b, c, y, x, l, false) }
+func enqueueQMma(b *Backend, c quantCase, y, x driver.DevPtr, l *qlinear) {
+	enqueueGroup(b, c, y, x, l, false)
+}
 
 // enqueueGroup queues a multi-layer launch (trellis_gemvg when gemvg, else trellis_mma), joining the one queued
 // last when it is of the same form on the same activations and geometry and room remains.
