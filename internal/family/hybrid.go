@@ -47,7 +47,7 @@ type Hybrid struct {
 	// Gated DeltaNet (linear_num_key_heads, linear_num_value_heads, linear_key_head_dim, linear_value_head_dim,
 	// linear_conv_kernel_dim).
 	KeyHeads, ValueHeads, KeyDim, ValueDim, ConvKernel int
-	MoE                                                // the sparse MLPs (moe.go); Experts 0: every MLP is dense
+	MoE                                                    // the sparse MLPs (moe.go); Experts 0: every MLP is dense
 	KeyWidth, ValueWidth                               int // KeyHeads·KeyDim, ValueHeads·ValueDim
 	ConvDim                                            int // 2·KeyWidth + ValueWidth: q, k and v, the conv's channels
 	DeltaLayers, AttnLayers                            int // how many layers of each kind
