@@ -47,12 +47,12 @@ type item struct {
 	name, path     string
 	text, textPath string
 	role           role
-	shape      []int
-	out, in    int // roleCoded, roleAffine: the linear layer's [out, in]
-	spec       trellis.Spec
-	interleave bool             // roleCoded: store the 3-bit axis-0 block interleave
-	qspec      config.QuantSpec // roleCoded, roleAffine: what the config block says for path
-	table      bool             // the embedding table or lm_head (family.KindTable)
+	shape          []int
+	out, in        int // roleCoded, roleAffine: the linear layer's [out, in]
+	spec           trellis.Spec
+	interleave     bool             // roleCoded: store the 3-bit axis-0 block interleave
+	qspec          config.QuantSpec // roleCoded, roleAffine: what the config block says for path
+	table          bool             // the embedding table or lm_head (family.KindTable)
 	// roleCoded linears of a layer's q..down slots: the site whose Hessian they use (layer −1: none), and with
 	// Options.RHT their rotations (nil: that side not rotated).
 	site          site
