@@ -25,7 +25,9 @@ type wrapped struct {
 }
 
 // wrappers are the published layouts, with the text config classes' defaults as transformers 5 defines them
-// (Gemma3TextConfig, Gemma4TextConfig, Qwen3_5TextConfig, Qwen3_5MoeTextConfig).
+// (Gemma3TextConfig, Gemma4TextConfig, Qwen3_5TextConfig, Qwen3_5MoeTextConfig). Gemma 4's global_head_dim (512)
+// is left out: transformers reads it only to build per_layer_config when the config has none, which the
+// published configs always have (or global_head_dim itself).
 var wrappers = map[string]wrapped{
 	"gemma3": {text: "gemma3_text", defaults: map[string]any{
 		"vocab_size": 262208.0, "hidden_size": 2304.0, "intermediate_size": 9216.0, "num_hidden_layers": 26.0,
@@ -35,7 +37,7 @@ var wrappers = map[string]wrapped{
 		"bos_token_id": 2.0, "eos_token_id": 1.0, "pad_token_id": 0.0}},
 	"gemma4": {text: "gemma4_text", defaults: map[string]any{
 		"vocab_size": 262144.0, "hidden_size": 2304.0, "intermediate_size": 9216.0, "num_hidden_layers": 30.0,
-		"num_attention_heads": 8.0, "num_key_value_heads": 4.0, "head_dim": 256.0, "global_head_dim": 512.0,
+		"num_attention_heads": 8.0, "num_key_value_heads": 4.0, "head_dim": 256.0,
 		"max_position_embeddings": 131072.0, "sliding_window": 512.0, "vocab_size_per_layer_input": 262144.0,
 		"hidden_size_per_layer_input": 256.0, "hidden_activation": "gelu_pytorch_tanh", "tie_word_embeddings": true,
 		"rope_parameters": map[string]any{
