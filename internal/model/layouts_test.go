@@ -8,8 +8,10 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strings"
 	"testing"
 
+	"github.com/mlxbun/mlxbun/internal/backend"
 	"github.com/mlxbun/mlxbun/internal/cpu"
 	"github.com/mlxbun/mlxbun/internal/model"
 	"github.com/mlxbun/mlxbun/internal/modeldir"
@@ -115,4 +117,43 @@ func greedy(t *testing.T, dir string, prompt []int, n int) []int {
 		t.Fatal(err)
 	}
 	return res.Generated
+}
+
+// TestExpertLayouts: tiny-qwen3-next-moe with its expert stacks split into one module per expert, as the
+// published Qwen3-Next checkpoints store them, computes exactly what the stacked fixture computes.
+func TestExpertLayouts(t *testing.T) {
+	v := variant.For(t, "qwen3_next")
+	g, _ := readGolden(t, v.Fixture)
+	split := variant.Rewrite(t, v.Dir, func(map[string]any) {}, func(ts []backend.Host) []backend.Host {
+		var out []backend.Host
+		for _, h := range ts {
+			base, gateUp := strings.CutSuffix(h.Name, "mlp.experts.gate_up_proj")
+			if !gateUp {
+				base, _ = strings.CutSuffix(h.Name, "mlp.experts.down_proj")
+			}
+			if base == h.Name {
+				out = append(out, h)
+				continue
+			}
+			experts, rows := h.Shape[0], h.Shape[1]
+			per := len(h.Data) / experts
+			for e := range experts {
+				block := h.Data[e*per : (e+1)*per]
+				name := func(m string) string { return fmt.Sprintf("%smlp.experts.%d.%s.weight", base, e, m) }
+				if !gateUp {
+					out = append(out, backend.Host{Name: name("down_proj"), DType: h.DType, Shape: []int{rows, h.Shape[2]}, Data: block})
+					continue
+				}
+				out = append(out, backend.Host{Name: name("gate_proj"), DType: h.DType, Shape: []int{rows / 2, h.Shape[2]}, Data: block[:per/2]},
+					backend.Host{Name: name("up_proj"), DType: h.DType, Shape: []int{rows / 2, h.Shape[2]}, Data: block[per/2:]})
+			}
+		}
+		return out
+	})
+	if n := len(names(t, split)); n <= len(names(t, v.Dir)) {
+		t.Fatalf("the split checkpoint holds %d tensors", n)
+	}
+	if got, want := promptLogits(t, split, g.PromptIDs), promptLogits(t, v.Dir, g.PromptIDs); !slices.Equal(got, want) {
+		t.Errorf("experts one module each: logits differ from the stacked checkpoint's by up to %.3g", maxDiff(got, want))
+	}
 }

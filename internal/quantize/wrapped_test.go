@@ -22,22 +22,29 @@ import (
 func TestQuantizeWrapped(t *testing.T) {
 	b := cpu.New()
 	defer b.Close()
-	o := quantize.Options{Bits: 3, L: 8, GroupSize: 64}
+	ids := make([]int, 48)
+	for i := range ids {
+		ids[i] = (i*37 + 11) % 1000
+	}
 	for _, c := range []struct {
 		typ    string
 		style  variant.Style
 		shards int
-	}{{"qwen3_5_text", variant.NewPrefixes, 2}, {"gemma3_text", variant.OldPrefixes, 1}} {
+		o      quantize.Options // the Gemma 3 case calibrates layer by layer with rotations: its Hessians too are the text model's
+	}{{"qwen3_5_text", variant.NewPrefixes, 2, quantize.Options{Bits: 3, L: 8, GroupSize: 64}},
+		{"gemma3_text", variant.OldPrefixes, 1, quantize.Options{Bits: 2, L: 6, GroupSize: 64, RHT: true, CalibIDs: ids, CalibCtx: 16, Sequential: true}}} {
 		t.Run(c.typ+"/"+string(c.style), func(t *testing.T) {
 			src := variant.For(t, c.typ)
 			g, _ := testutil.ReadGolden(t, src.Fixture)
 			plain := filepath.Join(t.TempDir(), "plain")
-			if _, err := quantize.Run(src.Dir, plain, o, nil); err != nil {
+			if _, err := quantize.Run(src.Dir, plain, c.o, nil); err != nil {
 				t.Fatal(err)
 			}
 			in := variant.Wrap(t, src.Dir, c.style, c.shards)
 			out := filepath.Join(t.TempDir(), "wrapped")
-			rep, err := quantize.Run(in, out, quantize.Options{Bits: 3, L: 8, GroupSize: 64, ShardBytes: 1 << 20}, nil)
+			o := c.o
+			o.ShardBytes = 1 << 20
+			rep, err := quantize.Run(in, out, o, nil)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -58,7 +65,7 @@ func TestQuantizeWrapped(t *testing.T) {
 			prefix := variant.TextPrefix("model.", c.style)
 			for k := range block {
 				if !strings.HasPrefix(k, prefix) && !strings.HasPrefix(k, variant.TextPrefix("lm_head", c.style)) &&
-					!slices.Contains([]string{"mode", "bits", "group_size", "trellis"}, k) {
+					!slices.Contains([]string{"mode", "bits", "group_size", "trellis", "rotation"}, k) {
 					t.Errorf("quantization block key %q is not a stored module path", k)
 				}
 			}
