@@ -7,9 +7,12 @@ import (
 )
 
 // TestBenchDryRun: bench --synthetic NAME --dry-run prints the published configs' parameter totals (within 1 %)
-// for the Gemma 4 and Qwen3.5 presets, fewer bytes at 3 bits, and bad requests fail on one line.
+// for the Gemma 4, Qwen3.5 and MoE presets, the MoE ones' activated parameters (Qwen3-30B-A3B's published 3.3B
+// within 2 %; Qwen3-Next's "3B" leaves the embeddings out: 3.87 G with them, counted by hand in
+// internal/model's TestSyntheticPresetSizes), fewer bytes at 3 bits, and bad requests fail on one line.
 func TestBenchDryRun(t *testing.T) {
-	published := map[string]float64{"gemma4-31b": 30.7e9, "qwen3.5-27b": 27e9}
+	published := map[string]float64{"gemma4-31b": 30.7e9, "qwen3.5-27b": 27e9, "qwen3-30b-a3b": 30.5e9, "qwen3-next-80b-a3b": 80e9}
+	active := map[string]float64{"qwen3-30b-a3b": 3.3e9, "qwen3-next-80b-a3b": 3.87e9}
 	for name, want := range published {
 		var bf16 sizeReport
 		for _, bits := range []string{"0", "3"} {
@@ -23,6 +26,13 @@ func TestBenchDryRun(t *testing.T) {
 			}
 			if rel := math.Abs(float64(got.Params)-want) / want; rel > 0.01 {
 				t.Errorf("%s --bits %s: %d parameters, %.2f %% from the published %.1f G", name, bits, got.Params, 100*rel, want/1e9)
+			}
+			wantActive, moe := active[name]
+			if !moe {
+				wantActive = float64(got.Params)
+			}
+			if rel := math.Abs(float64(got.ActiveParams)-wantActive) / wantActive; rel > 0.02 {
+				t.Errorf("%s --bits %s: %d active parameters, want %.2f G", name, bits, got.ActiveParams, wantActive/1e9)
 			}
 			if bits == "0" {
 				bf16 = got

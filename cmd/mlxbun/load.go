@@ -10,6 +10,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"strings"
 
 	"github.com/mlxbun/mlxbun/internal/backend"
 	"github.com/mlxbun/mlxbun/internal/hub"
@@ -60,6 +61,10 @@ func openModel(device string, d *modeldir.Dir, checkTensors bool, adapters ...*l
 	if err != nil {
 		return nil, nil, err
 	}
+	if left := arch.LeftOut(); len(left) > 0 {
+		log.Debug().Str("model", d.Path()).Int("tensors", len(left)).Str("modules", moduleCounts(left)).
+			Msg("not the language model's: left out")
+	}
 	qs, err := model.SourceQueries(cfg, arch)
 	if err != nil {
 		arch.Close()
@@ -95,4 +100,28 @@ func openModel(device string, d *modeldir.Dir, checkTensors bool, adapters ...*l
 		return nil, nil, fmt.Errorf("%s: %w", d.Path(), err)
 	}
 	return b, m, nil
+}
+
+// moduleCounts sums tensor names by their top module, the components up to the first that is not "model"
+// ("model.vision_tower", "multi_modal_projector", "mtp"): "model.vision_tower 439, mtp 15".
+func moduleCounts(names []string) string {
+	counts := map[string]int{}
+	var order []string
+	for _, n := range names {
+		parts := strings.Split(n, ".")
+		k := 0
+		for k < len(parts)-1 && parts[k] == "model" {
+			k++
+		}
+		top := strings.Join(parts[:k+1], ".")
+		if counts[top] == 0 {
+			order = append(order, top)
+		}
+		counts[top]++
+	}
+	out := make([]string, len(order))
+	for i, top := range order {
+		out[i] = fmt.Sprintf("%s %d", top, counts[top])
+	}
+	return strings.Join(out, ", ")
 }

@@ -147,18 +147,19 @@ type layerTally struct {
 	rotated, ldlq int
 }
 
-// layerOf is a tensor's layer prefix ("model.layers.3"), "" outside the layers.
+// layerOf is a tensor's layer prefix ("model.layers.3", a wrapped checkpoint's "model.language_model.layers.3"),
+// "" outside the layers.
 func layerOf(name string) string {
-	const p = "model.layers."
-	if !strings.HasPrefix(name, p) {
+	at := strings.Index("."+name, ".layers.")
+	if at < 0 {
 		return ""
 	}
-	rest := name[len(p):]
-	i := strings.IndexByte(rest, '.')
+	start := at + len("layers.")
+	i := strings.IndexByte(name[start:], '.')
 	if i < 0 {
 		return ""
 	}
-	return p + rest[:i]
+	return name[:start+i]
 }
 
 // flushLayer logs the finished layer's line.
@@ -288,6 +289,9 @@ func printQuantizeSummary(w io.Writer, out string, rep *quantize.Report) {
 	}
 	fmt.Fprintf(w, "wrote %s: %d projections trellis-coded (%d weights), %d tensors kept in bf16\n", out, coded, rep.CodedWeights, len(rep.Kept))
 	fmt.Fprintf(w, "  tensors      %s\n", strings.Join(mix, ", "))
+	if len(rep.Copied) > 0 {
+		fmt.Fprintf(w, "  copied       %d tensors outside the language model, as read: %s\n", len(rep.Copied), moduleCounts(rep.Copied))
+	}
 	fmt.Fprintf(w, "  bits/weight  %.4f over the coded projections, %.4f over all %d parameters\n", rep.BitsPerWeight, rep.BitsPerParam, rep.Params)
 	fmt.Fprintf(w, "  SNR          mean %.2f dB, min %.2f dB (%s)\n", rep.MeanSNRdB, rep.MinSNRdB, rep.MinSNRTensor)
 	hname := "H = I (no --calib)"

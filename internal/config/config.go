@@ -51,7 +51,12 @@ type Model struct {
 	EOS []int // likewise for eos_token_id (int or list)
 
 	Quant *Quantization  // MLX quantization block; nil for an unquantized model
-	Raw   map[string]any // the whole config.json (numbers as float64) for family-specific keys
+	Raw   map[string]any // the whole config.json (numbers as float64) for family-specific keys; a wrapped model's text keys
+
+	// Wrapper is the outer config of a multimodal checkpoint whose language model is under text_config
+	// (wrapped.go); nil for a text-only one. The fields above are then the text model's, Architectures and the
+	// quantization block (module paths as TextName names them) the outer config's.
+	Wrapper *Wrapper
 }
 
 // Upper bounds on sizes, far above any released model (the largest vocabularies are ~262k, the deepest stacks
@@ -68,10 +73,17 @@ func Parse(configJSON, generationJSON []byte) (*Model, error) {
 	if err != nil {
 		return nil, err
 	}
-	c := newReader(ConfigFile, raw)
-	m := &Model{Raw: raw}
+	top := newReader(ConfigFile, raw)
+	c, m := top, &Model{Raw: raw}
+	if raw["text_config"] != nil {
+		text, w, err := unwrap(raw)
+		if err != nil {
+			return nil, err
+		}
+		c, m.Raw, m.Wrapper = top.sub("text_config", text), text, w
+	}
 	m.ModelType = c.str("model_type")
-	m.Architectures = c.strs("architectures")
+	m.Architectures = top.strs("architectures")
 
 	// Required dimensions: a model cannot be built without them, so absence or zero is an error.
 	for _, d := range []struct {
@@ -80,13 +92,15 @@ func Parse(configJSON, generationJSON []byte) (*Model, error) {
 		max int
 	}{
 		{"hidden_size", &m.HiddenSize, maxDim},
-		{"intermediate_size", &m.IntermediateSize, maxDim},
 		{"num_hidden_layers", &m.NumLayers, maxLayers},
 		{"num_attention_heads", &m.NumHeads, maxDim},
 		{"vocab_size", &m.VocabSize, maxDim},
 	} {
 		*d.dst = c.atMost(d.key, c.positiveInt(d.key, true), d.max)
 	}
+	// A MoE model's MLPs may all be experts (Qwen3.5-MoE has no intermediate_size); its family checks the
+	// size when a layer has a dense MLP.
+	m.IntermediateSize = c.atMost("intermediate_size", c.positiveInt("intermediate_size", c.m["moe_intermediate_size"] == nil), maxDim)
 	m.NumKVHeads = c.atMost("num_key_value_heads", c.positiveInt("num_key_value_heads", false), maxDim)
 	m.HeadDim = c.atMost("head_dim", c.positiveInt("head_dim", false), maxDim)
 	m.MaxPositions = c.nonNegInt("max_position_embeddings")
@@ -101,9 +115,14 @@ func Parse(configJSON, generationJSON []byte) (*Model, error) {
 	m.EOS = c.tokenIDs("eos_token_id")
 	c.rope(m)
 	m.NoRopeLayers = c.noRopeLayers(m.NumLayers)
-	m.Quant = c.quantization()
+	m.Quant = top.quantization()
 	if err := c.failed(); err != nil {
 		return nil, err
+	}
+	if m.Wrapper != nil {
+		if m.Quant, err = m.Quant.renamed(m.TextName); err != nil {
+			return nil, invalid(ConfigFile, "%v", err)
+		}
 	}
 
 	// Defaults and cross-checks between keys.
@@ -111,11 +130,11 @@ func Parse(configJSON, generationJSON []byte) (*Model, error) {
 		m.NumKVHeads = m.NumHeads
 	}
 	if m.NumHeads%m.NumKVHeads != 0 {
-		return nil, invalid(ConfigFile, "num_attention_heads %d is not a multiple of num_key_value_heads %d", m.NumHeads, m.NumKVHeads)
+		return nil, invalid(ConfigFile, "%s %d is not a multiple of %s %d", c.name("num_attention_heads"), m.NumHeads, c.name("num_key_value_heads"), m.NumKVHeads)
 	}
 	if m.HeadDim == 0 {
 		if m.HiddenSize%m.NumHeads != 0 {
-			return nil, invalid(ConfigFile, "no head_dim, and hidden_size %d is not a multiple of num_attention_heads %d", m.HiddenSize, m.NumHeads)
+			return nil, invalid(ConfigFile, "no %s, and %s %d is not a multiple of %s %d", c.name("head_dim"), c.name("hidden_size"), m.HiddenSize, c.name("num_attention_heads"), m.NumHeads)
 		}
 		m.HeadDim = m.HiddenSize / m.NumHeads
 	}

@@ -8,7 +8,6 @@ package family
 
 import (
 	"fmt"
-	"math"
 
 	"github.com/mlxbun/mlxbun/internal/config"
 )
@@ -48,42 +47,29 @@ type Hybrid struct {
 	// Gated DeltaNet (linear_num_key_heads, linear_num_value_heads, linear_key_head_dim, linear_value_head_dim,
 	// linear_conv_kernel_dim).
 	KeyHeads, ValueHeads, KeyDim, ValueDim, ConvKernel int
-	// Sparse MoE (num_experts 0: every MLP is dense): num_experts_per_tok, norm_topk_prob, moe_intermediate_size,
-	// shared_expert_intermediate_size; Sparse per layer from decoder_sparse_step and mlp_only_layers.
-	Experts, TopK           int
-	NormTopK                bool
-	MoEInter, SharedInter   int
-	Sparse                  []bool
-	KeyWidth, ValueWidth    int // KeyHeads·KeyDim, ValueHeads·ValueDim
-	ConvDim                 int // 2·KeyWidth + ValueWidth: q, k and v, the conv's channels
-	DeltaLayers, AttnLayers int // how many layers of each kind
+	MoE                                                    // the sparse MLPs (moe.go); Experts 0: every MLP is dense
+	KeyWidth, ValueWidth                               int // KeyHeads·KeyDim, ValueHeads·ValueDim
+	ConvDim                                            int // 2·KeyWidth + ValueWidth: q, k and v, the conv's channels
+	DeltaLayers, AttnLayers                            int // how many layers of each kind
 }
 
-// hybridDefaults are transformers' Qwen3NextConfig defaults for keys a config may leave out.
+// hybridDefaults are transformers' Qwen3NextConfig (and Qwen3_5TextConfig) defaults for keys a config may leave out.
 var hybridDefaults = map[string]int{
 	"linear_num_key_heads": 16, "linear_num_value_heads": 32, "linear_key_head_dim": 128, "linear_value_head_dim": 128,
-	"linear_conv_kernel_dim": 4, "full_attention_interval": 4, "decoder_sparse_step": 1,
-	"num_experts_per_tok": 10, "moe_intermediate_size": 512, "shared_expert_intermediate_size": 512,
+	"linear_conv_kernel_dim": 4, "full_attention_interval": 4,
 }
 
-// HybridOf reads c's hybrid keys. moe says whether the family has MoE blocks (Qwen3-Next) or only dense MLPs
-// (Qwen3.5: its num_experts, if any, is ignored as transformers ignores it).
-func HybridOf(c *config.Model, moe bool) (Hybrid, error) {
+// hybridOf reads c's hybrid keys. moe is the family's MoE defaults, nil for a family of dense MLPs only (Qwen3.5:
+// its num_experts, if any, is ignored as transformers ignores it).
+func hybridOf(c *config.Model, moe *moeKeys) (Hybrid, error) {
 	var h Hybrid
 	var err error
 	num := func(key string) int {
-		v, ok := c.Raw[key]
-		if !ok || v == nil {
-			return hybridDefaults[key]
+		n, e := count(c, key, hybridDefaults[key])
+		if err == nil {
+			err = e
 		}
-		f, isNum := v.(float64)
-		if !isNum || f != math.Trunc(f) || f < 0 || f > 1<<30 {
-			if err == nil {
-				err = fmt.Errorf("%s must be a non-negative integer, got %v", key, v)
-			}
-			return 0
-		}
-		return int(f)
+		return n
 	}
 	h.KeyHeads, h.ValueHeads = num("linear_num_key_heads"), num("linear_num_value_heads")
 	h.KeyDim, h.ValueDim = num("linear_key_head_dim"), num("linear_value_head_dim")
@@ -117,29 +103,16 @@ func HybridOf(c *config.Model, moe bool) (Hybrid, error) {
 	if g, ok := c.Raw["attn_output_gate"].(bool); ok && !g {
 		return h, fmt.Errorf("attn_output_gate false is not supported (every Qwen3.5/Qwen3-Next attention layer is gated)")
 	}
-	h.Sparse = make([]bool, c.NumLayers)
-	if moe {
-		h.Experts = num("num_experts")
-		h.TopK, h.MoEInter, h.SharedInter = num("num_experts_per_tok"), num("moe_intermediate_size"), num("shared_expert_intermediate_size")
-		h.NormTopK = true
-		if v, ok := c.Raw["norm_topk_prob"].(bool); ok {
-			h.NormTopK = v
-		}
-		step := num("decoder_sparse_step")
-		only := map[int]bool{}
-		if list, ok := c.Raw["mlp_only_layers"].([]any); ok {
-			for _, x := range list {
-				if f, isNum := x.(float64); isNum {
-					only[int(f)] = true
-				}
-			}
-		}
-		for i := range h.Sparse {
-			h.Sparse[i] = h.Experts > 0 && step > 0 && !only[i] && (i+1)%step == 0
-		}
-	}
 	if err != nil {
 		return h, err
+	}
+	h.Sparse = make([]bool, c.NumLayers)
+	if moe != nil {
+		if h.MoE, err = moeOf(c, *moe); err != nil {
+			return h, err
+		}
+	} else if c.IntermediateSize == 0 {
+		return h, fmt.Errorf("missing intermediate_size")
 	}
 	for _, d := range []struct {
 		name string
@@ -153,10 +126,6 @@ func HybridOf(c *config.Model, moe bool) (Hybrid, error) {
 	if h.ValueHeads%h.KeyHeads != 0 {
 		return h, fmt.Errorf("linear_num_value_heads %d is not a multiple of linear_num_key_heads %d", h.ValueHeads, h.KeyHeads)
 	}
-	if h.Experts > 0 && (h.TopK < 1 || h.TopK > h.Experts || h.MoEInter < 1 || h.SharedInter < 1) {
-		return h, fmt.Errorf("num_experts %d, num_experts_per_tok %d, moe_intermediate_size %d, shared_expert_intermediate_size %d: want 1 ≤ top-k ≤ experts and positive sizes",
-			h.Experts, h.TopK, h.MoEInter, h.SharedInter)
-	}
 	h.KeyWidth, h.ValueWidth = h.KeyHeads*h.KeyDim, h.ValueHeads*h.ValueDim
 	h.ConvDim = 2*h.KeyWidth + h.ValueWidth
 	for _, d := range h.DeltaNet {
@@ -169,10 +138,11 @@ func HybridOf(c *config.Model, moe bool) (Hybrid, error) {
 	return h, nil
 }
 
-// HybridLayer is what a hybrid layer adds to Layer.
+// HybridLayer is what a hybrid layer (and a MoE family's sparse layer, whose Config has no DeltaNet layers) adds
+// to Layer.
 type HybridLayer struct {
 	Config   *Hybrid          // the model's hybrid keys
-	DeltaNet *DeltaNetVectors // nil: a gated full-attention layer
+	DeltaNet *DeltaNetVectors // nil: a full-attention layer (gated when it has an AttnGate part)
 	Sparse   bool             // the MLP is a sparse MoE block
 }
 
@@ -232,16 +202,16 @@ func (l Linear) Regroup() [][2]int {
 	return out
 }
 
-// hybridFamily builds a hybrid family: moe says whether its MLPs may be sparse; split says whether DeltaNet's
-// projections are stored split (Qwen3.5: in_proj_qkv, in_proj_z, in_proj_b, in_proj_a) or fused and
-// interleaved per key head (Qwen3-Next: in_proj_qkvz, in_proj_ba).
-func hybridFamily(name string, moe, split bool) Family {
+// hybridFamily builds a hybrid family: moe is its MoE defaults when its MLPs may be sparse (nil: dense only);
+// split says whether DeltaNet's projections are stored split (Qwen3.5: in_proj_qkv, in_proj_z, in_proj_b,
+// in_proj_a) or fused and interleaved per key head (Qwen3-Next: in_proj_qkvz, in_proj_ba).
+func hybridFamily(name string, moe *moeKeys, split bool) Family {
 	return Family{
 		Name:   name,
 		QKNorm: true,
-		Check:  func(c *config.Model) error { _, err := HybridOf(c, moe); return err },
+		Check:  func(c *config.Model) error { _, err := hybridOf(c, moe); return err },
 		Layer: func(c *config.Model, i int) Layer {
-			h, err := HybridOf(c, moe)
+			h, err := hybridOf(c, moe)
 			if err != nil {
 				panic(fmt.Sprintf("family %s: Layer on a config Check refused: %v", name, err))
 			}
@@ -303,17 +273,6 @@ func hybridLayer(c *config.Model, h Hybrid, i int, split bool) Layer {
 			one("mlp.down_proj", Down, hidden, inter, 0))
 		return L
 	}
-	router, sharedGate := one("mlp.gate", Router, h.Experts, hidden, 1), one("mlp.shared_expert_gate", SharedExpertGate, 1, hidden, 1)
-	router.Keep, sharedGate.Keep = true, true
-	gateUp := Linear{Path: p + "mlp.experts.gate_up_proj", Out: h.Experts * 2 * h.MoEInter, In: hidden, Axis: 1, Experts: h.Experts}
-	down := Linear{Path: p + "mlp.experts.down_proj", Out: h.Experts * hidden, In: h.MoEInter, Axis: 1, Experts: h.Experts}
-	for e := range h.Experts {
-		gateUp.Parts = append(gateUp.Parts, Part{Slot: ExpertGate, Rows: h.MoEInter, Expert: e}, Part{Slot: ExpertUp, Rows: h.MoEInter, Expert: e})
-		down.Parts = append(down.Parts, Part{Slot: ExpertDown, Rows: hidden, Expert: e})
-	}
-	L.Linears = append(L.Linears, router, gateUp, down,
-		one("mlp.shared_expert.gate_proj", SharedGate, h.SharedInter, hidden, 1),
-		one("mlp.shared_expert.up_proj", SharedUp, h.SharedInter, hidden, 1),
-		one("mlp.shared_expert.down_proj", SharedDown, hidden, h.SharedInter, 0), sharedGate)
+	L.Linears = append(L.Linears, moeLinears(p, h.MoE, hidden)...)
 	return L
 }

@@ -116,7 +116,7 @@ func TestHybridConfig(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	h, _ := HybridOf(c, true)
+	h, _ := hybridOf(c, &qwen3NextKeys)
 	if !slices.Equal(h.DeltaNet, []bool{false, true, true, false}) || !slices.Equal(h.Sparse, []bool{true, false, true, true}) ||
 		h.DeltaLayers != 2 || h.AttnLayers != 2 || h.ConvDim != 256 || !h.NormTopK {
 		t.Errorf("%+v", h)

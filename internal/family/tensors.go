@@ -178,8 +178,13 @@ type Tensor struct {
 	PlusOne bool
 }
 
-// Tensors is the family's map for c.
-func (f Family) Tensors(c *config.Model) *Map {
+// Tensors is the family's map for c, expert weights stacked as transformers 5 holds them (TensorsOf).
+func (f Family) Tensors(c *config.Model) *Map { return f.TensorsOf(c, nil) }
+
+// TensorsOf is the family's map for c as a checkpoint stores it, has reporting the tensors it holds (nil: none
+// known): a sparse layer whose experts the checkpoint stores one module each (mlp.experts.E.gate_proj, as the
+// published MoE checkpoints do) maps them so, any other stacked (moe.go).
+func (f Family) TensorsOf(c *config.Model, has func(name string) bool) *Map {
 	vocab, hidden := c.VocabSize, c.HiddenSize
 	m := &Map{
 		Embed:    Vector{Name: "model.embed_tokens.weight", Shape: []int{vocab, hidden}},
@@ -230,6 +235,11 @@ func (f Family) Tensors(c *config.Model) *Map {
 	}
 	if f.Extend != nil {
 		f.Extend(c, m)
+	}
+	for i, L := range m.Layers {
+		if has != nil && storedPerExpert(L, has) {
+			m.Layers[i].Linears = perExpert(L.Linears)
+		}
 	}
 	m.index = map[string]Tensor{}
 	vec := func(v Vector, k Kind) {

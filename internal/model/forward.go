@@ -24,7 +24,7 @@ const maxRecordedRows = backend.MaxDecodeRows
 
 // NewCache allocates a KV cache for seqs sequences of up to maxLen positions.
 func (m *Model) NewCache(seqs, maxLen int) (backend.KVCache, error) {
-	if m.hybrid != nil {
+	if m.hybrid != nil && m.hybrid.DeltaLayers > 0 {
 		return m.newHybridCache(seqs, maxLen) // KV for the attention layers, recurrent state for the rest
 	}
 	return m.b.NewKVCache(backend.KVConfig{Layers: len(m.layers), Seqs: seqs, MaxLen: maxLen,

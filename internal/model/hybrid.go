@@ -1,7 +1,8 @@
-// The hybrid models (Qwen3.5, Qwen3-Next; family/hybrid.go) in the model package: binding the tensors their layers
-// add, their cache (KV slots for the full-attention layers only, a backend-owned recurrent state for the gated
-// DeltaNet layers, and the position each sequence has reached, since a recurrent state cannot rewind), their
-// extra activations, gated attention's output gate, the device queries for their ops, and the regrouping of
+// The hybrid models (Qwen3.5, Qwen3-Next; family/hybrid.go) and the MoE ones (Qwen3-MoE; family/moe.go) in the
+// model package: binding the tensors their layers add, their cache (KV slots for the full-attention layers only,
+// a backend-owned recurrent state for the gated DeltaNet layers, and the position each sequence has reached,
+// since a recurrent state cannot rewind; a model without DeltaNet layers has a plain KV cache), their extra
+// activations, gated attention's output gate, the device queries for their ops, and the regrouping of
 // projections stored interleaved per head.
 package model
 
@@ -96,10 +97,12 @@ func (m *Model) bindHybrid(w *binder, L *layer, i int, lt family.Layer) {
 	_, gates := m.b.(backend.SigmoidGate)
 	if h.Sparse {
 		_, ok := m.b.(backend.MoE)
-		need(ok && gates, backend.OpMoE)
+		need(ok && (gates || !hasSlot(lt, family.SharedExpertGate)), backend.OpMoE)
 	}
 	if h.DeltaNet == nil {
-		need(gates, backend.OpSigmoidGate)
+		if hasSlot(lt, family.AttnGate) {
+			need(gates, backend.OpSigmoidGate)
+		}
 		L.kv = i - countTrue(h.Config.DeltaNet[:i])
 		return
 	}
@@ -112,6 +115,18 @@ func (m *Model) bindHybrid(w *binder, L *layer, i int, lt family.Layer) {
 		L.dn.conv = w.upload(conv)
 	}
 	L.dn.aLog, L.dn.dtBias, L.dn.norm = w.vector(d.ALog), w.vector(d.DtBias), w.vector(d.Norm)
+}
+
+// hasSlot reports whether one of the layer's linears holds slot s.
+func hasSlot(L family.Layer, s family.Slot) bool {
+	for _, l := range L.Linears {
+		for _, p := range l.Parts {
+			if p.Slot == s {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 func countTrue(v []bool) int {
@@ -132,14 +147,17 @@ func hybridQueries(tm *family.Map) []backend.Query {
 			continue
 		}
 		p := fmt.Sprintf("model.layers.%d.", i)
-		if L.Hybrid.DeltaNet != nil {
+		switch {
+		case L.Hybrid.DeltaNet != nil:
 			qs = append(qs, backend.Query{Op: backend.OpGatedDeltaNet, Name: p + "linear_attn"})
-		} else {
+		case hasSlot(L, family.AttnGate):
 			qs = append(qs, backend.Query{Op: backend.OpSigmoidGate, Name: p + "self_attn"})
 		}
 		if L.Hybrid.Sparse {
-			qs = append(qs, backend.Query{Op: backend.OpMoE, Name: p + "mlp"},
-				backend.Query{Op: backend.OpSigmoidGate, Name: p + "mlp.shared_expert_gate"})
+			qs = append(qs, backend.Query{Op: backend.OpMoE, Name: p + "mlp"})
+			if hasSlot(L, family.SharedExpertGate) {
+				qs = append(qs, backend.Query{Op: backend.OpSigmoidGate, Name: p + "mlp.shared_expert_gate"})
+			}
 		}
 	}
 	return qs
@@ -221,6 +239,8 @@ func (m *Model) newHybridWorkspace(n int, alloc func(backend.DType, ...int) back
 	}
 	if h.Experts > 0 {
 		hy.logits, hy.weights, hy.ids = alloc(backend.F32, n, h.Experts), alloc(backend.F32, n, h.TopK), alloc(backend.I32, n, h.TopK)
+	}
+	if h.Experts > 0 && h.SharedInter > 0 {
 		hy.sgate, hy.sup = alloc(act, n, h.SharedInter), alloc(act, n, h.SharedInter)
 		hy.sout, hy.sg = alloc(act, n, m.Config.HiddenSize), alloc(act, n, 1)
 	}

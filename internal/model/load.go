@@ -137,7 +137,7 @@ func (m *Model) bind() error {
 	if c.NumHeads%c.NumKVHeads != 0 {
 		return fmt.Errorf("config.json: num_attention_heads %d is not a multiple of num_key_value_heads %d", c.NumHeads, c.NumKVHeads)
 	}
-	tm := m.Family.Tensors(c)
+	tm := m.Family.TensorsOf(c, m.arch.Has)
 	w := binder{m: m}
 	m.embed = w.vector(tm.Embed)
 	m.norm = w.vector(tm.Norm)

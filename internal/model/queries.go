@@ -53,7 +53,7 @@ func SourceQueries(cfg *config.Model, src Source) ([]backend.Query, error) {
 	if err != nil {
 		return nil, err
 	}
-	tm := fam.Tensors(cfg)
+	tm := fam.TensorsOf(cfg, src.Has)
 	var qs []backend.Query
 	add := func(l family.Linear) error {
 		wt, err := describe(cfg, src, l)

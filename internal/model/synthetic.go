@@ -65,6 +65,34 @@ var presets = map[string]map[string]any{
 		"linear_conv_kernel_dim": 4, "attn_output_gate": true, "hidden_act": "silu", "partial_rotary_factor": 0.25,
 		"rope_parameters":         map[string]any{"partial_rotary_factor": 0.25, "rope_theta": 10000000.0, "rope_type": "default"},
 		"max_position_embeddings": 262144, "rms_norm_eps": 1e-6, "attention_bias": false, "tie_word_embeddings": false},
+
+	// Qwen3-30B-A3B, https://huggingface.co/Qwen/Qwen3-30B-A3B/blob/main/config.json as reproduced in public code
+	// and its model card (the file itself was not read here): 48 layers of Qwen3 attention (32 query heads, 4 kv
+	// heads of 128) and a sparse MoE block each (128 experts of 768, 8 routed, renormalised, no shared expert),
+	// untied 151936-token embeddings. 30.53 G parameters (published 30.5B), 3.35 G of them read per token
+	// (published 3.3B activated).
+	"qwen3-30b-a3b": {"model_type": "qwen3_moe", "hidden_size": 2048, "intermediate_size": 6144, "num_hidden_layers": 48,
+		"num_attention_heads": 32, "num_key_value_heads": 4, "head_dim": 128, "vocab_size": 151936,
+		"num_experts": 128, "num_experts_per_tok": 8, "moe_intermediate_size": 768, "norm_topk_prob": true,
+		"decoder_sparse_step": 1, "mlp_only_layers": []any{}, "hidden_act": "silu",
+		"rope_theta": 1000000.0, "max_position_embeddings": 40960, "rms_norm_eps": 1e-6, "attention_bias": false,
+		"tie_word_embeddings": false},
+
+	// Qwen3-Next-80B-A3B, https://huggingface.co/Qwen/Qwen3-Next-80B-A3B-Instruct/blob/main/config.json as
+	// reproduced in public code and its model card (the file itself was not read here): 48 layers, 12 × (3 gated
+	// DeltaNet + 1 gated attention) — written as layer_types where the file says full_attention_interval 4, the
+	// same layers — DeltaNet 16 q/k heads and 32 v heads of 128; attention 16 query heads and 2 kv heads of 256, a
+	// quarter rotated (rope_theta 1e7); every MLP a sparse MoE block (512 experts of 512, 10 routed, plus a shared
+	// expert of 512); untied 151936-token embeddings. 79.66 G parameters (published 80B), 3.87 G of them read per
+	// token with the embeddings (the card's "3B activated" leaves the embeddings out: 3.25 G).
+	"qwen3-next-80b-a3b": {"model_type": "qwen3_next", "hidden_size": 2048, "intermediate_size": 5120, "num_hidden_layers": 48,
+		"num_attention_heads": 16, "num_key_value_heads": 2, "head_dim": 256, "vocab_size": 151936,
+		"layer_types":          repeatLayers(48, "linear_attention", "linear_attention", "linear_attention", "full_attention"),
+		"linear_num_key_heads": 16, "linear_num_value_heads": 32, "linear_key_head_dim": 128, "linear_value_head_dim": 128,
+		"linear_conv_kernel_dim": 4, "num_experts": 512, "num_experts_per_tok": 10, "moe_intermediate_size": 512,
+		"shared_expert_intermediate_size": 512, "norm_topk_prob": true, "decoder_sparse_step": 1, "mlp_only_layers": []any{},
+		"hidden_act": "silu", "partial_rotary_factor": 0.25, "rope_theta": 10000000.0, "max_position_embeddings": 262144,
+		"rms_norm_eps": 1e-6, "attention_bias": false, "tie_word_embeddings": false},
 }
 
 // repeatLayers is a layer_types list of n entries repeating period.

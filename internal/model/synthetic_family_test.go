@@ -29,6 +29,23 @@ var publishedParams = map[string]float64{
 	"qwen3-14b":   14.8e9, // Qwen/Qwen3-14B: 14.8B
 	"gemma4-31b":  30.7e9, // google/gemma-4-31B: 30.7B
 	"qwen3.5-27b": 27e9,   // Qwen/Qwen3.5-27B: 27B
+
+	"qwen3-30b-a3b":      30.5e9, // Qwen/Qwen3-30B-A3B: 30.5B, 3.3B activated
+	"qwen3-next-80b-a3b": 80e9,   // Qwen/Qwen3-Next-80B-A3B-Instruct: 80B, 3B activated (embeddings not counted)
+}
+
+// activeParams are the MoE presets' parameters a token computes with, worked out by hand from the published
+// configs: every tensor but the experts, plus num_experts_per_tok experts a layer. Qwen3-30B-A3B: 48 layers ×
+// (attention 2048·(4096+512+512) + 4096·2048 + router 128·2048 + 8 experts · 3·768·2048 + norms 2·2048 + 2·128)
+// + embeddings and head 2·151936·2048 + final norm 2048 — the card's 3.3B. Qwen3-Next-80B-A3B: 36 DeltaNet layers ×
+// (in_proj_qkvz 12288·2048 + in_proj_ba 64·2048 + conv 8192·4 + A_log, dt_bias 2·32 + norm 128 + out_proj
+// 2048·4096) + 12 attention layers × (q_proj 8192·2048 + k, v 2·512·2048 + o_proj 2048·4096 + q/k norms 2·256)
+// + 48 × (router 512·2048 + 10 experts · 3·512·2048 + shared expert 3·512·2048 + its gate 2048 + norms 2·2048)
+// + 2·151936·2048 + 2048.
+var activeParams = map[string]int64{
+	"qwen3-30b-a3b": 48*(2048*(4096+512+512)+4096*2048+128*2048+8*3*768*2048+2*2048+2*128) + 2*151936*2048 + 2048,
+	"qwen3-next-80b-a3b": 36*(12288*2048+64*2048+8192*4+2*32+128+2048*4096) + 12*(8192*2048+2*512*2048+2048*4096+2*256) +
+		48*(512*2048+10*3*512*2048+3*512*2048+2048+2*2048) + 2*151936*2048 + 2048,
 }
 
 // TestSyntheticPresetSizes: every preset's parameter count is its published total within 1 %, bf16 stores two
@@ -49,6 +66,9 @@ func TestSyntheticPresetSizes(t *testing.T) {
 		}
 		if s.StoredBytes != 2*s.Params {
 			t.Errorf("%s bf16: %d bytes stored for %d parameters", name, s.StoredBytes, s.Params)
+		}
+		if want, moe := activeParams[name]; moe && s.ActiveParams != want || !moe && s.ActiveParams != s.Params {
+			t.Errorf("%s: %d parameters active of %d, want %d (0: all)", name, s.ActiveParams, s.Params, want)
 		}
 		q, err := model.SyntheticStats(name, 3)
 		if err != nil {
@@ -173,7 +193,7 @@ func TestSyntheticFamiliesCPU(t *testing.T) {
 	b := cpu.New()
 	defer b.Close()
 	const seed = 7
-	for _, name := range []string{"gemma4-31b", "qwen3.5-27b", "qwen3-14b"} {
+	for _, name := range []string{"gemma4-31b", "qwen3.5-27b", "qwen3-14b", "qwen3-30b-a3b", "qwen3-next-80b-a3b"} {
 		t.Run(name, func(t *testing.T) {
 			cfg, src, err := model.SmallSynthetic(name, trellis.Spec{}, seed)
 			if err != nil {

@@ -1,9 +1,11 @@
 // What a synthetic model holds and reads, counted from tensor headers alone (no weights made): the parameter
 // count the published totals are checked against, and the bytes a decode step reads, the numerator of the
-// bandwidth roofline bench prints.
+// bandwidth roofline bench prints; a MoE model's step reads only the experts it routes to.
 package model
 
 import (
+	"strings"
+
 	"github.com/mlxbun/mlxbun/internal/config"
 	"github.com/mlxbun/mlxbun/internal/family"
 	"github.com/mlxbun/mlxbun/internal/trellis"
@@ -13,9 +15,13 @@ import (
 type SyntheticSize struct {
 	Params      int64 // elements of every tensor of the unquantized checkpoint
 	StoredBytes int64 // bytes of every stored tensor (words and scales for the coded ones)
-	// DecodeBytes are the weight bytes one decode step reads: every tensor once, but the tables looked up by
-	// row (the embeddings when untied, Gemma 4's per-layer inputs) one row each. KV-cache and recurrent-state
-	// traffic is not counted (it depends on the position; Qwen3.5-27B's DeltaNet states are 151 MB in f32).
+	// ActiveParams are the parameters one token computes with: Params, but a MoE layer's experts counted
+	// num_experts_per_tok of num_experts (the published "activated" figure, embeddings included).
+	ActiveParams int64
+	// DecodeBytes are the weight bytes one decode step of one sequence reads: every tensor once, but the tables
+	// looked up by row (the embeddings when untied, Gemma 4's per-layer inputs) one row each, and of an expert
+	// stack its routed experts' share only. KV-cache and recurrent-state traffic is not counted (it depends on
+	// the position; Qwen3.5-27B's DeltaNet states are 151 MB in f32).
 	DecodeBytes int64
 }
 
@@ -50,8 +56,12 @@ func rawStats(raw map[string]any, code trellis.Spec) (SyntheticSize, error) {
 		return SyntheticSize{}, err
 	}
 	var s SyntheticSize
+	routed := routedShare(dense.tm)
 	for _, n := range dense.Names() {
-		s.Params += int64(shapeElements(dense.held[n].Shape))
+		t := dense.held[n]
+		p := int64(shapeElements(t.Shape))
+		s.Params += p
+		s.ActiveParams += routed[t.Path].of(p)
 	}
 	head := dense.tm.OutputHead(src.Has).Path
 	for _, n := range src.Names() {
@@ -64,9 +74,34 @@ func rawStats(raw map[string]any, code trellis.Spec) (SyntheticSize, error) {
 		if t, ok := dense.held[n]; ok && t.Kind == family.KindTable && t.Path != head {
 			b /= int64(h.Shape[0])
 		}
-		s.DecodeBytes += b
+		path := strings.TrimSuffix(strings.TrimSuffix(n, ".weight"), ".scales")
+		s.DecodeBytes += routed[path].of(b)
 	}
 	return s, nil
+}
+
+// share is the fraction k/n of a tensor one token reads; the zero share is the whole tensor.
+type share struct{ k, n int64 }
+
+func (f share) of(v int64) int64 {
+	if f.n == 0 {
+		return v
+	}
+	return v * f.k / f.n
+}
+
+// routedShare gives each expert stack's module path the share of it a token is routed to: num_experts_per_tok
+// of num_experts (a stack's experts are equal row blocks, dense or coded).
+func routedShare(tm *family.Map) map[string]share {
+	out := map[string]share{}
+	for _, L := range tm.Layers {
+		for _, l := range L.Linears {
+			if l.Experts > 0 && L.Hybrid != nil {
+				out[l.Path] = share{k: int64(L.Hybrid.Config.TopK), n: int64(l.Experts)}
+			}
+		}
+	}
+	return out
 }
 
 func shapeElements(shape []int) int {
@@ -106,6 +141,7 @@ var smallSizes = map[string]int{
 	"num_attention_heads": 4, "num_key_value_heads": 2, "head_dim": 64, "global_head_dim": 128,
 	"num_global_key_value_heads": 1, "hidden_size_per_layer_input": 32, "sliding_window": 8,
 	"linear_num_key_heads": 2, "linear_num_value_heads": 4, "linear_key_head_dim": 64, "linear_value_head_dim": 64,
+	"num_experts": 8, "num_experts_per_tok": 2, "moe_intermediate_size": 256, "shared_expert_intermediate_size": 256,
 }
 
 // scaledDown is a preset shrunk for CPU tests, its structure kept: smallSizes, and one period of its layer types

@@ -175,5 +175,17 @@ func (d *Dir) ChatTemplate() (*chat.Template, error) {
 }
 
 // Weights opens the directory's safetensors (model.safetensors, else the shards its index lists, else every
-// *.safetensors file); the caller closes the archive.
-func (d *Dir) Weights() (*safetensors.Archive, error) { return safetensors.OpenDir(d.path) }
+// *.safetensors file); the caller closes the archive. A wrapped multimodal checkpoint's archive is its language
+// model's: tensors named as the text model names them (config.Model.TextName), the vision and audio towers',
+// projectors' and other heads' left out (Archive.LeftOut lists them).
+func (d *Dir) Weights() (*safetensors.Archive, error) {
+	a, err := safetensors.OpenDir(d.path)
+	if err != nil || d.config == nil || d.config.Wrapper == nil {
+		return a, err
+	}
+	if err := a.Rename(d.config.TextName); err != nil {
+		a.Close()
+		return nil, err
+	}
+	return a, nil
+}

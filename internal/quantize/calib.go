@@ -398,7 +398,7 @@ func decodedBF16(it item, w *trellis.Weights) backend.Host {
 		f[i] = float32(v)
 	}
 	_, b := roundBF16(f)
-	return backend.Host{Name: it.name, DType: backend.BF16, Shape: []int{it.out, it.in}, Data: b}
+	return backend.Host{Name: it.text, DType: backend.BF16, Shape: []int{it.out, it.in}, Data: b}
 }
 
 // unrotateRows maps each row x of m [rows, cols] to Rᵀ·x, undoing rht's x ↦ R·x: R = H·diag(signs)/√b (signs

@@ -23,11 +23,12 @@ const (
 	roleCoded              // trellis-coded linear weight: <path>.weight U32 + <path>.scales F16
 	roleAffine             // MLX affine 8-bit group 64: <path>.weight U32 + <path>.scales/.biases BF16
 	roleDrop               // not written (rotary inverse frequencies, which every loader recomputes)
+	roleCopy               // outside the text model (a wrapped checkpoint's vision and audio towers): written as read
 )
 
-// classify finds a tensor in the family's tensor map: its entry (module path, kind, the shape the config
-// implies, the coded axis) and true; false for a tensor that is dropped; or an error for a tensor the family's
-// checkpoints do not hold.
+// classify finds a tensor (by the text model's name) in the family's tensor map: its entry (module path, kind,
+// the shape the config implies, the coded axis) and true; false for a tensor that is dropped; or an error for a
+// tensor the family's checkpoints do not hold.
 func classify(tm *family.Map, famName, name string) (family.Tensor, bool, error) {
 	if t, ok := tm.Lookup(name); ok {
 		return t, true, nil
@@ -39,16 +40,19 @@ func classify(tm *family.Map, famName, name string) (family.Tensor, bool, error)
 		"lm_head, norms, and the projections of model.layers.0-%d)", name, famName, len(tm.Layers)-1)
 }
 
-// item is one input tensor and what becomes of it.
+// item is one input tensor and what becomes of it. name and path are the checkpoint's own, under which the
+// output stores it and its quantization block keys it; text and textPath are the text model's (the same but in
+// a wrapped multimodal checkpoint, config.Model.TextName), under which the map, the rules and the loader know it.
 type item struct {
-	name, path string
-	role       role
-	shape      []int
-	out, in    int // roleCoded, roleAffine: the linear layer's [out, in]
-	spec       trellis.Spec
-	interleave bool             // roleCoded: store the 3-bit axis-0 block interleave
-	qspec      config.QuantSpec // roleCoded, roleAffine: what the config block says for path
-	table      bool             // the embedding table or lm_head (family.KindTable)
+	name, path     string
+	text, textPath string
+	role           role
+	shape          []int
+	out, in        int // roleCoded, roleAffine: the linear layer's [out, in]
+	spec           trellis.Spec
+	interleave     bool             // roleCoded: store the 3-bit axis-0 block interleave
+	qspec          config.QuantSpec // roleCoded, roleAffine: what the config block says for path
+	table          bool             // the embedding table or lm_head (family.KindTable)
 	// roleCoded linears of a layer's q..down slots: the site whose Hessian they use (layer −1: none), and with
 	// Options.RHT their rotations (nil: that side not rotated).
 	site          site
@@ -90,7 +94,7 @@ func signSeed(seed uint64, name string) uint64 {
 // dimension has no Hadamard block (rht.Block) stays unrotated.
 func placeLinear(it *item, idx map[string]layerLinear, o Options) {
 	it.site = site{layer: -1}
-	ll, ok := idx[it.path]
+	ll, ok := idx[it.textPath]
 	if !ok || ll.hybrid || ll.linear.Parts[0].Slot >= family.Head {
 		return
 	}
@@ -104,7 +108,7 @@ func placeLinear(it *item, idx map[string]layerLinear, o Options) {
 		it.rotIn = &rht.Side{Signs: rht.Signs(signSeed(o.Seed, name), it.in), Block: b}
 	}
 	if b := rht.Block(it.out); b > 0 && !ll.linear.Fused() && ll.linear.Regroup() == nil {
-		it.rotOut = &rht.Side{Signs: rht.Signs(signSeed(o.Seed, it.path+".out"), it.out), Block: b}
+		it.rotOut = &rht.Side{Signs: rht.Signs(signSeed(o.Seed, it.textPath+".out"), it.out), Block: b}
 	}
 }
 
@@ -122,18 +126,30 @@ var floatDTypes = map[backend.DType]bool{backend.F32: true, backend.F16: true, b
 // plan classifies every tensor through the family's tensor map and checks each against the shape the config
 // implies and each coded one against its spec. headers gives each tensor's dtype and shape (data untouched).
 // Completeness is the loader's to check: a checkpoint missing a tensor quantizes, and fails to load naming it.
+// A wrapped multimodal checkpoint's tensors outside its language model are copied as they are.
 func plan(headers []backend.Host, fam family.Family, cfg *config.Model, o Options) ([]item, error) {
-	tm := fam.Tensors(cfg)
+	text := map[string]bool{}
+	for _, h := range headers {
+		if n, ok := cfg.TextName(h.Name); ok {
+			text[n] = true
+		}
+	}
+	tm := fam.TensorsOf(cfg, func(n string) bool { return text[n] })
 	idx := layerLinears(tm)
 	items := make([]item, 0, len(headers))
 	used := make([]bool, len(o.Rules))
 	for _, h := range headers {
-		t, kept, err := classify(tm, fam.Name, h.Name)
+		name, ok := cfg.TextName(h.Name)
+		if !ok {
+			items = append(items, item{name: h.Name, role: roleCopy, shape: h.Shape})
+			continue
+		}
+		t, kept, err := classify(tm, fam.Name, name)
 		if err != nil {
 			return nil, err
 		}
 		if !kept {
-			items = append(items, item{name: h.Name, role: roleDrop, shape: h.Shape})
+			items = append(items, item{name: h.Name, text: name, role: roleDrop, shape: h.Shape})
 			continue
 		}
 		if !floatDTypes[h.DType] {
@@ -142,7 +158,8 @@ func plan(headers []backend.Host, fam family.Family, cfg *config.Model, o Option
 		if !slices.Equal(h.Shape, t.Shape) {
 			return nil, fmt.Errorf("tensor %q has shape %v, the config implies %v", h.Name, h.Shape, t.Shape)
 		}
-		it := item{name: h.Name, path: t.Path, shape: h.Shape, table: t.Kind == family.KindTable}
+		it := item{name: h.Name, path: storedPath(h.Name, name, t.Path), text: name, textPath: t.Path, shape: h.Shape,
+			table: t.Kind == family.KindTable}
 		switch t.Kind {
 		case family.KindTable:
 			it.role = roleKeep
@@ -160,11 +177,11 @@ func plan(headers []backend.Host, fam family.Family, cfg *config.Model, o Option
 		switch it.role {
 		case roleCoded:
 			for i, r := range o.Rules {
-				used[i] = used[i] || r.Matches(it.path)
+				used[i] = used[i] || r.Matches(it.textPath)
 			}
-			bits := bitsFor(o.Rules, it.path, o.Bits)
+			bits := bitsFor(o.Rules, it.textPath, o.Bits)
 			it.spec = trellis.Spec{K: bits, L: o.L, T: o.GroupSize, Code: "1mad", Axis: t.Axis}
-			if ll, ok := idx[it.path]; o.Axis0 && ok && !ll.linear.Fused() && ll.linear.Regroup() == nil && it.out%o.GroupSize == 0 {
+			if ll, ok := idx[it.textPath]; o.Axis0 && ok && !ll.linear.Fused() && ll.linear.Regroup() == nil && it.out%o.GroupSize == 0 {
 				it.spec.Axis = 0
 			}
 			if err := checkCoded(&it); err != nil {
@@ -186,6 +203,12 @@ func plan(headers []backend.Host, fam family.Family, cfg *config.Model, o Option
 		}
 	}
 	return items, nil
+}
+
+// storedPath is the checkpoint's own module path of a tensor stored as name, whose text-model name is text and
+// module path textPath: the stored name's prefix in place of the text name's (they differ in that prefix only).
+func storedPath(name, text, textPath string) string {
+	return name[:len(name)-len(text)+len(textPath)]
 }
 
 // checkCoded validates a coded tensor's spec and shape and decides the interleave: 3-bit down projections are

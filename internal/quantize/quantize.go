@@ -122,6 +122,7 @@ type Report struct {
 	Tensors []TensorReport // every quantized tensor, in the order encoded (sorted by name)
 	Kept    []string       // tensors written as bf16
 	Dropped []string       // tensors not written
+	Copied  []string       // a wrapped checkpoint's tensors outside its language model, written as read
 
 	Params        int64   // parameters of the model (elements of every tensor written)
 	CodedWeights  int64   // weights of the trellis-coded projections
@@ -254,6 +255,9 @@ func Run(inDir, outDir string, o Options, progress func(Event)) (*Report, error)
 		case roleKeep:
 			rep.Kept = append(rep.Kept, it.name)
 			err = keepBF16(h, sink)
+		case roleCopy:
+			rep.Copied = append(rep.Copied, it.name)
+			err = sink.add(h)
 		case roleCoded:
 			if seq && it.site.layer >= 0 && it.site.layer != hsLayer {
 				hsLayer = it.site.layer
@@ -265,7 +269,7 @@ func Run(inDir, outDir string, o Options, progress func(Event)) (*Report, error)
 			res, w, err = encodeTrellis(it, h, sink, hs[it.site], o)
 			work += int64(it.out) * int64(it.in)
 			if err == nil && seq && it.site.layer >= 0 {
-				over[it.name] = decodedBF16(it, w)
+				over[it.text] = decodedBF16(it, w)
 			}
 		case roleAffine:
 			res, err = encodeAffine(it, h, sink)

@@ -20,7 +20,7 @@ func TestDecodedBF16RotatesBack(t *testing.T) {
 	for i := range w {
 		w[i] = float32(r.NormFloat64())
 	}
-	it := item{name: "x.weight", out: out, in: in,
+	it := item{name: "x.weight", text: "x.weight", out: out, in: in,
 		rotIn: &rht.Side{Signs: rht.Signs(1, in), Block: 128}, rotOut: &rht.Side{Signs: rht.Signs(2, out), Block: 128}}
 	wt := rht.RotateWeight(w, out, in, it.rotIn, it.rotOut)
 	q, err := trellis.Quantize(wt, out, in, trellis.Spec{K: 2, L: 8, T: 64, Code: "1mad", Axis: 1}, false)
@@ -34,7 +34,7 @@ func TestDecodedBF16RotatesBack(t *testing.T) {
 		sig += float64(w[i]) * float64(w[i])
 	}
 	h := decodedBF16(it, q)
-	if h.DType != backend.BF16 || h.Shape[0] != out || h.Shape[1] != in || h.Name != it.name {
+	if h.DType != backend.BF16 || h.Shape[0] != out || h.Shape[1] != in || h.Name != it.text {
 		t.Fatalf("decoded tensor %s %v %v", h.Name, h.DType, h.Shape)
 	}
 	got, err := h.Float32s()

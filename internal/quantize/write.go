@@ -33,6 +33,8 @@ const (
 var auxFiles = []string{
 	"tokenizer.json", "tokenizer_config.json", "generation_config.json", "chat_template.jinja",
 	"special_tokens_map.json", "tokenizer.model", "vocab.json", "merges.txt", "added_tokens.json",
+	// a multimodal checkpoint's processors, which its vision and audio towers (copied as read) go with
+	"preprocessor_config.json", "processor_config.json", "video_preprocessor_config.json",
 }
 
 // fileMetadata is every shard's __metadata__.
@@ -247,7 +249,7 @@ func verifyConfig(dir string, items []item) error {
 		} else if !it.table {
 			continue
 		}
-		got, ok := cfg.Quant.For(it.path)
+		got, ok := cfg.Quant.For(it.textPath)
 		if ok != wantOK || ok && !reflect.DeepEqual(got, want) {
 			return fmt.Errorf("quantize: internal error: the written config gives %s %+v (quantized %v), want %+v (quantized %v)",
 				it.path, got, ok, want, wantOK)

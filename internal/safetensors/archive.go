@@ -27,6 +27,9 @@ type Archive struct {
 	files []*File          // each opened once, in the order opened
 	where map[string]*File // tensor name → file holding it
 	names []string         // sorted
+	// After Rename: each tensor's name in its file, and the names left out (sorted); nil before.
+	stored  map[string]string
+	leftOut []string
 }
 
 // OpenDir opens dir's weights. Precedence follows transformers: model.safetensors, else the shard index,
@@ -140,6 +143,44 @@ func (a *Archive) addIndexed(indexPath string) error {
 	return nil
 }
 
+// Rename names the archive's tensors as fn names them and leaves out those fn refuses (false): the view of a
+// wrapped multimodal checkpoint that holds its language model's tensors under the text model's names
+// (config.Model.TextName). Two tensors given one name is an error naming both. It is called once, before use.
+func (a *Archive) Rename(fn func(name string) (string, bool)) error {
+	where, stored := map[string]*File{}, map[string]string{}
+	var left []string
+	for _, n := range a.names {
+		to, ok := fn(n)
+		if !ok {
+			left = append(left, n)
+			continue
+		}
+		if prev, dup := stored[to]; dup {
+			return fmt.Errorf("%s: tensors %q and %q are both %q", a.dir, prev, n, to)
+		}
+		where[to], stored[to] = a.where[n], n
+	}
+	a.where, a.stored, a.leftOut = where, stored, left
+	a.names = make([]string, 0, len(where))
+	for n := range where {
+		a.names = append(a.names, n)
+	}
+	sort.Strings(a.names)
+	return nil
+}
+
+// LeftOut lists the tensors Rename left out, by their names in the files, sorted. The slice is the caller's.
+func (a *Archive) LeftOut() []string { return append([]string(nil), a.leftOut...) }
+
+// file is the file holding name and the tensor's name there.
+func (a *Archive) file(name string) (*File, string, bool) {
+	f, ok := a.where[name]
+	if s, renamed := a.stored[name]; renamed {
+		return f, s, ok
+	}
+	return f, name, ok
+}
+
 // Dir is the directory given to OpenDir.
 func (a *Archive) Dir() string { return a.dir }
 
@@ -152,17 +193,18 @@ func (a *Archive) Has(name string) bool {
 	return ok
 }
 
-// Tensor returns the named tensor (Data aliases the mapping). A missing tensor's error wraps ErrNotFound and
-// names the tensor and the directory.
+// Tensor returns the named tensor (Data aliases the mapping), named as asked. A missing tensor's error wraps
+// ErrNotFound and names the tensor and the directory.
 func (a *Archive) Tensor(name string) (backend.Host, error) {
-	f, ok := a.where[name]
+	f, in, ok := a.file(name)
 	if !ok {
 		return backend.Host{}, fmt.Errorf("%w: %q in %s", ErrNotFound, name, a.dir)
 	}
-	t, ok := f.Tensor(name)
+	t, ok := f.Tensor(in)
 	if !ok {
 		return backend.Host{}, fmt.Errorf("%s: tensor %q: archive is closed", a.dir, name)
 	}
+	t.Name = name
 	return t, nil
 }
 

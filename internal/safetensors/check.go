@@ -19,13 +19,13 @@ var ErrNonFinite = errors.New("tensor holds NaN or Inf")
 // byte of those tensors once.
 func (a *Archive) CheckFinite() error {
 	for _, name := range a.names {
-		f := a.where[name]
-		t, ok := f.Tensor(name)
+		f, in, _ := a.file(name)
+		t, ok := f.Tensor(in)
 		if !ok {
 			return fmt.Errorf("%s: tensor %q: archive is closed", a.dir, name)
 		}
 		if i, v, bad := dtype.FirstNonFinite(t.DType, t.Data); bad {
-			return &nonFinite{file: filepath.Base(f.Path()), name: name, dt: t.DType, index: i, value: v}
+			return &nonFinite{file: filepath.Base(f.Path()), name: in, dt: t.DType, index: i, value: v}
 		}
 	}
 	return nil

@@ -11,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -311,5 +312,73 @@ func TestEveryDTypeHasHFRank(t *testing.T) {
 		if knownDType(backend.DType(d)) && hfRank[backend.DType(d)] == 0 {
 			t.Errorf("dtype %s has no HF layout rank", backend.DType(d))
 		}
+	}
+}
+
+// TestArchiveRename: a renamed archive answers by the new names (data and shapes those of the stored tensors,
+// across shards), leaves out and lists the refused ones, and a name given twice is an error naming both; a
+// poisoned tensor is named as stored in its file.
+func TestArchiveRename(t *testing.T) {
+	dir := t.TempDir()
+	ts := sample()
+	if err := WriteFile(filepath.Join(dir, "model-00001-of-00002.safetensors"), ts[:2], nil); err != nil {
+		t.Fatal(err)
+	}
+	if err := WriteFile(filepath.Join(dir, "model-00002-of-00002.safetensors"), ts[2:], nil); err != nil {
+		t.Fatal(err)
+	}
+	open := func() *Archive {
+		a, err := OpenDir(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { a.Close() })
+		return a
+	}
+	a := open()
+	err := a.Rename(func(n string) (string, bool) {
+		if n == "scalar" {
+			return "", false
+		}
+		return "text." + n, true
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := a.LeftOut(); !slices.Equal(got, []string{"scalar"}) {
+		t.Errorf("left out %v", got)
+	}
+	if a.Has("z.weight") || !a.Has("text.z.weight") || a.Has("text.scalar") || len(a.Names()) != len(ts)-1 {
+		t.Errorf("names %v", a.Names())
+	}
+	for _, h := range ts {
+		if h.Name == "scalar" {
+			continue
+		}
+		got, err := a.Tensor("text." + h.Name)
+		if err != nil || got.Name != "text."+h.Name || got.DType != h.DType || !slices.Equal(got.Shape, h.Shape) || string(got.Data) != string(h.Data) {
+			t.Errorf("%s: %v %+v", h.Name, err, got)
+		}
+	}
+	if err := open().Rename(func(string) (string, bool) { return "one", true }); err == nil || !strings.Contains(err.Error(), `"a.scales" and "empty" are both "one"`) {
+		t.Errorf("duplicate: %v", err)
+	}
+	bad := sample()[:1]
+	bad[0].Data[1] = 0x7f // bf16 0x7f.. with exponent all ones: NaN or Inf
+	bad[0].Data[0] = 0x80
+	nan := t.TempDir()
+	if err := WriteFile(filepath.Join(nan, "model.safetensors"), bad, nil); err != nil {
+		t.Fatal(err)
+	}
+	b, err := OpenDir(nan)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+	if err := b.Rename(func(n string) (string, bool) { return "text." + n, true }); err != nil {
+		t.Fatal(err)
+	}
+	if err := b.CheckFinite(); !errors.Is(err, ErrNonFinite) || !strings.Contains(err.Error(), "tensor z.weight") {
+		t.Errorf("CheckFinite: %v", err)
 	}
 }

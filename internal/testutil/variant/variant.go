@@ -1,9 +1,11 @@
 // Package variant gives tests a tiny model directory of every registered family: the tiny fixtures themselves
-// for llama, qwen2, qwen3, the Gemmas and the hybrids (qwen3_5_text, qwen3_next), and tiny-llama3 rewritten for
-// the families no fixture holds (mistral and smollm3 by their config, phi3 with q/k/v and gate/up fused the way
-// Phi-3 checkpoints store them). A rewritten model computes what its source computes (phi3, mistral; smollm3
-// with its NoPE layer does not), so the source's golden prompt applies to it. It is a separate package from
-// testutil because it reads and writes safetensors, whose own tests use testutil.
+// for llama, qwen2, qwen3, the Gemmas and the hybrids (qwen3_5_text, qwen3_next), and fixtures rewritten for the
+// families no fixture holds (mistral and smollm3 by their config, phi3 with q/k/v and gate/up fused the way Phi-3
+// checkpoints store them, qwen3_moe and qwen3_5_moe_text with MoE blocks of the dense weights, moe.go); and any
+// of the multimodal text models as its published wrapper (wrapped.go). A rewritten model computes what its
+// source computes (phi3, mistral, qwen3_moe; smollm3 with its NoPE layer and qwen3_5_moe_text with its shared
+// expert do not), so the source's golden prompt applies to it. It is a separate package from testutil because
+// it reads and writes safetensors, whose own tests use testutil.
 package variant
 
 import (
@@ -23,7 +25,7 @@ import (
 type build struct {
 	fixture string
 	config  func(map[string]any) // nil: the fixture as it is
-	fuse    bool
+	tensors func([]backend.Host) []backend.Host
 }
 
 var builds = map[string]build{
@@ -35,7 +37,7 @@ var builds = map[string]build{
 	"smollm3": {fixture: "models/tiny-llama3", config: func(c map[string]any) {
 		c["model_type"], c["no_rope_layers"] = "smollm3", []int{1, 0}
 	}},
-	"phi3": {fixture: "models/tiny-llama3", config: func(c map[string]any) { c["model_type"] = "phi3" }, fuse: true},
+	"phi3": {fixture: "models/tiny-llama3", config: func(c map[string]any) { c["model_type"] = "phi3" }, tensors: FusePhi3},
 	// Gemma: the fixtures as they are (sliding windows, softcaps, Gemma 4's per-layer inputs and wide global heads).
 	"gemma2":      {fixture: "models/tiny-gemma2"},
 	"gemma3_text": {fixture: "models/tiny-gemma3"},
@@ -43,6 +45,10 @@ var builds = map[string]build{
 	// The hybrids: 3 gated DeltaNet layers and a gated attention layer; qwen3_next with a 4-expert MoE.
 	"qwen3_5_text": {fixture: "models/tiny-qwen3_5"},
 	"qwen3_next":   {fixture: "models/tiny-qwen3-next-moe"},
+	// MoE blocks of the dense weights (moe.go): Qwen3-MoE with a sparse and a dense layer, experts one module
+	// each; Qwen3.5-MoE sparse throughout with a shared expert, experts stacked.
+	"qwen3_moe":        {fixture: "models/tiny-qwen3", config: qwen3MoE, tensors: qwen3MoELayout.sparseMLPs},
+	"qwen3_5_moe_text": {fixture: "models/tiny-qwen3_5", config: qwen3_5MoE, tensors: qwen3_5MoELayout.sparseMLPs},
 }
 
 // Types lists the model_type values this package builds, sorted.
@@ -76,8 +82,8 @@ func For(tb testing.TB, modelType string) Model {
 		return m
 	}
 	keep := func(ts []backend.Host) []backend.Host { return ts }
-	if b.fuse {
-		keep = FusePhi3
+	if b.tensors != nil {
+		keep = b.tensors
 	}
 	m.Dir = Rewrite(tb, src, b.config, keep)
 	return m
