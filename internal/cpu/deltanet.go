@@ -7,6 +7,7 @@ package cpu
 import (
 	"fmt"
 	"math"
+	"slices"
 
 	"github.com/mlxbun/mlxbun/internal/backend"
 )
@@ -351,6 +352,9 @@ func (b *Backend) supportsOp(q backend.Query) error {
 	switch q.Op {
 	case backend.OpGatedDeltaNet, backend.OpSigmoidGate, backend.OpMoE:
 		return nil
+	}
+	if slices.Contains(backend.FusedOps, q.Op) {
+		return backend.ServesFused(b, q.Op) // none: the reference runs every fused op as its plain sequence
 	}
 	return &backend.UnsupportedError{Backend: b.Name(), Query: q, Why: "unknown op"}
 }

@@ -37,3 +37,12 @@ func TestServesHybridFixtures(t *testing.T) {
 		}
 	}
 }
+
+// TestServesFusedOps: Supports answers yes for every fused op of the contract (fused.go implements them all).
+func TestServesFusedOps(t *testing.T) {
+	for _, op := range backend.FusedOps {
+		if err := (&Backend{}).Supports(backend.Query{Op: op}); err != nil {
+			t.Errorf("%s: %v", op, err)
+		}
+	}
+}

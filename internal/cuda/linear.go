@@ -7,6 +7,7 @@ package cuda
 
 import (
 	"fmt"
+	"slices"
 	"unsafe"
 
 	"github.com/mlxbun/mlxbun/internal/backend"
@@ -168,11 +169,9 @@ type gemvParams struct {
 	NSeg, In, KSplit, _p int32
 }
 
-// gemvGroup is one queued vector-GEMV launch: up to three linears that multiply the same activations. MatMuls
-// queued back to back on the same x join the group (q, k, v; gate, up), so their weights stream in one launch
-// with one ramp-up and one tail instead of three.
+// gemvGroup is one vector-GEMV launch: up to three linears that multiply the same activations (a MatMulGroup: q, k,
+// v; gate, up), so their weights stream in one launch with one ramp-up and one tail instead of three.
 type gemvGroup struct {
-	idx  int // index of the launch in b.pending
 	c    matmulCase
 	x    driver.DevPtr
 	segs []gemvSeg
@@ -221,38 +220,8 @@ func overlaps(a driver.DevPtr, an int, c driver.DevPtr, cn int) bool {
 }
 
 func enqueueGemv(b *Backend, c matmulCase, y, x driver.DevPtr, l *linear) {
-	seg := gemvSeg{W: l.w, Y: y, Bias: l.bias, Out: int32(c.out)}
-	ybytes := c.n * c.out * c.dst.Size()
-	b.mu.Lock()
-	g := b.fuse.gemv
-	join := g != nil && b.fuse.last(g.idx, len(b.pending)) && len(g.segs) < 3 && g.x == x &&
-		g.c.n == c.n && g.c.in == c.in && g.c.x == c.x && g.c.dst == c.dst && !overlaps(y, ybytes, x, c.n*c.in*c.x.Size())
-	if join {
-		for _, s := range g.segs {
-			if overlaps(y, ybytes, s.Y, c.n*int(s.Out)*c.dst.Size()) {
-				join = false
-			}
-		}
-	}
-	if join {
-		g.segs = append(g.segs, seg)
-		b.pending[g.idx] = g.launch(b)
-		b.mu.Unlock()
-		b.logf("MatMul %s joins the GEMV launch (%d linears)", l.name, len(g.segs))
-		return
-	}
-	b.mu.Unlock()
-	g = &gemvGroup{c: c, x: x, segs: []gemvSeg{seg}}
-	b.enqueueGemvGroup(g)
-}
-
-// enqueueGemvGroup queues g's launch and keeps it open for MatMuls that may join it.
-func (b *Backend) enqueueGemvGroup(g *gemvGroup) {
+	g := &gemvGroup{c: c, x: x, segs: []gemvSeg{{W: l.w, Y: y, Bias: l.bias, Out: int32(c.out)}}}
 	b.enqueue(g.launch(b))
-	b.mu.Lock()
-	g.idx = len(b.pending) - 1
-	b.fuse.gemv = g
-	b.mu.Unlock()
 }
 
 func enqueueGemvScalar(b *Backend, c matmulCase, y, x driver.DevPtr, l *linear) {
@@ -405,6 +374,10 @@ func (b *Backend) Supports(q backend.Query) error {
 	case q.Op == backend.OpAddScaled: // LoRA adapters (adapter.go)
 	case gemmaOps[q.Op]: // the Gemmas' pointwise ops and windowed attention (gemma.go)
 	case q.Op == backend.OpHadamard: // rotate.go
+	case slices.Contains(backend.FusedOps, q.Op): // fused.go
+		if err := backend.ServesFused(b, q.Op); err != nil {
+			return err
+		}
 	case q.Op != backend.OpMatMul:
 		why = "unknown op"
 	case q.Weight.Format != backend.FormatDense:

@@ -59,19 +59,15 @@ func (b *Backend) RMSNorm(dst, x, w backend.Tensor, eps float32) {
 	if groups == 0 {
 		return
 	}
-	if b.fuseAddNorm(d, xs, ws, g, eps) {
-		return
-	}
 	dp, xp, wp := d.ptr, xs.ptr, ws.ptr
 	bytes := float64(2*xs.elems()*xs.dt.Size() + 4*g)
 	if g < rmsnormWarpMax {
 		grid := driver.Dim3{X: (groups + 3) / 4}
 		name := opName("rmsnorm_warp", xs.dt)
-		f := func() error {
+		b.enqueue(func() error {
 			args := driver.NewArgs().Ptr(dp).Ptr(xp).Ptr(wp).I32(int32(groups)).I32(int32(g)).F32(eps)
 			return b.launch(name, grid, driver.Dim3{X: 128}, 0, args, bytes)
-		}
-		b.enqueueHeadNorm(f, &headNorm{dst: d, x: xs, w: ws, groups: groups, g: g, eps: eps})
+		})
 		return
 	}
 	threads := rowThreads(g)
@@ -109,17 +105,12 @@ func (b *Backend) Add(dst, a, c backend.Tensor) {
 		args := driver.NewArgs().Ptr(dp).Ptr(xp).Ptr(yp).I64(int64(n))
 		return b.launch(name, grid, driver.Dim3{X: 256}, 0, args, float64(3*n*x.dt.Size()))
 	})
-	if x.elems() > 0 {
-		b.mu.Lock()
-		b.fuse.add = &addOp{idx: len(b.pending) - 1, sum: d, a: x, b: y}
-		b.mu.Unlock()
-	}
 }
 
 func (b *Backend) SwiGLU(dst, gate, up backend.Tensor) {
 	d, x, y := tensorOf("SwiGLU", dst), tensorOf("SwiGLU", gate), tensorOf("SwiGLU", up)
 	name, grid, n := b.elementwise3("SwiGLU", "swiglu", d, x, y)
-	if n == 0 || b.fuseQMmaSwiGLU(d, x, y) {
+	if n == 0 {
 		return
 	}
 	dp, xp, yp := d.ptr, x.ptr, y.ptr
@@ -169,9 +160,6 @@ func (b *Backend) Rope(x, pos backend.Tensor, heads int, table *rope.Table) {
 	freqs, err := b.ropeFreqs(table)
 	if err != nil {
 		b.fail(fmt.Errorf("cuda backend: rope table: %w", err))
-		return
-	}
-	if b.fuseNormRope(xs, ps, heads, table, freqs) {
 		return
 	}
 	hd := c / heads

@@ -75,9 +75,10 @@ func gemvgSupports(c quantCase) bool {
 		c.in/32*36*4 <= qSmemMax
 }
 
-// enqueueGemvg queues trellis_gemvg, joining the launch queued last when it multiplies the same activations.
+// enqueueGemvg queues trellis_gemvg for one layer (MatMulGroup and GateUpSwiGLU put several in one launch).
 func enqueueGemvg(b *Backend, c quantCase, y, x driver.DevPtr, l *qlinear) {
-	enqueueGroup(b, c, y, x, l, true)
+	g := &qmmaGroup{n: c.n, x: x, segs: []*qlinear{l}, ys: []driver.DevPtr{y}, gemvg: true}
+	b.enqueue(g.launch(b))
 }
 
 // SetQuantMMA pins whether int8-activation trellis layers loaded afterwards (both axes) use the tensor-core forms
@@ -123,10 +124,9 @@ func qmmaChunk(N, in int) int {
 // a tile group); uncapped grids were slower (71.0–72.0 ms).
 const qmmaKS = 8
 
-// qmmaGroup is one queued trellis_mma launch: up to three layers on the same activations, and the SwiGLU output
-// when a gate/up pair absorbed one.
+// qmmaGroup is one trellis_mma or trellis_gemvg launch: up to three layers on the same activations, and the SwiGLU
+// output when it is a gate/up pair with SwiGLU folded in (GateUpSwiGLU).
 type qmmaGroup struct {
-	idx   int
 	n     int
 	x     driver.DevPtr
 	segs  []*qlinear
@@ -253,60 +253,31 @@ func qmmaSupports(c quantCase) bool {
 // enqueueQMma queues the tensor-core form, joining the trellis_mma launch queued last when it multiplies the same
 // activations with a layer of the same geometry (block, L) and room remains (three layers).
 func enqueueQMma(b *Backend, c quantCase, y, x driver.DevPtr, l *qlinear) {
-	enqueueGroup(b, c, y, x, l, false)
+	g := &qmmaGroup{n: c.n, x: x, segs: []*qlinear{l}, ys: []driver.DevPtr{y}}
+	b.enqueue(g.launch(b))
 }
 
-// enqueueGroup queues a multi-layer launch (trellis_gemvg when gemvg, else trellis_mma), joining the one queued
-// last when it is of the same form on the same activations and geometry and room remains.
-func enqueueGroup(b *Backend, c quantCase, y, x driver.DevPtr, l *qlinear, gemvg bool) {
-	ybytes := 4 * c.n * c.out
-	b.mu.Lock()
-	g := b.fuse.qmma
-	join := g != nil && b.fuse.last(g.idx, len(b.pending)) && g.gemvg == gemvg && g.h == 0 && len(g.segs) < 3 && g.x == x && g.n == c.n &&
-		g.segs[0].in == l.in && g.segs[0].shift == l.shift && g.segs[0].L == l.L && !overlaps(y, ybytes, x, 4*c.n*c.in)
-	if join {
-		for i, s := range g.segs {
-			if overlaps(y, ybytes, g.ys[i], 4*c.n*s.out) {
-				join = false
+// groupable reports whether layers ls (with their cases cs and the forms selection picks for them) can share one
+// multi-layer launch on x: all trellis_gemvg or all trellis_mma, one input geometry (block, L), at most three,
+// outputs apart from x and from each other. gemvg is the form found.
+func groupable(ls []*qlinear, cs []quantCase, forms []string, x driver.DevPtr, ys []driver.DevPtr) (gemvg, ok bool) {
+	if len(ls) < 2 || len(ls) > 3 || (forms[0] != "trellis_gemvg" && forms[0] != "trellis_mma") {
+		return false, false
+	}
+	gemvg = forms[0] == "trellis_gemvg"
+	for i, l := range ls {
+		c := cs[i]
+		if forms[i] != forms[0] || c.n != cs[0].n || l.in != ls[0].in || l.shift != ls[0].shift || l.L != ls[0].L ||
+			overlaps(ys[i], 4*c.n*c.out, x, 4*c.n*c.in) {
+			return false, false
+		}
+		for j := range i {
+			if overlaps(ys[i], 4*c.n*c.out, ys[j], 4*cs[j].n*cs[j].out) {
+				return false, false
 			}
 		}
 	}
-	if join {
-		g.segs, g.ys = append(g.segs, l), append(g.ys, y)
-		b.pending[g.idx] = g.launch(b)
-		b.mu.Unlock()
-		b.logf("MatMul %s joins the %s launch (%d layers)", l.name, g.form(), len(g.segs))
-		return
-	}
-	b.mu.Unlock()
-	g = &qmmaGroup{n: c.n, x: x, segs: []*qlinear{l}, ys: []driver.DevPtr{y}, gemvg: gemvg}
-	b.enqueue(g.launch(b))
-	b.mu.Lock()
-	g.idx = len(b.pending) - 1
-	b.fuse.qmma = g
-	b.mu.Unlock()
-}
-
-// fuseQMmaSwiGLU folds SwiGLU(dst, gate, up) into the trellis_mma launch queued last when that launch is exactly
-// gate and up (two layers of one width, f32 outputs at gate and up): the launch then also writes dst.
-func (b *Backend) fuseQMmaSwiGLU(d, gate, up *Tensor) bool {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	g := b.fuse.qmma
-	if g == nil || !b.fuse.last(g.idx, len(b.pending)) || g.h != 0 || len(g.segs) != 2 || g.segs[0].out != g.segs[1].out {
-		return false
-	}
-	k0, k1, N := g.segs[0].w.Bits, g.segs[1].w.Bits, qInst(g.n)
-	n := g.n * g.segs[0].out
-	if (k0 != k1 && (g.gemvg || !qmmaMixed(N))) || d.dt != backend.F32 || gate.dt != backend.F32 || up.dt != backend.F32 ||
-		gate.ptr != g.ys[0] || up.ptr != g.ys[1] || d.elems() != n || gate.elems() != n || up.elems() != n {
-		return false
-	}
-	g.h = d.ptr
-	b.pending[g.idx] = g.launch(b)
-	b.fuse.qmma = nil
-	b.logf("SwiGLU joins the %s launch of %s, %s", g.form(), g.segs[0].name, g.segs[1].name)
-	return true
+	return gemvg, true
 }
 
 // ---- axis 0 (down): trellis_mma0 ----

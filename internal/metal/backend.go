@@ -37,18 +37,6 @@ type Backend struct {
 	debug   bool
 	closed  bool
 
-	// Deferred ops, as CUDA's peephole keeps them (never two kinds at once): add is an Add not yet encoded —
-	// an RMSNorm of its sum that follows at once takes both into one add_rmsnorm launch (which still writes
-	// the sum); norms are per-head RMSNorms queued since the last other op — a Rope of one's output takes it
-	// into one rmsnorm_rope launch (Qwen3's q and k norms arrive as norm q, norm k, rope q, rope k). Any other
-	// op, a wait or a Free encodes them first, in order.
-	add   *addOp
-	norms []headNorm
-	// mm are trellis decode MatMuls not yet encoded (CUDA's fuseQMmaSwiGLU peephole): MatMul gate, MatMul up on
-	// the same x, then SwiGLU of their two outputs become one fused gate/up launch writing all three outputs.
-	// Queued only while nothing else is (a MatMul flushes the rest first; any other op flushes these).
-	mm []mmOp
-
 	memNow, memPeak int64   // bytes of the buffers this backend allocated (no-copy buffers excluded)
 	copyBW          float64 // CopyBandwidth, measured once
 }
@@ -59,6 +47,9 @@ var (
 	_ backend.FloatWriter    = (*Backend)(nil)
 	_ backend.MemoryReporter = (*Backend)(nil)
 	_ backend.Bandwidth      = (*Backend)(nil)
+	_ backend.AddRMSNormer   = (*Backend)(nil)
+	_ backend.NormRoper      = (*Backend)(nil)
+	_ backend.GateUpSwiGLUer = (*Backend)(nil)
 )
 
 // newBackend is the backend over rt, a GPU of table row fam.
@@ -76,7 +67,12 @@ func (b *Backend) logf(format string, args ...any) {
 }
 
 // Supports answers from the selection table and the library's functions (support.go).
-func (b *Backend) Supports(q backend.Query) error { return Supports(b.rt.Has, b.fam, q) }
+func (b *Backend) Supports(q backend.Query) error {
+	if slices.Contains(backend.FusedOps, q.Op) {
+		return backend.ServesFused(b, q.Op) // fused.go
+	}
+	return Supports(b.rt.Has, b.fam, q)
+}
 
 // Tensor is a shared-storage buffer region.
 type Tensor struct {
@@ -157,7 +153,6 @@ func (b *Backend) Alloc(dt backend.DType, shape ...int) (backend.Tensor, error) 
 // Free releases t's buffer once the open command buffer no longer needs it.
 func (b *Backend) Free(t backend.Tensor) {
 	x := tensorOf("Free", t)
-	b.flushPending() // a deferred op may read or write x
 	if !x.view {
 		b.release(x.buf)
 	}
@@ -348,114 +343,10 @@ func (b *Backend) pipeline(fn string) (pipeline, error) {
 	return p, nil
 }
 
-// addOp is a deferred Add(sum, a, b).
-type addOp struct{ sum, a, b *Tensor }
-
-// headNorm is a deferred RMSNorm of each g-wide head of x [n, heads·g] into dst.
-type headNorm struct {
-	dst, x, w *Tensor
-	eps       float32
-}
-
-func (h headNorm) plan() Plan { return PlanRMSNorm(h.x.elems()/h.w.elems(), h.w.elems(), h.eps) }
-
-func (h headNorm) roles() map[Role]*Tensor {
-	return map[Role]*Tensor{RoleDst: h.dst, RoleX: h.x, RoleNormW: h.w}
-}
-
-// mmOp is a deferred MatMul(dst, x, l) and its plan.
-type mmOp struct {
-	dst, x *Tensor
-	l      *linear
-	plan   Plan
-	roles  map[Role]*Tensor
-}
-
-// fusable reports whether MatMul(d, x, l) of n rows may wait for a SwiGLU: an axis-1 trellis layer without
-// bias at a decode row count.
-func fusable(l *linear, n int) bool {
-	return l.geom != nil && l.geom.Axis == 1 && l.bias == nil && n <= backend.MaxDecodeRows
-}
-
-// pairs reports whether a MatMul (d, x, l) may join the one queued as its up projection: the same x, a layer
-// of the same geometry (widths may differ) and an output in a buffer of its own.
-func (b *Backend) pairs(d, x *Tensor, l *linear) bool {
-	if len(b.mm) != 1 {
-		return false
-	}
-	g := b.mm[0]
-	return sameRegion(g.x, x) && slices.Equal(g.x.shape, x.shape) && d.buf != g.dst.buf && d.buf != x.buf &&
-		g.l.geom.Rows == l.geom.Rows && g.l.geom.Cols == l.geom.Cols && g.l.geom.T == l.geom.T && g.l.geom.L == l.geom.L
-}
-
-// fuseSwiGLU encodes SwiGLU(d, gate, up) with the two queued MatMuls as one fused launch when gate and up are
-// their outputs and a fused form serves them; false leaves everything queued.
-func (b *Backend) fuseSwiGLU(d, gate, up *Tensor) bool {
-	if len(b.mm) != 2 || !sameRegion(b.mm[0].dst, gate) || !sameRegion(b.mm[1].dst, up) {
-		return false
-	}
-	// dst is the gate or up tensor (the model's in-place SwiGLU) or a buffer of its own.
-	if !sameRegion(d, gate) && !sameRegion(d, up) && (d.buf == gate.buf || d.buf == up.buf || d.buf == b.mm[0].x.buf) {
-		return false
-	}
-	g, u := b.mm[0], b.mm[1]
-	n := g.x.shape[0]
-	p, err := PlanGateUp(b.fam, *g.l.geom, *u.l.geom, n)
-	if err != nil {
-		return false // no fused form for this row count or geometry: the ops run one by one
-	}
-	roles := map[Role]*Tensor{RoleDst: d, RoleX: g.x, RoleGateW: g.l.words, RoleGateS: g.l.scales,
-		RoleUpW: u.l.words, RoleUpS: u.l.scales, RoleGate: gate, RoleUp: up}
-	// The projection SwiGLU overwrites in place is never observable after it: its write goes to scratch, so no
-	// buffer is bound twice.
-	switch {
-	case sameRegion(d, gate):
-		roles[RoleGate] = nil
-	case sameRegion(d, up):
-		roles[RoleUp] = nil
-	}
-	b.mm = nil
-	if roles[RoleGate] == nil || roles[RoleUp] == nil {
-		s := b.scratchOf(d.elems()*4, p.Form)
-		if s == nil {
-			return true // the failure is recorded (and returned by the next Sync); nothing more is encoded
-		}
-		for _, r := range []Role{RoleGate, RoleUp} {
-			if roles[r] == nil {
-				roles[r] = s
-			}
-		}
-	}
-	b.logf("MatMul gate, MatMul up and SwiGLU in one %s launch", p.Form)
-	b.encode(p, roles)
-	return true
-}
-
-// flushPending encodes the deferred ops, in the order they were called.
-func (b *Backend) flushPending() {
-	mm := b.mm
-	b.mm = nil
-	for _, m := range mm {
-		b.encode(m.plan, m.roles)
-	}
-	if a := b.add; a != nil {
-		b.add = nil
-		b.encode(PlanAdd(a.sum.elems()), map[Role]*Tensor{RoleDst: a.sum, RoleA: a.a, RoleB: a.b})
-	}
-	norms := b.norms
-	b.norms = nil
-	for _, h := range norms {
-		b.encode(h.plan(), h.roles())
-	}
-}
-
 func sameRegion(x, y *Tensor) bool { return x.buf == y.buf && x.off == y.off }
 
-// run encodes a plan after the deferred ops.
-func (b *Backend) run(p Plan, roles map[Role]*Tensor) {
-	b.flushPending()
-	b.encode(p, roles)
-}
+// run encodes a plan.
+func (b *Backend) run(p Plan, roles map[Role]*Tensor) { b.encode(p, roles) }
 
 // encode encodes a plan with roles bound to tensors; the scratch role is the backend's own.
 func (b *Backend) encode(p Plan, roles map[Role]*Tensor) {
@@ -517,7 +408,6 @@ func (b *Backend) scratchOf(need int, form string) *Tensor {
 
 // finish commits and waits for the open command buffer, then releases the buffers retired meanwhile.
 func (b *Backend) finish() error {
-	b.flushPending()
 	var err error
 	if b.enc != nil {
 		err = b.enc.Finish()
@@ -695,22 +585,6 @@ func (b *Backend) RMSNorm(dst, x, w backend.Tensor, eps float32) {
 	if g == 0 || xx.elems()%g != 0 || ww.dt != backend.F32 {
 		backend.ShapeError("RMSNorm", "weight", ww.shape, "f32, dividing the row")
 	}
-	if a := b.add; a != nil && sameRegion(a.sum, xx) && !sameRegion(d, xx) && len(xx.shape) == 2 && xx.shape[1] == g {
-		b.add = nil // a whole-row norm of the sum just queued: one launch writes the sum and its norm
-		b.run(PlanAddRMSNorm(xx.shape[0], g, eps), map[Role]*Tensor{RoleSum: a.sum, RoleDst: d, RoleA: a.a, RoleB: a.b, RoleNormW: ww})
-		return
-	}
-	if len(xx.shape) == 2 && g < xx.shape[1] {
-		// A per-head norm waits for a Rope of its output. Norms queued together must touch disjoint buffers,
-		// since a fused one is encoded ahead of those queued before it.
-		if b.add != nil || len(b.mm) > 0 || slices.ContainsFunc(b.norms, func(h headNorm) bool {
-			return h.dst.buf == d.buf || h.dst.buf == xx.buf || h.x.buf == d.buf
-		}) {
-			b.flushPending()
-		}
-		b.norms = append(b.norms, headNorm{dst: d, x: xx, w: ww, eps: eps})
-		return
-	}
 	b.run(PlanRMSNorm(xx.elems()/g, g, eps), map[Role]*Tensor{RoleDst: d, RoleX: xx, RoleNormW: ww})
 }
 
@@ -744,14 +618,6 @@ func (b *Backend) MatMul(dst, x backend.Tensor, w backend.Linear) {
 			v = trellis.Factored // the MMA decode forms compute the factored arithmetic
 		}
 		p, err = PlanTrellis(b.fam, *l.geom, n, v, l.bias != nil)
-		if err == nil && fusable(l, n) {
-			// Wait: a MatMul up on the same x and a SwiGLU of the two may follow (fuseSwiGLU).
-			if !b.pairs(d, xx, l) {
-				b.flushPending()
-			}
-			b.mm = append(b.mm, mmOp{dst: d, x: xx, l: l, plan: p, roles: roles})
-			return
-		}
 	default:
 		roles[RoleWords], roles[RoleScales], roles[RoleBiases] = l.words, l.scales, l.biases
 		p, err = PlanAffine(b.fam, l.bits, l.group, l.out, l.in, n, l.bias != nil)
@@ -770,8 +636,7 @@ func (b *Backend) Add(dst, x, y backend.Tensor) {
 	if !b.f32("Add", d, a, c) {
 		return
 	}
-	b.flushPending()
-	b.add = &addOp{sum: d, a: a, b: c}
+	b.run(PlanAdd(d.elems()), map[Role]*Tensor{RoleDst: d, RoleA: a, RoleB: c})
 }
 
 func (b *Backend) SwiGLU(dst, gate, up backend.Tensor) {
@@ -779,9 +644,6 @@ func (b *Backend) SwiGLU(dst, gate, up backend.Tensor) {
 	sameShape("SwiGLU", d, g)
 	sameShape("SwiGLU", g, u)
 	if !b.f32("SwiGLU", d, g, u) {
-		return
-	}
-	if b.fuseSwiGLU(d, g, u) {
 		return
 	}
 	b.run(PlanSwiGLU(d.elems()), map[Role]*Tensor{RoleDst: d, RoleA: g, RoleB: u})
@@ -811,17 +673,6 @@ func (b *Backend) Rope(x, pos backend.Tensor, heads int, table *rope.Table) {
 		return
 	}
 	defer b.release(cs.buf)
-	i := slices.IndexFunc(b.norms, func(h headNorm) bool { return sameRegion(h.dst, xx) && h.w.elems() == width/heads })
-	if i >= 0 {
-		h := b.norms[i]
-		if fused, err := PlanRMSNormRope(n, heads, width/heads, h.eps, table); err == nil {
-			// The queued norm of this tensor and the rope in one launch, ahead of the other queued norms
-			// (disjoint buffers: RMSNorm saw to it); they stay queued for their own ropes.
-			b.norms = slices.Delete(b.norms, i, i+1)
-			b.encode(fused, map[Role]*Tensor{RoleDst: h.dst, RoleX: h.x, RoleNormW: h.w, RoleCosSin: cs})
-			return
-		}
-	}
 	b.run(plan, map[Role]*Tensor{RoleX: xx, RoleCosSin: cs})
 }
 

@@ -10,6 +10,7 @@ import (
 
 	"github.com/mlxbun/mlxbun/internal/backend"
 	"github.com/mlxbun/mlxbun/internal/family"
+	"github.com/mlxbun/mlxbun/internal/rope"
 )
 
 // Step is one forward call's rows: token ids with the sequence and position each row belongs to. A prompt is
@@ -239,20 +240,28 @@ func (m *Model) ops(ws *workspace, cache backend.KVCache) {
 	eps := float32(c.RMSNormEps)
 	b.Embed(ws.x, m.embed, ws.ids)
 	m.embedSteps(ws)
+	normed := false // ws.xn already holds this layer's input norm (the previous layer's residual add made it)
 	for i := range m.layers {
 		L := &m.layers[i]
-		b.RMSNorm(ws.xn, ws.x, L.inNorm, eps)
+		if !normed {
+			b.RMSNorm(ws.xn, ws.x, L.inNorm, eps)
+		}
 		if L.dn != nil {
 			m.deltaNet(ws, L, cache) // a gated DeltaNet layer mixes tokens instead (deltanet.go)
 		} else {
 			m.attention(ws, L, i, cache)
 		}
-		m.residual(ws, L.attnOutNorm, eps)
-		b.RMSNorm(ws.xn, ws.x, L.postNorm, eps)
+		m.residualNorm(ws, L.attnOutNorm, L.postNorm, eps)
 		if L.moe != nil {
 			m.moe(ws, L) // a sparse MoE block (moe.go)
 		} else {
 			m.mlp(ws, L, i)
+		}
+		// The residual add and the next layer's input norm are one op, unless this layer ends with more steps.
+		normed = i+1 < len(m.layers) && L.input == nil && !L.scaled
+		if normed {
+			m.residualNorm(ws, L.mlpOutNorm, m.layers[i+1].inNorm, eps)
+			continue
 		}
 		m.residual(ws, L.mlpOutNorm, eps)
 		m.layerSteps(ws, L, i, eps)
@@ -272,13 +281,15 @@ func (m *Model) attention(ws *workspace, L *layer, i int, cache backend.KVCache)
 	own := L.attn.KVFrom == i
 	m.tap(i, family.Q, ws.xn)
 	in := m.rotated(ws, ws.xn) // rotated once for q, k and v when they share input signs
-	m.projectBase(a.q, in, L, family.Q, L.q)
+	g := projGroup{m: m, in: in, L: L}
+	g.add(a.q, family.Q, L.q)
 	if own {
-		m.projectBase(a.k, in, L, family.K, L.k)
+		g.add(a.k, family.K, L.k)
 		if !L.attn.VFromK {
-			m.projectBase(a.v, in, L, family.V, L.v)
+			g.add(a.v, family.V, L.v)
 		}
 	}
+	g.issue()
 	// Output rotations and adapter deltas after the products, which stay back to back on one input (a backend may
 	// group them).
 	m.projectFinish(ws, a.q, in, L, family.Q)
@@ -286,19 +297,11 @@ func (m *Model) attention(ws *workspace, L *layer, i int, cache backend.KVCache)
 		m.projectFinish(ws, a.k, in, L, family.K)
 		m.values(ws, a, in, L)
 	}
-	if L.qNorm != nil {
-		b.RMSNorm(a.q, a.q, L.qNorm, eps)
-	}
-	if L.kNorm != nil {
-		b.RMSNorm(a.k, a.k, L.kNorm, eps)
-	}
-	if L.vNorm != nil && own {
-		b.RMSNorm(a.v, a.v, L.vNorm, eps)
-	}
-	if L.rope != nil {
-		b.Rope(a.q, ws.pos, L.attn.Heads, L.rope)
-		if own {
-			b.Rope(a.k, ws.pos, L.attn.KVHeads, L.rope)
+	m.normRope(a.q, ws.pos, L.qNorm, L.attn.Heads, L.rope)
+	if own {
+		m.normRope(a.k, ws.pos, L.kNorm, L.attn.KVHeads, L.rope)
+		if L.vNorm != nil {
+			b.RMSNorm(a.v, a.v, L.vNorm, eps)
 		}
 	}
 	m.attend(a.att, a.q, kv.k, kv.v, cache, L.attn, L.deferStore, ws)
@@ -314,11 +317,60 @@ func (m *Model) mlp(ws *workspace, L *layer, i int) {
 	a := &ws.bufs[L.buf]
 	m.tap(i, family.Gate, ws.xn)
 	in := m.rotated(ws, ws.xn) // rotated once for gate and up when they share input signs
-	m.projectBase(a.gate, in, L, family.Gate, L.gate)
-	m.projectBase(a.up, in, L, family.Up, L.up)
-	m.projectFinish(ws, a.gate, in, L, family.Gate)
-	m.projectFinish(ws, a.up, in, L, family.Up)
-	m.glu(a.gate, a.gate, a.up)
+	if x := in.by(L.rot[family.Gate].in); m.pw.geglu == nil && x == in.by(L.rot[family.Up].in) && m.plain(L, family.Gate) && m.plain(L, family.Up) {
+		backend.GateUpSwiGLU(m.b, a.gate, a.gate, a.up, x, L.gate, L.up) // nothing between the products and SwiGLU
+	} else {
+		g := projGroup{m: m, in: in, L: L}
+		g.add(a.gate, family.Gate, L.gate)
+		g.add(a.up, family.Up, L.up)
+		g.issue()
+		m.projectFinish(ws, a.gate, in, L, family.Gate)
+		m.projectFinish(ws, a.up, in, L, family.Up)
+		m.glu(a.gate, a.gate, a.up)
+	}
 	m.tap(i, family.Down, a.gate)
 	m.project(ws, ws.proj, m.rotated(ws, a.gate), L, family.Down, L.down)
+}
+
+// projGroup collects the products of projections reading one activation (q, k, v; gate, up) and issues those with
+// the same (rotated) input as one MatMulGroup, so a backend may serve them in one launch.
+type projGroup struct {
+	m   *Model
+	in  *rotInput
+	L   *layer
+	ys  []backend.Tensor
+	xs  []backend.Tensor
+	lin []backend.Linear
+}
+
+func (g *projGroup) add(dst backend.Tensor, s family.Slot, w backend.Linear) {
+	g.ys, g.xs, g.lin = append(g.ys, dst), append(g.xs, g.in.by(g.L.rot[s].in)), append(g.lin, w)
+}
+
+// issue issues the collected products, each run of the same input as one group.
+func (g *projGroup) issue() {
+	for i := 0; i < len(g.ys); {
+		j := i + 1
+		for j < len(g.ys) && g.xs[j] == g.xs[i] {
+			j++
+		}
+		backend.MatMulGroup(g.m.b, g.ys[i:j], g.xs[i], g.lin[i:j])
+		i = j
+	}
+}
+
+// plain reports whether slot s of layer L is a bare product: no output rotation and no adapter.
+func (m *Model) plain(L *layer, s family.Slot) bool { return L.rot[s].out == nil && len(L.lora[s]) == 0 }
+
+// normRope is a head norm (when the layer has one) and the rope (when it has one) of x, as one op where both are.
+func (m *Model) normRope(x, pos, norm backend.Tensor, heads int, table *rope.Table) {
+	eps := float32(m.Config.RMSNormEps)
+	switch {
+	case norm != nil && table != nil:
+		backend.NormRope(m.b, x, pos, norm, heads, eps, table)
+	case norm != nil:
+		m.b.RMSNorm(x, x, norm, eps)
+	case table != nil:
+		m.b.Rope(x, pos, heads, table)
+	}
 }

@@ -306,6 +306,14 @@ func (m *Model) residual(ws *workspace, norm backend.Tensor, eps float32) {
 	m.b.Add(ws.x, ws.x, ws.proj)
 }
 
+// residualNorm is residual, then ws.xn = RMSNorm(ws.x, next): the add and the norm after it as one op.
+func (m *Model) residualNorm(ws *workspace, norm, next backend.Tensor, eps float32) {
+	if norm != nil {
+		m.b.RMSNorm(ws.proj, ws.proj, norm, eps)
+	}
+	backend.AddRMSNorm(m.b, ws.x, ws.xn, ws.x, ws.proj, next, eps)
+}
+
 // glu is the MLP's gate: SwiGLU, or GeGLU for the families that say so.
 func (m *Model) glu(dst, gate, up backend.Tensor) {
 	if m.pw.geglu != nil {

@@ -1,11 +1,11 @@
-// Cases of the op sequences a backend may fuse (internal/cuda/fuse.go merges each pair into one launch) and of
-// graph recording: the sequences are issued exactly as model code issues them and compared with the reference
-// running the same ops one by one. Each states what a backend that fuses and records as internal/cuda does
-// launches for it (Case.Launches), which that backend's test holds it to:
+// Cases of the fused ops (internal/backend/fused.go) and of graph recording: the fused ops are issued as model code
+// issues them (through backend.AddRMSNorm and the other helpers) and compared with the reference running their
+// plain sequences. Each states what a backend that fuses and records as internal/cuda does launches for it
+// (Case.Launches), which that backend's test holds it to:
 //
-//   - Add(x, x, p) then RMSNorm(y, x, w): one add_rmsnorm launch;
-//   - per-head RMSNorm of q and k in place, then Rope of q and k: two rmsnorm_rope launches;
-//   - three MatMuls of the same decode activations (q, k, v): one multi-segment GEMV launch;
+//   - AddRMSNorm(x, y, x, p, w): one add_rmsnorm launch;
+//   - NormRope of q and of k: two rmsnorm_rope launches;
+//   - MatMulGroup of three decode MatMuls of the same activations (q, k, v): one multi-segment GEMV launch;
 //   - a prompt GEMM on f32 activations reading the bf16 copy written by the launch producing its input (RMSNorm,
 //     Add + RMSNorm, SwiGLU, prompt Attention), and three prompt GEMMs sharing that copy: no conversion launch;
 //   - Record of Embed, Add, MatMul replayed with new ids: one graph launch, no single launches.
@@ -67,8 +67,7 @@ func addNormCase(tag string, rows, cols int, norm bool, act backend.DType) Case 
 		w := h.upload(h.randn(cols, 0.3), cols)
 		y := h.out(backend.Invalid, rows, cols)
 		for _, b := range h.sides() {
-			b.Add(b.of(x), b.of(x), b.of(p))
-			b.RMSNorm(b.of(y), b.of(x), b.of(w), 1e-6)
+			backend.AddRMSNorm(b.Backend, b.of(x), b.of(y), b.of(x), b.of(p), b.of(w), 1e-6)
 		}
 		if norm {
 			return h.compare(y)
@@ -102,7 +101,7 @@ func (s side) lin(l linearPair) backend.Linear {
 // sides are the reference, then the device under test.
 func (h *harness) sides() [2]side { return [2]side{{h.ref, true}, {h.dut, false}} }
 
-// normRopeCase is Qwen3's q/k head norms and ropes: norm q, norm k, rope q, rope k, comparing q or k.
+// normRopeCase is Qwen3's q/k head norms and ropes (NormRope of q, then of k), comparing q or k.
 func normRopeCase(tag string, n, heads, kvHeads, hd int, k bool, act backend.DType) Case {
 	which := "q"
 	if k {
@@ -124,10 +123,8 @@ func normRopeCase(tag string, n, heads, kvHeads, hd int, k bool, act backend.DTy
 			}
 			pp := h.ints(pos)
 			for _, b := range h.sides() {
-				b.RMSNorm(b.of(q), b.of(q), b.of(qw), 1e-6)
-				b.RMSNorm(b.of(kk), b.of(kk), b.of(kw), 1e-6)
-				b.Rope(b.of(q), b.of(pp), heads, tab)
-				b.Rope(b.of(kk), b.of(pp), kvHeads, tab)
+				backend.NormRope(b.Backend, b.of(q), b.of(pp), b.of(qw), heads, 1e-6, tab)
+				backend.NormRope(b.Backend, b.of(kk), b.of(pp), b.of(kw), kvHeads, 1e-6, tab)
 			}
 			if k {
 				return h.compare(kk)
@@ -152,12 +149,20 @@ func groupedCase(n, seg int, act backend.DType) Case {
 				ys = append(ys, h.out(backend.Invalid, n, out))
 			}
 			for _, b := range h.sides() {
-				for i := range outs {
-					b.MatMul(b.of(ys[i]), b.of(x), b.lin(ls[i]))
-				}
+				b.group(ys, x, ls)
 			}
 			return h.compare(ys[seg])
 		}}
+}
+
+// group issues MatMulGroup of the linears ls on x into ys, on this side.
+func (s side) group(ys []pair, x pair, ls []linearPair) {
+	var yt []backend.Tensor
+	var ws []backend.Linear
+	for i := range ls {
+		yt, ws = append(yt, s.of(ys[i])), append(ws, s.lin(ls[i]))
+	}
+	backend.MatMulGroup(s.Backend, yt, s.of(x), ws)
 }
 
 // promptRows is the prompt length of the shadow cases: with 1024 × 1024 weights their GEMMs exceed the size up to
@@ -183,8 +188,7 @@ func shadowCase(first string, act backend.DType) Case {
 				case "RMSNorm":
 					b.RMSNorm(b.of(mid), b.of(a), b.of(w), 1e-6)
 				case "Add+RMSNorm":
-					b.Add(b.of(a), b.of(a), b.of(p))
-					b.RMSNorm(b.of(mid), b.of(a), b.of(w), 1e-6)
+					backend.AddRMSNorm(b.Backend, b.of(a), b.of(mid), b.of(a), b.of(p), b.of(w), 1e-6)
 				case "SwiGLU":
 					b.SwiGLU(b.of(mid), b.of(a), b.of(p))
 				}

@@ -325,9 +325,7 @@ func quantQKVCase(d Dims, n, seg int, mma bool) Case {
 				ys = append(ys, h.out(backend.F32, n, out))
 			}
 			for _, b := range h.sides() {
-				for i := range outs {
-					b.MatMul(b.of(ys[i]), b.of(x), b.lin(ls[i]))
-				}
+				b.group(ys, x, ls)
 			}
 			return h.compare(ys[seg])
 		}}
@@ -348,9 +346,7 @@ func quantSwiGLUCase(d Dims, n, k0, k1 int, out string, mma bool) Case {
 			lu := h.quantLinear(quantLayer{in: d.Hidden, out: d.Inter, k: k1, axis: 1}, false, true, mma)
 			gate, up, hh := h.out(backend.F32, n, d.Inter), h.out(backend.F32, n, d.Inter), h.out(backend.F32, n, d.Inter)
 			for _, b := range h.sides() {
-				b.MatMul(b.of(gate), b.of(x), b.lin(lg))
-				b.MatMul(b.of(up), b.of(x), b.lin(lu))
-				b.SwiGLU(b.of(hh), b.of(gate), b.of(up))
+				backend.GateUpSwiGLU(b.Backend, b.of(hh), b.of(gate), b.of(up), b.of(x), b.lin(lg), b.lin(lu))
 			}
 			switch out {
 			case "gate":

@@ -1,0 +1,210 @@
+// The fused ops of the backend contract (internal/backend/fused.go), each as the launch that replaces its plain
+// sequence: add_rmsnorm, rmsnorm_rope, one multi-layer GEMV or trellis launch for MatMuls on one input, and gate/up
+// with SwiGLU folded into the trellis launch. Where no fused kernel takes the shapes, the op runs its plain
+// sequence (said in the debug log), which computes the same.
+
+package cuda
+
+import (
+	"fmt"
+
+	"github.com/mlxbun/mlxbun/internal/backend"
+	"github.com/mlxbun/mlxbun/internal/cuda/driver"
+	"github.com/mlxbun/mlxbun/internal/rope"
+)
+
+var (
+	_ backend.AddRMSNormer   = (*Backend)(nil)
+	_ backend.NormRoper      = (*Backend)(nil)
+	_ backend.MatMulGrouper  = (*Backend)(nil)
+	_ backend.GateUpSwiGLUer = (*Backend)(nil)
+)
+
+// AddRMSNorm: sum = a + c, y = RMSNorm(sum, w, eps) in one add_rmsnorm launch (which also writes y's bf16 copy
+// when a prompt GEMM reads y next).
+func (b *Backend) AddRMSNorm(sum, y, a, c, w backend.Tensor, eps float32) {
+	s, yy, x, z, ws := tensorOf("AddRMSNorm", sum), tensorOf("AddRMSNorm", y), tensorOf("AddRMSNorm", a), tensorOf("AddRMSNorm", c), tensorOf("AddRMSNorm", w)
+	_, _, n := b.elementwise3("AddRMSNorm", "add", s, x, z)
+	wantDType("AddRMSNorm", "y", yy, s.dt)
+	wantDType("AddRMSNorm", "weight", ws, backend.F32)
+	g := ws.elems()
+	if g == 0 || n%g != 0 || yy.elems() != n {
+		backend.ShapeError("AddRMSNorm", "sum, y", []any{s.shape, yy.shape}, fmt.Sprintf("columns a multiple of %d", g))
+	}
+	if n == 0 {
+		return
+	}
+	sp, ap, bp, yp, wp := s.ptr, x.ptr, z.ptr, yy.ptr, ws.ptr
+	groups, threads := n/g, rowThreads(g)
+	bytes := float64(4*n*s.dt.Size() + 4*g)
+	name := opName("add_rmsnorm", s.dt)
+	b.enqueueShadow(yy, func(y16 driver.DevPtr) func() error {
+		return func() error {
+			args := driver.NewArgs().Ptr(sp).Ptr(yp).Ptr(y16).Ptr(ap).Ptr(bp).Ptr(wp).I32(int32(g)).F32(eps)
+			return b.launch(name, driver.Dim3{X: groups}, driver.Dim3{X: threads}, 0, args, bytes)
+		}
+	})
+}
+
+// NormRope: x = RMSNorm(x, w, eps) per head, then Rope(x, pos, heads, table), in one rmsnorm_rope launch for head
+// widths up to 256 (the kernel's bound); wider heads run the two plain ops.
+func (b *Backend) NormRope(x, pos, w backend.Tensor, heads int, eps float32, table *rope.Table) {
+	xs, ps, ws := tensorOf("NormRope", x), tensorOf("NormRope", pos), tensorOf("NormRope", w)
+	n, cols := dims(xs)
+	g := ws.elems()
+	if table == nil || heads <= 0 || cols%heads != 0 || cols/heads != g || g > 256 {
+		b.logf("NormRope of %d heads × %d: the plain ops", heads, g)
+		b.RMSNorm(x, x, w, eps)
+		b.Rope(x, pos, heads, table)
+		return
+	}
+	wantDType("NormRope", "x", xs, backend.F32, backend.BF16)
+	wantDType("NormRope", "weight", ws, backend.F32)
+	wantDType("NormRope", "pos", ps, backend.I32)
+	if ps.elems() != n || table.Dims > g || table.Dims%2 != 0 {
+		backend.ShapeError("NormRope", "x, pos", []any{xs.shape, ps.shape}, fmt.Sprintf("[%d, heads(%d)·headDim ≥ %d]", ps.elems(), heads, table.Dims))
+	}
+	if n == 0 {
+		return
+	}
+	freqs, err := b.ropeFreqs(table)
+	if err != nil {
+		b.fail(fmt.Errorf("cuda backend: rope table: %w", err))
+		return
+	}
+	groups := n * heads
+	trad := int32(0)
+	if table.Traditional {
+		trad = 1
+	}
+	xp, wp, pp, dimsRot, pre := xs.ptr, ws.ptr, ps.ptr, table.Dims, table.PreScale
+	bytes := float64(2*xs.elems()*xs.dt.Size() + 4*g)
+	name := opName("rmsnorm_rope", xs.dt)
+	b.enqueue(func() error {
+		args := driver.NewArgs().Ptr(xp).Ptr(xp).Ptr(wp).Ptr(pp).Ptr(freqs).I32(int32(groups)).I32(int32(heads)).
+			I32(int32(g)).I32(int32(dimsRot)).I32(trad).F32(pre).F32(eps)
+		return b.launch(name, driver.Dim3{X: (groups + 3) / 4}, driver.Dim3{X: 128}, 0, args, bytes)
+	})
+}
+
+// MatMulGroup: ys[i] = x·ws[i]ᵀ in one launch where the layers' forms share one — the multi-segment dense GEMV
+// for decode rows, trellis_gemvg (one row) or trellis_mma (batches) for int8-activation trellis layers of one
+// input geometry; otherwise one MatMul each.
+func (b *Backend) MatMulGroup(ys []backend.Tensor, x backend.Tensor, ws []backend.Linear) {
+	if len(ys) != len(ws) {
+		panic(fmt.Sprintf("backend: MatMulGroup: %d outputs for %d linears", len(ys), len(ws)))
+	}
+	if !b.groupDense(ys, x, ws) && !b.groupQuant(ys, x, ws, nil) {
+		for i, w := range ws {
+			b.MatMul(ys[i], x, w)
+		}
+	}
+}
+
+// GateUpSwiGLU: gate = x·wgᵀ, up = x·wuᵀ, h = silu(gate)·up in one trellis launch where the layers are
+// int8-activation trellis layers that one launch takes (trellis_gemvg: one width; trellis_mma: mixed widths for one
+// row too); otherwise MatMulGroup of the two and a swiglu launch.
+func (b *Backend) GateUpSwiGLU(h, gate, up, x backend.Tensor, wg, wu backend.Linear) {
+	ht, gt, ut := tensorOf("GateUpSwiGLU", h), tensorOf("GateUpSwiGLU", gate), tensorOf("GateUpSwiGLU", up)
+	n := gt.elems()
+	folds := ht.dt == backend.F32 && gt.dt == backend.F32 && ut.dt == backend.F32 && ht.elems() == n && ut.elems() == n &&
+		(ht.ptr == gt.ptr || !overlaps(ht.ptr, 4*n, gt.ptr, 4*n)) && !overlaps(ht.ptr, 4*n, ut.ptr, 4*n)
+	if folds && b.groupQuant([]backend.Tensor{gate, up}, x, []backend.Linear{wg, wu}, ht) {
+		return
+	}
+	b.MatMulGroup([]backend.Tensor{gate, up}, x, []backend.Linear{wg, wu})
+	b.SwiGLU(h, gate, up)
+}
+
+// groupDense queues dense decode MatMuls on x as one multi-segment GEMV launch when every layer is dense, the rows
+// are a decode batch of the vector form and no output overlaps x or another output; false queues nothing.
+func (b *Backend) groupDense(ys []backend.Tensor, x backend.Tensor, ws []backend.Linear) bool {
+	xs := tensorOf("MatMulGroup", x)
+	n, in := dims(xs)
+	var segs []gemvSeg
+	var c matmulCase
+	for i, w := range ws {
+		l, ok := w.(*linear)
+		d := tensorOf("MatMulGroup", ys[i])
+		if !ok || in != l.in || d.elems() != n*l.out {
+			return false
+		}
+		c = matmulCase{n: n, in: in, out: l.out, x: xs.dt, dst: d.dt, splitMax: b.tune.splitGemmMax}
+		if formOf(c) != "gemv" || (i > 0 && d.dt != tensorOf("MatMulGroup", ys[0]).dt) ||
+			overlaps(d.ptr, n*l.out*d.dt.Size(), xs.ptr, n*in*xs.dt.Size()) {
+			return false
+		}
+		for j, s := range segs {
+			if overlaps(d.ptr, n*l.out*d.dt.Size(), s.Y, n*int(s.Out)*tensorOf("MatMulGroup", ys[j]).dt.Size()) {
+				return false
+			}
+		}
+		segs = append(segs, gemvSeg{W: l.w, Y: d.ptr, Bias: l.bias, Out: int32(l.out)})
+	}
+	b.logf("MatMulGroup of %d dense layers n=%d: one GEMV launch", len(ws), n)
+	g := &gemvGroup{c: c, x: xs.ptr, segs: segs}
+	b.enqueue(g.launch(b))
+	return true
+}
+
+// formOf is the dense MatMul form selection picks for c.
+func formOf(c matmulCase) string {
+	for _, f := range matmulForms {
+		if f.supports(c) {
+			return f.name
+		}
+	}
+	return ""
+}
+
+// groupQuant queues quantized MatMuls on x as one trellis_gemvg or trellis_mma launch (with h, gate and up with
+// SwiGLU folded in) when groupable says one launch takes them; false queues nothing.
+func (b *Backend) groupQuant(ys []backend.Tensor, x backend.Tensor, ws []backend.Linear, h *Tensor) bool {
+	xs := tensorOf("MatMulGroup", x)
+	if xs.dt != backend.F32 {
+		return false
+	}
+	n, in := dims(xs)
+	var ls []*qlinear
+	var cs []quantCase
+	var forms []string
+	var yp []driver.DevPtr
+	for i, w := range ws {
+		l, ok := w.(*qlinear)
+		d := tensorOf("MatMulGroup", ys[i])
+		if !ok || in != l.in || d.dt != backend.F32 || d.elems() != n*l.out {
+			return false
+		}
+		c := quantCase{n: n, in: in, out: l.out, w: l.w, exact: l.exact, act8: l.act8, mmaRows: l.mmaRows, group: b.tune.gemvGroup,
+			splitMax: b.tune.splitGemmMax}
+		ls, cs, yp = append(ls, l), append(cs, c), append(yp, d.ptr)
+		forms = append(forms, quantFormOf(c))
+	}
+	gemvg, ok := groupable(ls, cs, forms, xs.ptr, yp)
+	if !ok {
+		return false
+	}
+	g := &qmmaGroup{n: n, x: xs.ptr, segs: ls, ys: yp, gemvg: gemvg}
+	if h != nil {
+		k0, k1 := ls[0].w.Bits, ls[1].w.Bits
+		if len(ls) != 2 || ls[0].out != ls[1].out || (k0 != k1 && (gemvg || !qmmaMixed(qInst(n)))) {
+			return false
+		}
+		g.h = h.ptr
+	} else if !g.sameBits() {
+		return false // layers of different widths take a launch each
+	}
+	b.logf("%d layers %s n=%d: one %s launch, SwiGLU folded %v", len(ls), ls[0].name, n, g.form(), h != nil)
+	b.enqueue(g.launch(b))
+	return true
+}
+
+// quantFormOf is the quantized MatMul form selection picks for c.
+func quantFormOf(c quantCase) string {
+	for _, f := range quantForms {
+		if f.supports(c) {
+			return f.name
+		}
+	}
+	return ""
+}
