@@ -3,7 +3,6 @@
 package eval
 
 import (
-	"errors"
 	"fmt"
 	"math"
 
@@ -57,7 +56,7 @@ func Perplexity(m *model.Model, tokens []int, ctx int, bytesOf func(id int) int,
 		for i := 1; i < ctx; i++ {
 			nll := -logSoftmaxAt(logits[(i-1)*vocab:i*vocab], win[i])
 			if math.IsNaN(nll) || math.IsInf(nll, 0) {
-				return nil, errors.New("perplexity: the model produced non-finite logits")
+				return nil, fmt.Errorf("perplexity: window %d, position %d: %w (NLL %v)", w, i-1, model.ErrNonFinite, nll)
 			}
 			res.NLL += nll
 			res.TokensScored++
