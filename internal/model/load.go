@@ -244,7 +244,7 @@ func newRope(c *config.Model) (*rope.Table, error) {
 	}
 	t, err := rope.New(dims, c.RopeTheta, false, scaling, c.MaxPositions)
 	if err != nil {
-		return nil, fmt.Errorf("config.json: rope: %w", err)
+		return nil, fmt.Errorf("%s: %w", config.ConfigFile, err)
 	}
 	return t, nil
 }
