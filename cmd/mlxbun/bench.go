@@ -118,6 +118,9 @@ func runBench(cmd *cobra.Command, f *benchFlags) error {
 	if (f.modelDir == "") == (f.synthetic == "") {
 		return errors.New("bench: give exactly one of --model or --synthetic")
 	}
+	if f.modelDir != "" && (f.bits != 0 || cmd.Flags().Changed("dtype")) {
+		return errors.New("bench: --bits and --dtype describe a --synthetic model; a --model directory is measured as stored")
+	}
 	if f.output != "md" && f.output != "json" && f.output != "csv" {
 		return fmt.Errorf("bench: -o %q: want md, csv or json", f.output)
 	}

@@ -29,12 +29,12 @@ func Perplexity(m *model.Model, tokens []int, ctx int, bytesOf func(id int) int,
 	if ctx < 2 {
 		return nil, fmt.Errorf("perplexity: --ctx %d: need at least 2 tokens per window", ctx)
 	}
+	if mp := m.Config.MaxPositions; mp > 0 && ctx > mp {
+		return nil, fmt.Errorf("perplexity: --ctx %d exceeds the model's %d positions", ctx, mp)
+	}
 	windows := (len(tokens) - 1) / ctx
 	if windows < 1 {
 		return nil, fmt.Errorf("perplexity: %d tokens make no window of %d", len(tokens), ctx)
-	}
-	if mp := m.Config.MaxPositions; mp > 0 && ctx > mp {
-		return nil, fmt.Errorf("perplexity: --ctx %d exceeds the model's %d positions", ctx, mp)
 	}
 	cache, err := m.NewCache(1, ctx)
 	if err != nil {
