@@ -12,7 +12,6 @@ import (
 	"os"
 	"slices"
 	"strconv"
-	"strings"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -116,23 +115,6 @@ func checkFinite(flag string, v float64) error {
 		return fmt.Errorf("%s %v: want a finite number", flag, v)
 	}
 	return nil
-}
-
-// parseIntList reads "128,512" (a llama-bench list) into positive-or-zero ints, naming the flag on a bad entry.
-func parseIntList(flag, s string, lo, hi int) ([]int, error) {
-	var out []int
-	for _, part := range strings.Split(s, ",") {
-		part = strings.TrimSpace(part)
-		n, err := strconv.Atoi(part)
-		if err != nil {
-			return nil, fmt.Errorf("%s: %q is not a whole number", flag, part)
-		}
-		if n < lo || n > hi {
-			return nil, fmt.Errorf("%s: %d is outside %d..%d", flag, n, lo, hi)
-		}
-		out = append(out, n)
-	}
-	return out, nil
 }
 
 // bitsRange is the trellis widths the encoder and the decoders take.

@@ -289,7 +289,11 @@ func TestMisleadingResults(t *testing.T) {
 		{"quantize L 0", quant("--bits", "3", "--L", "0"), "", []string{"--L 0"}},
 		{"quantize negative group size", quant("--bits", "3", "--group-size", "-1"), "", []string{"--group-size -1"}},
 		{"quantize negative workers", quant("--bits", "3", "--workers", "-2"), "", []string{"--workers -2"}},
-		{"quantize negative damp", quant("--bits", "3", "--damp", "-1"), "", []string{"--damp -1"}},
+		{"quantize negative damp", quant("--bits", "3", "--damp", "-1", "--calib", held), "", []string{"--damp -1"}},
+		{"quantize infinite damp", quant("--bits", "3", "--damp", "+Inf", "--calib", held), "", []string{"--damp +Inf: want a finite number"}},
+		{"quantize damp without calib", quant("--bits", "3", "--damp", "0.1"), "", []string{"--damp damps LDLQ's Hessian: it needs --calib"}},
+		{"quantize seed without rht", quant("--bits", "3", "--seed", "5"), "", []string{"--seed draws the Hadamard signs: it needs --rht"}},
+		{"quantize calib-tokens without calib", quant("--bits", "3", "--calib-tokens", "64"), "", []string{"--calib-tokens", "needs --calib"}},
 		{"tokenize id past the vocabulary", []string{"tokenize", "--model", py, "--decode", "--text", "[99999]"}, "", []string{"id 99999 outside the vocabulary"}},
 	})
 	// The NaN path of perplexity, on a poisoned copy that keeps pycoder's tokenizer.
@@ -479,6 +483,22 @@ func TestFirstRun(t *testing.T) {
 		r := bounded(t, "", "perplexity", "--model", py, "--file", filepath.Join(py, "heldout.txt"), "--max-bytes", "100", "--ctx", "8", "--device", "cpu")
 		if r.code != 0 || r.stderr != "" {
 			t.Errorf("exit %d, stderr %q: want nothing on a pipe", r.code, r.stderr)
+		}
+	})
+	t.Run("first mistakes are one line", func(t *testing.T) {
+		runErrCases(t, []errCase{
+			{"generate without a model", []string{"generate", "--prompt", "hi"}, "", []string{"generate: --model is required"}},
+			{"tokenize without a model", []string{"tokenize", "--text", "hi"}, "", []string{"tokenize: --model is required"}},
+			{"unknown verb", []string{"chat"}, "", []string{`unknown command "chat"`}},
+			{"unknown flag", []string{"generate", "--model", qwen, "--prompt-id", "1"}, "", []string{"generate: unknown flag: --prompt-id"}},
+			{"bad log level", []string{"--log-level", "loud", "version"}, "", []string{`--log-level "loud"`}},
+			{"empty stdin prompt", []string{"generate", "--model", py, "--no-chat-template", "--device", "cpu"}, "", []string{"empty prompt"}},
+		})
+	})
+	t.Run("--verbose: info lines without colours", func(t *testing.T) {
+		r := bounded(t, "", "generate", "--model", qwen, "--prompt-ids", "1,2", "-n", "1", "--device", "cpu", "--verbose", "--json")
+		if r.code != 0 || !strings.Contains(r.stderr, "INF") || !strings.Contains(r.stderr, "device cpu") || strings.Contains(r.stderr, "\x1b[") {
+			t.Errorf("exit %d, stderr %q: want plain INF lines naming the device", r.code, r.stderr)
 		}
 	})
 	t.Run("version", func(t *testing.T) {

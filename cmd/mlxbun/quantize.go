@@ -72,6 +72,22 @@ The output is built beside --out and renamed into place when complete; an existi
 			if workers < 0 {
 				return fmt.Errorf("quantize: --workers %d must be positive (0: every core)", workers)
 			}
+			if err := checkFinite("quantize: --damp", o.Damp); err != nil {
+				return err
+			}
+			for _, c := range []struct {
+				flag  string
+				needs bool
+				msg   string
+			}{
+				{"seed", o.RHT, "--seed draws the Hadamard signs: it needs --rht"},
+				{"damp", o.Calib != "", "--damp damps LDLQ's Hessian: it needs --calib"},
+				{"calib-tokens", o.Calib != "", "--calib-tokens counts the tokens of --calib: it needs --calib"},
+			} {
+				if cmd.Flags().Changed(c.flag) && !c.needs {
+					return errors.New("quantize: " + c.msg)
+				}
+			}
 			var err error
 			if o.Rules, err = quantize.ParseRules(rules); err != nil {
 				return fmt.Errorf("quantize: %w", err)
