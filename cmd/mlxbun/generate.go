@@ -300,6 +300,10 @@ func runGenerate(cmd *cobra.Command, f *generateFlags) error {
 	if stream != nil {
 		emit(stopper.Finish(stream.Flush()))
 	}
+	if mp, used := cfg.MaxPositions, len(res.Prompt)+len(res.Generated); mp > 0 && used > mp {
+		// As llama.cpp warns: the positions are computed, but past what the model was trained on.
+		log.Warn().Msgf("--max-kv-size %d took the run to %d positions, past the model's %d (max_position_embeddings): the output past them may degrade", ctx, used, mp)
+	}
 	if constrained != nil {
 		if !constrained.Complete() {
 			log.Warn().Str("stop_reason", res.StopReason).Msg("the output is incomplete: generation stopped before the grammar's end")

@@ -501,6 +501,16 @@ func TestFirstRun(t *testing.T) {
 			t.Errorf("exit %d, stderr %q: want plain INF lines naming the device", r.code, r.stderr)
 		}
 	})
+	t.Run("a run past the model's positions warns", func(t *testing.T) {
+		long := edited(t, "models/tiny-qwen3", func(c map[string]any) { c["max_position_embeddings"] = 8.0 })
+		_, r := genJSON(t, "", "--model", long, "--prompt-ids", "1,2", "-n", "10", "--max-kv-size", "16", "--ignore-eos")
+		if !strings.Contains(r.stderr, "--max-kv-size 16 took the run to 12 positions, past the model's 8") || strings.Count(r.stderr, "\n") != 1 {
+			t.Errorf("stderr %q", r.stderr)
+		}
+		if _, r := genJSON(t, "", "--model", long, "--prompt-ids", "1,2", "-n", "4", "--max-kv-size", "16", "--ignore-eos"); r.stderr != "" {
+			t.Errorf("a run inside the positions warns: %q", r.stderr)
+		}
+	})
 	t.Run("version", func(t *testing.T) {
 		a, b := bounded(t, "", "--version"), bounded(t, "", "version")
 		if a.code != 0 || a.stdout != b.stdout || !strings.HasPrefix(a.stdout, "mlxbun ") {
