@@ -5,11 +5,14 @@
 package main
 
 import (
+	"encoding/csv"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"math"
+	"runtime"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -18,11 +21,13 @@ import (
 
 	"github.com/mlxbun/mlxbun/internal/backend"
 	"github.com/mlxbun/mlxbun/internal/model"
+	"github.com/mlxbun/mlxbun/internal/trellis"
 )
 
 type benchFlags struct {
 	modelDir, synthetic, dtype, device, output string
-	pp, tg, reps, bits, batch                  int
+	pp, tg                                     []int // llama-bench's -p and -n lists: a row per value
+	reps, bits, batch                          int
 	profile, dryRun                            bool
 	seed                                       uint64
 	jsonSchema                                 string // bench --json-schema: constrained-decoding costs (benchgrammar.go)
@@ -31,7 +36,10 @@ type benchFlags struct {
 // benchRow is one test's result; JSON field names follow llama-bench's.
 type benchRow struct {
 	Model   string    `json:"model"`
+	Size    int64     `json:"model_size"`     // stored bytes of the weights
+	Params  int64     `json:"model_n_params"` // parameters of the unquantized model
 	Device  string    `json:"device"`
+	Threads int       `json:"n_threads"` // host threads (GOMAXPROCS)
 	Test    string    `json:"test"`
 	NPrompt int       `json:"n_prompt"`
 	NGen    int       `json:"n_gen"`
@@ -70,7 +78,9 @@ func newBench() *cobra.Command {
 		Use:   "bench",
 		Short: "Measure prompt (pp) and generation (tg) speed, llama-bench style",
 		Long: `bench runs a prompt of -p tokens (row ppN) and a generation of -n tokens one at a time (row tgN) -r
-times each and prints tokens per second as mean ± standard deviation. --synthetic builds a random-weight model
+times each and prints tokens per second as mean ± standard deviation; -p and -n take comma-separated lists (a
+row per value), and the table gives the model's stored size, its parameters and the host threads, as
+llama-bench's does (-o md, csv or json). --synthetic builds a random-weight model
 of a real architecture (` + strings.Join(model.Presets(), ", ") + `) with no files; with --bits its projections
 are random trellis codes (axis 1, down_proj axis 0, the 3-bit interleave), as mlxbun quantize stores a model, and
 its run ends with the bandwidth roofline (weight bytes read per decode step / the device's copy bandwidth; a MoE
@@ -87,14 +97,14 @@ table (device time, GB/s, % of the measured copy bandwidth) on backends that can
 		RunE: func(cmd *cobra.Command, _ []string) error { return runBench(cmd, &f) },
 	}
 	fl := cmd.Flags()
-	fl.StringVar(&f.modelDir, "model", "", "model directory or hub name org/name[@revision]")
+	fl.StringVarP(&f.modelDir, "model", "m", "", "model directory or hub name org/name[@revision]")
 	fl.StringVar(&f.synthetic, "synthetic", "", "synthetic architecture: "+strings.Join(model.Presets(), ", "))
 	fl.StringVar(&f.dtype, "dtype", "bf16", "weight dtype of a synthetic model (bf16)")
-	fl.IntVar(&f.bits, "bits", 0, "trellis bits per weight of a synthetic model's projections (2, 3, 4; 0: dense --dtype)")
+	fl.IntVar(&f.bits, "bits", 0, "trellis "+bitsHelp+" of a synthetic model's projections (0: dense --dtype)")
 	fl.StringVar(&f.device, "device", "auto", deviceHelp("device"))
-	fl.StringVarP(&f.output, "output", "o", "md", "output format: md or json")
-	fl.IntVarP(&f.pp, "n-prompt", "p", 512, "prompt tokens (0: skip the pp row)")
-	fl.IntVarP(&f.tg, "n-gen", "n", 128, "generated tokens (0: skip the tg row)")
+	fl.StringVarP(&f.output, "output", "o", "md", "output format: md, csv or json")
+	fl.IntSliceVarP(&f.pp, "n-prompt", "p", []int{512}, "prompt tokens, comma-separated for several rows (0: no pp row)")
+	fl.IntSliceVarP(&f.tg, "n-gen", "n", []int{128}, "generated tokens, comma-separated for several rows (0: no tg row)")
 	fl.IntVarP(&f.reps, "repetitions", "r", 5, "runs per test")
 	fl.IntVar(&f.batch, "batch", 1, fmt.Sprintf("sequences decoding together in the tg row (1..%d; tokens/s counts all of them)", backend.MaxDecodeRows))
 	fl.BoolVar(&f.profile, "profile", false, "per-kernel device time table (backends with a profiler)")
@@ -111,8 +121,11 @@ func runBench(cmd *cobra.Command, f *benchFlags) error {
 	if (f.modelDir == "") == (f.synthetic == "") {
 		return errors.New("bench: give exactly one of --model or --synthetic")
 	}
-	if f.output != "md" && f.output != "json" {
-		return fmt.Errorf("bench: -o %q: want md or json", f.output)
+	if f.modelDir != "" && (f.bits != 0 || cmd.Flags().Changed("dtype")) {
+		return errors.New("bench: --bits and --dtype describe a --synthetic model; a --model directory is measured as stored")
+	}
+	if f.output != "md" && f.output != "json" && f.output != "csv" {
+		return fmt.Errorf("bench: -o %q: want md, csv or json", f.output)
 	}
 	if f.dtype != "bf16" {
 		return fmt.Errorf("bench: --dtype %q: synthetic models are bf16 for now", f.dtype)
@@ -120,8 +133,8 @@ func runBench(cmd *cobra.Command, f *benchFlags) error {
 	if f.batch < 1 || f.batch > backend.MaxDecodeRows {
 		return fmt.Errorf("bench: --batch %d: want 1..%d sequences", f.batch, backend.MaxDecodeRows)
 	}
-	if f.reps < 1 || f.pp < 0 || f.tg < 0 || f.pp+f.tg == 0 {
-		return fmt.Errorf("bench: need -r ≥ 1 and some of -p/-n (got -p %d -n %d -r %d)", f.pp, f.tg, f.reps)
+	if err := checkBenchSizes(f); err != nil {
+		return err
 	}
 	if f.dryRun {
 		return benchDryRun(cmd.OutOrStdout(), f)
@@ -132,9 +145,14 @@ func runBench(cmd *cobra.Command, f *benchFlags) error {
 	}
 	defer b.Close()
 	defer m.Close()
-	ctx := f.pp + f.tg + 1
+	maxPP, maxTG := slices.Max(f.pp), slices.Max(f.tg)
+	ctx := maxPP + maxTG + 1
 	if mp := m.Config.MaxPositions; mp > 0 && ctx > mp {
-		return fmt.Errorf("bench: -p %d -n %d needs %d positions, the model has %d", f.pp, f.tg, ctx, mp)
+		return fmt.Errorf("bench: -p %d -n %d needs %d positions, the model has %d", maxPP, maxTG, ctx, mp)
+	}
+	size, err := benchSize(f, m)
+	if err != nil {
+		return err
 	}
 	vocab := m.Config.VocabSize
 	token := func(i int) int32 { return int32((uint64(i)*2654435761 + f.seed) % uint64(vocab)) }
@@ -143,7 +161,8 @@ func runBench(cmd *cobra.Command, f *benchFlags) error {
 		if _, err := once(); err != nil { // warm-up: compiles, graphs, caches
 			return err
 		}
-		row := benchRow{Model: name, Device: b.Name(), Test: test, NPrompt: np, NGen: ng}
+		row := benchRow{Model: name, Size: size.StoredBytes, Params: size.Params, Device: b.Name(), Threads: runtime.GOMAXPROCS(0),
+			Test: test, NPrompt: np, NGen: ng}
 		for r := 0; r < f.reps; r++ {
 			d, err := once()
 			if err != nil {
@@ -185,11 +204,14 @@ func runBench(cmd *cobra.Command, f *benchFlags) error {
 		defer m.ReleaseCache(cache)
 		return fn(cache)
 	}
-	if f.pp > 0 {
-		err := measure(fmt.Sprintf("pp%d", f.pp), f.pp, 0, func() (time.Duration, error) {
+	for _, pp := range f.pp {
+		if pp == 0 {
+			continue
+		}
+		err := measure(fmt.Sprintf("pp%d", pp), pp, 0, func() (time.Duration, error) {
 			return withCache(func(c backend.KVCache) (time.Duration, error) {
 				start := time.Now()
-				err := prompt(c, f.pp)
+				err := prompt(c, pp)
 				return time.Since(start), err
 			})
 		})
@@ -197,15 +219,18 @@ func runBench(cmd *cobra.Command, f *benchFlags) error {
 			return err
 		}
 	}
-	if f.tg > 0 {
-		test := fmt.Sprintf("tg%d", f.tg)
+	for _, tg := range f.tg {
+		if tg == 0 {
+			continue
+		}
+		test := fmt.Sprintf("tg%d", tg)
 		if f.batch > 1 {
 			test += fmt.Sprintf(" ×%d seqs", f.batch)
 		}
-		err := measure(test, 0, f.batch*f.tg, func() (time.Duration, error) {
+		err := measure(test, 0, f.batch*tg, func() (time.Duration, error) {
 			return withCache(func(c backend.KVCache) (time.Duration, error) {
 				start := time.Now()
-				err := decode(c, 0, f.tg)
+				err := decode(c, 0, tg)
 				return time.Since(start), err
 			})
 		})
@@ -213,18 +238,18 @@ func runBench(cmd *cobra.Command, f *benchFlags) error {
 			return err
 		}
 	}
-	if p, ok := b.(backend.Profiler); ok && f.profile {
-		steps := max(1, min(f.tg, 16))
+	if p, ok := b.(backend.Profiler); ok && f.profile { // the largest -p prompt, then up to 16 steps of the largest -n
+		steps := max(1, min(maxTG, 16))
 		_, err := withCache(func(c backend.KVCache) (time.Duration, error) {
-			if f.pp > 0 {
+			if maxPP > 0 {
 				p.StartProfile()
-				err := prompt(c, f.pp)
-				rep.PromptKernels, rep.PromptRows = p.StopProfile(), f.pp
+				err := prompt(c, maxPP)
+				rep.PromptKernels, rep.PromptRows = p.StopProfile(), maxPP
 				if err != nil {
 					return 0, err
 				}
 			}
-			start := f.pp // after the prompt, as the tg row would follow it; a batch from 0 (its other sequences have no prompt)
+			start := maxPP // after the prompt, as the tg row would follow it; a batch from 0 (its other sequences have no prompt)
 			if f.batch > 1 {
 				start = 0
 			}
@@ -248,10 +273,6 @@ func runBench(cmd *cobra.Command, f *benchFlags) error {
 		}
 	}
 	if f.synthetic != "" {
-		size, err := model.SyntheticStats(f.synthetic, f.bits)
-		if err != nil {
-			return err
-		}
 		rep.DecodeBytes = size.DecodeBytes
 		if rep.CopyBandwidth > 0 {
 			rep.RooflineTS = rep.CopyBandwidth / float64(size.DecodeBytes) * float64(f.batch)
@@ -261,19 +282,96 @@ func runBench(cmd *cobra.Command, f *benchFlags) error {
 		_, rep.PeakDeviceBytes = mr.MemoryUsed()
 	}
 	rep.PeakHostGB = peakMemoryGB()
-	if f.output == "json" {
+	switch f.output {
+	case "json":
 		enc := json.NewEncoder(cmd.OutOrStdout())
 		enc.SetIndent("", " ")
 		return enc.Encode(rep)
+	case "csv":
+		return writeBenchCSV(cmd.OutOrStdout(), rep.Rows)
 	}
 	writeBenchMD(cmd.OutOrStdout(), rep)
 	return nil
 }
 
+// checkBenchSizes range-checks -r and every -p and -n value: a cache of positions is int32-indexed.
+func checkBenchSizes(f *benchFlags) error {
+	if err := checkRange("bench: -r", f.reps, 1, 1<<20, "at least 1 run per test"); err != nil {
+		return err
+	}
+	if err := checkRange("bench: --bits", f.bits, 0, trellis.MaxK, "0 (dense) or "+bitsRange()); err != nil {
+		return err
+	}
+	if f.bits != 0 && f.bits < trellis.MinK {
+		return fmt.Errorf("bench: --bits %d: want 0 (dense) or %s", f.bits, bitsRange())
+	}
+	total := 0
+	for _, l := range []struct {
+		flag string
+		v    []int
+	}{{"-p", f.pp}, {"-n", f.tg}} {
+		if len(l.v) == 0 {
+			return fmt.Errorf("bench: %s: give at least one value (0: none)", l.flag)
+		}
+		for _, n := range l.v {
+			if err := checkRange("bench: "+l.flag, n, 0, maxPositions/2, fmt.Sprintf("0..%d tokens", maxPositions/2)); err != nil {
+				return err
+			}
+			total += n
+		}
+	}
+	if total == 0 {
+		return errors.New("bench: -p and -n are all 0: nothing to measure")
+	}
+	return nil
+}
+
+// benchSize is the model's stored bytes and parameters for the size and params columns.
+func benchSize(f *benchFlags, m *model.Model) (model.SyntheticSize, error) {
+	if f.synthetic != "" {
+		return model.SyntheticStats(f.synthetic, f.bits)
+	}
+	return m.Size()
+}
+
+// humanParams writes a parameter count as llama-bench does: "494.03 M", "7.24 B".
+func humanParams(n int64) string {
+	switch {
+	case n >= 1e9:
+		return fmt.Sprintf("%.2f B", float64(n)/1e9)
+	case n >= 1e6:
+		return fmt.Sprintf("%.2f M", float64(n)/1e6)
+	case n >= 1e3:
+		return fmt.Sprintf("%.2f K", float64(n)/1e3)
+	}
+	return fmt.Sprint(n)
+}
+
+// humanSize writes stored bytes as llama-bench does: "4.33 GiB", "12.50 MiB".
+func humanSize(b int64) string {
+	if b >= 1<<30 {
+		return fmt.Sprintf("%.2f GiB", float64(b)/(1<<30))
+	}
+	return fmt.Sprintf("%.2f MiB", float64(b)/(1<<20))
+}
+
+// writeBenchCSV writes the rows under a header of their JSON names, as llama-bench -o csv does.
+func writeBenchCSV(w io.Writer, rows []benchRow) error {
+	cw := csv.NewWriter(w)
+	cw.Write([]string{"model", "model_size", "model_n_params", "device", "n_threads", "test", "n_prompt", "n_gen", "avg_ts", "stddev_ts"})
+	for _, r := range rows {
+		cw.Write([]string{r.Model, fmt.Sprint(r.Size), fmt.Sprint(r.Params), r.Device, fmt.Sprint(r.Threads), r.Test,
+			fmt.Sprint(r.NPrompt), fmt.Sprint(r.NGen), fmt.Sprintf("%.6f", r.AvgTS), fmt.Sprintf("%.6f", r.StdTS)})
+	}
+	cw.Flush()
+	return cw.Error()
+}
+
 func writeBenchMD(w io.Writer, rep benchReport) {
-	fmt.Fprintf(w, "| model | device | test | t/s |\n| --- | --- | --- | ---: |\n")
+	fmt.Fprintf(w, "| model | size | params | device | threads | test | t/s |\n| --- | ---: | ---: | --- | ---: | --- | ---: |\n")
 	for _, r := range rep.Rows {
-		fmt.Fprintf(w, "| %s | %s | %s | %.2f ± %.2f |\n", r.Model, r.Device, r.Test, r.AvgTS, r.StdTS)
+		fmt.Fprintf(w, "| %s | %s | %s | %s | %d | %s | %.2f ± %.2f |\n", r.Model, humanSize(r.Size), humanParams(r.Params),
+			r.Device, r.Threads, r.Test, r.AvgTS, r.StdTS)
 	}
 	if len(rep.PromptKernels) > 0 {
 		fmt.Fprintf(w, "\nper-kernel profile of one pp%d prompt\n\n", rep.PromptRows)

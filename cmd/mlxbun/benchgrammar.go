@@ -7,7 +7,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"math/rand/v2"
-	"os"
 	"slices"
 	"time"
 
@@ -33,12 +32,17 @@ func runGrammarBench(cmd *cobra.Command, f *benchFlags) error {
 	if f.modelDir == "" {
 		return fmt.Errorf("bench --json-schema: give --model (a model or tokenizer directory with tokenizer.json)")
 	}
-	if f.tg < 1 || f.reps < 1 {
-		return fmt.Errorf("bench --json-schema: need -n ≥ 1 and -r ≥ 1")
+	if len(f.tg) != 1 || f.tg[0] < 1 || f.reps < 1 {
+		return fmt.Errorf("bench --json-schema: need one -n ≥ 1 (tokens per walk) and -r ≥ 1")
 	}
-	src, err := os.ReadFile(f.jsonSchema)
+	walk := f.tg[0]
+	src, inline, err := specText("--json-schema", f.jsonSchema, cmd.InOrStdin(), looksLikeSchema)
 	if err != nil {
-		return fmt.Errorf("--json-schema: %w", err)
+		return err
+	}
+	name := f.jsonSchema
+	if inline {
+		name = "(inline)"
 	}
 	d, err := openModelDir(f.modelDir)
 	if err != nil {
@@ -60,11 +64,11 @@ func runGrammarBench(cmd *cobra.Command, f *benchFlags) error {
 	start := time.Now()
 	g, err := grammar.ParseJSONSchema(src)
 	if err != nil {
-		return fmt.Errorf("--json-schema %s: %w", f.jsonSchema, err)
+		return fmt.Errorf("--json-schema %s: %w", name, err)
 	}
 	a, err := grammar.Compile(g)
 	if err != nil {
-		return fmt.Errorf("--json-schema %s: %w", f.jsonSchema, err)
+		return fmt.Errorf("--json-schema %s: %w", name, err)
 	}
 	compile := time.Since(start)
 	v := grammar.VocabFromTokenizer(tok, size, eos)
@@ -78,7 +82,7 @@ func runGrammarBench(cmd *cobra.Command, f *benchFlags) error {
 	var allowed []int
 	for range f.reps {
 		m := grammar.NewMatcher(tabs)
-		for range f.tg {
+		for range walk {
 			t0 := time.Now()
 			m.FillMask(mask)
 			times = append(times, time.Since(t0))
@@ -103,7 +107,7 @@ func runGrammarBench(cmd *cobra.Command, f *benchFlags) error {
 	us := func(p float64) float64 {
 		return float64(times[min(len(times)-1, int(p*float64(len(times))))].Nanoseconds()) / 1e3
 	}
-	row := grammarBenchRow{Schema: f.jsonSchema, Vocab: v.Size(), States: a.States(), CompileMS: compile.Seconds() * 1e3,
+	row := grammarBenchRow{Schema: name, Vocab: v.Size(), States: a.States(), CompileMS: compile.Seconds() * 1e3,
 		TablesMS: tables.Seconds() * 1e3, Fills: len(times), FillMedian: us(0.5), FillP99: us(0.99)}
 	out := cmd.OutOrStdout()
 	if f.output == "json" {

@@ -378,13 +378,13 @@ func TestQuantizedPhi3DeviceChoice(t *testing.T) {
 	}
 }
 
-// TestQuantizeRHT: `quantize --rht --axis0` logs one info line per layer and prints the proxy-loss summary with the
+// TestQuantizeRHT: `quantize --rht --axis0 --verbose` logs one info line per layer and prints the proxy-loss summary with the
 // rotated tensors marked; the artifact generates on the CPU; a missing --calib file is one error line.
 func TestQuantizeRHT(t *testing.T) {
 	src := variant.For(t, "qwen3").Dir
 	out := filepath.Join(t.TempDir(), "qwen3-rht")
 	r := mlxbun(t, "", "quantize", "--model", src, "--out", out, "--bits", "3", "--L", "6", "--group-size", "64",
-		"--rht", "--axis0", "--quiet", "--log-format", "json")
+		"--rht", "--axis0", "--quiet", "--verbose", "--log-format", "json")
 	if r.code != 0 {
 		t.Fatalf("quantize: exit %d: %s", r.code, r.stderr)
 	}

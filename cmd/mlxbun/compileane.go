@@ -99,7 +99,7 @@ one line saying no Neural Engine is present.`, ane.PromptRows),
 			return firstFailure(res)
 		},
 	}
-	cmd.Flags().StringVar(&dir, "model", "", "model directory or hub name org/name[@revision] (only config.json is read)")
+	cmd.Flags().StringVarP(&dir, "model", "m", "", "model directory or hub name org/name[@revision] (only config.json is read)")
 	cmd.Flags().BoolVar(&list, "list", false, "list the programs and exit (any machine)")
 	cmd.Flags().BoolVar(&status, "status", false, "report which programs the compile cache holds; compile nothing")
 	cmd.Flags().StringVar(&milDir, "mil", "", "also write each program's MIL text to this directory as <key>.mil")

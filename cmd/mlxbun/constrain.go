@@ -1,14 +1,18 @@
-// Constrained decoding for generate: --json-schema FILE|-, --grammar FILE (GBNF), --regex RE compile to a
-// grammar automaton over the tokenizer's vocabulary (package grammar), whose Picker fills each token bitmask while
-// the forward pass runs. The end ids are allowed only where the output is complete, and generation halts when
-// nothing else may follow.
+// Constrained decoding for generate: --json-schema, --grammar (GBNF) and --regex compile to a grammar automaton
+// over the tokenizer's vocabulary (package grammar), whose Picker fills each token bitmask while the forward pass
+// runs. The end ids are allowed only where the output is complete, and generation halts when nothing else may
+// follow. A schema or grammar is a file, stdin ("-"), or, as llama.cpp takes them, the text itself when no such
+// file exists and the argument reads as one (a JSON object or boolean; a GBNF rule with "::=").
 package main
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
+	"strings"
 	"time"
 
 	"github.com/spf13/pflag"
@@ -20,11 +24,12 @@ import (
 // constraintFlags are the three ways to give a grammar; at most one may be set.
 type constraintFlags struct {
 	jsonSchema, grammarFile, regex string
+	inline                         bool // the --json-schema or --grammar argument was the text itself (set by parse)
 }
 
 func (c *constraintFlags) register(fl *pflag.FlagSet) {
-	fl.StringVar(&c.jsonSchema, "json-schema", "", "constrain the output to JSON valid under this JSON Schema file (- for stdin)")
-	fl.StringVar(&c.grammarFile, "grammar", "", "constrain the output to this GBNF grammar file (start rule: root)")
+	fl.StringVar(&c.jsonSchema, "json-schema", "", "constrain the output to JSON valid under this JSON Schema: a file, - for stdin, or the schema itself")
+	fl.StringVar(&c.grammarFile, "grammar", "", "constrain the output to this GBNF grammar (start rule: root): a file, - for stdin, or the grammar itself")
 	fl.StringVar(&c.regex, "regex", "", "constrain the whole output to match this regular expression")
 }
 
@@ -33,7 +38,22 @@ func (c *constraintFlags) set() bool {
 }
 
 // usesStdin reports whether the constraint is read from stdin.
-func (c *constraintFlags) usesStdin() bool { return c.jsonSchema == "-" }
+func (c *constraintFlags) usesStdin() bool { return c.jsonSchema == "-" || c.grammarFile == "-" }
+
+// name names the constraint in errors: the flag and its file, or the flag alone for inline text and --regex.
+func (c *constraintFlags) name() string {
+	switch {
+	case c.jsonSchema != "" && !c.inline:
+		return "--json-schema " + c.jsonSchema
+	case c.jsonSchema != "":
+		return "--json-schema (inline)"
+	case c.grammarFile != "" && !c.inline:
+		return "--grammar " + c.grammarFile
+	case c.grammarFile != "":
+		return "--grammar (inline)"
+	}
+	return "--regex"
+}
 
 // parse reads and parses the one constraint given.
 func (c *constraintFlags) parse(stdin io.Reader) (*grammar.Grammar, error) {
@@ -46,38 +66,27 @@ func (c *constraintFlags) parse(stdin io.Reader) (*grammar.Grammar, error) {
 	if n > 1 {
 		return nil, errors.New("generate: give only one of --json-schema, --grammar and --regex")
 	}
-	read := func(flag, path string) ([]byte, error) {
-		var b []byte
-		var err error
-		if path == "-" {
-			b, err = io.ReadAll(stdin)
-		} else {
-			b, err = os.ReadFile(path)
-		}
-		if err != nil {
-			return nil, fmt.Errorf("%s: %w", flag, err)
-		}
-		return b, nil
-	}
 	switch {
 	case c.jsonSchema != "":
-		b, err := read("--json-schema", c.jsonSchema)
+		b, inline, err := specText("--json-schema", c.jsonSchema, stdin, looksLikeSchema)
 		if err != nil {
 			return nil, err
 		}
+		c.inline = inline
 		g, err := grammar.ParseJSONSchema(b)
 		if err != nil {
-			return nil, fmt.Errorf("--json-schema %s: %w", c.jsonSchema, err)
+			return nil, fmt.Errorf("%s: %w", c.name(), err)
 		}
 		return g, nil
 	case c.grammarFile != "":
-		b, err := read("--grammar", c.grammarFile)
+		b, inline, err := specText("--grammar", c.grammarFile, stdin, looksLikeGBNF)
 		if err != nil {
 			return nil, err
 		}
+		c.inline = inline
 		g, err := grammar.ParseGBNF(string(b))
 		if err != nil {
-			return nil, fmt.Errorf("--grammar %s: %w", c.grammarFile, err)
+			return nil, fmt.Errorf("%s: %w", c.name(), err)
 		}
 		return g, nil
 	}
@@ -87,6 +96,30 @@ func (c *constraintFlags) parse(stdin io.Reader) (*grammar.Grammar, error) {
 	}
 	return g, nil
 }
+
+// specText is the text of a schema or grammar flag: stdin for "-", the file arg names, or arg itself when no such
+// file exists and inline says it reads as the text (inline true then).
+func specText(flag, arg string, stdin io.Reader, inline func(string) bool) ([]byte, bool, error) {
+	if arg != "-" {
+		if _, err := os.Stat(arg); errors.Is(err, fs.ErrNotExist) {
+			if inline(arg) {
+				return []byte(arg), true, nil
+			}
+			return nil, false, fmt.Errorf("%s %s: no such file (nor does it read as the text itself)", flag, arg)
+		}
+	}
+	b, err := readArg(flag, arg, stdin, maxSpecBytes)
+	return b, false, err
+}
+
+// looksLikeSchema: JSON, and an object or a boolean (the two forms a JSON Schema takes).
+func looksLikeSchema(s string) bool {
+	t := strings.TrimSpace(s)
+	return json.Valid([]byte(t)) && (strings.HasPrefix(t, "{") || t == "true" || t == "false")
+}
+
+// looksLikeGBNF: a rule definition.
+func looksLikeGBNF(s string) bool { return strings.Contains(s, "::=") }
 
 // compileConstraint compiles g over tok's vocabulary for logits rows of vocabSize ids with end ids eos.
 func compileConstraint(g *grammar.Grammar, what string, tok *tokenizer.Tokenizer, vocabSize int, eos []int) (*grammar.Tables, error) {

@@ -3,10 +3,13 @@
 package main
 
 import (
+	crand "crypto/rand"
+	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"strconv"
 	"strings"
 
@@ -34,6 +37,13 @@ type generateFlags struct {
 	adapterScales                                          []float64 // their multipliers (--adapter-scale)
 }
 
+// untilEndContext is the context of --max-tokens -1 when neither --max-kv-size nor the model bounds it lower:
+// llama.cpp's default -c, so "generate until the end" does not reserve a cache for the model's whole 128k.
+const untilEndContext = 4096
+
+// maxPositions bounds --max-tokens and --max-kv-size: positions are int32 in a forward step.
+const maxPositions = math.MaxInt32
+
 func newGenerate() *cobra.Command {
 	var f generateFlags
 	cmd := &cobra.Command{
@@ -41,65 +51,151 @@ func newGenerate() *cobra.Command {
 		Short: "Generate text from a prompt, streaming it to stdout",
 		Long: `generate loads a model directory (config.json, safetensors, tokenizer.json) and continues a prompt.
 The prompt goes through the model's chat template unless --no-chat-template is given; without --prompt and
---prompt-ids it is read from stdin. Sampling flags are named as mlx-lm names them; --temp 0 is greedy.
-Prompt and generation speed and peak memory go to stderr; --json prints one record instead of streaming.`,
+--prompt-ids (or with --prompt -) it is read from stdin. Sampling flags are named as mlx-lm names them, and
+llama.cpp's spellings work too (-m, -p, -n, -s, -c, --n-predict, --ctx-size, --repeat-penalty); --temp 0 is
+greedy. Without --seed the seed is drawn at random and logged at info level (--verbose) and in --json, so
+--seed N replays a run. Prompt and generation speed and peak memory go to stderr; --json prints one record
+instead of streaming.`,
 		Example: `  mlxbun generate --model ./pycoder-12m --prompt "def fibonacci(n):" --no-chat-template
   mlxbun generate --model ./Qwen3-0.6B --prompt "Why is the sky blue?" --temp 0.7 --top-p 0.9 --seed 1
+  mlxbun generate -m ./Qwen3-0.6B -p "Hi" -n -1 --temp 0.8 --repeat-penalty 1.1
   mlxbun generate --model ./tiny --prompt-ids 1,2,3 --max-tokens 8 --json
+  mlxbun generate --model ./Qwen3-0.6B --json-schema '{"type":"object"}' --prompt "A JSON object:"
   mlxbun generate --model ./Qwen3-0.6B --adapter ./my-lora --adapter-scale 0.5 --prompt "Hi"`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error { return runGenerate(cmd, &f) },
 	}
 	fl := cmd.Flags()
-	fl.StringVar(&f.modelDir, "model", "", "model directory or hub name org/name[@revision] (required)")
-	fl.StringVar(&f.prompt, "prompt", "", "prompt text (default: read stdin)")
+	fl.StringVarP(&f.modelDir, "model", "m", "", "model directory or hub name org/name[@revision] (required)")
+	fl.StringVarP(&f.prompt, "prompt", "p", "", `prompt text ("-": read stdin, as is the default without --prompt-ids)`)
 	fl.StringVar(&f.system, "system", "", "system message for the chat template")
 	fl.StringVar(&f.promptIDs, "prompt-ids", "", "comma-separated token ids fed directly (no tokenizer needed)")
 	fl.BoolVar(&f.noChatTemplate, "no-chat-template", false, "feed the prompt as plain text")
 	fl.StringVar(&f.chatKwargs, "chat-template-args", "", `extra template variables as JSON, e.g. '{"enable_thinking":false}'`)
-	fl.IntVar(&f.maxTokens, "max-tokens", 100, "maximum new tokens")
-	fl.IntVar(&f.ctx, "max-kv-size", 0, "context length (0: prompt + max-tokens, capped by the model)")
+	fl.IntVarP(&f.maxTokens, "max-tokens", "n", 100, "maximum new tokens (-1: until an end-of-sequence token or a full context)")
+	fl.IntVarP(&f.ctx, "max-kv-size", "c", 0, fmt.Sprintf("context length in tokens (0: prompt + max-tokens, or %d with --max-tokens -1; capped by the model)", untilEndContext))
 	fl.Float32Var(&f.temp, "temp", 0, "sampling temperature (0: greedy)")
-	fl.Float32Var(&f.topP, "top-p", 1, "nucleus sampling mass (1: off)")
+	fl.Float32Var(&f.topP, "top-p", 1, "nucleus sampling mass in [0, 1] (0 and 1: off)")
 	fl.IntVar(&f.topK, "top-k", 0, "keep the k most likely tokens (0: off)")
-	fl.Float32Var(&f.minP, "min-p", 0, "keep tokens with p >= min-p * p_max (0: off)")
-	fl.Float32Var(&f.repPenalty, "repetition-penalty", 0, "penalty for tokens in the recent context (0 or 1: off)")
+	fl.Float32Var(&f.minP, "min-p", 0, "keep tokens with p >= min-p * p_max, in [0, 1] (0: off)")
+	fl.Float32Var(&f.repPenalty, "repetition-penalty", 0, "penalty for tokens in the recent context (0 and 1: off)")
 	fl.IntVar(&f.repContext, "repetition-context-size", 20, "recent tokens the penalties look at")
 	fl.Float32Var(&f.presence, "presence-penalty", 0, "subtracted once from seen tokens' logits")
 	fl.Float32Var(&f.frequency, "frequency-penalty", 0, "subtracted per occurrence from seen tokens' logits")
 	fl.StringVar(&f.logitBias, "logit-bias", "", "comma-separated id=bias pairs, e.g. 13=-100,42=2.5")
-	fl.Uint64Var(&f.seed, "seed", 0, "sampling seed (same seed, same output)")
+	fl.Uint64VarP(&f.seed, "seed", "s", 0, "sampling seed (default: drawn at random, logged at info level and in --json)")
 	fl.StringArrayVar(&f.stops, "stop", nil, "stop string (repeatable)")
 	fl.BoolVar(&f.ignoreEOS, "ignore-eos", false, "keep generating past end-of-sequence tokens")
-	fl.BoolVar(&f.checkTensors, "check-tensors", false, "scan every floating weight for NaN and Inf at load")
+	fl.BoolVar(&f.checkTensors, "check-tensors", false, "scan every floating weight (adapters too) for NaN and Inf at load")
 	fl.StringVar(&f.device, "device", "auto", deviceHelp("device"))
-	fl.BoolVar(&f.jsonOut, "json", false, "print one JSON record (text, ids, timings) instead of streaming")
+	fl.BoolVar(&f.jsonOut, "json", false, "print one JSON record (text, ids, seed, timings) instead of streaming")
 	f.constraint.register(fl)
 	fl.StringArrayVar(&f.adapters, "adapter", nil, "LoRA adapter directory, PEFT or mlx-lm layout (repeatable; the deltas add up)")
 	fl.Float64SliceVar(&f.adapterScales, "adapter-scale", nil, "multiplier of each --adapter's own scale, in the same order (default 1 each)")
+	aliases(cmd, map[string]string{
+		"system-prompt": "system", "ignore-chat-template": "no-chat-template", "adapter-path": "adapter", // mlx-lm
+		"n-predict": "max-tokens", "ctx-size": "max-kv-size", "repeat-penalty": "repetition-penalty", // llama.cpp
+	})
 	return cmd
 }
 
-// genRecord is the --json output.
+// genRecord is the --json output. GenTPS is null when no decode step ran (fewer than two tokens: the first
+// comes from the prompt's step).
 type genRecord struct {
-	Text         string  `json:"text"`
-	PromptIDs    []int   `json:"prompt_ids"`
-	GeneratedIDs []int   `json:"generated_ids"`
-	StopReason   string  `json:"stop_reason"`
-	Device       string  `json:"device"`
-	PromptTPS    float64 `json:"prompt_tps"`
-	GenTPS       float64 `json:"generation_tps"`
-	PromptSec    float64 `json:"prompt_seconds"`
-	GenSec       float64 `json:"generation_seconds"`
-	PeakMemGB    float64 `json:"peak_memory_gb"`
+	Text         string   `json:"text"`
+	PromptIDs    []int    `json:"prompt_ids"`
+	GeneratedIDs []int    `json:"generated_ids"`
+	StopReason   string   `json:"stop_reason"`
+	Device       string   `json:"device"`
+	Seed         uint64   `json:"seed"`
+	PromptTPS    float64  `json:"prompt_tps"`
+	GenTPS       *float64 `json:"generation_tps"`
+	PromptSec    float64  `json:"prompt_seconds"`
+	GenSec       float64  `json:"generation_seconds"`
+	PeakMemGB    float64  `json:"peak_memory_gb"`
 }
 
-func runGenerate(cmd *cobra.Command, f *generateFlags) error {
+// checkGenerateFlags refuses flag values out of range and flags that would be ignored, before anything is read.
+func checkGenerateFlags(f *generateFlags) error {
 	if f.modelDir == "" {
 		return errors.New("generate: --model is required")
 	}
-	if f.maxTokens < 0 {
-		return fmt.Errorf("generate: --max-tokens %d is negative", f.maxTokens)
+	if f.prompt != "" && f.promptIDs != "" {
+		return errors.New("generate: use one of --prompt and --prompt-ids (both were given)")
+	}
+	if f.promptIDs != "" {
+		for _, c := range []struct {
+			set  bool
+			flag string
+		}{{f.system != "", "--system"}, {f.noChatTemplate, "--no-chat-template"}, {f.chatKwargs != "", "--chat-template-args"}} {
+			if c.set {
+				return fmt.Errorf("generate: %s applies to a text prompt; --prompt-ids are fed as given", c.flag)
+			}
+		}
+	}
+	if f.noChatTemplate && (f.system != "" || f.chatKwargs != "") {
+		return errors.New("generate: --system and --chat-template-args fill the chat template, which --no-chat-template turns off")
+	}
+	if f.constraint.usesStdin() && (f.prompt == "-" || f.prompt == "" && f.promptIDs == "") {
+		return errors.New("generate: the constraint reads stdin (-), so give the prompt with --prompt TEXT or --prompt-ids")
+	}
+	if f.maxTokens < -1 || f.maxTokens > maxPositions {
+		return fmt.Errorf("generate: --max-tokens %d: want 0..%d, or -1 for until an end-of-sequence token or a full context", f.maxTokens, maxPositions)
+	}
+	if err := checkRange("generate: --max-kv-size", f.ctx, 0, maxPositions, fmt.Sprintf("0..%d tokens (0: sized from the prompt and --max-tokens)", maxPositions)); err != nil {
+		return err
+	}
+	for _, s := range f.adapterScales {
+		if err := checkFinite("generate: --adapter-scale", s); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// randomSeed draws a sampling seed below 2⁵³, so that a JSON reader holding numbers as doubles replays it exactly.
+func randomSeed() uint64 {
+	var b [8]byte
+	crand.Read(b[:]) // never fails (crypto/rand)
+	return binary.LittleEndian.Uint64(b[:]) >> 11
+}
+
+// samplingError renders sample's parameter errors as one line naming this command's flags.
+func samplingError(err error) error {
+	errs := []error{err}
+	if j, ok := err.(interface{ Unwrap() []error }); ok {
+		errs = j.Unwrap()
+	}
+	var msgs []string
+	for _, e := range errs {
+		var pe *sample.ParamError
+		if errors.As(e, &pe) {
+			msgs = append(msgs, "--"+pe.Error())
+		} else {
+			msgs = append(msgs, e.Error())
+		}
+	}
+	return errors.New("generate: " + strings.Join(msgs, "; "))
+}
+
+// nonFiniteHint adds to an error about NaN or Inf logits where to look next.
+func nonFiniteHint(err error, checked bool) error {
+	switch {
+	case !errors.Is(err, model.ErrNonFinite):
+		return err
+	case checked:
+		return fmt.Errorf("%w; every weight passed --check-tensors, so the forward pass itself overflowed", err)
+	}
+	return fmt.Errorf("%w; run again with --check-tensors to find a weight holding NaN or Inf", err)
+}
+
+func runGenerate(cmd *cobra.Command, f *generateFlags) error {
+	if err := checkGenerateFlags(f); err != nil {
+		return err
+	}
+	if !cmd.Flags().Changed("seed") {
+		f.seed = randomSeed()
+		log.Info().Uint64("seed", f.seed).Msg("sampling seed drawn at random (--seed replays it)")
 	}
 	params := sample.Params{Temp: f.temp, TopP: f.topP, TopK: f.topK, MinP: f.minP, RepetitionPenalty: f.repPenalty,
 		RepetitionContextSize: f.repContext, PresencePenalty: f.presence, FrequencyPenalty: f.frequency, Seed: f.seed}
@@ -110,13 +206,10 @@ func runGenerate(cmd *cobra.Command, f *generateFlags) error {
 	params.LogitBias = bias
 	sampler, err := sample.New(params)
 	if err != nil {
-		return fmt.Errorf("generate: %w", err)
+		return samplingError(err)
 	}
 	var gram *grammar.Grammar
 	if f.constraint.set() {
-		if f.constraint.usesStdin() && f.prompt == "" && f.promptIDs == "" {
-			return errors.New("generate: --json-schema - reads stdin, so give the prompt with --prompt or --prompt-ids")
-		}
 		if gram, err = f.constraint.parse(cmd.InOrStdin()); err != nil {
 			return err
 		}
@@ -133,16 +226,34 @@ func runGenerate(cmd *cobra.Command, f *generateFlags) error {
 	if err != nil {
 		return err // before the tokenizer, so a directory without config.json says that
 	}
+	for id := range bias {
+		if id >= cfg.VocabSize {
+			return fmt.Errorf("generate: --logit-bias: id %d is outside the vocabulary of %d (ids 0..%d)", id, cfg.VocabSize, cfg.VocabSize-1)
+		}
+	}
 	if gram != nil && !d.HasTokenizer() {
-		return fmt.Errorf("%s: %s needs the model's tokenizer to map tokens to text, and there is no %s", d.Path(), constraintName(&f.constraint), modeldir.TokenizerFile)
+		return fmt.Errorf("%s: %s needs the model's tokenizer to map tokens to text, and there is no %s", d.Path(), f.constraint.name(), modeldir.TokenizerFile)
 	}
 	tok, err := loadTokenizer(d, f.promptIDs == "")
 	if err != nil {
 		return err
 	}
-	prompt, err := buildPrompt(cmd.InOrStdin(), f, d, tok)
+	prompt, err := buildPrompt(cmd.InOrStdin(), f, d, tok, cfg.VocabSize)
 	if err != nil {
 		return err
+	}
+	maxTokens, ctx := f.maxTokens, f.ctx
+	if maxTokens == -1 {
+		if ctx == 0 {
+			ctx = untilEndContext
+			if mp := cfg.MaxPositions; mp > 0 {
+				ctx = min(ctx, mp)
+			}
+		}
+		if len(prompt) >= ctx {
+			return fmt.Errorf("generate: --max-tokens -1: the %d prompt tokens leave no room in a context of %d", len(prompt), ctx)
+		}
+		maxTokens = maxPositions // the context ends it (stop reason "context"), unless an end id comes first
 	}
 	b, m, err := openModel(f.device, d, f.checkTensors, adapters...)
 	if err != nil {
@@ -164,12 +275,12 @@ func runGenerate(cmd *cobra.Command, f *generateFlags) error {
 		}
 	}
 	opt := model.GenOptions{
-		MaxTokens: f.maxTokens, Context: f.ctx, Stop: stopper, OnText: emit,
+		MaxTokens: maxTokens, Context: ctx, Stop: stopper, OnText: emit,
 		Picker: pickerFunc(func(l []float32, h []int) (int, error) { return sampler.Sample(l, h, nil) }),
 	}
 	var constrained *grammar.Picker
 	if gram != nil {
-		tabs, err := compileConstraint(gram, constraintName(&f.constraint), tok, cfg.VocabSize,
+		tabs, err := compileConstraint(gram, f.constraint.name(), tok, cfg.VocabSize,
 			sample.EndIDs(m.Config.EOS, tokEOS, f.ignoreEOS))
 		if err != nil {
 			return err
@@ -184,10 +295,14 @@ func runGenerate(cmd *cobra.Command, f *generateFlags) error {
 	}
 	res, err := m.Generate(prompt, opt)
 	if err != nil {
-		return err
+		return nonFiniteHint(err, f.checkTensors)
 	}
 	if stream != nil {
 		emit(stopper.Finish(stream.Flush()))
+	}
+	if mp, used := cfg.MaxPositions, len(res.Prompt)+len(res.Generated); mp > 0 && used > mp {
+		// As llama.cpp warns: the positions are computed, but past what the model was trained on.
+		log.Warn().Msgf("--max-kv-size %d took the run to %d positions, past the model's %d (max_position_embeddings): the output past them may degrade", ctx, used, mp)
 	}
 	if constrained != nil {
 		if !constrained.Complete() {
@@ -197,28 +312,27 @@ func runGenerate(cmd *cobra.Command, f *generateFlags) error {
 		log.Debug().Int("fills", n).Dur("waited", waited).Msg("token masks (time not hidden behind the forward pass)")
 	}
 	rec := genRecord{Text: text.String(), PromptIDs: res.Prompt, GeneratedIDs: res.Generated, StopReason: res.StopReason,
-		Device: b.Name(), PromptSec: res.PromptTime.Seconds(), GenSec: res.GenTime.Seconds(), PeakMemGB: peakMemoryGB()}
+		Device: b.Name(), Seed: f.seed, PromptSec: res.PromptTime.Seconds(), GenSec: res.GenTime.Seconds(), PeakMemGB: peakMemoryGB()}
+	if rec.GeneratedIDs == nil {
+		rec.GeneratedIDs = []int{} // --max-tokens 0: an empty list, not null
+	}
 	rec.PromptTPS = rate(len(res.Prompt), res.PromptTime.Seconds())
-	rec.GenTPS = rate(len(res.Generated)-1, res.GenTime.Seconds())
+	// The first new token comes from the prompt's step; the decode steps make the rest.
+	if r := rate(len(res.Generated)-1, res.GenTime.Seconds()); r > 0 {
+		rec.GenTPS = &r
+	}
 	if f.jsonOut {
 		enc := json.NewEncoder(out)
 		return enc.Encode(rec)
 	}
 	fmt.Fprintln(out)
-	fmt.Fprintf(cmd.ErrOrStderr(), "==========\nPrompt: %d tokens, %.3f tokens-per-sec\nGeneration: %d tokens, %.3f tokens-per-sec\nPeak memory: %.3f GB\n",
-		len(res.Prompt), rec.PromptTPS, len(res.Generated), rec.GenTPS, rec.PeakMemGB)
-	return nil
-}
-
-// constraintName names the constraint flag in errors.
-func constraintName(c *constraintFlags) string {
-	switch {
-	case c.jsonSchema != "":
-		return "--json-schema " + c.jsonSchema
-	case c.grammarFile != "":
-		return "--grammar " + c.grammarFile
+	gen := "n/a tokens-per-sec (no decode step: the first token comes with the prompt)"
+	if rec.GenTPS != nil {
+		gen = fmt.Sprintf("%.3f tokens-per-sec", *rec.GenTPS)
 	}
-	return "--regex"
+	fmt.Fprintf(cmd.ErrOrStderr(), "==========\nPrompt: %d tokens, %.3f tokens-per-sec\nGeneration: %d tokens, %s\nPeak memory: %.3f GB\n",
+		len(res.Prompt), rec.PromptTPS, len(res.Generated), gen, rec.PeakMemGB)
+	return nil
 }
 
 // openAdapters reads the --adapter directories, each with its --adapter-scale (all 1 when none is given).
@@ -264,17 +378,27 @@ func loadTokenizer(d *modeldir.Dir, needed bool) (*tokenizer.Tokenizer, error) {
 	return d.Tokenizer()
 }
 
-// buildPrompt returns the prompt ids: --prompt-ids as given, else the text (flag or stdin) through the chat
-// template (when the model has one and it is not disabled) and the tokenizer.
-func buildPrompt(stdin io.Reader, f *generateFlags, d *modeldir.Dir, tok *tokenizer.Tokenizer) ([]int, error) {
+// buildPrompt returns the prompt ids: --prompt-ids as given (each checked against the vocabulary of the logits,
+// vocab), else the text (flag or stdin) through the chat template (when the model has one and it is not disabled)
+// and the tokenizer.
+func buildPrompt(stdin io.Reader, f *generateFlags, d *modeldir.Dir, tok *tokenizer.Tokenizer, vocab int) ([]int, error) {
 	if f.promptIDs != "" {
-		return parseIDs(f.promptIDs)
+		ids, err := parseIDs("--prompt-ids", f.promptIDs)
+		if err != nil {
+			return nil, err
+		}
+		for _, id := range ids {
+			if id >= vocab {
+				return nil, fmt.Errorf("--prompt-ids: id %d is outside the vocabulary of %d (ids 0..%d)", id, vocab, vocab-1)
+			}
+		}
+		return ids, nil
 	}
 	text := f.prompt
-	if text == "" {
-		b, err := io.ReadAll(stdin)
+	if text == "" || text == "-" {
+		b, err := readArg("--prompt", "-", stdin, maxPromptBytes)
 		if err != nil {
-			return nil, fmt.Errorf("reading the prompt from stdin: %w", err)
+			return nil, err
 		}
 		text = string(b)
 	}
@@ -286,11 +410,14 @@ func buildPrompt(stdin io.Reader, f *generateFlags, d *modeldir.Dir, tok *tokeni
 	}
 	tmpl, err := d.ChatTemplate()
 	if err != nil {
-		if errors.Is(err, modeldir.ErrNoChatTemplate) {
-			log.Info().Msg("model has no chat template; using the prompt as plain text")
-			return tok.Encode(text, true), nil
+		if !errors.Is(err, modeldir.ErrNoChatTemplate) {
+			return nil, err
 		}
-		return nil, err
+		if f.system != "" || f.chatKwargs != "" {
+			return nil, fmt.Errorf("%s: --system and --chat-template-args fill a chat template, and the model has none", d.Path())
+		}
+		log.Warn().Msg("the model has no chat template: the prompt goes in as plain text (--no-chat-template says so and drops this notice)")
+		return tok.Encode(text, true), nil
 	}
 	var msgs []chat.Message
 	if f.system != "" {
@@ -310,7 +437,8 @@ func buildPrompt(stdin io.Reader, f *generateFlags, d *modeldir.Dir, tok *tokeni
 	return tok.Encode(rendered, false), nil
 }
 
-func parseIDs(s string) ([]int, error) {
+// parseIDs reads comma-separated token ids given to flag.
+func parseIDs(flag, s string) ([]int, error) {
 	var ids []int
 	for _, part := range strings.Split(s, ",") {
 		part = strings.TrimSpace(part)
@@ -319,12 +447,12 @@ func parseIDs(s string) ([]int, error) {
 		}
 		id, err := strconv.Atoi(part)
 		if err != nil || id < 0 {
-			return nil, fmt.Errorf("--prompt-ids: %q is not a token id", part)
+			return nil, fmt.Errorf("%s: %q is not a token id (a whole number from 0)", flag, part)
 		}
 		ids = append(ids, id)
 	}
 	if len(ids) == 0 {
-		return nil, errors.New("--prompt-ids: no ids given")
+		return nil, fmt.Errorf("%s: no ids given", flag)
 	}
 	return ids, nil
 }

@@ -2,8 +2,9 @@
 // org/name[@revision] resolved in the hub cache (resolveModel); the one model-directory reader (package modeldir)
 // hands the config and the weight archive over once; the model's linear layers are listed from them (model.SourceQueries, headers only), the
 // registry picks a device that serves them all (or fails a named one that cannot) before any weight is read, then
-// an optional scan of every floating weight for NaN and Inf (--check-tensors) and the binding; LoRA adapters, when
-// given, are checked against the model and asked of the device with its layers, and attached after the binding.
+// an optional scan of every floating weight, the adapters' included, for NaN and Inf (--check-tensors) and the
+// binding; LoRA adapters, when given, are checked against the model and asked of the device with its layers, and
+// attached after the binding.
 package main
 
 import (
@@ -86,6 +87,13 @@ func openModel(device string, d *modeldir.Dir, checkTensors bool, adapters ...*l
 			arch.Close()
 			b.Close()
 			return nil, nil, fmt.Errorf("%s: --check-tensors: %w", d.Path(), err)
+		}
+		for _, a := range adapters {
+			if err := a.CheckFinite(); err != nil {
+				arch.Close()
+				b.Close()
+				return nil, nil, fmt.Errorf("--check-tensors: %w", err)
+			}
 		}
 	}
 	log.Info().Str("device", b.Name()).Str("model", d.Path()).Msg("loading")

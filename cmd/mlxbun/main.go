@@ -5,11 +5,13 @@ package main
 import (
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"time"
 
 	"github.com/rs/zerolog"
 	"github.com/spf13/cobra"
+	"golang.org/x/term"
 
 	_ "github.com/mlxbun/mlxbun/internal/cpu" // registers the cpu device
 	_ "github.com/mlxbun/mlxbun/internal/cuda"
@@ -31,6 +33,7 @@ var log zerolog.Logger
 
 func newRoot() *cobra.Command {
 	var level, format string
+	var verbose bool
 	root := &cobra.Command{
 		Use:   "mlxbun",
 		Short: "Run trellis-quantized language models on CPU, CUDA and Metal",
@@ -40,14 +43,22 @@ model directories, with linear layers in bf16 or QTIP trellis codes (2-4 bits pe
 Examples:
   mlxbun generate --model ./Qwen3-0.6B --prompt "Why is the sky blue?"
   mlxbun tokenize --model ./Qwen3-0.6B --text "Hello world"`,
+		Version:       version,
 		SilenceUsage:  true,
 		SilenceErrors: true,
 		PersistentPreRunE: func(cmd *cobra.Command, args []string) error {
+			if verbose && !cmd.Flags().Changed("log-level") {
+				level = "info"
+			}
 			return setupLogging(level, format)
 		},
 	}
+	root.SetVersionTemplate(versionLine() + "\n")
+	root.SetFlagErrorFunc(flagError)
+	root.Flags().Bool("version", false, "print the version and exit (as the version verb does)") // no -v: --verbose is not short either
 	root.PersistentFlags().StringVar(&level, "log-level", "warn", "log level: debug, info, warn, error")
 	root.PersistentFlags().StringVar(&format, "log-format", "console", "log format: console or json")
+	root.PersistentFlags().BoolVar(&verbose, "verbose", false, "log at info level: the device chosen, the seed drawn, the stages (as --log-level info)")
 	root.AddCommand(newGenerate(), newTokenize(), newBench(), newVerify(), newPerplexity(), newQuantize(), newVersion(), newCompileANE(), newDownload())
 	return root
 }
@@ -61,11 +72,19 @@ func setupLogging(level, format string) error {
 	case "json":
 		log = zerolog.New(os.Stderr).With().Timestamp().Logger().Level(lv)
 	case "console":
-		log = zerolog.New(zerolog.ConsoleWriter{Out: os.Stderr, TimeFormat: time.TimeOnly}).With().Timestamp().Logger().Level(lv)
+		// Colours only on a terminal: escape codes in a log file or a pipe are noise.
+		w := zerolog.ConsoleWriter{Out: os.Stderr, TimeFormat: time.TimeOnly, NoColor: !isTerminal(os.Stderr)}
+		log = zerolog.New(w).With().Timestamp().Logger().Level(lv)
 	default:
 		return fmt.Errorf("--log-format %q: want console or json", format)
 	}
 	return nil
+}
+
+// isTerminal reports whether w is a terminal (a bar, a colour or a carriage return on a pipe or file is noise).
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	return ok && term.IsTerminal(int(f.Fd()))
 }
 
 func main() {

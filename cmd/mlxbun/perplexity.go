@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"os"
 
 	"github.com/schollz/progressbar/v3"
 	"github.com/spf13/cobra"
@@ -17,25 +16,40 @@ import (
 func newPerplexity() *cobra.Command {
 	var dir, file, device string
 	var ctx, limit int
-	var jsonOut, quiet bool
+	var jsonOut, quiet, checkTensors bool
 	cmd := &cobra.Command{
 		Use:   "perplexity",
 		Short: "Score a text file: perplexity, bits per token and bits per byte",
-		Long: `perplexity tokenizes --file (no special tokens), cuts it into non-overlapping windows of --ctx tokens from
-the start, runs each window from an empty cache and scores every token after the window's first.`,
+		Long: fmt.Sprintf(`perplexity tokenizes --file (no special tokens; "-" reads stdin, at most %d MiB), cuts it into
+non-overlapping windows of --ctx tokens from the start, runs each window from an empty cache and scores every
+token after the window's first. A file that is not text (NUL bytes, or mostly invalid UTF-8) is scored with a
+warning: its perplexity measures nothing useful. The progress bar shows on a terminal only.`, maxTextBytes>>20),
 		Example: `  mlxbun perplexity --model ./pycoder-12m --file heldout.txt --ctx 512
-  mlxbun perplexity --model ./Qwen3-0.6B-3bit --file wiki.test.raw --json`,
+  mlxbun perplexity -m ./Qwen3-0.6B-3bit -f wiki.test.raw -c 1024 --json`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if dir == "" || file == "" {
 				return errors.New("perplexity: --model and --file are required")
 			}
-			text, err := os.ReadFile(file)
+			if err := checkRange("perplexity: --ctx", ctx, 2, maxPositions, fmt.Sprintf("2..%d tokens per window", maxPositions)); err != nil {
+				return err
+			}
+			if err := checkRange("perplexity: --max-bytes", limit, 0, maxTextBytes, fmt.Sprintf("0..%d (0: the whole file)", maxTextBytes)); err != nil {
+				return err
+			}
+			read := int64(maxTextBytes)
+			if limit > 0 {
+				read = int64(limit)
+			}
+			text, err := readArgPrefix("--file", file, cmd.InOrStdin(), read, limit > 0)
 			if err != nil {
 				return fmt.Errorf("perplexity: %w", err)
 			}
-			if limit > 0 && limit < len(text) {
-				text = text[:limit]
+			if len(text) == 0 {
+				return fmt.Errorf("perplexity: --file %s is empty", file)
+			}
+			if why := eval.NotText(text); why != "" {
+				log.Warn().Str("file", file).Msgf("this is not text: %s; its perplexity measures nothing useful", why)
 			}
 			d, err := openModelDir(dir)
 			if err != nil {
@@ -45,7 +59,7 @@ the start, runs each window from an empty cache and scores every token after the
 			if err != nil {
 				return err
 			}
-			b, m, err := openModel(device, d, false)
+			b, m, err := openModel(device, d, checkTensors)
 			if err != nil {
 				return err
 			}
@@ -53,8 +67,9 @@ the start, runs each window from an empty cache and scores every token after the
 			defer m.Close()
 			ids := tok.Encode(string(text), false)
 			var bar *progressbar.ProgressBar
+			showBar := !quiet && isTerminal(cmd.ErrOrStderr())
 			progress := func(done, total int) {
-				if quiet {
+				if !showBar {
 					return
 				}
 				if bar == nil {
@@ -65,7 +80,7 @@ the start, runs each window from an empty cache and scores every token after the
 			}
 			res, err := eval.Perplexity(m, ids, ctx, func(id int) int { return len(tok.TokenBytes(id)) }, progress)
 			if err != nil {
-				return err
+				return nonFiniteHint(err, checkTensors)
 			}
 			out := cmd.OutOrStdout()
 			if jsonOut {
@@ -77,12 +92,14 @@ the start, runs each window from an empty cache and scores every token after the
 		},
 	}
 	fl := cmd.Flags()
-	fl.StringVar(&dir, "model", "", "model directory or hub name org/name[@revision] (required)")
-	fl.StringVar(&file, "file", "", "text file to score (required)")
-	fl.IntVar(&ctx, "ctx", 512, "window length in tokens")
+	fl.StringVarP(&dir, "model", "m", "", "model directory or hub name org/name[@revision] (required)")
+	fl.StringVarP(&file, "file", "f", "", `text file to score (required; "-": stdin)`)
+	fl.IntVarP(&ctx, "ctx", "c", 512, "window length in tokens (at least 2)")
 	fl.IntVar(&limit, "max-bytes", 0, "score only the first N bytes of the file (0: all)")
 	fl.StringVar(&device, "device", "auto", deviceHelp("device"))
 	fl.BoolVar(&jsonOut, "json", false, "print one JSON record")
 	fl.BoolVar(&quiet, "quiet", false, "no progress bar")
+	fl.BoolVar(&checkTensors, "check-tensors", false, "scan every floating weight for NaN and Inf at load")
+	aliases(cmd, map[string]string{"ctx-size": "ctx"}) // llama-perplexity's -c
 	return cmd
 }

@@ -1,6 +1,6 @@
 // The quantize verb: trellis-code a Hugging Face checkpoint's attention and MLP projections into an mlxbun model
-// directory (internal/quantize does the work), with a progress bar, per-tensor lines at debug level, and a
-// summary of bits per weight and SNR.
+// directory (internal/quantize does the work), with a progress bar on a terminal, a line per layer at info level
+// (--verbose), per-tensor lines at debug level, and a summary of bits per weight and SNR.
 package main
 
 import (
@@ -30,7 +30,7 @@ func newQuantize() *cobra.Command {
 	var quiet bool
 	cmd := &cobra.Command{
 		Use:   "quantize",
-		Short: "Trellis-code a Hugging Face model's linear layers (2-4 bits per weight)",
+		Short: "Trellis-code a Hugging Face model's linear layers (1-8 bits per weight; 2-4 are the useful widths)",
 		Long: `quantize reads an unquantized Hugging Face model directory (bf16, f16 or f32 safetensors) and writes an mlxbun
 model: the q/k/v/o and gate/up projections trellis-coded along their input dimension, down_proj along its output
 dimension (3-bit down projections in the block-interleaved layout when out-features are a multiple of 512), the
@@ -47,8 +47,9 @@ the first matching rule wins. A projection whose coded dimension is not a multip
 the sign vectors beside the codes (q/k/v and gate/up share their input signs, so the activation is rotated once);
 --calib FILE runs the unquantized model on the CPU over the first --calib-tokens tokens of FILE, collects each
 linear's input Hessian H = XᵀX and chooses the codes by LDLQ (feedback rounding against H + --damp·mean(diag H)·I).
-Without --calib the Hessians are identities and LDLQ is plain rounding. Each layer logs an info line; the summary
-gives the SNR and the proxy loss tr(ΔW·H·ΔWᵀ) relative to tr(W·H·Wᵀ) (H = I without --calib).
+Without --calib the Hessians are identities and LDLQ is plain rounding. A progress bar shows on a terminal
+(--quiet: none); each layer logs an info line (--verbose); the summary on stdout gives the SNR and the proxy loss
+tr(ΔW·H·ΔWᵀ) relative to tr(W·H·Wᵀ) (H = I without --calib).
 
 The output is built beside --out and renamed into place when complete; an existing --out is an error unless
 --force (which replaces only a model directory). Encoding costs about 10 µs per weight per core at L 12
@@ -63,13 +64,29 @@ The output is built beside --out and renamed into place when complete; an existi
 				return errors.New("quantize: --model and --out are required")
 			}
 			if !cmd.Flags().Changed("bits") {
-				return errors.New("quantize: --bits is required (2, 3 or 4)")
+				return errors.New("quantize: --bits is required: " + bitsHelp)
 			}
 			if o.L < 1 || o.GroupSize < 1 {
 				return fmt.Errorf("quantize: --L %d and --group-size %d must be positive", o.L, o.GroupSize)
 			}
 			if workers < 0 {
 				return fmt.Errorf("quantize: --workers %d must be positive (0: every core)", workers)
+			}
+			if err := checkFinite("quantize: --damp", o.Damp); err != nil {
+				return err
+			}
+			for _, c := range []struct {
+				flag  string
+				needs bool
+				msg   string
+			}{
+				{"seed", o.RHT, "--seed draws the Hadamard signs: it needs --rht"},
+				{"damp", o.Calib != "", "--damp damps LDLQ's Hessian: it needs --calib"},
+				{"calib-tokens", o.Calib != "", "--calib-tokens counts the tokens of --calib: it needs --calib"},
+			} {
+				if cmd.Flags().Changed(c.flag) && !c.needs {
+					return errors.New("quantize: " + c.msg)
+				}
 			}
 			var err error
 			if in, err = resolveModel(in); err != nil {
@@ -88,10 +105,6 @@ The output is built beside --out and renamed into place when complete; an existi
 			go func() { <-ctx.Done(); stop() }()
 			o.Context = ctx
 
-			// Quantizing takes minutes: its per-layer lines are info, shown unless --log-level says otherwise.
-			if f := cmd.Flag("log-level"); f != nil && !f.Changed {
-				log = log.Level(zerolog.InfoLevel)
-			}
 			p := newQuantizeProgress(cmd.ErrOrStderr(), quiet)
 			rep, err := quantize.Run(in, out, o, p.event)
 			p.finish()
@@ -103,16 +116,16 @@ The output is built beside --out and renamed into place when complete; an existi
 		},
 	}
 	fl := cmd.Flags()
-	fl.StringVar(&in, "model", "", "input model directory (config.json + safetensors) or hub name org/name[@revision] (required)")
+	fl.StringVarP(&in, "model", "m", "", "input model directory (config.json + safetensors) or hub name org/name[@revision] (required)")
 	fl.StringVar(&out, "out", "", "output model directory (required)")
-	fl.IntVar(&o.Bits, "bits", 0, "bits per weight of the trellis-coded projections, 1..8 (required; 2, 3, 4 are the useful ones)")
+	fl.IntVar(&o.Bits, "bits", 0, "trellis "+bitsHelp+" of the coded projections (required)")
 	fl.IntVar(&o.L, "L", quantize.DefaultL, "trellis state bits, bits..16 (encoding time grows as 2^L)")
 	fl.IntVar(&o.GroupSize, "group-size", quantize.DefaultGroupSize, "positions per coded block; group-size·bits must be a multiple of 32")
 	fl.StringVar(&rules, "bits-per-path", "", "per-path bits: comma-separated pattern=bits rules, first match wins (e.g. 'mlp.down_proj=4,layers.0.*=4')")
 	fl.StringVar(&emb, "embeddings", quantize.EmbeddingsBF16, "embed_tokens and lm_head storage: bf16 or affine8 (MLX affine 8-bit, group 64)")
 	fl.BoolVar(&o.Force, "force", false, "replace an existing output model directory")
 	fl.IntVar(&workers, "workers", 0, "encoder goroutines (0: every core)")
-	fl.BoolVar(&quiet, "quiet", false, "no progress bar")
+	fl.BoolVar(&quiet, "quiet", false, "no progress bar (the summary still goes to stdout)")
 	fl.BoolVar(&o.RHT, "rht", false, "random Hadamard incoherence processing (sign vectors stored beside the codes)")
 	fl.Uint64Var(&o.Seed, "seed", quantize.DefaultSeed, "seed of the Hadamard sign vectors")
 	fl.StringVar(&o.Calib, "calib", "", "calibration text: collect input Hessians on the CPU and round by LDLQ")
@@ -244,16 +257,6 @@ func (p *quantizeProgress) finish() {
 // shortName drops the common prefix and suffix from a tensor name for the bar ("layers.3.mlp.down_proj").
 func shortName(name string) string {
 	return strings.TrimSuffix(strings.TrimPrefix(name, "model."), ".weight")
-}
-
-// isTerminal reports whether w is a character device (a bar on a pipe or file would only be noise).
-func isTerminal(w io.Writer) bool {
-	f, ok := w.(*os.File)
-	if !ok {
-		return false
-	}
-	st, err := f.Stat()
-	return err == nil && st.Mode()&os.ModeCharDevice != 0
 }
 
 // specString is a short spelling of a spec: "trellis k3 L12 T256 axis0 interleaved", "affine 8-bit g64".

@@ -17,6 +17,7 @@ func newTokenize() *cobra.Command {
 		Short: "Print the token ids of a text as a JSON array (or decode ids with --decode)",
 		Long:  "tokenize loads DIR/tokenizer.json (the directory may hold only the tokenizer files).",
 		Example: `  mlxbun tokenize --model ./Qwen3-0.6B --text "Hello world"
+  echo "Hello world" | mlxbun tokenize -m ./Qwen3-0.6B --text -
   mlxbun tokenize --model ./Qwen3-0.6B --decode --text "[9707,1879]"`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
@@ -31,11 +32,18 @@ func newTokenize() *cobra.Command {
 			if err != nil {
 				return err
 			}
+			if text == "-" {
+				b, err := readArg("--text", "-", cmd.InOrStdin(), maxPromptBytes)
+				if err != nil {
+					return err
+				}
+				text = string(b)
+			}
 			out := cmd.OutOrStdout()
 			if decode {
 				var ids []int
 				if err := json.Unmarshal([]byte(text), &ids); err != nil {
-					ids, err = parseIDs(text)
+					ids, err = parseIDs("--text", text)
 					if err != nil {
 						return fmt.Errorf("tokenize --decode: --text must be a JSON array or comma-separated ids: %w", err)
 					}
@@ -57,8 +65,8 @@ func newTokenize() *cobra.Command {
 			return nil
 		},
 	}
-	cmd.Flags().StringVar(&dir, "model", "", "directory holding tokenizer.json, or hub name org/name[@revision] (required)")
-	cmd.Flags().StringVar(&text, "text", "", "text to tokenize (or ids to decode)")
+	cmd.Flags().StringVarP(&dir, "model", "m", "", "directory holding tokenizer.json, or hub name org/name[@revision] (required)")
+	cmd.Flags().StringVarP(&text, "text", "p", "", `text to tokenize, or ids to decode ("-": read stdin)`)
 	cmd.Flags().BoolVar(&decode, "decode", false, "decode ids back to text")
 	cmd.Flags().BoolVar(&noSpecial, "no-special", false, "do not add BOS/EOS special tokens")
 	return cmd

@@ -5,7 +5,9 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	"io"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -15,7 +17,7 @@ import (
 
 func newVerify() *cobra.Command {
 	var device, ref, output, only string
-	var quick bool
+	var quick, quiet bool
 	var seed uint64
 	cmd := &cobra.Command{
 		Use:   "verify-kernels",
@@ -29,7 +31,8 @@ pass/fail. The ops and op sequences covered:
 Each op runs at the fixture and Qwen3-14B model shapes in the device's activation dtype, then as sweeps over the
 kernel forms in f32 and bf16 activations (a device that holds no bf16 tensors skips those: reported, not failed).
 "Fused/" cases issue the op sequences a backend may fuse into one launch, "Record/" cases record a step as a
-graph and replay it. Exit status 1 if any case fails.`,
+graph and replay it. A progress line goes to stderr every few seconds (--quiet: none). Exit status 1 if any case
+fails, or if --only matches no case.`,
 		Example: `  mlxbun verify-kernels --device cuda
   mlxbun verify-kernels --device cuda --quick --only MatMul -o json`,
 		Args: cobra.NoArgs,
@@ -47,13 +50,27 @@ graph and replay it. Exit status 1 if any case fails.`,
 				return err
 			}
 			defer d.Close()
+			// A case keeps its index in the whole list, which picks its random inputs: --only reruns a failing case
+			// on the inputs it failed on.
 			var cases []verify.Case
-			for _, c := range verify.Cases(quick) {
+			var index []int
+			for i, c := range verify.Cases(quick) {
 				if only == "" || strings.Contains(c.Op+" "+c.Shape, only) {
-					cases = append(cases, c)
+					cases, index = append(cases, c), append(index, i)
 				}
 			}
-			results := verify.Run(r, d, cases, seed)
+			if len(cases) == 0 {
+				return fmt.Errorf("verify-kernels: --only %q matches no case (ops: %s)", only, strings.Join(verify.Ops(), ", "))
+			}
+			runner := verify.NewRunner(r, d, seed)
+			prog := newCaseProgress(cmd.ErrOrStderr(), len(cases), quiet)
+			var results []verify.Result
+			for k, c := range cases {
+				res := runner.Run(index[k], c)
+				results = append(results, res)
+				prog.done(res)
+			}
+			prog.finish()
 			failed, skipped := 0, 0
 			for _, res := range results {
 				switch {
@@ -114,6 +131,7 @@ graph and replay it. Exit status 1 if any case fails.`,
 	fl.StringVar(&only, "only", "", "run only cases whose op or shape contains this text")
 	fl.BoolVar(&quick, "quick", false, "skip the heavy cases (512-row prompts on more than 4M weights, 14B-shape attention)")
 	fl.Uint64Var(&seed, "seed", 1, "seed of the random inputs")
+	fl.BoolVar(&quiet, "quiet", false, "no progress lines on stderr")
 	return cmd
 }
 
@@ -135,4 +153,41 @@ func wrapList(items []string, width int) string {
 		}
 	}
 	return strings.Join(append(lines, line), "\n")
+}
+
+// caseProgress prints a line to w every progressEvery while cases run, and one at the end when any was printed,
+// so a run of minutes (the CPU against itself) is not silent.
+type caseProgress struct {
+	w              io.Writer
+	total, n, fail int
+	start, last    time.Time
+	quiet, printed bool
+}
+
+// progressEvery is the interval of the progress lines (a variable so a test can shorten it).
+var progressEvery = 5 * time.Second
+
+func newCaseProgress(w io.Writer, total int, quiet bool) *caseProgress {
+	now := time.Now()
+	return &caseProgress{w: w, total: total, start: now, last: now, quiet: quiet}
+}
+
+func (p *caseProgress) done(r verify.Result) {
+	p.n++
+	if !r.Pass && !r.Skipped {
+		p.fail++
+	}
+	if p.quiet || time.Since(p.last) < progressEvery {
+		return
+	}
+	p.last = time.Now()
+	p.printed = true
+	fmt.Fprintf(p.w, "verify-kernels: %d of %d cases, %d failed, %s (last: %s)\n", p.n, p.total, p.fail,
+		time.Since(p.start).Round(time.Second), r.Op)
+}
+
+func (p *caseProgress) finish() {
+	if p.printed {
+		fmt.Fprintf(p.w, "verify-kernels: %d of %d cases, %d failed, %s\n", p.n, p.total, p.fail, time.Since(p.start).Round(time.Second))
+	}
 }

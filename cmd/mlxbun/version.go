@@ -1,4 +1,4 @@
-// The version verb.
+// The version verb and the root's --version flag: one line naming the build, the Go runtime and the devices.
 package main
 
 import (
@@ -17,8 +17,13 @@ func newVersion() *cobra.Command {
 		Example: `  mlxbun version`,
 		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			fmt.Fprintf(cmd.OutOrStdout(), "mlxbun %s (%s, %s/%s) devices: %v\n", version, runtime.Version(), runtime.GOOS, runtime.GOARCH, backend.Devices())
+			fmt.Fprintln(cmd.OutOrStdout(), versionLine())
 			return nil
 		},
 	}
+}
+
+// versionLine is what `mlxbun version` and `mlxbun --version` print.
+func versionLine() string {
+	return fmt.Sprintf("mlxbun %s (%s, %s/%s) devices: %v", version, runtime.Version(), runtime.GOOS, runtime.GOARCH, backend.Devices())
 }

@@ -111,8 +111,9 @@ func TestRopeSpellings(t *testing.T) {
 		{"top-level partial rotary", `"partial_rotary_factor":0.25`, 10000, nil, 0.25},
 		{"proportional keeps its factor to itself", `"rope_parameters":{"rope_type":"proportional","rope_theta":1e6,"partial_rotary_factor":0.25}`,
 			1e6, map[string]any{"rope_type": "proportional", "partial_rotary_factor": 0.25}, 1},
-		{"rope_parameters beats rope_scaling", `"rope_scaling":{"type":"linear","factor":2},"rope_parameters":{"rope_type":"yarn","factor":4,"rope_theta":7}`,
+		{"rope_scaling agreeing with rope_parameters", `"rope_scaling":{"type":"yarn","factor":4},"rope_parameters":{"rope_type":"yarn","factor":4,"rope_theta":7}`,
 			7, map[string]any{"rope_type": "yarn", "factor": 4.0}, 1},
+		{"both default", `"rope_scaling":{"rope_type":"default"},"rope_parameters":{"rope_theta":7}`, 7, nil, 1},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -252,6 +253,8 @@ func TestRejects(t *testing.T) {
 		{"bad generation eos", "{" + base + "}", `{"eos_token_id":"</s>"}`, `generation_config.json: eos_token_id must be a token id or a list of them, got "\u003c/s\u003e"`},
 		{"rope_scaling not object", full(`"rope_scaling":"yarn"`), ``, `config.json: rope_scaling must be an object, got "yarn"`},
 		{"bad inner theta", full(`"rope_parameters":{"rope_theta":"big"}`), ``, `config.json: rope_parameters.rope_theta must be a positive number, got "big"`},
+		{"rope_scaling differing from rope_parameters", full(`"rope_scaling":{"type":"linear","factor":2},"rope_parameters":{"rope_type":"yarn","factor":4,"rope_theta":7}`), ``,
+			`config.json: rope_parameters {"factor":4,"rope_theta":7,"rope_type":"yarn"} and rope_scaling {"factor":2,"type":"linear"} are both set and differ; keep one`},
 		{"partial rotary above 1", full(`"partial_rotary_factor":1.5`), ``, "config.json: partial_rotary_factor 1.5 is above 1"},
 		{"no_rope_layers values", full(`"no_rope_layers":[1,2]`), ``, "config.json: no_rope_layers must be a list of 0 and 1, got [1,2]"},
 		{"no_rope_layers length", full(`"no_rope_layers":[1,1,0]`), ``, "config.json: no_rope_layers has 3 entries for 2 layers"},

@@ -47,4 +47,3 @@ func (b *Backend) enqueueShadow(out *Tensor, mk func(y16 driver.DevPtr) func() e
 	b.fuse.out = &shadowOut{idx: len(b.pending) - 1, elems: out.elems(), out: out.ptr, with: mk}
 	b.mu.Unlock()
 }
-

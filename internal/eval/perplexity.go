@@ -3,7 +3,6 @@
 package eval
 
 import (
-	"errors"
 	"fmt"
 	"math"
 
@@ -30,12 +29,12 @@ func Perplexity(m *model.Model, tokens []int, ctx int, bytesOf func(id int) int,
 	if ctx < 2 {
 		return nil, fmt.Errorf("perplexity: --ctx %d: need at least 2 tokens per window", ctx)
 	}
+	if mp := m.Config.MaxPositions; mp > 0 && ctx > mp {
+		return nil, fmt.Errorf("perplexity: --ctx %d exceeds the model's %d positions", ctx, mp)
+	}
 	windows := (len(tokens) - 1) / ctx
 	if windows < 1 {
 		return nil, fmt.Errorf("perplexity: %d tokens make no window of %d", len(tokens), ctx)
-	}
-	if mp := m.Config.MaxPositions; mp > 0 && ctx > mp {
-		return nil, fmt.Errorf("perplexity: --ctx %d exceeds the model's %d positions", ctx, mp)
 	}
 	cache, err := m.NewCache(1, ctx)
 	if err != nil {
@@ -57,7 +56,7 @@ func Perplexity(m *model.Model, tokens []int, ctx int, bytesOf func(id int) int,
 		for i := 1; i < ctx; i++ {
 			nll := -logSoftmaxAt(logits[(i-1)*vocab:i*vocab], win[i])
 			if math.IsNaN(nll) || math.IsInf(nll, 0) {
-				return nil, errors.New("perplexity: the model produced non-finite logits")
+				return nil, fmt.Errorf("perplexity: window %d, position %d: %w (NLL %v)", w, i-1, model.ErrNonFinite, nll)
 			}
 			res.NLL += nll
 			res.TokensScored++

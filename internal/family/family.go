@@ -91,12 +91,16 @@ func Known() []string {
 	return out
 }
 
-// For returns the family of a config's model_type; an unknown one is an error listing the known ones.
+// For returns the family of a config's model_type; an unknown one is an error listing the known ones, and a config
+// asking for what the family does not implement (check.go, then the family's Check) is an error naming the key.
 func For(c *config.Model) (Family, error) {
 	f, ok := families[c.ModelType]
 	if !ok {
 		return Family{}, fmt.Errorf("%s: model_type %q is not a supported architecture (known: %s)",
 			config.ConfigFile, c.ModelType, strings.Join(Known(), ", "))
+	}
+	if err := commonCheck(f, c); err != nil {
+		return Family{}, fmt.Errorf("%s: %s: %w", config.ConfigFile, c.ModelType, err)
 	}
 	if f.Check != nil {
 		if err := f.Check(c); err != nil {

@@ -233,21 +233,17 @@ func keptLinear(path string, out, in int) Linear {
 
 var errGemma = errors.New("unsupported")
 
-// gemmaCheck rejects what the forward pass does not implement or a config that contradicts itself.
+// gemmaCheck rejects what the forward pass does not implement or a config that contradicts itself (the
+// activation is checked for every family in check.go).
 func gemmaCheck(c *config.Model, gen int) error {
-	for _, k := range []string{"hidden_activation", "hidden_act"} {
-		if v, ok := c.Raw[k].(string); ok && v != "gelu_pytorch_tanh" {
-			return fmt.Errorf("%s %q: %w (Gemma's MLP is gelu_pytorch_tanh)", k, v, errGemma)
-		}
-	}
 	if v, ok := c.Raw["layer_types"]; ok && v != nil {
 		lt, ok := v.([]any)
 		if !ok || len(lt) != c.NumLayers {
-			return fmt.Errorf("layer_types must list %d layer types, got %v", c.NumLayers, v)
+			return fmt.Errorf("layer_types must list %d layer types, got %s", c.NumLayers, showValue(v))
 		}
 		for i, t := range lt {
 			if t != slidingLayer && t != fullLayer {
-				return fmt.Errorf("layer_types[%d] is %v, want %q or %q", i, t, slidingLayer, fullLayer)
+				return fmt.Errorf("layer_types[%d] is %s, want %q or %q", i, showValue(t), slidingLayer, fullLayer)
 			}
 		}
 	}

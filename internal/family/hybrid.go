@@ -94,11 +94,11 @@ func hybridOf(c *config.Model, moe *moeKeys) (Hybrid, error) {
 				h.DeltaNet[i] = true
 			case "full_attention":
 			default:
-				return h, fmt.Errorf("layer_types[%d] is %v, want \"linear_attention\" or \"full_attention\"", i, t)
+				return h, fmt.Errorf("layer_types[%d] is %s, want \"linear_attention\" or \"full_attention\"", i, showValue(t))
 			}
 		}
 	default:
-		return h, fmt.Errorf("layer_types must be a list, got %v", lt)
+		return h, fmt.Errorf("layer_types must be a list, got %s", showValue(lt))
 	}
 	if g, ok := c.Raw["attn_output_gate"].(bool); ok && !g {
 		return h, fmt.Errorf("attn_output_gate false is not supported (every Qwen3.5/Qwen3-Next attention layer is gated)")

@@ -127,7 +127,7 @@ func TestHybridConfig(t *testing.T) {
 		`,"num_experts_per_tok":5`:                      "want 1 ≤ top-k ≤ experts",
 		`,"linear_key_head_dim":1.5`:                    "linear_key_head_dim must be a non-negative integer",
 		`,"attn_output_gate":false`:                     "attn_output_gate false",
-		`,"layer_types":["x","x","x","full_attention"]`: `layer_types[0] is x`,
+		`,"layer_types":["x","x","x","full_attention"]`: `layer_types[0] is "x"`,
 	} {
 		if _, _, err := hybridConfig(t, "qwen3_next", extra); err == nil || !strings.Contains(err.Error(), msg) ||
 			!strings.HasPrefix(err.Error(), "config.json: qwen3_next: ") {

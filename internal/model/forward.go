@@ -360,7 +360,9 @@ func (g *projGroup) issue() {
 }
 
 // plain reports whether slot s of layer L is a bare product: no output rotation and no adapter.
-func (m *Model) plain(L *layer, s family.Slot) bool { return L.rot[s].out == nil && len(L.lora[s]) == 0 }
+func (m *Model) plain(L *layer, s family.Slot) bool {
+	return L.rot[s].out == nil && len(L.lora[s]) == 0
+}
 
 // normRope is a head norm (when the layer has one) and the rope (when it has one) of x, as one op where both are.
 func (m *Model) normRope(x, pos, norm backend.Tensor, heads int, table *rope.Table) {

@@ -84,6 +84,12 @@ func (m *Model) Generate(prompt []int, opt GenOptions) (*GenResult, error) {
 	if opt.Picker == nil {
 		return nil, errors.New("generate: no token picker")
 	}
+	for i, id := range prompt { // in full width, before the int32 steps could wrap an id into the vocabulary
+		if id < 0 || id >= m.Config.VocabSize {
+			return nil, fmt.Errorf("generate: prompt token %d is id %d, outside the vocabulary of %d (ids 0..%d)",
+				i, id, m.Config.VocabSize, m.Config.VocabSize-1)
+		}
+	}
 	limit := m.Config.MaxPositions
 	if limit <= 0 {
 		limit = len(prompt) + opt.MaxTokens

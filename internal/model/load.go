@@ -99,14 +99,19 @@ func openDir(dir string) (*config.Model, *safetensors.Archive, error) {
 }
 
 // LoadFrom binds a config's tensors from src onto b. The model owns src and closes it. b is asked about every
-// linear layer (SourceQueries) before any weight is read.
+// linear layer (SourceQueries) before any weight is read; a tensor of src that the model would not read is an
+// error (unread.go).
 func LoadFrom(cfg *config.Model, src Source, b backend.Backend) (*Model, error) {
 	fam, err := family.For(cfg)
 	if err != nil {
 		src.Close()
 		return nil, err
 	}
-	qs, err := SourceQueries(cfg, src)
+	err = extraLayers(cfg, src)
+	var qs []backend.Query
+	if err == nil {
+		qs, err = SourceQueries(cfg, src)
+	}
 	if err == nil {
 		err = backend.SupportsAll(b, qs)
 	}
@@ -114,9 +119,15 @@ func LoadFrom(cfg *config.Model, src Source, b backend.Backend) (*Model, error) 
 		src.Close()
 		return nil, err
 	}
-	m := &Model{Config: cfg, Family: fam, b: b, arch: src,
+	rec := &readSet{Source: src, read: map[string]bool{}}
+	m := &Model{Config: cfg, Family: fam, b: b, arch: rec,
 		headDim: cfg.HeadDim, heads: cfg.NumHeads, kvHeads: cfg.NumKVHeads}
-	if err := m.bind(); err != nil {
+	err = m.bind()
+	m.arch = src
+	if err == nil {
+		err = unread(cfg, fam, src, rec.read)
+	}
+	if err != nil {
 		src.Close()
 		return nil, err
 	}
@@ -233,7 +244,7 @@ func newRope(c *config.Model) (*rope.Table, error) {
 	}
 	t, err := rope.New(dims, c.RopeTheta, false, scaling, c.MaxPositions)
 	if err != nil {
-		return nil, fmt.Errorf("config.json: rope: %w", err)
+		return nil, fmt.Errorf("%s: %w", config.ConfigFile, err)
 	}
 	return t, nil
 }

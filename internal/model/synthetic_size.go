@@ -181,3 +181,27 @@ func period(list []any) int {
 	}
 	return len(list)
 }
+
+// Size counts a loaded model as SyntheticStats counts a preset (DecodeBytes left zero): Params the elements of
+// every tensor of the unquantized checkpoint (the shapes the config implies, for each tensor the checkpoint holds
+// in either form), StoredBytes the bytes of every tensor stored. A source that cannot list its tensors counts 0.
+func (m *Model) Size() (SyntheticSize, error) {
+	var s SyntheticSize
+	ns, ok := m.arch.(namer)
+	if !ok {
+		return s, nil
+	}
+	for _, t := range m.Family.Tensors(m.Config).All() {
+		if m.arch.Has(t.Name) {
+			s.Params += int64(shapeElements(t.Shape))
+		}
+	}
+	for _, n := range ns.Names() {
+		h, err := header(m.arch, n)
+		if err != nil {
+			return s, err
+		}
+		s.StoredBytes += int64(h.Elements()) * int64(h.DType.Size())
+	}
+	return s, nil
+}

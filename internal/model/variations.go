@@ -247,7 +247,7 @@ func (w *binder) rope(s family.RopeSpec, maxPositions int) (*rope.Table, error) 
 	}
 	t, err := rope.New(s.Dims, s.Theta, false, s.Scaling, maxPositions)
 	if err != nil {
-		return nil, fmt.Errorf("config.json: rope: %w", err)
+		return nil, fmt.Errorf("%s: %w", config.ConfigFile, err)
 	}
 	if w.ropes == nil {
 		w.ropes = map[string]*rope.Table{}

@@ -118,34 +118,44 @@ func asymTarget(w []float32, out, in int, hs *hessian, damp float64) ([]float32,
 }
 
 // proxyLoss is tr(ΔW·H·ΔWᵀ)/tokens and its ratio to tr(W·H·Wᵀ)/tokens for W [out, in] and its decoded codes; H = I
-// when h is nil.
+// when h is nil. With a Hessian it costs out·in² multiply-adds, as much as the encoding at large in, so the rows
+// run on every core; each row's sums are added in row order, so the result does not depend on the scheduling.
 func proxyLoss(dense []float32, w *trellis.Weights, h []float64, hs *hessian) (float64, float64) {
 	out, in := w.OutFeatures(), w.InFeatures()
 	q := w.Dense(trellis.Exact)
+	rowLoss, rowSig := make([]float64, out), make([]float64, out)
+	vec.ParallelFor(out, 1, func(lo, hi int) {
+		d := make([]float64, in)
+		for o := lo; o < hi; o++ {
+			row := dense[o*in : (o+1)*in]
+			for i := range in {
+				d[i] = float64(q[o*in+i]) - float64(row[i])
+			}
+			var loss, sig float64
+			if h == nil {
+				for i, x := range d {
+					loss += x * x
+					sig += float64(row[i]) * float64(row[i])
+				}
+			} else {
+				for i := range in {
+					hr := h[i*in : (i+1)*in]
+					var td, tw float64
+					for j, x := range d {
+						td += hr[j] * x
+						tw += hr[j] * float64(row[j])
+					}
+					loss += d[i] * td
+					sig += float64(row[i]) * tw
+				}
+			}
+			rowLoss[o], rowSig[o] = loss, sig
+		}
+	})
 	var loss, sig float64
-	d := make([]float64, in)
 	for o := range out {
-		row := dense[o*in : (o+1)*in]
-		for i := range in {
-			d[i] = float64(q[o*in+i]) - float64(row[i])
-		}
-		if h == nil {
-			for i, x := range d {
-				loss += x * x
-				sig += float64(row[i]) * float64(row[i])
-			}
-			continue
-		}
-		for i := range in {
-			hr := h[i*in : (i+1)*in]
-			var td, tw float64
-			for j, x := range d {
-				td += hr[j] * x
-				tw += hr[j] * float64(row[j])
-			}
-			loss += d[i] * td
-			sig += float64(row[i]) * tw
-		}
+		loss += rowLoss[o]
+		sig += rowSig[o]
 	}
 	if hs != nil && hs.tokens > 0 {
 		loss /= float64(hs.tokens)

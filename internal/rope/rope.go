@@ -80,10 +80,10 @@ func KnownTypes() []string {
 // Extra keys (rope_theta, …) are ignored, so a whole rope_parameters dict may be passed.
 func New(dims int, base float64, traditional bool, scaling map[string]any, maxPositions int) (*Table, error) {
 	if dims <= 0 || dims%2 != 0 {
-		return nil, fmt.Errorf("rope: dims %d must be positive and even", dims)
+		return nil, fmt.Errorf("rotated dims %d (head_dim × partial_rotary_factor) must be positive and even", dims)
 	}
 	if !(base > 0) || math.IsInf(base, 0) || math.IsInf(float64(float32(base)), 0) {
-		return nil, fmt.Errorf("rope: rope_theta %v must be a positive float32-representable number", base)
+		return nil, fmt.Errorf("rope_theta %v must be a positive float32-representable number", base)
 	}
 	ropeType, err := resolveType(scaling)
 	if err != nil {
@@ -91,21 +91,21 @@ func New(dims int, base float64, traditional bool, scaling map[string]any, maxPo
 	}
 	build, ok := builders[ropeType]
 	if !ok {
-		return nil, fmt.Errorf("rope: unsupported rope_scaling.rope_type %q (known: %s)", ropeType, strings.Join(KnownTypes(), ", "))
+		return nil, fmt.Errorf("rope_scaling.rope_type %q is not supported (known: %s)", ropeType, strings.Join(KnownTypes(), ", "))
 	}
 	t, err := build(spec{ropeType: ropeType, dims: dims, base: base, traditional: traditional, p: params{scaling}, maxPositions: maxPositions})
 	if err != nil {
-		return nil, fmt.Errorf("rope: %s: %w", ropeType, err)
+		return nil, fmt.Errorf("%w (rope_type %s)", err, ropeType)
 	}
 	t.Type = ropeType
 	// A degenerate config (zero factors, a base of 1 where logs divide, …) surfaces here rather than as NaN angles.
 	for i, f := range t.InvFreq {
 		if math.IsNaN(float64(f)) || math.IsInf(float64(f), 0) {
-			return nil, fmt.Errorf("rope: %s: inverse frequency of pair %d is %v; check rope_scaling factors and rope_theta", ropeType, i, f)
+			return nil, fmt.Errorf("rope_scaling (rope_type %s) gives pair %d an inverse frequency of %v; check its factors and rope_theta", ropeType, i, f)
 		}
 	}
 	if ps := float64(t.PreScale); math.IsNaN(ps) || math.IsInf(ps, 0) {
-		return nil, fmt.Errorf("rope: %s: attention scale is %v; check rope_scaling mscale/attention_factor", ropeType, t.PreScale)
+		return nil, fmt.Errorf("rope_scaling (rope_type %s) gives an attention scale of %v; check its mscale and attention_factor", ropeType, t.PreScale)
 	}
 	return t, nil
 }
@@ -119,7 +119,7 @@ func resolveType(scaling map[string]any) (string, error) {
 	if v, ok := scaling["type"]; ok && v != nil {
 		s, isStr := v.(string)
 		if !isStr {
-			return "", fmt.Errorf("rope: rope_scaling.type is %T, want a string", v)
+			return "", fmt.Errorf("rope_scaling.type is %T, want a string", v)
 		}
 		if s != "" {
 			return s, nil
@@ -131,7 +131,7 @@ func resolveType(scaling map[string]any) (string, error) {
 	}
 	s, isStr := v.(string)
 	if !isStr {
-		return "", fmt.Errorf("rope: rope_scaling.rope_type is %T, want a string", v)
+		return "", fmt.Errorf("rope_scaling.rope_type is %T, want a string", v)
 	}
 	return s, nil
 }

@@ -17,7 +17,7 @@ import (
 
 // Sentinel errors; every error this package returns wraps one of them.
 var (
-	// ErrInvalidParams: a Params field is out of range (Validate).
+	// ErrInvalidParams: a Params field is out of range (Validate, whose *ParamError values wrap it).
 	ErrInvalidParams = errors.New("sample: invalid parameters")
 	// ErrBadInput: the logits, history or logit-bias ids do not fit the vocabulary of this call.
 	ErrBadInput = errors.New("sample: bad input")
@@ -91,51 +91,66 @@ type Params struct {
 	LogitsRounding Rounding
 }
 
-// Validate reports every out-of-range field, joined, each wrapping ErrInvalidParams.
+// ParamError is one out-of-range Params field. It wraps ErrInvalidParams without printing it, so the text stays
+// one short phrase a caller can put behind its own name for the setting.
+type ParamError struct {
+	// Param names the parameter as mlx-lm's and llama.cpp's command lines spell it: "temp", "top-p", "min-p",
+	// "top-k", "repetition-penalty", "repetition-context-size", "presence-penalty", "frequency-penalty",
+	// "logit-bias", "logits-rounding".
+	Param string
+	Msg   string // the value and what is wrong with it: "1.5 must lie in [0, 1] (0 and 1 mean off)"
+}
+
+func (e *ParamError) Error() string { return e.Param + " " + e.Msg }
+
+// Unwrap makes errors.Is(err, ErrInvalidParams) hold.
+func (e *ParamError) Unwrap() error { return ErrInvalidParams }
+
+// Validate reports every out-of-range field as a *ParamError, joined (errors.Join) in field order.
 func (p Params) Validate() error {
 	var errs []error
-	bad := func(format string, args ...any) {
-		errs = append(errs, fmt.Errorf("%w: "+format, append([]any{ErrInvalidParams}, args...)...))
+	bad := func(param, format string, args ...any) {
+		errs = append(errs, &ParamError{Param: param, Msg: fmt.Sprintf(format, args...)})
 	}
 	finite := func(x float32) bool { return !math.IsNaN(float64(x)) && !math.IsInf(float64(x), 0) }
 
 	if !finite(p.Temp) || p.Temp < 0 {
-		bad("temperature %v must be finite and ≥ 0", p.Temp)
+		bad("temp", "%v must be finite and ≥ 0 (0: greedy)", p.Temp)
 	}
 	if !finite(p.TopP) || p.TopP < 0 || p.TopP > 1 {
-		bad("top-p %v must lie in (0, 1] (0 means off)", p.TopP)
+		bad("top-p", "%v must lie in [0, 1] (0 and 1 mean off)", p.TopP)
 	}
 	if !finite(p.MinP) || p.MinP < 0 || p.MinP > 1 {
-		bad("min-p %v must lie in [0, 1]", p.MinP)
+		bad("min-p", "%v must lie in [0, 1] (0 means off)", p.MinP)
 	}
 	if p.TopK < 0 {
-		bad("top-k %d must be ≥ 0 (0 means off)", p.TopK)
+		bad("top-k", "%d must be ≥ 0 (0 means off)", p.TopK)
 	}
 	if !finite(p.RepetitionPenalty) || p.RepetitionPenalty < 0 {
-		bad("repetition penalty %v must be finite and ≥ 0 (0 means off)", p.RepetitionPenalty)
+		bad("repetition-penalty", "%v must be finite and ≥ 0 (0 and 1 mean off)", p.RepetitionPenalty)
 	}
 	if p.RepetitionContextSize < 0 {
-		bad("repetition context size %d must be ≥ 0 (0 means %d)", p.RepetitionContextSize, DefaultRepetitionContextSize)
+		bad("repetition-context-size", "%d must be ≥ 0 (0 means %d)", p.RepetitionContextSize, DefaultRepetitionContextSize)
 	}
 	if !finite(p.PresencePenalty) {
-		bad("presence penalty %v must be finite", p.PresencePenalty)
+		bad("presence-penalty", "%v must be finite", p.PresencePenalty)
 	}
 	if !finite(p.FrequencyPenalty) {
-		bad("frequency penalty %v must be finite", p.FrequencyPenalty)
+		bad("frequency-penalty", "%v must be finite", p.FrequencyPenalty)
 	}
 	for _, id := range slices.Sorted(maps.Keys(p.LogitBias)) { // sorted: the same input reports the same text
 		b := p.LogitBias[id]
 		if id < 0 {
-			bad("logit bias for token %d: token ids are ≥ 0", id)
+			bad("logit-bias", "for token %d: token ids are ≥ 0", id)
 		}
 		if math.IsNaN(float64(b)) || math.IsInf(float64(b), 1) {
 			// +Inf would make the row degenerate, where greedy selection's reference answer is token 0 whatever
 			// was biased; a large finite bias forces a token reliably.
-			bad("logit bias for token %d is %v; use a finite value (or -Inf to ban)", id, b)
+			bad("logit-bias", "for token %d is %v; use a finite value (or -Inf to ban)", id, b)
 		}
 	}
 	if p.LogitsRounding > F16 {
-		bad("logits rounding %v is not f32, bf16 or f16", p.LogitsRounding)
+		bad("logits-rounding", "%v is not f32, bf16 or f16", p.LogitsRounding)
 	}
 	return errors.Join(errs...)
 }

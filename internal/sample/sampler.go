@@ -31,10 +31,10 @@ type biasEntry struct {
 	bias float32
 }
 
-// New validates p and returns a Sampler seeded from p.Seed.
+// New validates p (Validate's errors, unwrapped) and returns a Sampler seeded from p.Seed.
 func New(p Params) (*Sampler, error) {
 	if err := p.Validate(); err != nil {
-		return nil, fmt.Errorf("sample.New: %w", err)
+		return nil, err // Validate's *ParamError values, each already naming its parameter
 	}
 	s := &Sampler{p: p, rng: rand.New(rand.NewPCG(p.Seed, pcgStream))}
 	for id, b := range p.LogitBias {
@@ -64,13 +64,13 @@ func (s *Sampler) Params() Params { return s.p }
 func (s *Sampler) Sample(logits []float32, history []int, mask []int32) (int, error) {
 	v := len(logits)
 	if v == 0 {
-		return 0, fmt.Errorf("sample: %w: empty logits row", ErrBadInput)
+		return 0, fmt.Errorf("%w: empty logits row", ErrBadInput)
 	}
 	if mask != nil && CountAllowed(mask, v) == 0 {
-		return 0, fmt.Errorf("sample: %w (%d mask words, vocabulary %d)", ErrAllRejected, len(mask), v)
+		return 0, fmt.Errorf("%w (%d mask words, vocabulary %d)", ErrAllRejected, len(mask), v)
 	}
 	if err := s.process(logits, history); err != nil {
-		return 0, fmt.Errorf("sample: %w", err)
+		return 0, err // the sentinels say "sample:" already
 	}
 	if mask != nil {
 		ApplyBitmask(logits, mask)
@@ -80,15 +80,11 @@ func (s *Sampler) Sample(logits []float32, history []int, mask []int32) (int, er
 		// The reference answers token 0 for a degenerate row; that token may be masked or banned, and a
 		// constrained decoder must never emit it.
 		if math.IsInf(float64(logits[id]), -1) {
-			return 0, fmt.Errorf("sample: %w (greedy: degenerate row, token %d is -Inf)", ErrNoCandidate, id)
+			return 0, fmt.Errorf("%w (greedy: degenerate row, token %d is -Inf)", ErrNoCandidate, id)
 		}
 		return id, nil
 	}
-	id, err := s.sampleFiltered(logits)
-	if err != nil {
-		return 0, fmt.Errorf("sample: %w", err)
-	}
-	return id, nil
+	return s.sampleFiltered(logits)
 }
 
 // process applies the logits processors in mlx-lm's order. Each is a per-token update, so doing all of a token's

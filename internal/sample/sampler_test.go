@@ -31,17 +31,17 @@ func TestValidate(t *testing.T) {
 		p    Params
 		word string // a word the message must contain, naming the field
 	}{
-		{Params{Temp: -1}, "temperature"},
-		{Params{Temp: inf}, "temperature"},
-		{Params{Temp: nan}, "temperature"},
+		{Params{Temp: -1}, "temp"},
+		{Params{Temp: inf}, "temp"},
+		{Params{Temp: nan}, "temp"},
 		{Params{TopP: -0.1}, "top-p"},
 		{Params{TopP: 1.5}, "top-p"},
 		{Params{TopP: nan}, "top-p"},
 		{Params{MinP: 2}, "min-p"},
 		{Params{MinP: -0.01}, "min-p"},
 		{Params{TopK: -1}, "top-k"},
-		{Params{RepetitionPenalty: -1}, "repetition penalty"},
-		{Params{RepetitionContextSize: -5}, "context size"},
+		{Params{RepetitionPenalty: -1}, "repetition-penalty"},
+		{Params{RepetitionContextSize: -5}, "repetition-context-size"},
 		{Params{PresencePenalty: nan}, "presence"},
 		{Params{FrequencyPenalty: inf}, "frequency"},
 		{Params{LogitBias: map[int]float32{-2: 1}}, "token -2"},
@@ -51,8 +51,13 @@ func TestValidate(t *testing.T) {
 	}
 	for _, c := range bad {
 		err := c.p.Validate()
-		if !errors.Is(err, ErrInvalidParams) || !strings.Contains(err.Error(), c.word) {
-			t.Errorf("%+v: Validate = %v, want ErrInvalidParams naming %q", c.p, err, c.word)
+		var pe *ParamError
+		if !errors.Is(err, ErrInvalidParams) || !errors.As(err, &pe) || !strings.HasPrefix(err.Error(), pe.Param+" ") ||
+			!strings.Contains(err.Error(), c.word) {
+			t.Errorf("%+v: Validate = %v, want a *ParamError naming %q", c.p, err, c.word)
+		}
+		if strings.Contains(err.Error(), "sample") {
+			t.Errorf("%+v: %q names the package", c.p, err)
 		}
 		if s, err := New(c.p); s != nil || !errors.Is(err, ErrInvalidParams) {
 			t.Errorf("%+v: New = %v, %v", c.p, s, err)
@@ -60,7 +65,7 @@ func TestValidate(t *testing.T) {
 	}
 	// Several bad fields are all reported.
 	err := Params{Temp: -1, TopK: -3}.Validate()
-	if !strings.Contains(err.Error(), "temperature") || !strings.Contains(err.Error(), "top-k") {
+	if !strings.Contains(err.Error(), "temp") || !strings.Contains(err.Error(), "top-k") {
 		t.Errorf("joined error %q misses a field", err)
 	}
 }

@@ -152,9 +152,12 @@ func (b *badFusion) MatMul(dst, x backend.Tensor, w backend.Linear) {
 	}
 }
 
-func (b *badFusion) RMSNorm(dst, x, w backend.Tensor, eps float32) { b.Backend.RMSNorm(dst, x, w, eps); b.lastDst = dst }
-func (b *badFusion) Add(dst, x, y backend.Tensor)                  { b.Backend.Add(dst, x, y); b.lastDst = dst }
-func (b *badFusion) SwiGLU(dst, g, u backend.Tensor)               { b.Backend.SwiGLU(dst, g, u); b.lastDst = dst }
+func (b *badFusion) RMSNorm(dst, x, w backend.Tensor, eps float32) {
+	b.Backend.RMSNorm(dst, x, w, eps)
+	b.lastDst = dst
+}
+func (b *badFusion) Add(dst, x, y backend.Tensor)    { b.Backend.Add(dst, x, y); b.lastDst = dst }
+func (b *badFusion) SwiGLU(dst, g, u backend.Tensor) { b.Backend.SwiGLU(dst, g, u); b.lastDst = dst }
 func (b *badFusion) Rope(x, pos backend.Tensor, heads int, table *rope.Table) {
 	b.Backend.Rope(x, pos, heads, table)
 	b.lastDst = x
