@@ -49,6 +49,7 @@ Examples:
 	root.PersistentFlags().StringVar(&level, "log-level", "warn", "log level: debug, info, warn, error")
 	root.PersistentFlags().StringVar(&format, "log-format", "console", "log format: console or json")
 	root.AddCommand(newGenerate(), newTokenize(), newBench(), newVerify(), newPerplexity(), newQuantize(), newVersion(), newCompileANE())
+	root.AddCommand(newServe(), newChat())
 	return root
 }
 

@@ -18,7 +18,9 @@ import (
 
 type greedy struct{}
 
-func (greedy) Pick(l []float32, _ []int) (int, error) { return sample.GreedyNormalizedArgmax(l, sample.F32), nil }
+func (greedy) Pick(l []float32, _ []int) (int, error) {
+	return sample.GreedyNormalizedArgmax(l, sample.F32), nil
+}
 
 func load(t *testing.T, fixture string) *model.Model {
 	t.Helper()
