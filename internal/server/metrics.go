@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"maps"
+	"runtime"
 	"slices"
 	"sync"
 	"time"
@@ -115,11 +116,15 @@ func (m *metrics) write(w io.Writer, st *scheduler.Stats) {
 	m.perToken.write(w, "mlxbun_time_per_output_token_seconds", "")
 	fmt.Fprintf(w, "# HELP mlxbun_step_duration_seconds One batched forward call.\n# TYPE mlxbun_step_duration_seconds histogram\n")
 	m.step.write(w, "mlxbun_step_duration_seconds", "")
-	if st == nil {
-		return
-	}
 	gauge := func(name, help string, v any) {
 		fmt.Fprintf(w, "# HELP %s %s\n# TYPE %s gauge\n%s %v\n", name, help, name, name, v)
+	}
+	var ms runtime.MemStats
+	runtime.ReadMemStats(&ms)
+	gauge("mlxbun_goroutines", "Goroutines of the server process (a leak shows here).", runtime.NumGoroutine())
+	gauge("mlxbun_heap_bytes", "Go heap bytes in use.", ms.HeapAlloc)
+	if st == nil {
+		return
 	}
 	counter := func(name, help string, v any) {
 		fmt.Fprintf(w, "# HELP %s %s\n# TYPE %s counter\n%s %v\n", name, help, name, name, v)

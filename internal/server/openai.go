@@ -244,7 +244,7 @@ func badRequest(format string, a ...any) *apiError {
 func jsonError(err error) string {
 	var te *json.UnmarshalTypeError
 	if errors.As(err, &te) {
-		return fmt.Sprintf("field %q: %s is not a valid %s", te.Field, te.Value, te.Type)
+		return fmt.Sprintf("field %q: %s is not a valid %s", fieldName(te), te.Value, te.Type)
 	}
 	msg := err.Error()
 	if f, ok := strings.CutPrefix(msg, "json: unknown field "); ok {
@@ -252,6 +252,9 @@ func jsonError(err error) string {
 	}
 	return strings.TrimPrefix(msg, "json: ")
 }
+
+// fieldName is the JSON path of a type error without the embedded struct's name.
+func fieldName(te *json.UnmarshalTypeError) string { return strings.TrimPrefix(te.Field, "sampling.") }
 
 // decodeStrict reads one JSON object into v, refusing unknown fields and trailing data.
 func decodeStrict(body []byte, v any) *apiError {
@@ -261,7 +264,7 @@ func decodeStrict(body []byte, v any) *apiError {
 		e := badRequest("invalid request body: %s", jsonError(err))
 		var te *json.UnmarshalTypeError
 		if errors.As(err, &te) {
-			e.Param = te.Field
+			e.Param = fieldName(te)
 		} else if f, ok := strings.CutPrefix(err.Error(), "json: unknown field "); ok {
 			e.Param = strings.Trim(f, `"`)
 		}
