@@ -27,6 +27,7 @@ type benchFlags struct {
 	profile, dryRun                            bool
 	seed                                       uint64
 	jsonSchema                                 string // bench --json-schema: constrained-decoding costs (benchgrammar.go)
+	draft, draftPrompt                         string // bench --draft ngram: speculative decoding (benchdraft.go)
 }
 
 // benchRow is one test's result; JSON field names follow llama-bench's.
@@ -97,6 +98,8 @@ table (device time, GB/s, % of the measured copy bandwidth) on backends that can
 	fl.BoolVar(&f.profile, "profile", false, "per-kernel device time table (backends with a profiler)")
 	fl.BoolVar(&f.dryRun, "dry-run", false, "with --synthetic: print its parameters, stored bytes and bytes read per decode token, build nothing")
 	fl.Uint64Var(&f.seed, "seed", 1, "seed of the synthetic weights and token ids")
+	fl.StringVar(&f.draft, "draft", "", "ngram: greedy -n tokens with and without prompt-lookup drafts (speed-up, acceptance)")
+	fl.StringVar(&f.draftPrompt, "draft-prompt", "", "with --draft: a prompt text file (tokenized by --model's tokenizer) instead of -p repeated ids")
 	fl.StringVar(&f.jsonSchema, "json-schema", "", "measure this schema's compile time and per-token mask fill over --model's tokenizer (no forward pass; -n tokens per walk, -r walks)")
 	return cmd
 }
@@ -129,6 +132,9 @@ func runBench(cmd *cobra.Command, f *benchFlags) error {
 	}
 	defer b.Close()
 	defer m.Close()
+	if f.draft != "" {
+		return runDraftBench(cmd, f, b, m, name)
+	}
 	ctx := f.pp + f.tg + 1
 	if mp := m.Config.MaxPositions; mp > 0 && ctx > mp {
 		return fmt.Errorf("bench: -p %d -n %d needs %d positions, the model has %d", f.pp, f.tg, ctx, mp)

@@ -13,6 +13,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/mlxbun/mlxbun/internal/chat"
+	"github.com/mlxbun/mlxbun/internal/draft"
 	"github.com/mlxbun/mlxbun/internal/grammar"
 	"github.com/mlxbun/mlxbun/internal/lora"
 	"github.com/mlxbun/mlxbun/internal/model"
@@ -32,6 +33,8 @@ type generateFlags struct {
 	constraint                                             constraintFlags
 	adapters                                               []string  // LoRA adapter directories (--adapter)
 	adapterScales                                          []float64 // their multipliers (--adapter-scale)
+	draft                                                  string    // speculative drafts: none or ngram
+	draftMax                                               int
 }
 
 func newGenerate() *cobra.Command {
@@ -77,6 +80,8 @@ Prompt and generation speed and peak memory go to stderr; --json prints one reco
 	f.constraint.register(fl)
 	fl.StringArrayVar(&f.adapters, "adapter", nil, "LoRA adapter directory, PEFT or mlx-lm layout (repeatable; the deltas add up)")
 	fl.Float64SliceVar(&f.adapterScales, "adapter-scale", nil, "multiplier of each --adapter's own scale, in the same order (default 1 each)")
+	fl.StringVar(&f.draft, "draft", "none", "speculative decoding: none, or ngram (prompt lookup, as llama.cpp's --lookup; same output)")
+	fl.IntVar(&f.draftMax, "draft-max", 7, "draft tokens a step at most (with --draft)")
 	return cmd
 }
 
@@ -92,6 +97,8 @@ type genRecord struct {
 	PromptSec    float64 `json:"prompt_seconds"`
 	GenSec       float64 `json:"generation_seconds"`
 	PeakMemGB    float64 `json:"peak_memory_gb"`
+	Drafted      int     `json:"draft_tokens,omitempty"`
+	Accepted     int     `json:"draft_accepted,omitempty"`
 }
 
 func runGenerate(cmd *cobra.Command, f *generateFlags) error {
@@ -100,6 +107,9 @@ func runGenerate(cmd *cobra.Command, f *generateFlags) error {
 	}
 	if f.maxTokens < 0 {
 		return fmt.Errorf("generate: --max-tokens %d is negative", f.maxTokens)
+	}
+	if f.draft != "none" && f.draft != "ngram" || f.draftMax < 1 {
+		return fmt.Errorf("generate: --draft %q --draft-max %d: want none or ngram, and at least 1 draft token", f.draft, f.draftMax)
 	}
 	params := sample.Params{Temp: f.temp, TopP: f.topP, TopK: f.topK, MinP: f.minP, RepetitionPenalty: f.repPenalty,
 		RepetitionContextSize: f.repContext, PresencePenalty: f.presence, FrequencyPenalty: f.frequency, Seed: f.seed}
@@ -177,6 +187,9 @@ func runGenerate(cmd *cobra.Command, f *generateFlags) error {
 		constrained = grammar.NewPicker(sampler, tabs)
 		opt.Picker, opt.Halt = constrained, constrained.Halt
 	}
+	if f.draft == "ngram" {
+		opt.Draft, opt.DraftMax = draft.NewNGram(f.draftMax, 1, 3), f.draftMax
+	}
 	var stream *tokenizer.Stream
 	if tok != nil {
 		stream = tok.NewStream(true)
@@ -197,7 +210,8 @@ func runGenerate(cmd *cobra.Command, f *generateFlags) error {
 		log.Debug().Int("fills", n).Dur("waited", waited).Msg("token masks (time not hidden behind the forward pass)")
 	}
 	rec := genRecord{Text: text.String(), PromptIDs: res.Prompt, GeneratedIDs: res.Generated, StopReason: res.StopReason,
-		Device: b.Name(), PromptSec: res.PromptTime.Seconds(), GenSec: res.GenTime.Seconds(), PeakMemGB: peakMemoryGB()}
+		Device: b.Name(), PromptSec: res.PromptTime.Seconds(), GenSec: res.GenTime.Seconds(), PeakMemGB: peakMemoryGB(),
+		Drafted: res.Drafted, Accepted: res.Accepted}
 	rec.PromptTPS = rate(len(res.Prompt), res.PromptTime.Seconds())
 	rec.GenTPS = rate(len(res.Generated)-1, res.GenTime.Seconds())
 	if f.jsonOut {
@@ -207,6 +221,10 @@ func runGenerate(cmd *cobra.Command, f *generateFlags) error {
 	fmt.Fprintln(out)
 	fmt.Fprintf(cmd.ErrOrStderr(), "==========\nPrompt: %d tokens, %.3f tokens-per-sec\nGeneration: %d tokens, %.3f tokens-per-sec\nPeak memory: %.3f GB\n",
 		len(res.Prompt), rec.PromptTPS, len(res.Generated), rec.GenTPS, rec.PeakMemGB)
+	if res.Drafted > 0 {
+		fmt.Fprintf(cmd.ErrOrStderr(), "Drafts: %d of %d accepted (%.0f %%), %d decode steps for %d tokens\n",
+			res.Accepted, res.Drafted, 100*float64(res.Accepted)/float64(res.Drafted), res.Steps, len(res.Generated))
+	}
 	return nil
 }
 

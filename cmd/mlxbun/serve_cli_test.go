@@ -475,3 +475,21 @@ func TestServe(t *testing.T) {
 		}
 	})
 }
+
+// TestDraftVerbs: generate --draft ngram prints what plain generate prints, and bench --draft reports the
+// acceptance with identical outputs.
+func TestDraftVerbs(t *testing.T) {
+	dir := testutil.Fixture(t, "trained/pycoder-12m")
+	prompt := "def add(a, b):\n    return a + b\n\ndef sub(a, b):\n    return a - b\n\ndef mul(a, b):\n"
+	plain := mlxbun(t, "", "generate", "--model", dir, "--prompt", prompt, "--no-chat-template", "--max-tokens", "24")
+	spec := mlxbun(t, "", "generate", "--model", dir, "--prompt", prompt, "--no-chat-template", "--max-tokens", "24", "--draft", "ngram")
+	if plain.code != 0 || spec.code != 0 || plain.stdout != spec.stdout || !strings.Contains(spec.stderr, "Drafts:") {
+		t.Errorf("generate: plain %q (%d), with drafts %q (%d): %s", plain.stdout, plain.code, spec.stdout, spec.code, spec.stderr)
+	}
+	file := filepath.Join(t.TempDir(), "edit.py")
+	os.WriteFile(file, []byte(prompt), 0o644)
+	b := mlxbun(t, "", "bench", "--model", dir, "--draft", "ngram", "--draft-prompt", file, "-n", "16", "-r", "1")
+	if b.code != 0 || !strings.Contains(b.stdout, "outputs identical: true") || !strings.Contains(b.stdout, "+ngram") {
+		t.Errorf("bench --draft: %d\n%s\n%s", b.code, b.stdout, b.stderr)
+	}
+}
