@@ -493,3 +493,30 @@ func TestDraftVerbs(t *testing.T) {
 		t.Errorf("bench --draft: %d\n%s\n%s", b.code, b.stdout, b.stderr)
 	}
 }
+
+// TestChat: the terminal chat keeps the conversation (the second turn reuses the first from the cache) and
+// /reset starts over (the same first message then gets the same greedy reply).
+func TestChat(t *testing.T) {
+	dir := testutil.Fixture(t, "trained/pycoder-12m")
+	tmpl := filepath.Join(t.TempDir(), "chat.jinja")
+	os.WriteFile(tmpl, []byte(chatTemplate), 0o644)
+	args := []string{"chat", "--model", dir, "--chat-template", tmpl, "--max-tokens", "8"}
+	one := mlxbun(t, "def f():\n", args...)
+	three := mlxbun(t, "def f():\nx = 1\n/reset\ndef f():\n/exit\nnever read\n", args...)
+	if one.code != 0 || three.code != 0 {
+		t.Fatalf("chat: %d %s / %d %s", one.code, one.stderr, three.code, three.stderr)
+	}
+	if !strings.HasPrefix(three.stdout, one.stdout) || !strings.HasSuffix(three.stdout, one.stdout) || three.stdout == one.stdout {
+		t.Errorf("one turn %q; turn, turn, /reset, the first turn again %q", one.stdout, three.stdout)
+	}
+	turns := regexp.MustCompile(`\[(\d+) prompt tokens, (\d+) cached`).FindAllStringSubmatch(three.stderr, -1)
+	if len(turns) != 3 {
+		t.Fatalf("want 3 turn lines in %s", three.stderr)
+	}
+	if cached, _ := strconv.Atoi(turns[1][2]); cached == 0 {
+		t.Errorf("second turn reused nothing of the first: %v", turns[1])
+	}
+	if strings.Contains(three.stdout+three.stderr, "never read") {
+		t.Error("input after /exit was read")
+	}
+}
