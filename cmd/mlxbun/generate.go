@@ -12,6 +12,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/mlxbun/mlxbun/internal/backend"
 	"github.com/mlxbun/mlxbun/internal/chat"
 	"github.com/mlxbun/mlxbun/internal/draft"
 	"github.com/mlxbun/mlxbun/internal/grammar"
@@ -33,7 +34,7 @@ type generateFlags struct {
 	constraint                                             constraintFlags
 	adapters                                               []string  // LoRA adapter directories (--adapter)
 	adapterScales                                          []float64 // their multipliers (--adapter-scale)
-	draft                                                  string    // speculative drafts: none or ngram
+	draft, draftModel                                      string    // speculative drafts: none or ngram; a draft model dir
 	draftMax                                               int
 }
 
@@ -82,6 +83,7 @@ Prompt and generation speed and peak memory go to stderr; --json prints one reco
 	fl.Float64SliceVar(&f.adapterScales, "adapter-scale", nil, "multiplier of each --adapter's own scale, in the same order (default 1 each)")
 	fl.StringVar(&f.draft, "draft", "none", "speculative decoding: none, or ngram (prompt lookup, as llama.cpp's --lookup; same output)")
 	fl.IntVar(&f.draftMax, "draft-max", 7, "draft tokens a step at most (with --draft)")
+	fl.StringVar(&f.draftModel, "draft-model", "", "a small model of the same vocabulary that drafts (speculative decoding; same output)")
 	return cmd
 }
 
@@ -110,6 +112,9 @@ func runGenerate(cmd *cobra.Command, f *generateFlags) error {
 	}
 	if f.draft != "none" && f.draft != "ngram" || f.draftMax < 1 {
 		return fmt.Errorf("generate: --draft %q --draft-max %d: want none or ngram, and at least 1 draft token", f.draft, f.draftMax)
+	}
+	if f.draft == "ngram" && f.draftModel != "" {
+		return errors.New("generate: give --draft ngram or --draft-model, not both")
 	}
 	params := sample.Params{Temp: f.temp, TopP: f.topP, TopK: f.topK, MinP: f.minP, RepetitionPenalty: f.repPenalty,
 		RepetitionContextSize: f.repContext, PresencePenalty: f.presence, FrequencyPenalty: f.frequency, Seed: f.seed}
@@ -190,6 +195,15 @@ func runGenerate(cmd *cobra.Command, f *generateFlags) error {
 	if f.draft == "ngram" {
 		opt.Draft, opt.DraftMax = draft.NewNGram(f.draftMax, 1, 3), f.draftMax
 	}
+	if f.draftModel != "" {
+		dm, pool, err := openDraftModel(f.draftModel, b, m, len(prompt)+f.maxTokens+1)
+		if err != nil {
+			return err
+		}
+		defer dm.Close()
+		defer pool.Close()
+		opt.Draft, opt.DraftMax = pool.Drafter(0, f.draftMax), f.draftMax
+	}
 	var stream *tokenizer.Stream
 	if tok != nil {
 		stream = tok.NewStream(true)
@@ -226,6 +240,23 @@ func runGenerate(cmd *cobra.Command, f *generateFlags) error {
 			res.Accepted, res.Drafted, 100*float64(res.Accepted)/float64(res.Drafted), res.Steps, len(res.Generated))
 	}
 	return nil
+}
+
+// openDraftModel loads a draft model onto the target's backend with a cache of one sequence of ctx positions.
+func openDraftModel(dir string, b backend.Backend, target *model.Model, ctx int) (*model.Model, *draft.ModelPool, error) {
+	dm, err := model.Load(dir, b)
+	if err != nil {
+		return nil, nil, fmt.Errorf("--draft-model: %w", err)
+	}
+	if mp := dm.Config.MaxPositions; mp > 0 {
+		ctx = min(ctx, mp)
+	}
+	pool, err := draft.NewModelPool(dm, 1, ctx, target.Config.VocabSize)
+	if err != nil {
+		dm.Close()
+		return nil, nil, fmt.Errorf("--draft-model %s: %w", dir, err)
+	}
+	return dm, pool, nil
 }
 
 // constraintName names the constraint flag in errors.

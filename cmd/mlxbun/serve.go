@@ -35,6 +35,7 @@ import (
 // engineFlags are what serve and chat share: the model, its device, adapters, template and the batching setup.
 type engineFlags struct {
 	modelDir, device, chatTemplate, draft string
+	draftModel                            string
 	adapters                              []string // NAME=DIR
 	checkTensors                          bool
 	parallel, ctx, prefillChunk, draftMax int
@@ -54,12 +55,14 @@ func (f *engineFlags) register(fl *pflag.FlagSet, parallel int) {
 	fl.StringVar(&f.cacheBytes, "cache-bytes", "1G", "prompt cache bound (bytes; K, M, G suffixes; 0: off)")
 	fl.StringVar(&f.draft, "draft", "none", "speculative drafts: none or ngram (prompt lookup)")
 	fl.IntVar(&f.draftMax, "draft-max", 8, "draft tokens a step at most")
+	fl.StringVar(&f.draftModel, "draft-model", "", "a small model of the same vocabulary that drafts (instead of --draft ngram)")
 }
 
 // engine is a loaded model with what serving it needs.
 type engine struct {
 	b        backend.Backend
 	m        *model.Model
+	dm       *model.Model // the draft model; nil without
 	tok      *tokenizer.Tokenizer
 	tmpl     *chat.Template
 	eos      []int
@@ -72,6 +75,9 @@ func (e *engine) close(ctx context.Context) {
 		if err := e.sched.Close(ctx); err != nil {
 			log.Warn().Err(err).Msg("in-flight requests cancelled at shutdown")
 		}
+	}
+	if e.dm != nil {
+		e.dm.Close()
 	}
 	e.m.Close()
 	e.b.Close()
@@ -108,6 +114,9 @@ func (f *engineFlags) check(verb string) (int64, error) {
 	}
 	if f.draft != "none" && f.draft != "ngram" {
 		return 0, fmt.Errorf("%s: --draft %q: want none or ngram", verb, f.draft)
+	}
+	if f.draft == "ngram" && f.draftModel != "" {
+		return 0, fmt.Errorf("%s: give --draft ngram or --draft-model, not both", verb)
 	}
 	n, err := parseBytes(f.cacheBytes)
 	if err != nil {
@@ -171,7 +180,13 @@ func (f *engineFlags) load(cacheBytes int64, onStep func(int, time.Duration)) (*
 		}
 		e.adapters = append(e.adapters, a.name)
 	}
-	e.sched, err = scheduler.New(m, scheduler.Config{Parallel: f.parallel, CtxSize: f.ctx, PrefillChunk: f.prefillChunk,
+	if f.draftModel != "" {
+		if e.dm, err = model.Load(f.draftModel, b); err != nil {
+			e.close(context.Background())
+			return nil, fmt.Errorf("--draft-model: %w", err)
+		}
+	}
+	e.sched, err = scheduler.New(m, scheduler.Config{DraftModel: e.dm, Parallel: f.parallel, CtxSize: f.ctx, PrefillChunk: f.prefillChunk,
 		CacheBytes: cacheBytes, Draft: f.draft == "ngram", DraftMax: f.draftMax, QueueLimit: f.queue, Log: log, OnStep: onStep})
 	if err != nil {
 		e.close(context.Background())

@@ -49,6 +49,19 @@ func TestDraftsKeepTheOutput(t *testing.T) {
 		if !slices.Equal(plain.Generated, spec.Generated) {
 			t.Errorf("temp %v: with drafts %v, without %v", temp, spec.Generated, plain.Generated)
 		}
+		// The model as its own draft model: its greedy drafts are what greedy decoding picks.
+		pool, err := draft.NewModelPool(m, 1, len(prompt)+64, m.Config.VocabSize)
+		if err != nil {
+			t.Fatal(err)
+		}
+		self := run(pool.Drafter(0, 5))
+		pool.Close()
+		if !slices.Equal(plain.Generated, self.Generated) {
+			t.Errorf("temp %v: with a draft model %v, without %v", temp, self.Generated, plain.Generated)
+		}
+		if temp == 0 && self.Accepted < self.Drafted*9/10 {
+			t.Errorf("greedy self-drafting accepted %d of %d", self.Accepted, self.Drafted)
+		}
 		if temp == 0 && (spec.Accepted == 0 || spec.Steps >= plain.Steps) {
 			t.Errorf("greedy: %d drafts, %d accepted, %d steps (without drafts %d): the drafts did not shorten the run",
 				spec.Drafted, spec.Accepted, spec.Steps, plain.Steps)

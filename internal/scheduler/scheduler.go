@@ -36,7 +36,10 @@ type Config struct {
 	MinCacheTokens int   // contexts shorter than this are not kept in the prompt cache; 16
 	Draft          bool  // prompt-lookup drafts for every request that does not opt out
 	DraftMax       int   // draft tokens a step at most; 8
-	Log            zerolog.Logger
+	// DraftModel, when set, drafts instead of prompt lookup: a small model of the same vocabulary (package draft),
+	// with a cache sequence per slot. The scheduler does not close it.
+	DraftModel *model.Model
+	Log        zerolog.Logger
 	// OnStep, when set, is told each forward call's rows and duration (metrics).
 	OnStep func(rows int, d time.Duration)
 }
@@ -68,8 +71,9 @@ type Scheduler struct {
 	log     zerolog.Logger
 	cache   backend.KVCache
 	slots   []slot
-	pc      *promptCache // nil without a prompt cache
-	rewind  bool         // model.Rewindable at CtxSize
+	pc      *promptCache     // nil without a prompt cache
+	pool    *draft.ModelPool // the draft model's cache (Config.DraftModel); nil without
+	rewind  bool             // model.Rewindable at CtxSize
 	clock   uint64
 	scratch []float32
 
@@ -119,15 +123,22 @@ func New(m *model.Model, cfg Config) (*Scheduler, error) {
 	s := &Scheduler{m: m, cfg: cfg, log: cfg.Log, slots: make([]slot, cfg.Parallel), rewind: m.Rewindable(cfg.CtxSize),
 		done: make(chan struct{})}
 	s.cond = sync.NewCond(&s.mu)
-	if cfg.Draft && !s.rewind {
+	if (cfg.Draft || cfg.DraftModel != nil) && !s.rewind {
 		s.log.Warn().Msg("speculative drafts are off: this model's cache cannot rewind (a hybrid, or sliding-window layers shorter than the context)")
-		s.cfg.Draft = false
+		s.cfg.Draft, s.cfg.DraftModel = false, nil
 	}
 	c, err := m.NewCache(cfg.Parallel, cfg.CtxSize)
 	if err != nil {
 		return nil, fmt.Errorf("scheduler: %d sequences of %d positions: %w", cfg.Parallel, cfg.CtxSize, err)
 	}
 	s.cache = c
+	if s.cfg.DraftModel != nil {
+		if s.pool, err = draft.NewModelPool(s.cfg.DraftModel, cfg.Parallel, cfg.CtxSize, m.Config.VocabSize); err != nil {
+			m.ReleaseCache(c)
+			return nil, fmt.Errorf("scheduler: %w", err)
+		}
+		s.cfg.Draft = true
+	}
 	if cfg.CacheBytes > 0 {
 		if m.CanCopySequences() {
 			s.pc = newPromptCache(cfg.CacheBytes, !s.rewind, m.ReleaseCache, func(n int, b int64) {
@@ -279,6 +290,9 @@ func (s *Scheduler) release() {
 	if s.pc != nil {
 		s.pc.clear()
 	}
+	if s.pool != nil {
+		s.pool.Close()
+	}
 	s.m.ReleaseCache(s.cache)
 }
 
@@ -338,7 +352,11 @@ func (s *Scheduler) admit(q *seq) {
 	q.admitted = time.Now()
 	q.res.PromptTokens, q.res.CachedTokens = len(prompt), k
 	q.res.Queued = q.admitted.Sub(q.submitted)
-	if s.cfg.Draft && !q.req.NoDraft {
+	switch {
+	case q.req.NoDraft || !s.cfg.Draft:
+	case s.pool != nil:
+		q.drafter = s.pool.Drafter(at, s.cfg.DraftMax)
+	default:
 		q.drafter = draft.NewNGram(s.cfg.DraftMax, 1, 3)
 	}
 	if !s.rewind && s.pc != nil && !q.req.NoCache {

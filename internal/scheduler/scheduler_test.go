@@ -84,7 +84,7 @@ func TestBatchedEqualsGenerate(t *testing.T) {
 	for _, p := range prompts {
 		want = append(want, reference(t, m, p, n))
 	}
-	for _, c := range []Config{{Parallel: 1}, {Parallel: 4, PrefillChunk: 16}, {Parallel: 3, Draft: true, PrefillChunk: 32}, {Parallel: 2, MaxRows: 3, Draft: true}} {
+	for _, c := range []Config{{Parallel: 1}, {Parallel: 4, PrefillChunk: 16}, {Parallel: 3, Draft: true, PrefillChunk: 32}, {Parallel: 2, MaxRows: 3, Draft: true}, {Parallel: 3, DraftModel: m, DraftMax: 4}} {
 		s, err := New(m, c)
 		if err != nil {
 			t.Fatal(err)
@@ -108,7 +108,7 @@ func TestBatchedEqualsGenerate(t *testing.T) {
 			}
 			drafted += res.Accepted
 		}
-		if c.Draft && drafted == 0 {
+		if (c.Draft || c.DraftModel != nil) && drafted == 0 {
 			t.Errorf("%+v: no draft accepted", c)
 		}
 		if err := s.Close(context.Background()); err != nil {

@@ -8,7 +8,6 @@ import (
 	"slices"
 	"time"
 
-	"github.com/mlxbun/mlxbun/internal/draft"
 	"github.com/mlxbun/mlxbun/internal/model"
 )
 
@@ -21,9 +20,9 @@ type seq struct {
 	fed        int
 	cached     int
 	gen        int
-	drafter    *draft.NGram
-	drafts     []int // this step's draft tokens, fed after tokens[fed]
-	snapshotAt int   // a chunk boundary to keep in the prompt cache once prefilled (0: none)
+	drafter    model.Drafter // nil: no drafts
+	drafts     []int         // this step's draft tokens, fed after tokens[fed]
+	snapshotAt int           // a chunk boundary to keep in the prompt cache once prefilled (0: none)
 	res        Result
 	ev         Event // what this step produced, pushed by flushEvents
 	dirty      bool
