@@ -37,7 +37,8 @@ type serveProc struct {
 	url    string
 	cmd    *exec.Cmd
 	stderr *syncBuffer
-	exited chan error
+	exited chan struct{} // closed when the process has exited, with its error in err
+	err    error
 }
 
 type syncBuffer struct {
@@ -67,12 +68,12 @@ func startServe(t *testing.T, args ...string) *serveProc {
 	}
 	cmd := exec.Command(binPath, append([]string{"serve", "--model", dir, "--port", "0", "--chat-template", tmpl}, args...)...)
 	pr, pw := io.Pipe()
-	p := &serveProc{cmd: cmd, stderr: &syncBuffer{}, exited: make(chan error, 1)}
+	p := &serveProc{cmd: cmd, stderr: &syncBuffer{}, exited: make(chan struct{})}
 	cmd.Stderr = io.MultiWriter(pw, p.stderr)
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	go func() { p.exited <- cmd.Wait(); pw.Close() }()
+	go func() { p.err = cmd.Wait(); close(p.exited); pw.Close() }()
 	t.Cleanup(func() {
 		cmd.Process.Signal(syscall.SIGTERM)
 		select {
@@ -386,61 +387,73 @@ func TestServe(t *testing.T) {
 		c.hc.Transport.(*http.Transport).CloseIdleConnections()
 		time.Sleep(200 * time.Millisecond)
 		baseGoroutines := c.metric("mlxbun_goroutines")
-		baseCancelled := 0.0
-		var wg sync.WaitGroup
-		var mu sync.Mutex
-		intact, dropped := 0, 0
-		for i := range 200 {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				pr := prompts[i%len(prompts)]
-				body := textBody(pr, 0)
-				body["temperature"] = 0
-				if i%4 == 3 { // 50 of them leave after the second event, long before their 400 tokens
-					body["max_tokens"] = 400
-					if _, err := c.stream(context.Background(), "/v1/completions", body, 2); err != nil {
-						t.Errorf("disconnecting stream %d: %v", i, err)
+		// Two bursts: the server must come back to its baseline after each, and the second must not grow its
+		// resident memory past what the first left (a leak per request would).
+		var rss []int64
+		for burst := range 2 {
+			baseCancelled := c.metric(`mlxbun_requests_finished_total{reason="cancelled"}`)
+			var wg sync.WaitGroup
+			var mu sync.Mutex
+			intact, dropped := 0, 0
+			for i := range 200 {
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					pr := prompts[i%len(prompts)]
+					body := textBody(pr, 0)
+					body["temperature"] = 0
+					if i%4 == 3 { // 50 of them leave after the second event, long before their 400 tokens
+						body["max_tokens"] = 400
+						if _, err := c.stream(context.Background(), "/v1/completions", body, 2); err != nil {
+							t.Errorf("disconnecting stream %d: %v", i, err)
+						}
+						mu.Lock()
+						dropped++
+						mu.Unlock()
+						return
+					}
+					body["max_tokens"] = 6
+					res, err := c.stream(context.Background(), "/v1/completions", body, 0)
+					if err != nil {
+						t.Errorf("stream %d: %v", i, err)
+						return
+					}
+					if res.Text != want[pr] || res.Usage.Tokens != 6 || res.Reason != "length" {
+						t.Errorf("stream %d (%q): %+v, want %q in 6 tokens", i, pr, res, want[pr])
+						return
 					}
 					mu.Lock()
-					dropped++
+					intact++
 					mu.Unlock()
-					return
-				}
-				body["max_tokens"] = 6
-				res, err := c.stream(context.Background(), "/v1/completions", body, 0)
-				if err != nil {
-					t.Errorf("stream %d: %v", i, err)
-					return
-				}
-				if res.Text != want[pr] || res.Usage.Tokens != 6 || res.Reason != "length" {
-					t.Errorf("stream %d (%q): %+v, want %q in 6 tokens", i, pr, res, want[pr])
-					return
-				}
-				mu.Lock()
-				intact++
-				mu.Unlock()
-			}()
-		}
-		wg.Wait()
-		if intact != 150 || dropped != 50 {
-			t.Errorf("%d intact streams, %d dropped: want 150 and 50", intact, dropped)
-		}
-		c.hc.Transport.(*http.Transport).CloseIdleConnections()
-		deadline := time.Now().Add(20 * time.Second)
-		for {
-			busy, queued := c.metric("mlxbun_slots_busy"), c.metric("mlxbun_queue_depth")
-			cancelled := c.metric(`mlxbun_requests_finished_total{reason="cancelled"}`) - baseCancelled
-			g := c.metric("mlxbun_goroutines")
-			if busy == 0 && queued == 0 && cancelled == 50 && g <= baseGoroutines+2 {
-				break
+				}()
 			}
-			if time.Now().After(deadline) {
-				t.Fatalf("after the streams: %v slots busy, %v queued, %v cancelled (want 50), %v goroutines (baseline %v)",
-					busy, queued, cancelled, g, baseGoroutines)
+			wg.Wait()
+			if intact != 150 || dropped != 50 {
+				t.Errorf("burst %d: %d intact streams, %d dropped: want 150 and 50", burst, intact, dropped)
 			}
-			time.Sleep(50 * time.Millisecond)
+			c.hc.Transport.(*http.Transport).CloseIdleConnections()
+			deadline := time.Now().Add(20 * time.Second)
+			for {
+				busy, queued := c.metric("mlxbun_slots_busy"), c.metric("mlxbun_queue_depth")
+				cancelled := c.metric(`mlxbun_requests_finished_total{reason="cancelled"}`) - baseCancelled
+				g := c.metric("mlxbun_goroutines")
+				if busy == 0 && queued == 0 && cancelled == 50 && g <= baseGoroutines+2 {
+					break
+				}
+				if time.Now().After(deadline) {
+					t.Fatalf("after burst %d: %v slots busy, %v queued, %v cancelled (want 50), %v goroutines (baseline %v)",
+						burst, busy, queued, cancelled, g, baseGoroutines)
+				}
+				time.Sleep(50 * time.Millisecond)
+			}
+			if kb, ok := residentKB(p.cmd.Process.Pid); ok {
+				rss = append(rss, kb)
+			}
 		}
+		if len(rss) == 2 && rss[1] > rss[0]+32<<10 {
+			t.Errorf("resident memory grew from %d to %d KiB over the second burst", rss[0], rss[1])
+		}
+		t.Logf("resident memory after each burst: %v KiB", rss)
 	})
 
 	t.Run("sigterm finishes the running request", func(t *testing.T) {
@@ -466,9 +479,9 @@ func TestServe(t *testing.T) {
 			t.Errorf("the request running at SIGTERM: %+v %v, want its 48 tokens", r.res, r.err)
 		}
 		select {
-		case err := <-q.exited:
-			if err != nil {
-				t.Errorf("exit after SIGTERM: %v\n%s", err, q.stderr)
+		case <-q.exited:
+			if q.err != nil {
+				t.Errorf("exit after SIGTERM: %v\n%s", q.err, q.stderr)
 			}
 		case <-time.After(20 * time.Second):
 			t.Error("no exit 20 s after SIGTERM")
@@ -519,4 +532,19 @@ func TestChat(t *testing.T) {
 	if strings.Contains(three.stdout+three.stderr, "never read") {
 		t.Error("input after /exit was read")
 	}
+}
+
+// residentKB is a process's resident set (Linux /proc), false where it cannot be read.
+func residentKB(pid int) (int64, bool) {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		return 0, false
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		if v, ok := strings.CutPrefix(line, "VmRSS:"); ok {
+			n, err := strconv.ParseInt(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(v), "kB")), 10, 64)
+			return n, err == nil
+		}
+	}
+	return 0, false
 }

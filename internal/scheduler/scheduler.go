@@ -150,6 +150,9 @@ func New(m *model.Model, cfg Config) (*Scheduler, error) {
 		}
 	}
 	s.stats.Finished = map[string]int64{}
+	for _, r := range []string{"eos", "stop", "length", "context", "grammar", ReasonCancelled, ReasonError} {
+		s.stats.Finished[r] = 0 // every reason from the start, as Prometheus counters should be
+	}
 	s.stats.Slots = cfg.Parallel
 	s.stats.CacheLimit = cfg.CacheBytes
 	go s.loop()
