@@ -24,7 +24,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mlxbun/mlxbun/internal/lora"
 	"github.com/mlxbun/mlxbun/internal/testutil"
+	"github.com/mlxbun/mlxbun/internal/testutil/loratest"
 )
 
 // chatTemplate is a minimal role-tagged template: the fixture model has none.
@@ -547,4 +549,39 @@ func residentKB(pid int) (int64, bool) {
 		}
 	}
 	return 0, false
+}
+
+// TestServeAdapter: a request naming a LoRA adapter loaded with --adapter NAME=DIR gets what generate --adapter
+// gives, one naming the base model what generate without it gives, from the same server.
+func TestServeAdapter(t *testing.T) {
+	dir := testutil.Fixture(t, "trained/pycoder-12m")
+	ad := loratest.Random(t, dir, lora.PEFT, []string{"self_attn.q_proj", "self_attn.v_proj", "mlp.down_proj"}, 8, 16, 5)
+	p := startServe(t, "--adapter", "tuned="+ad, "--parallel", "2")
+	c := newClient(t, p.url, "")
+	resp, err := http.Get(p.url + "/v1/models")
+	if err != nil {
+		t.Fatal(err)
+	}
+	models, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if !bytes.Contains(models, []byte(`"id":"tuned"`)) {
+		t.Errorf("/v1/models: %s", models)
+	}
+	prompt := "def parse(line):\n"
+	var outs []string
+	for _, tc := range []struct{ model, flag string }{{"tuned", ad}, {"pycoder-12m", ""}} {
+		got := c.complete("/v1/completions", map[string]any{"model": tc.model, "prompt": prompt, "max_tokens": 12, "temperature": 0}).Text
+		args := []string{"generate", "--model", dir, "--prompt", prompt, "--no-chat-template", "--max-tokens", "12"}
+		if tc.flag != "" {
+			args = append(args, "--adapter", tc.flag)
+		}
+		want := mlxbun(t, "", args...)
+		if want.code != 0 || strings.TrimSuffix(want.stdout, "\n") != got {
+			t.Errorf("model %q: served %q, generate %q (%s)", tc.model, got, want.stdout, want.stderr)
+		}
+		outs = append(outs, got)
+	}
+	if outs[0] == outs[1] {
+		t.Errorf("the adapter changed nothing (%q): the test shows nothing", outs[0])
+	}
 }

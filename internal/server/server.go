@@ -101,7 +101,13 @@ func (s *Server) guard(endpoint string, needsEngine bool, h handlerFunc) http.Ha
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		start := time.Now()
 		status := s.serveGuarded(w, r, needsEngine, h)
-		s.met.request(endpoint, status, time.Since(start))
+		d := time.Since(start)
+		s.met.request(endpoint, status, d)
+		ev := s.opt.Log.Debug()
+		if status >= 500 && status != 503 {
+			ev = s.opt.Log.Warn()
+		}
+		ev.Str("endpoint", endpoint).Int("status", status).Dur("took", d).Msg("request")
 	})
 }
 
