@@ -555,7 +555,7 @@ func residentKB(pid int) (int64, bool) {
 // gives, one naming the base model what generate without it gives, from the same server.
 func TestServeAdapter(t *testing.T) {
 	dir := testutil.Fixture(t, "trained/pycoder-12m")
-	ad := loratest.Random(t, dir, lora.PEFT, []string{"self_attn.q_proj", "self_attn.v_proj", "mlp.down_proj"}, 8, 16, 5)
+	ad := loratest.Random(t, dir, lora.PEFT, []string{"self_attn.q_proj", "self_attn.v_proj", "mlp.up_proj", "mlp.down_proj"}, 8, 64, 5)
 	p := startServe(t, "--adapter", "tuned="+ad, "--parallel", "2")
 	c := newClient(t, p.url, "")
 	resp, err := http.Get(p.url + "/v1/models")
@@ -567,7 +567,7 @@ func TestServeAdapter(t *testing.T) {
 	if !bytes.Contains(models, []byte(`"id":"tuned"`)) {
 		t.Errorf("/v1/models: %s", models)
 	}
-	prompt := "def parse(line):\n"
+	prompt := "import numpy as np\nx = np."
 	var outs []string
 	for _, tc := range []struct{ model, flag string }{{"tuned", ad}, {"pycoder-12m", ""}} {
 		got := c.complete("/v1/completions", map[string]any{"model": tc.model, "prompt": prompt, "max_tokens": 12, "temperature": 0}).Text

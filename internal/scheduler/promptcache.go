@@ -11,12 +11,14 @@ import (
 	"github.com/mlxbun/mlxbun/internal/backend"
 )
 
-// entry is one cached context: what tokens[:len] left in cache (one sequence, at position len(tokens)).
+// entry is one cached context: what tokens[:len] left in cache (one sequence, at position len(tokens)), computed
+// under one adapter set (the keys and values differ with it, so entries of different sets never mix).
 type entry struct {
-	tokens []int
-	cache  backend.KVCache
-	bytes  int64
-	used   uint64 // LRU clock at the last use
+	adapter string
+	tokens  []int
+	cache   backend.KVCache
+	bytes   int64
+	used    uint64 // LRU clock at the last use
 }
 
 // node is a trie node: the entries whose tokens end here, and how many end at or below it.
@@ -27,7 +29,8 @@ type node struct {
 }
 
 type promptCache struct {
-	root    node
+	roots map[string]*node // a trie per adapter set
+
 	entries []*entry
 	bytes   int64
 	limit   int64
@@ -38,13 +41,23 @@ type promptCache struct {
 }
 
 func newPromptCache(limit int64, exact bool, release func(backend.KVCache), evicted func(int, int64)) *promptCache {
-	return &promptCache{limit: limit, exact: exact, release: release, evicted: evicted}
+	return &promptCache{roots: map[string]*node{}, limit: limit, exact: exact, release: release, evicted: evicted}
 }
 
-// lookup finds the entry sharing the longest prefix with prompt, at most maxK tokens of it: the entry and how many
-// of its tokens to reuse (0 and nil when none).
-func (c *promptCache) lookup(prompt []int, maxK int) (*entry, int) {
-	n, depth := &c.root, 0
+// root is adapter's trie.
+func (c *promptCache) root(adapter string) *node {
+	n := c.roots[adapter]
+	if n == nil {
+		n = &node{}
+		c.roots[adapter] = n
+	}
+	return n
+}
+
+// lookup finds the entry of adapter sharing the longest prefix with prompt, at most maxK tokens of it: the entry
+// and how many of its tokens to reuse (0 and nil when none).
+func (c *promptCache) lookup(adapter string, prompt []int, maxK int) (*entry, int) {
+	n, depth := c.root(adapter), 0
 	var best *entry
 	bestK := 0
 	for depth < maxK {
@@ -76,9 +89,9 @@ func (c *promptCache) lookup(prompt []int, maxK int) (*entry, int) {
 	return best, bestK
 }
 
-// covers reports whether an entry already serves all of tokens.
-func (c *promptCache) covers(tokens []int) bool {
-	_, k := c.lookup(tokens, len(tokens))
+// covers reports whether an entry of adapter already serves all of tokens.
+func (c *promptCache) covers(adapter string, tokens []int) bool {
+	_, k := c.lookup(adapter, tokens, len(tokens))
 	return k == len(tokens)
 }
 
@@ -90,7 +103,7 @@ func (c *promptCache) insert(e *entry) bool {
 	}
 	if !c.exact {
 		for _, old := range append([]*entry(nil), c.entries...) {
-			if len(old.tokens) <= len(e.tokens) && slices.Equal(old.tokens, e.tokens[:len(old.tokens)]) {
+			if old.adapter == e.adapter && len(old.tokens) <= len(e.tokens) && slices.Equal(old.tokens, e.tokens[:len(old.tokens)]) {
 				c.remove(old)
 			}
 		}
@@ -111,7 +124,7 @@ func (c *promptCache) insert(e *entry) bool {
 	e.used = c.clock
 	c.entries = append(c.entries, e)
 	c.bytes += e.bytes
-	n := &c.root
+	n := c.root(e.adapter)
 	n.count++
 	for _, t := range e.tokens {
 		if n.kids == nil {
@@ -138,7 +151,7 @@ func (c *promptCache) remove(e *entry) {
 		}
 	}
 	c.bytes -= e.bytes
-	n := &c.root
+	n := c.root(e.adapter)
 	n.count--
 	for _, t := range e.tokens {
 		kid := n.kids[t]

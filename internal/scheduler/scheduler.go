@@ -57,11 +57,13 @@ type Stats struct {
 }
 
 // slot is one cache sequence: the request in it, or what the last one left (held: the tokens at positions
-// 0..len-1 of the cache; for a sequence that cannot rewind, its state stands at len).
+// 0..len-1 of the cache, computed under adapter set heldSet; for a sequence that cannot rewind, its state stands
+// at len).
 type slot struct {
-	active *seq
-	held   []int
-	used   uint64
+	active  *seq
+	held    []int
+	heldSet string
+	used    uint64
 }
 
 // Scheduler batches requests onto one model. Submit and Stats are safe for concurrent use.
@@ -314,7 +316,7 @@ func (s *Scheduler) admit(q *seq) {
 		if victim < 0 || sl.used < s.slots[victim].used {
 			victim = i
 		}
-		if q.req.NoCache {
+		if q.req.NoCache || sl.heldSet != q.req.Adapter {
 			continue
 		}
 		k := min(commonPrefix(sl.held, prompt), maxK)
@@ -328,7 +330,7 @@ func (s *Scheduler) admit(q *seq) {
 	var e *entry
 	ek := 0
 	if s.pc != nil && !q.req.NoCache {
-		e, ek = s.pc.lookup(prompt, maxK)
+		e, ek = s.pc.lookup(q.req.Adapter, prompt, maxK)
 	}
 	at, k := victim, 0
 	switch {
@@ -349,7 +351,7 @@ func (s *Scheduler) admit(q *seq) {
 	}
 	sl := &s.slots[at]
 	s.clock++
-	sl.active, sl.held, sl.used = q, nil, s.clock
+	sl.active, sl.held, sl.heldSet, sl.used = q, nil, q.req.Adapter, s.clock
 	q.slot, q.fed, q.cached = at, k, k
 	q.tokens = slices.Clone(prompt)
 	q.admitted = time.Now()
@@ -389,12 +391,13 @@ func (s *Scheduler) admit(q *seq) {
 func (s *Scheduler) keep(i int) {
 	held := s.slots[i].held
 	s.slots[i].held = nil
-	s.keepTokens(i, held)
+	s.keepTokens(i, s.slots[i].heldSet, held)
 }
 
-// keepTokens copies slot i's first len(tokens) positions into a new prompt cache entry.
-func (s *Scheduler) keepTokens(i int, tokens []int) {
-	if s.pc == nil || len(tokens) < s.cfg.MinCacheTokens || s.pc.covers(tokens) {
+// keepTokens copies slot i's first len(tokens) positions, computed under adapter set, into a new prompt cache
+// entry.
+func (s *Scheduler) keepTokens(i int, adapter string, tokens []int) {
+	if s.pc == nil || len(tokens) < s.cfg.MinCacheTokens || s.pc.covers(adapter, tokens) {
 		return
 	}
 	n := len(tokens)
@@ -413,7 +416,7 @@ func (s *Scheduler) keepTokens(i int, tokens []int) {
 		return
 	}
 	s.mu.Lock()
-	s.pc.insert(&entry{tokens: slices.Clone(tokens), cache: c, bytes: bytes})
+	s.pc.insert(&entry{adapter: adapter, tokens: slices.Clone(tokens), cache: c, bytes: bytes})
 	s.stats.CacheEntries, s.stats.CacheBytes = len(s.pc.entries), s.pc.bytes
 	s.mu.Unlock()
 }

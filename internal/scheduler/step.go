@@ -152,7 +152,7 @@ func (s *Scheduler) run(c *call) {
 		q := c.pre
 		q.fed = c.preEnd
 		if q.fed == q.snapshotAt {
-			s.keepTokens(q.slot, q.tokens[:q.fed])
+			s.keepTokens(q.slot, q.req.Adapter, q.tokens[:q.fed])
 		}
 		if c.preFinal {
 			q.first = time.Now()
