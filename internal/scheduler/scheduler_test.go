@@ -70,6 +70,20 @@ func run(t *testing.T, s *Scheduler, prompt []int, n int) *Result {
 	return res
 }
 
+// runLogprobs is run with the top-3 log-probabilities of every token, and the prompt cache off when noCache.
+func runLogprobs(t *testing.T, s *Scheduler, prompt []int, n int, noCache bool) ([]Token, *Result) {
+	t.Helper()
+	st, err := s.Submit(&Request{Prompt: prompt, MaxTokens: n, Picker: greedy{}, TopLogprobs: 3, NoCache: noCache})
+	if err != nil {
+		t.Fatal(err)
+	}
+	toks, _, res, ok := st.Wait(context.Background())
+	if !ok || res.Err != nil {
+		t.Fatalf("%v %v", ok, res)
+	}
+	return toks, res
+}
+
 func TestBatchedEqualsGenerate(t *testing.T) {
 	m := load(t, "trained/pycoder-12m")
 	prompts := [][]int{
@@ -208,5 +222,48 @@ func TestCancelFreesTheSlot(t *testing.T) {
 	if res.Reason != ReasonCancelled || len(res.Generated) > int(s0-a0)+1 {
 		t.Errorf("cancelled request ended %q after %d tokens; it had run %d steps when cancelled: want its slot freed at the next step",
 			res.Reason, len(res.Generated), s0-a0)
+	}
+}
+
+// TestRingModelReuse: a model with sliding-window rings (tiny-gemma2, window 8) cannot rewind, so a slot's context
+// is reused only whole (a follow-up turn that extends it), the prompt cache copies rings back whole, and both give
+// what generating from scratch gives; drafts are off for it.
+func TestRingModelReuse(t *testing.T) {
+	m := load(t, "models/tiny-gemma2")
+	s, err := New(m, Config{Parallel: 1, CtxSize: 96, CacheBytes: 16 << 20, Draft: true, MinCacheTokens: 4})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close(context.Background())
+	if s.Config().Draft {
+		t.Error("drafts stayed on for a model with rings")
+	}
+	a := []int{5, 9, 200, 17, 33, 80, 4, 61, 99, 12, 7, 300, 41}
+	ra := run(t, s, a, 6)
+	follow := append(append(slices.Clone(a), ra.Generated[:5]...), 77, 78, 79) // a's context (its last id never fed) and a new turn
+	r := run(t, s, follow, 6)
+	if r.CachedTokens != len(a)+5 {
+		t.Errorf("follow-up: %d cached tokens, want the %d the slot held", r.CachedTokens, len(a)+5)
+	}
+	if want := reference(t, m, follow, 6); !slices.Equal(r.Generated, want) {
+		t.Errorf("follow-up from the slot %v, from scratch %v", r.Generated, want)
+	}
+	// A prompt sharing only part of the slot's context cannot use it (that would rewind the rings).
+	part := append(slices.Clone(a[:10]), 1, 2, 3)
+	if r := run(t, s, part, 4); r.CachedTokens != 0 {
+		t.Errorf("partial prefix on a ring model: %d cached tokens, want 0", r.CachedTokens)
+	}
+	// The slot now holds part; follow's context went to the prompt cache and comes back from there whole.
+	fed := append(slices.Clone(follow), r.Generated[:5]...)
+	again := append(slices.Clone(fed), 600, 601, 602)
+	toks, r := runLogprobs(t, s, again, 6, false)
+	fresh, _ := runLogprobs(t, s, again, 6, true)
+	for i := range toks { // the tiny model's greedy ids repeat; its log-probabilities show the cached context is right
+		if d := toks[i].Logprob - fresh[i].Logprob; d > 1e-4 || d < -1e-4 || toks[i].Top[2].ID != fresh[i].Top[2].ID {
+			t.Errorf("token %d from the prompt cache %+v, from scratch %+v", i, toks[i], fresh[i])
+		}
+	}
+	if want := reference(t, m, again, 6); r.CachedTokens != len(fed) || !slices.Equal(r.Generated, want) {
+		t.Errorf("from the prompt cache: %d cached (want %d), %v; from scratch %v", r.CachedTokens, len(fed), r.Generated, want)
 	}
 }
