@@ -28,6 +28,7 @@ type benchFlags struct {
 	seed                                       uint64
 	jsonSchema                                 string // bench --json-schema: constrained-decoding costs (benchgrammar.go)
 	draft, draftPrompt                         string // bench --draft ngram: speculative decoding (benchdraft.go)
+	streams                                    int    // bench --streams N: continuous batching (benchserve.go)
 }
 
 // benchRow is one test's result; JSON field names follow llama-bench's.
@@ -100,6 +101,7 @@ table (device time, GB/s, % of the measured copy bandwidth) on backends that can
 	fl.Uint64Var(&f.seed, "seed", 1, "seed of the synthetic weights and token ids")
 	fl.StringVar(&f.draft, "draft", "", "ngram: greedy -n tokens with and without prompt-lookup drafts (speed-up, acceptance)")
 	fl.StringVar(&f.draftPrompt, "draft-prompt", "", "with --draft: a prompt text file (tokenized by --model's tokenizer) instead of -p repeated ids")
+	fl.IntVar(&f.streams, "streams", 0, "N requests through the serve scheduler at once (tokens/s against --batch N), then the prompt cache")
 	fl.StringVar(&f.jsonSchema, "json-schema", "", "measure this schema's compile time and per-token mask fill over --model's tokenizer (no forward pass; -n tokens per walk, -r walks)")
 	return cmd
 }
@@ -134,6 +136,9 @@ func runBench(cmd *cobra.Command, f *benchFlags) error {
 	defer m.Close()
 	if f.draft != "" {
 		return runDraftBench(cmd, f, b, m, name)
+	}
+	if f.streams > 0 {
+		return runStreamsBench(cmd, f, b, m, name)
 	}
 	ctx := f.pp + f.tg + 1
 	if mp := m.Config.MaxPositions; mp > 0 && ctx > mp {

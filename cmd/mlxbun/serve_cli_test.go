@@ -491,8 +491,8 @@ func TestServe(t *testing.T) {
 	})
 }
 
-// TestDraftVerbs: generate --draft ngram prints what plain generate prints, and bench --draft reports the
-// acceptance with identical outputs.
+// TestDraftVerbs: generate --draft ngram prints what plain generate prints, bench --draft reports the acceptance
+// with identical outputs, and bench --streams the scheduler's rate and a prompt-cache reuse.
 func TestDraftVerbs(t *testing.T) {
 	dir := testutil.Fixture(t, "trained/pycoder-12m")
 	prompt := "def add(a, b):\n    return a + b\n\ndef sub(a, b):\n    return a - b\n\ndef mul(a, b):\n"
@@ -506,6 +506,10 @@ func TestDraftVerbs(t *testing.T) {
 	b := mlxbun(t, "", "bench", "--model", dir, "--draft", "ngram", "--draft-prompt", file, "-n", "16", "-r", "1")
 	if b.code != 0 || !strings.Contains(b.stdout, "outputs identical: true") || !strings.Contains(b.stdout, "+ngram") {
 		t.Errorf("bench --draft: %d\n%s\n%s", b.code, b.stdout, b.stderr)
+	}
+	st := mlxbun(t, "", "bench", "--model", dir, "--streams", "3", "-p", "40", "-n", "8", "-r", "1")
+	if st.code != 0 || !strings.Contains(st.stdout, "×3 streams") || !strings.Contains(st.stdout, "(24 cached") {
+		t.Errorf("bench --streams: %d\n%s\n%s", st.code, st.stdout, st.stderr)
 	}
 }
 
