@@ -147,7 +147,10 @@ func (f *engineFlags) load(cacheBytes int64, onStep func(int, time.Duration)) (*
 	if err != nil {
 		return nil, err
 	}
-	tok, err := loadTokenizer(d, true)
+	if !d.HasTokenizer() {
+		return nil, fmt.Errorf("%s: no %s: serving text needs the model's tokenizer", d.Path(), modeldir.TokenizerFile)
+	}
+	tok, err := d.Tokenizer()
 	if err != nil {
 		return nil, err
 	}
