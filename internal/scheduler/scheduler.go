@@ -352,7 +352,7 @@ func (s *Scheduler) admit(q *seq) {
 	sl := &s.slots[at]
 	s.clock++
 	sl.active, sl.held, sl.heldSet, sl.used = q, nil, q.req.Adapter, s.clock
-	q.slot, q.fed, q.cached = at, k, k
+	q.slot, q.fed = at, k
 	q.tokens = slices.Clone(prompt)
 	q.admitted = time.Now()
 	q.res.PromptTokens, q.res.CachedTokens = len(prompt), k

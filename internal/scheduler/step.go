@@ -18,7 +18,6 @@ type seq struct {
 	slot       int
 	tokens     []int // prompt, then generated ids; tokens[:fed] are in the cache
 	fed        int
-	cached     int
 	gen        int
 	drafter    model.Drafter // nil: no drafts
 	drafts     []int         // this step's draft tokens, fed after tokens[fed]
