@@ -31,6 +31,8 @@ type benchFlags struct {
 	profile, dryRun                            bool
 	seed                                       uint64
 	jsonSchema                                 string // bench --json-schema: constrained-decoding costs (benchgrammar.go)
+	draft, draftPrompt                         string // bench --draft ngram: speculative decoding (benchdraft.go)
+	streams                                    int    // bench --streams N: continuous batching (benchserve.go)
 }
 
 // benchRow is one test's result; JSON field names follow llama-bench's.
@@ -110,6 +112,9 @@ table (device time, GB/s, % of the measured copy bandwidth) on backends that can
 	fl.BoolVar(&f.profile, "profile", false, "per-kernel device time table (backends with a profiler)")
 	fl.BoolVar(&f.dryRun, "dry-run", false, "with --synthetic: print its parameters, stored bytes and bytes read per decode token, build nothing")
 	fl.Uint64Var(&f.seed, "seed", 1, "seed of the synthetic weights and token ids")
+	fl.StringVar(&f.draft, "draft", "", "ngram: greedy -n tokens with and without prompt-lookup drafts (speed-up, acceptance)")
+	fl.StringVar(&f.draftPrompt, "draft-prompt", "", "with --draft: a prompt text file (tokenized by --model's tokenizer) instead of -p repeated ids")
+	fl.IntVar(&f.streams, "streams", 0, "N requests through the serve scheduler at once (tokens/s against --batch N), then the prompt cache")
 	fl.StringVar(&f.jsonSchema, "json-schema", "", "measure this schema's compile time and per-token mask fill over --model's tokenizer (no forward pass; -n tokens per walk, -r walks)")
 	return cmd
 }
@@ -145,6 +150,12 @@ func runBench(cmd *cobra.Command, f *benchFlags) error {
 	}
 	defer b.Close()
 	defer m.Close()
+	if f.draft != "" {
+		return runDraftBench(cmd, f, b, m, name)
+	}
+	if f.streams > 0 {
+		return runStreamsBench(cmd, f, b, m, name)
+	}
 	maxPP, maxTG := slices.Max(f.pp), slices.Max(f.tg)
 	ctx := maxPP + maxTG + 1
 	if mp := m.Config.MaxPositions; mp > 0 && ctx > mp {

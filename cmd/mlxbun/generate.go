@@ -15,7 +15,9 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/mlxbun/mlxbun/internal/backend"
 	"github.com/mlxbun/mlxbun/internal/chat"
+	"github.com/mlxbun/mlxbun/internal/draft"
 	"github.com/mlxbun/mlxbun/internal/grammar"
 	"github.com/mlxbun/mlxbun/internal/lora"
 	"github.com/mlxbun/mlxbun/internal/model"
@@ -35,6 +37,8 @@ type generateFlags struct {
 	constraint                                             constraintFlags
 	adapters                                               []string  // LoRA adapter directories (--adapter)
 	adapterScales                                          []float64 // their multipliers (--adapter-scale)
+	draft, draftModel                                      string    // speculative drafts: none or ngram; a draft model dir
+	draftMax                                               int
 }
 
 // untilEndContext is the context of --max-tokens -1 when neither --max-kv-size nor the model bounds it lower:
@@ -92,6 +96,9 @@ instead of streaming.`,
 	f.constraint.register(fl)
 	fl.StringArrayVar(&f.adapters, "adapter", nil, "LoRA adapter directory, PEFT or mlx-lm layout (repeatable; the deltas add up)")
 	fl.Float64SliceVar(&f.adapterScales, "adapter-scale", nil, "multiplier of each --adapter's own scale, in the same order (default 1 each)")
+	fl.StringVar(&f.draft, "draft", "none", "speculative decoding: none, or ngram (prompt lookup, as llama.cpp's --lookup; same output)")
+	fl.IntVar(&f.draftMax, "draft-max", 7, "draft tokens a step at most (with --draft)")
+	fl.StringVar(&f.draftModel, "draft-model", "", "a small model of the same vocabulary that drafts (speculative decoding; same output)")
 	aliases(cmd, map[string]string{
 		"system-prompt": "system", "ignore-chat-template": "no-chat-template", "adapter-path": "adapter", // mlx-lm
 		"n-predict": "max-tokens", "ctx-size": "max-kv-size", "repeat-penalty": "repetition-penalty", // llama.cpp
@@ -113,6 +120,8 @@ type genRecord struct {
 	PromptSec    float64  `json:"prompt_seconds"`
 	GenSec       float64  `json:"generation_seconds"`
 	PeakMemGB    float64  `json:"peak_memory_gb"`
+	Drafted      int      `json:"draft_tokens,omitempty"`
+	Accepted     int      `json:"draft_accepted,omitempty"`
 }
 
 // checkGenerateFlags refuses flag values out of range and flags that would be ignored, before anything is read.
@@ -196,6 +205,12 @@ func runGenerate(cmd *cobra.Command, f *generateFlags) error {
 	if !cmd.Flags().Changed("seed") {
 		f.seed = randomSeed()
 		log.Info().Uint64("seed", f.seed).Msg("sampling seed drawn at random (--seed replays it)")
+	}
+	if f.draft != "none" && f.draft != "ngram" || f.draftMax < 1 {
+		return fmt.Errorf("generate: --draft %q --draft-max %d: want none or ngram, and at least 1 draft token", f.draft, f.draftMax)
+	}
+	if f.draft == "ngram" && f.draftModel != "" {
+		return errors.New("generate: give --draft ngram or --draft-model, not both")
 	}
 	params := sample.Params{Temp: f.temp, TopP: f.topP, TopK: f.topK, MinP: f.minP, RepetitionPenalty: f.repPenalty,
 		RepetitionContextSize: f.repContext, PresencePenalty: f.presence, FrequencyPenalty: f.frequency, Seed: f.seed}
@@ -288,6 +303,18 @@ func runGenerate(cmd *cobra.Command, f *generateFlags) error {
 		constrained = grammar.NewPicker(sampler, tabs)
 		opt.Picker, opt.Halt = constrained, constrained.Halt
 	}
+	if f.draft == "ngram" {
+		opt.Draft, opt.DraftMax = draft.NewNGram(f.draftMax, 1, 3), f.draftMax
+	}
+	if f.draftModel != "" {
+		dm, pool, err := openDraftModel(f.draftModel, b, m, len(prompt)+f.maxTokens+1)
+		if err != nil {
+			return err
+		}
+		defer dm.Close()
+		defer pool.Close()
+		opt.Draft, opt.DraftMax = pool.Drafter(0, f.draftMax), f.draftMax
+	}
 	var stream *tokenizer.Stream
 	if tok != nil {
 		stream = tok.NewStream(true)
@@ -312,7 +339,8 @@ func runGenerate(cmd *cobra.Command, f *generateFlags) error {
 		log.Debug().Int("fills", n).Dur("waited", waited).Msg("token masks (time not hidden behind the forward pass)")
 	}
 	rec := genRecord{Text: text.String(), PromptIDs: res.Prompt, GeneratedIDs: res.Generated, StopReason: res.StopReason,
-		Device: b.Name(), Seed: f.seed, PromptSec: res.PromptTime.Seconds(), GenSec: res.GenTime.Seconds(), PeakMemGB: peakMemoryGB()}
+		Device: b.Name(), Seed: f.seed, PromptSec: res.PromptTime.Seconds(), GenSec: res.GenTime.Seconds(), PeakMemGB: peakMemoryGB(),
+		Drafted: res.Drafted, Accepted: res.Accepted}
 	if rec.GeneratedIDs == nil {
 		rec.GeneratedIDs = []int{} // --max-tokens 0: an empty list, not null
 	}
@@ -332,7 +360,28 @@ func runGenerate(cmd *cobra.Command, f *generateFlags) error {
 	}
 	fmt.Fprintf(cmd.ErrOrStderr(), "==========\nPrompt: %d tokens, %.3f tokens-per-sec\nGeneration: %d tokens, %s\nPeak memory: %.3f GB\n",
 		len(res.Prompt), rec.PromptTPS, len(res.Generated), gen, rec.PeakMemGB)
+	if res.Drafted > 0 {
+		fmt.Fprintf(cmd.ErrOrStderr(), "Drafts: %d of %d accepted (%.0f %%), %d decode steps for %d tokens\n",
+			res.Accepted, res.Drafted, 100*float64(res.Accepted)/float64(res.Drafted), res.Steps, len(res.Generated))
+	}
 	return nil
+}
+
+// openDraftModel loads a draft model onto the target's backend with a cache of one sequence of ctx positions.
+func openDraftModel(dir string, b backend.Backend, target *model.Model, ctx int) (*model.Model, *draft.ModelPool, error) {
+	dm, err := model.Load(dir, b)
+	if err != nil {
+		return nil, nil, fmt.Errorf("--draft-model: %w", err)
+	}
+	if mp := dm.Config.MaxPositions; mp > 0 {
+		ctx = min(ctx, mp)
+	}
+	pool, err := draft.NewModelPool(dm, 1, ctx, target.Config.VocabSize)
+	if err != nil {
+		dm.Close()
+		return nil, nil, fmt.Errorf("--draft-model %s: %w", dir, err)
+	}
+	return dm, pool, nil
 }
 
 // openAdapters reads the --adapter directories, each with its --adapter-scale (all 1 when none is given).

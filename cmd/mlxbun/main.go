@@ -60,6 +60,7 @@ Examples:
 	root.PersistentFlags().StringVar(&format, "log-format", "console", "log format: console or json")
 	root.PersistentFlags().BoolVar(&verbose, "verbose", false, "log at info level: the device chosen, the seed drawn, the stages (as --log-level info)")
 	root.AddCommand(newGenerate(), newTokenize(), newBench(), newVerify(), newPerplexity(), newQuantize(), newVersion(), newCompileANE(), newDownload())
+	root.AddCommand(newServe(), newChat())
 	return root
 }
 

@@ -98,6 +98,7 @@ func (m *Model) planBuffers() {
 type graphKey struct {
 	ws    *workspace
 	cache backend.KVCache
+	set   int // the adapter set selected (adapterset.go): its deltas are part of the recorded ops
 }
 
 func (m *Model) newWorkspace(n, outRows int) (*workspace, error) {
@@ -220,7 +221,7 @@ func (m *Model) prepare(s Step, cache backend.KVCache, outRows int) (*workspace,
 	}
 	run := func() { m.ops(ws, cache) }
 	if rec, ok := m.b.(backend.Recorder); ok && n <= maxRecordedRows {
-		gk := graphKey{ws, cache}
+		gk := graphKey{ws, cache, m.activeSet}
 		if m.graphs == nil {
 			m.graphs = map[graphKey]bool{}
 		}

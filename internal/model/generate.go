@@ -1,6 +1,8 @@
 // The generation loop for one sequence: chunked prefill of the prompt, then one decode step per token. The token
 // choice is the caller's Picker; whether a token ends the sequence is the caller's sample.Stopper (end ids and
-// stop strings); each step's logits are checked for NaN and ±Inf before a token is picked from them.
+// stop strings); each step's logits are checked for NaN and ±Inf before a token is picked from them. With a
+// Drafter, a decode step also runs the drafted tokens as further rows at the next positions; the picker then
+// picks from those rows in turn while its choice equals the draft, so the output is the one without drafts.
 package model
 
 import (
@@ -35,6 +37,17 @@ type GenOptions struct {
 	// Halt, when set, is asked after each new id (after Stop): true ends generation with StopReason "grammar"
 	// (a constrained decoder whose grammar can only end).
 	Halt func() bool
+	// Draft, when set, proposes speculative tokens (package draft), at most DraftMax a step (0: 8, within
+	// backend.MaxDecodeRows with the step's own row). The model's cache must be Rewindable.
+	Draft    Drafter
+	DraftMax int
+}
+
+// Drafter proposes tokens likely to follow history, at most limit; Feedback reports how many of a round's
+// proposed drafts were accepted, so the drafter can adapt its length.
+type Drafter interface {
+	Draft(history []int, limit int) []int
+	Feedback(proposed, accepted int)
 }
 
 // GenResult reports what Generate did.
@@ -43,6 +56,8 @@ type GenResult struct {
 	PromptTime        time.Duration // prefill, including the first token's logits
 	GenTime           time.Duration // the decode steps after the first token
 	StopReason        string        // "eos", "stop", "length", "context" or "grammar" (GenOptions.Halt)
+	Drafted, Accepted int           // speculative tokens verified and kept (GenOptions.Draft)
+	Steps             int           // decode forward calls after the prompt
 }
 
 // ErrContext is wrapped when the prompt does not fit the context.
@@ -132,15 +147,29 @@ func (m *Model) Generate(prompt []int, opt GenOptions) (*GenResult, error) {
 	if stop == nil {
 		stop = sample.NewStopper(opt.EOS, nil)
 	}
+	draftMax := opt.DraftMax
+	if draftMax <= 0 {
+		draftMax = 8
+	}
+	draftMax = min(draftMax, maxRecordedRows-1)
+	if opt.Draft != nil && !m.Rewindable(ctx) {
+		return nil, errors.New("generate: speculative drafts need a cache that can rewind (not a hybrid model or a sliding-window ring)")
+	}
+	v := m.Config.VocabSize
+	rows := [][]float32{logits} // the rows still to pick from: the step's first, then one per draft token
+	var drafts []int            // the draft tokens fed after the last pick, not yet matched
+	proposed, accepted := 0, 0  // this round's
 	for {
 		if len(res.Generated) >= opt.MaxTokens {
 			res.StopReason = "length"
 			break
 		}
-		if err := checkLogits(logits, len(res.Generated)+1); err != nil {
+		row := rows[0]
+		rows = rows[1:]
+		if err := checkLogits(row, len(res.Generated)+1); err != nil {
 			return nil, fmt.Errorf("generate: %w", err)
 		}
-		id, err := opt.Picker.Pick(logits, history)
+		id, err := opt.Picker.Pick(row, history)
 		if err != nil {
 			return nil, fmt.Errorf("generate: %w", err)
 		}
@@ -166,14 +195,38 @@ func (m *Model) Generate(prompt []int, opt GenOptions) (*GenResult, error) {
 			res.StopReason = "length"
 			break
 		}
+		if len(drafts) > 0 && id == drafts[0] { // the next row already continues from id
+			drafts = drafts[1:]
+			accepted++
+			res.Accepted++
+			continue
+		}
+		if opt.Draft != nil && proposed > 0 {
+			opt.Draft.Feedback(proposed, accepted)
+		}
 		pos := len(history) - 1
 		if pos >= ctx {
 			res.StopReason = "context"
 			break
 		}
-		logits, err = m.Forward(Step{IDs: []int32{int32(id)}, Seq: []int32{0}, Pos: []int32{int32(pos)}}, cache, 1)
+		s := Step{IDs: []int32{int32(id)}, Seq: []int32{0}, Pos: []int32{int32(pos)}}
+		drafts, proposed, accepted = nil, 0, 0
+		if opt.Draft != nil {
+			drafts = opt.Draft.Draft(history, min(draftMax, ctx-1-pos, opt.MaxTokens-len(res.Generated)-1))
+			for i, d := range drafts {
+				s.IDs, s.Seq, s.Pos = append(s.IDs, int32(d)), append(s.Seq, 0), append(s.Pos, int32(pos+1+i))
+			}
+			proposed = len(drafts)
+			res.Drafted += proposed
+		}
+		out, err := m.Forward(s, cache, len(s.IDs))
 		if err != nil {
 			return nil, err
+		}
+		res.Steps++
+		rows = rows[:0]
+		for r := range s.IDs {
+			rows = append(rows, out[r*v:(r+1)*v])
 		}
 	}
 	res.GenTime = time.Since(start)

@@ -36,6 +36,8 @@ type Model struct {
 	graphs map[graphKey]bool     // what a Recorder backend holds for us
 	adder  backend.ScaledAdder   // the adapters' sum (lora.go); nil without adapters
 
+	adapterSets // named adapter sets chosen per Forward (adapterset.go)
+
 	rotor     backend.Rotator // the backend's rotation op, when some linear is rotated (rotate.go)
 	rotWidths []int           // the widths of the rotated activations (one workspace scratch each)
 	tapFn     Tap             // calibration tap (rotate.go); nil normally

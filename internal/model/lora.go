@@ -29,6 +29,7 @@ var ErrAdapterMismatch = errors.New("adapter does not fit the model")
 type loraDelta struct {
 	a, b  backend.Linear // A [r, in], B [out, r]
 	scale float32
+	set   int // 0: always applied (AttachAdapters); k > 0: only while named set k is selected (adapterset.go)
 }
 
 // adapterSite is where one adapter target lands: the layer and the stored module it adapts.
@@ -136,7 +137,10 @@ func partName(s adapterSite, k int) string {
 // AttachAdapters uploads the adapters' matrices and makes every adapted projection add its deltas, in the order
 // given (the sum's order). The backend is asked first (AdapterQueries), so a device without the ops fails before
 // anything is uploaded. Workspaces and recorded graphs made before are released: the next Forward rebuilds them.
-func (m *Model) AttachAdapters(ads []*lora.Adapter) error {
+func (m *Model) AttachAdapters(ads []*lora.Adapter) error { return m.attachAdapters(ads, 0) }
+
+// attachAdapters is AttachAdapters with the deltas tagged as belonging to set (0: always applied).
+func (m *Model) attachAdapters(ads []*lora.Adapter, set int) error {
 	if len(ads) == 0 {
 		return nil
 	}
@@ -159,7 +163,7 @@ func (m *Model) AttachAdapters(ads []*lora.Adapter) error {
 		sites, err := adapterSites(m.Config, ad)
 		if err == nil {
 			for _, s := range sites {
-				if err = m.attach(s); err != nil {
+				if err = m.attach(s, set); err != nil {
 					err = fmt.Errorf("adapter %s: %w", ad.Dir, err)
 					break
 				}
@@ -178,7 +182,7 @@ func (m *Model) AttachAdapters(ads []*lora.Adapter) error {
 }
 
 // attach uploads one site's A once and B per part, and appends the deltas to the layer's slots.
-func (m *Model) attach(s adapterSite) error {
+func (m *Model) attach(s adapterSite, set int) error {
 	r := s.t.Rank()
 	a, err := m.b.LoadLinear(backend.LinearSpec{Name: s.t.ATensor, Out: r, In: s.lin.In, Dense: &s.t.A})
 	if err != nil {
@@ -192,7 +196,7 @@ func (m *Model) attach(s adapterSite) error {
 		if err != nil {
 			return err
 		}
-		L.lora[p.Slot] = append(L.lora[p.Slot], loraDelta{a: a, b: b, scale: float32(s.t.Scale)})
+		L.lora[p.Slot] = append(L.lora[p.Slot], loraDelta{a: a, b: b, scale: float32(s.t.Scale), set: set})
 	}
 	return nil
 }
@@ -265,6 +269,9 @@ func (m *Model) projectFinish(ws *workspace, dst backend.Tensor, in *rotInput, L
 	m.rotateOut(dst, L.rot[s])
 	x := in.x
 	for _, d := range L.lora[s] {
+		if d.set != 0 && d.set != m.activeSet {
+			continue
+		}
 		t, u := ws.lw.a[d.a.Out()], ws.lw.b[d.b.Out()]
 		m.b.MatMul(t, x, d.a)
 		m.b.MatMul(u, t, d.b)

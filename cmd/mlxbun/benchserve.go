@@ -1,0 +1,107 @@
+// bench --streams N: continuous batching measured without HTTP. N requests of -p prompt ids and -n greedy tokens
+// go to the scheduler together (N slots), -r times; the row's tokens/s counts every stream's tokens over the wall
+// time, to hold against `bench --batch N`'s tg row (the decode forms alone). Then the prompt cache: a -p prompt,
+// and a second one sharing all of it but its last 16 ids, with both prefill times and the reused count.
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/mlxbun/mlxbun/internal/backend"
+	"github.com/mlxbun/mlxbun/internal/model"
+	"github.com/mlxbun/mlxbun/internal/sample"
+	"github.com/mlxbun/mlxbun/internal/scheduler"
+)
+
+type streamsReport struct {
+	Rows            []benchRow `json:"results"`
+	FirstPrefillMS  float64    `json:"first_prefill_ms"`
+	SecondPrefillMS float64    `json:"second_prefill_ms"`
+	CachedTokens    int        `json:"cached_tokens"`
+}
+
+func runStreamsBench(cmd *cobra.Command, f *benchFlags, b backend.Backend, m *model.Model, name string) error {
+	pp, tg, err := oneSize(f, "--streams")
+	if err != nil {
+		return err
+	}
+	if tg < 1 || pp < 17 {
+		return errors.New("bench: --streams needs -n ≥ 1 and -p ≥ 17")
+	}
+	ctx := pp + tg + 1
+	s, err := scheduler.New(m, scheduler.Config{Parallel: f.streams, CtxSize: ctx, CacheBytes: 1 << 62, Log: log})
+	if err != nil {
+		return err
+	}
+	defer s.Close(context.Background())
+	vocab := m.Config.VocabSize
+	prompt := func(k, n int) []int {
+		ids := make([]int, n)
+		for p := range ids {
+			ids[p] = int((uint64(p+7919*k)*2654435761 + f.seed) % uint64(vocab))
+		}
+		return ids
+	}
+	greedy := pickerFunc(func(l []float32, _ []int) (int, error) { return sample.GreedyNormalizedArgmax(l, sample.F32), nil })
+	submit := func(ids []int, n int) (*scheduler.Stream, error) {
+		return s.Submit(&scheduler.Request{Prompt: ids, MaxTokens: n, Picker: greedy, TopLogprobs: -1, NoCache: true})
+	}
+	row := benchRow{Model: name, Device: b.Name(), Test: fmt.Sprintf("tg%d ×%d streams (scheduler)", tg, f.streams), NGen: f.streams * tg}
+	for r := -1; r < f.reps; r++ { // r = -1: warm-up
+		start := time.Now()
+		var sts []*scheduler.Stream
+		for k := range f.streams {
+			st, err := submit(prompt(k+100*r+200, pp), tg)
+			if err != nil {
+				return err
+			}
+			sts = append(sts, st)
+		}
+		total := 0
+		for _, st := range sts {
+			_, _, res, _ := st.Wait(context.Background())
+			if res.Err != nil {
+				return res.Err
+			}
+			total += len(res.Generated)
+		}
+		if r >= 0 {
+			row.Samples = append(row.Samples, float64(total)/time.Since(start).Seconds())
+		}
+	}
+	row.AvgTS, row.StdTS = meanSD(row.Samples)
+	rep := streamsReport{Rows: []benchRow{row}}
+	// The prompt cache: the second prompt shares all but the first's last 16 ids.
+	first := prompt(1, pp)
+	second := append(append([]int(nil), first[:pp-16]...), prompt(2, 16)...)
+	var times [2]time.Duration
+	for i, ids := range [][]int{first, second} {
+		st, err := s.Submit(&scheduler.Request{Prompt: ids, MaxTokens: 1, Picker: greedy, TopLogprobs: -1})
+		if err != nil {
+			return err
+		}
+		_, _, res, _ := st.Wait(context.Background())
+		if res.Err != nil {
+			return res.Err
+		}
+		times[i] = res.PromptTime
+		rep.CachedTokens = res.CachedTokens
+	}
+	rep.FirstPrefillMS, rep.SecondPrefillMS = 1e3*times[0].Seconds(), 1e3*times[1].Seconds()
+	if f.output == "json" {
+		enc := json.NewEncoder(cmd.OutOrStdout())
+		enc.SetIndent("", " ")
+		return enc.Encode(rep)
+	}
+	w := cmd.OutOrStdout()
+	writeBenchMD(w, benchReport{Rows: rep.Rows, PeakHostGB: peakMemoryGB()})
+	fmt.Fprintf(w, "\nprompt cache: a %d-token prompt prefilled in %.1f ms; one sharing all but its last 16 in %.1f ms (%d cached, %.1f %%)\n",
+		pp, rep.FirstPrefillMS, rep.SecondPrefillMS, rep.CachedTokens, 100*rep.SecondPrefillMS/rep.FirstPrefillMS)
+	return nil
+}
