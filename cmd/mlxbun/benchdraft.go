@@ -16,7 +16,6 @@ import (
 	"github.com/mlxbun/mlxbun/internal/backend"
 	"github.com/mlxbun/mlxbun/internal/draft"
 	"github.com/mlxbun/mlxbun/internal/model"
-	"github.com/mlxbun/mlxbun/internal/modeldir"
 	"github.com/mlxbun/mlxbun/internal/sample"
 )
 
