@@ -489,7 +489,7 @@ func TestFirstRun(t *testing.T) {
 		runErrCases(t, []errCase{
 			{"generate without a model", []string{"generate", "--prompt", "hi"}, "", []string{"generate: --model is required"}},
 			{"tokenize without a model", []string{"tokenize", "--text", "hi"}, "", []string{"tokenize: --model is required"}},
-			{"unknown verb", []string{"chat"}, "", []string{`unknown command "chat"`}},
+			{"unknown verb", []string{"chatter"}, "", []string{`unknown command "chatter"`}},
 			{"unknown flag", []string{"generate", "--model", qwen, "--prompt-id", "1"}, "", []string{"generate: unknown flag: --prompt-id"}},
 			{"bad log level", []string{"--log-level", "loud", "version"}, "", []string{`--log-level "loud"`}},
 			{"empty stdin prompt", []string{"generate", "--model", py, "--no-chat-template", "--device", "cpu"}, "", []string{"empty prompt"}},
