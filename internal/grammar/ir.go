@@ -62,6 +62,9 @@ type expr struct {
 	subs     []*expr // kSeq, kAlt, kRepeat (one)
 	min, max int     // kRepeat
 	ref      int     // kRef
+	// what names the source construct this node was parsed from ("regex construct ... at offset 4", a JSON
+	// schema path), set by the front ends on the nodes worth naming when a budget is exceeded (budget.go).
+	what string
 }
 
 // rule is one named nonterminal.
@@ -123,9 +126,9 @@ func lit(s string) *expr {
 func seq(subs ...*expr) *expr {
 	var out []*expr
 	for _, s := range subs {
-		switch s.k {
-		case kEmpty:
-		case kSeq:
+		switch {
+		case s.k == kEmpty:
+		case s.k == kSeq && s.what == "": // a labelled node keeps its label (and is the same language)
 			out = append(out, s.subs...)
 		default:
 			out = append(out, s)
@@ -143,7 +146,7 @@ func seq(subs ...*expr) *expr {
 func alt(subs ...*expr) *expr {
 	var out []*expr
 	for _, s := range subs {
-		if s.k == kAlt {
+		if s.k == kAlt && s.what == "" {
 			out = append(out, s.subs...)
 		} else {
 			out = append(out, s)
@@ -171,6 +174,13 @@ func star(e *expr) *expr { return repeat(e, 0, -1) }
 func plus(e *expr) *expr { return repeat(e, 1, -1) }
 
 func refTo(i int) *expr { return &expr{k: kRef, ref: i} }
+
+// named returns e labelled with the construct it came from: a copy, since nodes are shared and immutable.
+func named(e *expr, what string) *expr {
+	c := *e
+	c.what = what
+	return &c
+}
 
 // nothing is the empty language (an alternative with no options): a schema that no value satisfies.
 var nothing = &expr{k: kAlt}
