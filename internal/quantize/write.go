@@ -22,6 +22,7 @@ import (
 	"github.com/mlxbun/mlxbun/internal/modeldir"
 	"github.com/mlxbun/mlxbun/internal/safetensors"
 	"github.com/mlxbun/mlxbun/internal/trellis"
+	"github.com/mlxbun/mlxbun/internal/userfile"
 )
 
 const (
@@ -258,7 +259,7 @@ func verifyConfig(dir string, items []item) error {
 
 // copyFile copies src to dst when src exists; it reports whether it did.
 func copyFile(src, dst string) (bool, error) {
-	in, err := os.Open(src)
+	in, _, err := userfile.Open(src, userfile.Stream) // a pipe or a device in the input would never end
 	if errors.Is(err, os.ErrNotExist) {
 		return false, nil
 	}
@@ -369,7 +370,7 @@ func (d destination) makeTemp() (string, error) {
 	if err := os.MkdirAll(parent, 0o755); err != nil {
 		return "", fmt.Errorf("quantize: %w", err)
 	}
-	tmp, err := os.MkdirTemp(parent, "."+filepath.Base(d.path)+".tmp-")
+	tmp, err := os.MkdirTemp(parent, d.workPrefix())
 	if err != nil {
 		return "", fmt.Errorf("quantize: %w", err)
 	}
@@ -377,18 +378,24 @@ func (d destination) makeTemp() (string, error) {
 		os.RemoveAll(tmp)
 		return "", fmt.Errorf("quantize: %w", err)
 	}
+	if err := writeOwner(tmp); err != nil { // so that a later run can remove it if this one is killed (workdir.go)
+		os.RemoveAll(tmp)
+		return "", err
+	}
 	return tmp, nil
 }
 
 func (d destination) removeTemp(tmp string) { os.RemoveAll(tmp) }
 
 // commit renames tmp into place. A directory being replaced is first moved aside, and put back if the rename
-// fails, then removed.
+// fails, then removed. The owner record goes last, so that until then a run killed mid-commit can be settled by
+// the next one (sweep).
 func (d destination) commit(tmp string) error {
 	if !d.exists {
 		if err := os.Rename(tmp, d.path); err != nil {
 			return fmt.Errorf("quantize: %w", err)
 		}
+		os.Remove(filepath.Join(d.path, ownerFile))
 		return nil
 	}
 	old := tmp + ".old"
@@ -402,5 +409,6 @@ func (d destination) commit(tmp string) error {
 	if err := os.RemoveAll(old); err != nil {
 		return fmt.Errorf("quantize: the new model is in place, but removing the old one failed: %w", err)
 	}
+	os.Remove(filepath.Join(d.path, ownerFile))
 	return nil
 }

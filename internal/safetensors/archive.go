@@ -11,6 +11,7 @@ import (
 	"sort"
 
 	"github.com/mlxbun/mlxbun/internal/backend"
+	"github.com/mlxbun/mlxbun/internal/userfile"
 )
 
 // ErrNotFound is wrapped by Archive.Tensor when a tensor is absent.
@@ -96,7 +97,7 @@ func (a *Archive) addGlob() error {
 // addIndexed opens the shards an index's weight_map names and binds exactly the tensors it lists (as
 // transformers does); each listed tensor must exist in the shard the index names.
 func (a *Archive) addIndexed(indexPath string) error {
-	raw, err := os.ReadFile(indexPath)
+	raw, err := userfile.Read(indexPath, userfile.JSON)
 	if err != nil {
 		return fmt.Errorf("safetensors: %w", err)
 	}
