@@ -44,6 +44,7 @@ type sink struct {
 	dir    string
 	limit  int64
 	cur    []backend.Host
+	meta   map[string]string // the current shard's __metadata__ beyond fileMetadata (geometry records)
 	size   int64
 	shards [][]string // tensor names of each written shard
 	bytes  int64      // tensor data written in all
@@ -55,7 +56,11 @@ func newSink(dir string, limit int64) *sink { return &sink{dir: dir, limit: limi
 func shardTemp(i int) string { return fmt.Sprintf(".shard-%05d.safetensors", i+1) }
 
 // add queues tensors that belong together (a weight and its scales stay in one shard).
-func (s *sink) add(ts ...backend.Host) error {
+func (s *sink) add(ts ...backend.Host) error { return s.addWithMeta(nil, ts...) }
+
+// addWithMeta is add with __metadata__ entries for the shard the tensors go into (a coded tensor's geometry
+// record goes into the file that holds the codes).
+func (s *sink) addWithMeta(meta map[string]string, ts ...backend.Host) error {
 	var n int64
 	for _, t := range ts {
 		n += int64(len(t.Data))
@@ -67,13 +72,30 @@ func (s *sink) add(ts ...backend.Host) error {
 	}
 	s.cur = append(s.cur, ts...)
 	s.size += n
+	for k, v := range meta {
+		if s.meta == nil {
+			s.meta = map[string]string{}
+		}
+		s.meta[k] = v
+	}
 	return nil
 }
 
 func (s *sink) flush() error {
-	if err := writeShard(filepath.Join(s.dir, shardTemp(len(s.shards))), s.cur); err != nil {
+	meta := fileMetadata
+	if len(s.meta) > 0 {
+		meta = map[string]string{}
+		for k, v := range fileMetadata {
+			meta[k] = v
+		}
+		for k, v := range s.meta {
+			meta[k] = v
+		}
+	}
+	if err := writeShard(filepath.Join(s.dir, shardTemp(len(s.shards))), s.cur, meta); err != nil {
 		return err
 	}
+	s.meta = nil
 	names := make([]string, len(s.cur))
 	for i, t := range s.cur {
 		names[i] = t.Name
@@ -84,8 +106,8 @@ func (s *sink) flush() error {
 	return nil
 }
 
-func writeShard(path string, ts []backend.Host) error {
-	if err := safetensors.WriteFile(path, ts, fileMetadata); err != nil {
+func writeShard(path string, ts []backend.Host, meta map[string]string) error {
+	if err := safetensors.WriteFile(path, ts, meta); err != nil {
 		return fmt.Errorf("quantize: %w", err)
 	}
 	return nil

@@ -167,6 +167,17 @@ func (a *Archive) Tensor(name string) (backend.Host, error) {
 	return t, nil
 }
 
+// MetadataOf is the value under key in the __metadata__ of the file holding tensor; ok is false when the archive
+// has no such tensor or its file no such key.
+func (a *Archive) MetadataOf(tensor, key string) (string, bool) {
+	f, ok := a.where[tensor]
+	if !ok {
+		return "", false
+	}
+	v, ok := f.header.Metadata[key]
+	return v, ok
+}
+
 // Close unmaps every file; it reports the first failure but closes them all.
 func (a *Archive) Close() error {
 	var first error
