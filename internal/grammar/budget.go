@@ -13,8 +13,8 @@ const (
 	maxNFAEdges      = 1 << 22 // per rule: byte, reference and epsilon edges
 	maxDFAStates     = 1 << 16 // per rule
 	maxAllDFAStates  = 1 << 18 // over all rules (each state gets a token table when the grammar runs)
-	maxSubsetEntries = 1 << 24 // NFA states held by the subset construction's sets and keys, per rule (64 MiB)
-	maxSubsetWork    = 1 << 28 // NFA states, edges and byte classes the subset construction visits, per rule
+	maxSubsetEntries = 1 << 22 // NFA states held by the subset construction's sets and keys, per rule (16 MiB)
+	maxSubsetWork    = 1 << 26 // NFA states, edges and byte classes the subset construction visits, per rule
 )
 
 // abbrev shortens s for a message: its first n bytes (cut at a character boundary) and "...".
@@ -35,8 +35,8 @@ func (c nfaCount) over() bool { return c.states > maxNFAStates || c.edges > maxN
 
 // checkNFASize counts the states and edges nfa.build would create for body without building anything (each
 // shared subtree counted once, times its number of uses) and fails when a budget is exceeded, naming the
-// innermost labelled construct (expr.what) that alone exceeds it.
-func checkNFASize(rule string, body *expr) error {
+// innermost labelled construct (expr.what) that alone exceeds it. The count (an upper bound) sizes the build.
+func checkNFASize(rule string, body *expr) (nfaCount, error) {
 	memo := map[*expr]nfaCount{}
 	var labels []string
 	var culprit string
@@ -97,14 +97,14 @@ func checkNFASize(rule string, body *expr) error {
 	}
 	c := count(body)
 	if !c.over() {
-		return nil
+		return c, nil
 	}
 	what := "states"
 	limit := int64(maxNFAStates)
 	if c.states <= maxNFAStates {
 		what, limit = "edges", maxNFAEdges
 	}
-	return errf("rule %q: %s would unroll to more than %d automaton %s (nested or large repetitions multiply; make them smaller)",
+	return c, errf("rule %q: %s would unroll to more than %d automaton %s (nested or large repetitions multiply; make them smaller)",
 		rule, culprit, limit, what)
 }
 

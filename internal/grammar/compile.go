@@ -427,10 +427,13 @@ func (n *nfa) build(a *Automaton, e *expr, from, to int32) error {
 
 // ruleToDFA compiles one rule body to a minimal DFA.
 func (a *Automaton) ruleToDFA(name string, body *expr) (ruleDFA, error) {
-	if err := checkNFASize(name, body); err != nil {
+	size, err := checkNFASize(name, body)
+	if err != nil {
 		return ruleDFA{}, err
 	}
 	n := &nfa{classSets: map[byteSet]byteSet{}}
+	n.epsHead, n.edgeHead = make([]int32, 0, size.states+3), make([]int32, 0, size.states+3)
+	n.eps, n.edges = make([]epsLink, 0, size.edges/2+1), make([]edgeLink, 0, size.edges/2+1)
 	if _, err := n.add(); err != nil { // state 0 unused
 		return ruleDFA{}, err
 	}

@@ -175,8 +175,12 @@ func plus(e *expr) *expr { return repeat(e, 1, -1) }
 
 func refTo(i int) *expr { return &expr{k: kRef, ref: i} }
 
-// named returns e labelled with the construct it came from: a copy, since nodes are shared and immutable.
+// named returns e labelled with the construct it came from: a copy, since nodes are shared and immutable. A node
+// already labelled keeps its (more specific) label: a rule whose body is one construct is named by the construct.
 func named(e *expr, what string) *expr {
+	if e.what != "" {
+		return e
+	}
 	c := *e
 	c.what = what
 	return &c
