@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/ardanlabs/jinja"
+	"github.com/mlxbun/mlxbun/internal/userfile"
 )
 
 // Message is one turn of a conversation. Role and Content become the
@@ -76,7 +77,7 @@ func parse(source, origin, bosToken, eosToken string) (t *Template, err error) {
 			t, err = nil, fmt.Errorf("%s: parse: template engine panicked: %v", origin, r)
 		}
 	}()
-	if len(source) > maxSourceBytes {
+	if int64(len(source)) > maxSourceBytes {
 		return nil, fmt.Errorf("%s: parse: the template is %d bytes, more than the %s a chat template may hold", origin, len(source), mib(maxSourceBytes))
 	}
 	normalized, sites, err := normalizeSource(source)
@@ -180,9 +181,9 @@ func (t *Template) variables(msgs []Message, addGenerationPrompt bool, kwargs ma
 	return vars, nil
 }
 
-// maxSourceBytes bounds a template's source, wherever it comes from (chat_template.jinja is capped as it is read,
-// but tokenizer_config.json may carry one as a string, and callers may pass one).
-const maxSourceBytes = 4 << 20
+// maxSourceBytes bounds a template's source, wherever it comes from: chat_template.jinja is capped as it is read,
+// but tokenizer_config.json may carry one as a string, and callers may pass one.
+var maxSourceBytes = userfile.Template.Max
 
 // maxErrorBytes bounds a render error's text: it may quote template values (raise_exception's message).
 const maxErrorBytes = 1000

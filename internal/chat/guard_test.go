@@ -98,7 +98,44 @@ func TestGuardsChangeNothing(t *testing.T) {
 	}
 }
 
+// Templates in the style of published ones (Mistral's role check, Llama 3.1's tool prompt, a DeepSeek-style
+// namespace of flags), written here from their shape.
+var styleTemplates = []string{
+	"{{ bos_token }}{% for message in messages %}{% if (message['role'] == 'user') != (loop.index0 % 2 == 0) %}{{ raise_exception('Conversation roles must alternate user/assistant/user/assistant/...') }}{% endif %}{% if message['role'] == 'user' %}{{ '[INST] ' + message['content'] + ' [/INST]' }}{% elif message['role'] == 'assistant' %}{{ message['content'] + eos_token}}{% endif %}{% endfor %}",
+	`{%- if custom_tools is defined %}{%- set tools = custom_tools %}{%- endif %}
+{%- if not tools_in_user_message is defined %}{%- set tools_in_user_message = true %}{%- endif %}
+{%- if not date_string is defined %}{%- set date_string = "26 Jul 2024" %}{%- endif %}
+{%- if messages[0]['role'] == 'system' %}{%- set system_message = messages[0]['content']|trim %}{%- set messages = messages[1:] %}{%- else %}{%- set system_message = "" %}{%- endif %}
+{{- "<|start_header_id|>system<|end_header_id|>
+
+" }}
+{%- if tools is not none %}{{- "Environment: ipython
+" }}{%- endif %}
+{{- "Today Date: " + date_string + "
+
+" }}
+{%- if tools is not none and not tools_in_user_message %}{%- for t in tools %}{{- t | tojson(indent=4) }}{{- "
+
+" }}{%- endfor %}{%- endif %}
+{{- system_message }}{{- "<|eot_id|>" }}
+{%- for message in messages %}{%- if not (message.role == 'ipython' or message.role == 'tool' or 'tool_calls' in message) %}{{- '<|start_header_id|>' + message['role'] + '<|end_header_id|>
+
+'+ message['content'] | trim + '<|eot_id|>' }}{%- elif 'tool_calls' in message %}{%- set tool_call = message.tool_calls[0].function %}{{- '{"name": "' + tool_call.name + '", ' }}{{- '"parameters": ' }}{{- tool_call.arguments | tojson }}{{- "}" }}{{- "<|eot_id|>" }}{%- elif message.role == "tool" or message.role == "ipython" %}{{- "<|start_header_id|>ipython<|end_header_id|>
+
+" }}{%- if message.content is mapping or message.content is iterable %}{{- message.content | tojson }}{%- else %}{{- message.content }}{%- endif %}{{- "<|eot_id|>" }}{%- endif %}{%- endfor %}
+{%- if add_generation_prompt %}{{- '<|start_header_id|>assistant<|end_header_id|>
+
+' }}{%- endif %}`,
+	`{% set ns = namespace(is_first=false, is_tool=false, system_prompt='', is_first_sp=true) %}{%- for message in messages %}{%- if message['role'] == 'system' %}{%- if ns.is_first_sp %}{% set ns.system_prompt = ns.system_prompt + message['content'] %}{% set ns.is_first_sp = false %}{%- else %}{% set ns.system_prompt = ns.system_prompt + '
+
+' + message['content'] %}{%- endif %}{%- endif %}{%- endfor %}{{ bos_token }}{{ ns.system_prompt }}{%- for message in messages %}{%- if message['role'] == 'user' %}{%- set ns.is_tool = false -%}{{'<｜User｜>' + message['content']}}{%- endif %}{%- if message['role'] == 'assistant' and message['content'] is not none %}{%- if ns.is_tool %}{{'<｜tool▁outputs▁end｜>' + message['content'] + '<｜end▁of▁sentence｜>'}}{%- set ns.is_tool = false -%}{%- else %}{% set content = message['content'] %}{% if '</think>' in content %}{% set content = content.split('</think>')[-1] %}{% endif %}{{'<｜Assistant｜>' + content + '<｜end▁of▁sentence｜>'}}{%- endif %}{%- endif %}{%- if message['role'] == 'tool' %}{%- set ns.is_tool = true -%}{{'<｜tool▁output▁begin｜>' + message['content'] + '<｜tool▁output▁end｜>'}}{%- endif %}{%- endfor -%}{% if add_generation_prompt and not ns.is_tool %}{{'<｜Assistant｜><think>
+'}}{% endif %}`,
+}
+
 func TestGuardsChangeNothingInRealTemplates(t *testing.T) {
+	for i, src := range styleTemplates {
+		sameAsEngine(t, "style template "+string(rune('0'+i)), src)
+	}
 	for _, name := range []string{"qwen3", "llama3", "llama2"} {
 		var cfg struct {
 			ChatTemplate string `json:"chat_template"`

@@ -228,7 +228,7 @@ func reaches(v, c jinja.Value) bool {
 // input's measure; filters whose output depends on their arguments are estimated in filter. The names are the
 // engine's (builtins.go registerFilters).
 var growth = map[string]float64{
-	"tojson": 6, "from_json": 32, "fromjson": 32, "items": 3, "join": 1, "default": 1, "d": 1, "trim": 1,
+	"tojson": 2, "from_json": 32, "fromjson": 32, "items": 3, "join": 1, "default": 1, "d": 1, "trim": 1,
 	"lower": 3, "upper": 3, "title": 7, "capitalize": 7, "first": 0, "last": 0, "length": 4, "count": 4,
 	"reverse": 5, "sort": 2, "unique": 3, "list": containerCost + 24, "int": 0, "float": 0, "string": 1,
 	"safe": 0, "replace": 1, "round": 0, "abs": 0, "map": 2, "select": 2, "reject": 2, "selectattr": 2,

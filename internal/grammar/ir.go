@@ -20,10 +20,13 @@ var ErrGrammar = errors.New("grammar")
 
 func sprintf(format string, a ...any) string { return fmt.Sprintf(format, a...) }
 
-// errf returns an error wrapping ErrGrammar.
+// errf returns an error wrapping ErrGrammar. Its message is one line: a control character quoted from the
+// source (a newline inside a repetition's braces, in a property name) is written as an escape.
 func errf(format string, a ...any) error {
-	return fmt.Errorf("%w: %s", ErrGrammar, fmt.Sprintf(format, a...))
+	return fmt.Errorf("%w: %s", ErrGrammar, oneLine.Replace(fmt.Sprintf(format, a...)))
 }
+
+var oneLine = strings.NewReplacer("\n", `\n`, "\r", `\r`, "\t", `\t`, "\x00", `\x00`)
 
 // errAt puts where in front of a grammar error's message (one "grammar:" prefix, still wrapping ErrGrammar).
 func errAt(where string, err error) error {
