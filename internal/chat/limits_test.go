@@ -54,9 +54,9 @@ func TestRenderLimits(t *testing.T) {
 		{"filter block", "{% filter indent(100000000) %}a\nb{% endfilter %}", "filter indent would make about"},
 		{"strftime format", "{{ strftime_now('%c' * 1000000) }}", "strftime_now: a format of 2000000 bytes"},
 		{"slow comparisons in a loop", "{% set s = 'x' * 30000000 %}{% for i in range(1000) %}{% for j in range(1000) %}{% if s ~ '' == s %}{% endif %}{% endfor %}{% endfor %}",
-			"line 1: s ~ '': the render"},
-		{"slow loop filter", "{% set s = 'x' * 30000000 %}{% for i in range(100000) if (s ~ 'y') == ('y' ~ s) %}{% endfor %}", "line 1: s ~ 'y': the render"},
-		{"slow copies in a loop", "{% set s = 'x' * 30000000 %}{% for i in range(100000) %}{% set t = s ~ 'y' %}{% endfor %}", "line 1: s ~ 'y': the render"},
+			"the render"},
+		{"slow loop filter", "{% set s = 'x' * 30000000 %}{% for i in range(100000) if (s ~ 'y') == ('y' ~ s) %}{% endfor %}", "the render"},
+		{"slow copies in a loop", "{% set s = 'x' * 30000000 %}{% for i in range(100000) %}{% set t = s ~ 'y' %}{% endfor %}", "the render"},
 		{"raise with a multi-line message", "{{ raise_exception('a\nb\n' ~ 'c' * 100000) }}", "template raised exception: a b ccc"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
