@@ -193,6 +193,10 @@ func newQuantizeProgress(w io.Writer, quiet bool) *quantizeProgress {
 }
 
 func (p *quantizeProgress) event(e quantize.Event) {
+	if e.Stage == quantize.StageNote {
+		log.Warn().Msg(e.Note)
+		return
+	}
 	if e.Stage == quantize.StageCalibrate {
 		if e.Done && (e.Index+1 == e.Count || (e.Index+1)%max(1, e.Count/8) == 0) {
 			log.Info().Int("window", e.Index+1).Int("of", e.Count).Msg("calibration: Hessians collected")

@@ -7,9 +7,11 @@ package chat
 import (
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/ardanlabs/jinja"
+	"github.com/mlxbun/mlxbun/internal/userfile"
 )
 
 // Message is one turn of a conversation. Role and Content become the
@@ -30,6 +32,7 @@ type Message struct {
 // variable scope.
 type Template struct {
 	tmpl   *jinja.Template
+	sites  []site // the guards the rewrite planted (guard.go), defined afresh for every render
 	source string
 	// origin names where the template came from (a file path, or
 	// "chat template" for Parse) so render errors point at the right file.
@@ -74,7 +77,10 @@ func parse(source, origin, bosToken, eosToken string) (t *Template, err error) {
 			t, err = nil, fmt.Errorf("%s: parse: template engine panicked: %v", origin, r)
 		}
 	}()
-	normalized, err := normalizeSource(source)
+	if int64(len(source)) > maxSourceBytes {
+		return nil, fmt.Errorf("%s: parse: the template is %d bytes, more than the %s a chat template may hold", origin, len(source), mib(maxSourceBytes))
+	}
+	normalized, sites, err := normalizeSource(source)
 	if err != nil {
 		return nil, fmt.Errorf("%s: parse: %w", origin, err)
 	}
@@ -84,6 +90,7 @@ func parse(source, origin, bosToken, eosToken string) (t *Template, err error) {
 	}
 	return &Template{
 		tmpl:     tmpl,
+		sites:    sites,
 		source:   source,
 		origin:   origin,
 		bosToken: bosToken,
@@ -112,13 +119,35 @@ var reserved = map[string]bool{"messages": true, "add_generation_prompt": true}
 // (e.g. enable_thinking), which may also override bos_token, eos_token, tools
 // and documents the way Hugging Face's keyword arguments do.
 func (t *Template) Render(msgs []Message, addGenerationPrompt bool, kwargs map[string]any) (out string, err error) {
-	vars := make(map[string]jinja.Value, 8+len(kwargs))
+	vars, err := t.variables(msgs, addGenerationPrompt, kwargs)
+	if err != nil {
+		return "", err
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			out, err = "", fmt.Errorf("%s: render: template engine panicked: %v", t.origin, r)
+		}
+	}()
+	out, err = t.tmpl.RenderValues(vars)
+	if err != nil {
+		var re *RaiseError
+		if errors.As(err, &re) {
+			return "", oneLine(fmt.Errorf("%s: %w", t.origin, err))
+		}
+		return "", oneLine(fmt.Errorf("%s: render: %w", t.origin, err))
+	}
+	return out, nil
+}
+
+// variables is the scope a render starts with: Render's documented variables, the guards' functions and kwargs.
+func (t *Template) variables(msgs []Message, addGenerationPrompt bool, kwargs map[string]any) (map[string]jinja.Value, error) {
+	vars := make(map[string]jinja.Value, 8+len(t.sites)+len(kwargs))
 
 	list := make([]jinja.Value, len(msgs))
 	for i, m := range msgs {
 		v, err := messageValue(m)
 		if err != nil {
-			return "", fmt.Errorf("%s: render: messages[%d]: %w", t.origin, i, err)
+			return nil, fmt.Errorf("%s: render: messages[%d]: %w", t.origin, i, err)
 		}
 		list[i] = v
 	}
@@ -137,33 +166,50 @@ func (t *Template) Render(msgs []Message, addGenerationPrompt bool, kwargs map[s
 	}
 	vars["raise_exception"] = jinja.NewCallable("raise_exception", raiseException)
 	vars["strftime_now"] = jinja.NewCallable("strftime_now", t.strftimeNow)
-	new(limits).define(vars) // bounded range() and the loop and macro guards
+	newBudget(t.sites).define(vars) // the guards' functions, bounded range() and the macro guards
 
 	for k, v := range kwargs {
 		if reserved[k] {
-			return "", fmt.Errorf("%s: render: kwarg %q clashes with a variable Render sets itself", t.origin, k)
+			return nil, fmt.Errorf("%s: render: kwarg %q clashes with a variable Render sets itself", t.origin, k)
 		}
 		jv, err := toValue(v)
 		if err != nil {
-			return "", fmt.Errorf("%s: render: kwarg %q: %w", t.origin, k, err)
+			return nil, fmt.Errorf("%s: render: kwarg %q: %w", t.origin, k, err)
 		}
 		vars[k] = jv
 	}
+	return vars, nil
+}
 
-	defer func() {
-		if r := recover(); r != nil {
-			out, err = "", fmt.Errorf("%s: render: template engine panicked: %v", t.origin, r)
-		}
-	}()
-	out, err = t.tmpl.RenderValues(vars)
-	if err != nil {
-		var re *RaiseError
-		if errors.As(err, &re) {
-			return "", fmt.Errorf("%s: %w", t.origin, err)
-		}
-		return "", fmt.Errorf("%s: render: %w", t.origin, err)
+// maxSourceBytes bounds a template's source, wherever it comes from: chat_template.jinja is capped as it is read,
+// but tokenizer_config.json may carry one as a string, and callers may pass one.
+var maxSourceBytes = userfile.Template.Max
+
+// maxErrorBytes bounds a render error's text: it may quote template values (raise_exception's message).
+const maxErrorBytes = 1000
+
+// lineError is err's text made one line of at most maxErrorBytes; it still unwraps to err.
+type lineError struct {
+	msg string
+	err error
+}
+
+func (e *lineError) Error() string { return e.msg }
+func (e *lineError) Unwrap() error { return e.err }
+
+func oneLine(err error) error {
+	msg := strings.Join(strings.Fields(err.Error()), " ")
+	if msg == err.Error() && len(msg) <= maxErrorBytes {
+		return err
 	}
-	return out, nil
+	if len(msg) > maxErrorBytes {
+		cut := maxErrorBytes
+		for cut > 0 && msg[cut]&0xC0 == 0x80 {
+			cut--
+		}
+		msg = msg[:cut] + "..."
+	}
+	return &lineError{msg, err}
 }
 
 // messageValue builds the dict a template sees for one message.

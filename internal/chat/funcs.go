@@ -30,6 +30,9 @@ func (t *Template) strftimeNow(args []jinja.Value, _ map[string]jinja.Value) (ji
 	if len(args) != 1 || !args[0].IsString() {
 		return jinja.Undefined(), fmt.Errorf("strftime_now: expected one format string argument")
 	}
+	if n := len(args[0].AsString()); n > maxFormatBytes { // each directive may print dozens of bytes
+		return jinja.Undefined(), fmt.Errorf("strftime_now: a format of %d bytes is more than %d", n, maxFormatBytes)
+	}
 	return jinja.NewString(strftime(t.now(), args[0].AsString())), nil
 }
 

@@ -1,18 +1,19 @@
 // Fuzz target for chat templates: any template source must Parse or fail, and a parsed template rendered with a
-// fixed conversation must return text or an error, never panic or hang (limits.go bounds loops, macro recursion
-// and range). Seeds are the real templates in the fixtures, the Jinja2 whitespace cases and a few written to
+// fixed conversation must return text or an error within limit.FuzzInput, never panic (in the engine either),
+// hang or run out of memory (limits.go bounds repetition, values, output, loops, macro recursion and work). Seeds are the real templates in the fixtures, the Jinja2 whitespace cases and a few written to
 // reach loops, macros, call blocks and filters.
 package chat
 
 import (
 	"encoding/json"
-	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/mlxbun/mlxbun/internal/testutil"
+	"github.com/mlxbun/mlxbun/internal/testutil/limit"
 )
 
 // fuzzConversation is what every parsed template renders.
@@ -72,10 +73,12 @@ func FuzzTemplate(f *testing.F) {
 			}
 		}
 	}
+	// Each input is held to limit.FuzzInput (time and allocation): the render budgets are lowered so that any
+	// template stops well inside it, and a template that escapes them fails the fuzzer.
+	defer func(t time.Duration, w int64) { renderTimeLimit, workLimit = t, w }(renderTimeLimit, workLimit)
+	renderTimeLimit, workLimit = time.Second, 1<<27
 	f.Fuzz(func(t *testing.T, src string) {
-		// The fuzzer has no per-input timeout; a render still running after this long crashes the worker, which
-		// records the input as a failure.
-		defer time.AfterFunc(10*time.Second, func() { panic(fmt.Sprintf("FuzzTemplate: %q still rendering after 10s", src)) }).Stop()
+		defer limit.Watch(t, limit.FuzzInput)()
 		tmpl, err := Parse(src, "<s>", "</s>")
 		if err != nil {
 			return
@@ -84,7 +87,9 @@ func FuzzTemplate(f *testing.F) {
 			t.Fatalf("Source() = %q, want %q", tmpl.Source(), src)
 		}
 		for _, gen := range []bool{false, true} {
-			tmpl.Render(fuzzConversation, gen, fuzzKwargs)
+			if _, err := tmpl.Render(fuzzConversation, gen, fuzzKwargs); err != nil && strings.Contains(err.Error(), "panicked") {
+				t.Fatalf("the engine panicked: %v", err)
+			}
 		}
 	})
 }

@@ -45,15 +45,28 @@ func (k tagKind) closer() string {
 }
 
 // normalizeSource rewrites a Jinja2 template into an equivalent one for the
-// engine, as described at the top of this file.
-func normalizeSource(src string) (string, error) {
+// engine, as described at the top of this file, with the guards of guard.go
+// planted; it returns the guards' sites too.
+func normalizeSource(src string) (string, []site, error) {
+	out, w, err := rewrite(src, false)
+	if err == nil {
+		err = w.sites.err
+	}
+	if err != nil {
+		return "", nil, err
+	}
+	return out, w.sites.list, nil
+}
+
+// rewrite is normalizeSource's work; bare leaves the guards out (for tests that compare with the engine alone).
+func rewrite(src string, bare bool) (string, *rewriter, error) {
 	// Jinja2 first turns every \r\n and \r into \n and, with
 	// keep_trailing_newline off, drops one final newline.
 	src = strings.ReplaceAll(src, "\r\n", "\n")
 	src = strings.ReplaceAll(src, "\r", "\n")
 	src = strings.TrimSuffix(src, "\n")
 
-	w := &rewriter{}
+	w := &rewriter{bare: bare}
 	pos := 0
 	// lineStarting mirrors Jinja2's flag of the same name: the previous
 	// match ended in a newline (or we are at the very start), which makes a
@@ -63,6 +76,7 @@ func normalizeSource(src string) (string, error) {
 	for pos < len(src) {
 		start, kind, sign, ok := nextTag(src, pos)
 		if !ok {
+			w.line = line
 			w.text(src[pos:])
 			break
 		}
@@ -72,6 +86,7 @@ func normalizeSource(src string) (string, error) {
 		text = stripBefore(text, kind, sign, lineStarting)
 		// Newlines stripped from text still count toward line numbers.
 		w.pendingNL += strings.Count(src[pos:start], "\n") - strings.Count(text, "\n")
+		w.line = tagLine - strings.Count(text, "\n")
 		w.text(text)
 
 		open := start + 2
@@ -83,7 +98,7 @@ func normalizeSource(src string) (string, error) {
 			if rawEnd, ok := matchRawBegin(src, start); ok {
 				end, err := w.raw(src, rawEnd, tagLine)
 				if err != nil {
-					return "", err
+					return "", nil, err
 				}
 				line += strings.Count(src[start:end], "\n")
 				lineStarting = strings.HasSuffix(src[:end], "\n")
@@ -98,7 +113,7 @@ func normalizeSource(src string) (string, error) {
 		if kind == tagComment {
 			idx := strings.Index(src[open:], "#}")
 			if idx < 0 {
-				return "", fmt.Errorf("line %d: missing end of comment tag", tagLine)
+				return "", nil, fmt.Errorf("line %d: missing end of comment tag", tagLine)
 			}
 			end = open + idx
 			// A "-" or "+" right before "#}" is the comment's closing sign.
@@ -109,13 +124,13 @@ func normalizeSource(src string) (string, error) {
 		} else {
 			content, end, err = tagContent(src, open, kind, tagLine)
 			if err != nil {
-				return "", err
+				return "", nil, err
 			}
 			// A raw tag that matchRawBegin refused (e.g. closed with "+%}")
 			// is an unknown tag to Jinja2; the engine would start its own
 			// raw block instead, so reject it here.
 			if f := strings.Fields(content); kind == tagBlock && len(f) > 0 && (f[0] == "raw" || f[0] == "endraw") {
-				return "", fmt.Errorf("line %d: unexpected %q tag", tagLine, f[0])
+				return "", nil, fmt.Errorf("line %d: unexpected %q tag", tagLine, f[0])
 			}
 		}
 		after := consumeTagEnd(src, end, kind)
@@ -126,11 +141,18 @@ func normalizeSource(src string) (string, error) {
 		default:
 			converted, err := convertStrings(content, tagLine)
 			if err != nil {
-				return "", err
+				return "", nil, err
 			}
 			var guardBefore, guardAfter string
-			if kind == tagBlock {
-				guardBefore, guardAfter = guardCalls(converted) // limits.go
+			switch {
+			case bare:
+			case kind == tagBlock:
+				guardBefore, converted, guardAfter, err = w.statement(converted, tagLine) // guard.go
+			default:
+				converted, err = w.output(converted, tagLine)
+			}
+			if err != nil {
+				return "", nil, err
 			}
 			if guardBefore != "" {
 				w.tag(tagVariable, guardBefore)
@@ -146,7 +168,7 @@ func normalizeSource(src string) (string, error) {
 		pos = after
 	}
 	w.flushNL()
-	return w.out.String(), nil
+	return w.out.String(), w, nil
 }
 
 // nextTag finds the next "{{", "{%" or "{#" at or after pos and the
@@ -313,6 +335,7 @@ func (w *rewriter) raw(src string, pos, line int) (int, error) {
 		// so line_starting comes from the body alone.
 		kept := stripBefore(body, tagBlock, sign, strings.HasSuffix(src[:pos], "\n"))
 		w.pendingNL += strings.Count(src[pos:end], "\n") - strings.Count(kept, "\n")
+		w.line = line
 		w.text(kept)
 		return end, nil
 	}
@@ -446,20 +469,32 @@ func unescapePython(s string) (string, error) {
 
 // rewriter accumulates the engine-ready source.
 type rewriter struct {
-	out strings.Builder
+	out     strings.Builder
+	sites   sites    // the guards planted (guard.go)
+	blocks  int      // block tags open
+	filters []string // per open filter block, the output expression its endfilter emits
+	line    int      // the line of the next text run, for messages
+	bare    bool     // plant no guards
 	// pendingNL counts source newlines not yet reproduced in out; they are
 	// written inside the next text tag or as an empty comment so that every
 	// tag keeps its original line number.
 	pendingNL int
 }
 
-// text emits a text run as an output tag holding a string literal.
+// text emits a text run as an output tag holding a string literal, counted like any output.
 func (w *rewriter) text(s string) {
 	if s == "" {
 		return
 	}
 	w.out.WriteString("{{ ")
-	w.out.WriteString(quoteForEngine(s))
+	if w.bare {
+		w.out.WriteString(quoteForEngine(s))
+	} else {
+		w.out.WriteString(guardName(w.sites.add(siteOut, "", fmt.Sprintf("line %d: template text", max(w.line, 1)))))
+		w.out.WriteString("(")
+		w.out.WriteString(quoteForEngine(s))
+		w.out.WriteString(")")
+	}
 	w.out.WriteString(strings.Repeat("\n", w.pendingNL))
 	w.pendingNL = 0
 	w.out.WriteString(" }}")

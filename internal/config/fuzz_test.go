@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/mlxbun/mlxbun/internal/testutil"
+	"github.com/mlxbun/mlxbun/internal/testutil/limit"
 )
 
 func FuzzConfig(f *testing.F) {
@@ -26,6 +27,7 @@ func FuzzConfig(f *testing.F) {
 		}
 	}
 	f.Fuzz(func(t *testing.T, cfg, gen []byte) {
+		defer limit.Watch(t, limit.FuzzInput)()
 		m, err := Parse(cfg, gen)
 		if err != nil {
 			if !errors.Is(err, ErrInvalid) {

@@ -13,12 +13,6 @@ import (
 	"unsafe"
 )
 
-// Limits that keep a hostile or accidental grammar from exhausting memory; exceeding one is an error naming it.
-const (
-	maxNFAStates = 1 << 20 // after inlining and unrolling bounded repetitions
-	maxDFAStates = 1 << 16 // per rule
-)
-
 // Automaton is a compiled grammar: one DFA per rule over byte classes, with push edges for rule references.
 // Rule 0 is the root. It is immutable and shared by every Matcher built from it.
 type Automaton struct {
@@ -86,10 +80,14 @@ func Compile(g *Grammar) (*Automaton, error) {
 	}
 	a := &Automaton{}
 	a.classOf, a.nclass = byteClasses(body)
+	states := 0
 	for i, r := range kept {
 		d, err := a.ruleToDFA(g.rules[r].name, body[i])
 		if err != nil {
 			return nil, err
+		}
+		if states += len(d.states); states > maxAllDFAStates {
+			return nil, errf("rule %q: the automaton exceeds %d states over all %d rules", d.name, maxAllDFAStates, len(kept))
 		}
 		a.rules = append(a.rules, d)
 	}
@@ -116,10 +114,16 @@ func inline(g *Grammar) ([]*expr, []int, error) {
 		kept = append(kept, r)
 		return index[r]
 	}
+	// Bodies are DAGs (a schema reuses one subtree in several places): each node is expanded once and the
+	// copies share their expansions, so inlining costs the size of the DAG, not of the tree it spells.
+	done := map[*expr]*expr{}
 	var expand func(e *expr, depth int) (*expr, error)
 	expand = func(e *expr, depth int) (*expr, error) {
-		if depth > 10000 {
-			return nil, errf("grammar nests deeper than 10000")
+		if depth > maxExprDepth {
+			return nil, errf("grammar nests deeper than %d", maxExprDepth)
+		}
+		if x, ok := done[e]; ok {
+			return x, nil
 		}
 		switch e.k {
 		case kRef:
@@ -145,6 +149,7 @@ func inline(g *Grammar) ([]*expr, []int, error) {
 				}
 				out.subs[i] = x
 			}
+			done[e] = &out
 			return &out, nil
 		}
 		return e, nil
@@ -167,7 +172,7 @@ func recursiveRules(g *Grammar) []bool {
 	calls := make([][]int, n)
 	for i, r := range g.rules {
 		seen := map[int]bool{}
-		walk(r.body, func(e *expr) {
+		walkOnce(r.body, func(e *expr) {
 			if e.k == kRef && !seen[e.ref] {
 				seen[e.ref] = true
 				calls[i] = append(calls[i], e.ref)
@@ -220,12 +225,22 @@ func recursiveRules(g *Grammar) []bool {
 	return rec
 }
 
-// walk calls f on every node of the tree under e (shared subtrees once per occurrence).
-func walk(e *expr, f func(*expr)) {
-	f(e)
-	for _, s := range e.subs {
-		walk(s, f)
+// walkOnce calls f once on every node under e: a subtree shared by several parents is visited once, so the walk
+// costs the size of the DAG, not of the tree it spells (which grows exponentially with nested schemas).
+func walkOnce(e *expr, f func(*expr)) {
+	seen := map[*expr]bool{}
+	var visit func(*expr)
+	visit = func(e *expr) {
+		if seen[e] {
+			return
+		}
+		seen[e] = true
+		f(e)
+		for _, s := range e.subs {
+			visit(s)
+		}
 	}
+	visit(e)
 }
 
 // byteClasses partitions the 256 byte values so that every byte set in the bodies is a union of classes: two
@@ -412,7 +427,13 @@ func (n *nfa) build(a *Automaton, e *expr, from, to int32) error {
 
 // ruleToDFA compiles one rule body to a minimal DFA.
 func (a *Automaton) ruleToDFA(name string, body *expr) (ruleDFA, error) {
+	size, err := checkNFASize(name, body)
+	if err != nil {
+		return ruleDFA{}, err
+	}
 	n := &nfa{classSets: map[byteSet]byteSet{}}
+	n.epsHead, n.edgeHead = make([]int32, 0, size.states+3), make([]int32, 0, size.states+3)
+	n.eps, n.edges = make([]epsLink, 0, size.edges/2+1), make([]edgeLink, 0, size.edges/2+1)
 	if _, err := n.add(); err != nil { // state 0 unused
 		return ruleDFA{}, err
 	}
@@ -427,6 +448,9 @@ func (a *Automaton) ruleToDFA(name string, body *expr) (ruleDFA, error) {
 	n.final = final
 	states, err := a.subsets(name, n, start)
 	if err != nil {
+		if body.what != "" { // the front end's name for the whole body: the regex, the schema
+			err = errAt(body.what, err)
+		}
 		return ruleDFA{}, err
 	}
 	return ruleDFA{name: name, states: minimize(states, a.nclass)}, nil
@@ -438,6 +462,7 @@ type closer struct {
 	stamp []uint32
 	gen   uint32
 	stack []int32
+	work  int64 // NFA states and epsilon edges visited, for the subset construction's budget
 }
 
 // close returns the sorted epsilon closure of set.
@@ -452,7 +477,9 @@ func (c *closer) close(set []int32) []int32 {
 		s := c.stack[len(c.stack)-1]
 		c.stack = c.stack[:len(c.stack)-1]
 		out = append(out, s)
+		c.work++
 		for l := c.n.epsHead[s]; l >= 0; l = c.n.eps[l].next {
+			c.work++
 			t := c.n.eps[l].to
 			if c.stamp[t] != c.gen {
 				c.stamp[t] = c.gen
@@ -479,6 +506,7 @@ func (a *Automaton) subsets(name string, n *nfa, start int32) ([]dstate, error) 
 	ids := map[string]int32{setKey(first): 0}
 	sets := [][]int32{first}
 	var out []dstate
+	entries := int64(len(first))
 	raw := map[string]int32{} // sorted, de-duplicated targets before closure → DFA state
 	intern := func(s []int32) (int32, error) {
 		slices.Sort(s)
@@ -489,6 +517,11 @@ func (a *Automaton) subsets(name string, n *nfa, start int32) ([]dstate, error) 
 		}
 		cl := c.close(s)
 		k := setKey(cl)
+		// Every DFA state keeps its NFA set and every raw target list is kept as a key: their total length is
+		// this construction's memory (nested bounded repetitions make each set hold most of the NFA).
+		if entries += int64(len(s)); entries > maxSubsetEntries {
+			return 0, subsetBudget(name)
+		}
 		// rk aliases the caller's scratch slice: the map keeps a copy.
 		if id, ok := ids[k]; ok {
 			raw[strings.Clone(rk)] = id
@@ -496,6 +529,9 @@ func (a *Automaton) subsets(name string, n *nfa, start int32) ([]dstate, error) 
 		}
 		if len(sets) >= maxDFAStates {
 			return 0, errf("rule %q: automaton exceeds %d states (a regular expression or repetition too large to determinize)", name, maxDFAStates)
+		}
+		if entries += int64(len(cl)); entries > maxSubsetEntries {
+			return 0, subsetBudget(name)
 		}
 		ids[k] = int32(len(sets))
 		raw[strings.Clone(rk)] = ids[k]
@@ -517,6 +553,7 @@ func (a *Automaton) subsets(name string, n *nfa, start int32) ([]dstate, error) 
 				d.accept = true
 			}
 			for l := n.edgeHead[s]; l >= 0; l = n.edges[l].next {
+				c.work++
 				e := &n.edges[l].e
 				if e.ref >= 0 {
 					if _, ok := refTargets[e.ref]; !ok {
@@ -531,9 +568,13 @@ func (a *Automaton) subsets(name string, n *nfa, start int32) ([]dstate, error) 
 						word &= word - 1
 						cl := w*64 + b
 						byClass[cl] = append(byClass[cl], e.to)
+						c.work++
 					}
 				}
 			}
+		}
+		if c.work > maxSubsetWork {
+			return nil, subsetBudget(name)
 		}
 		// Classes reached by the same edges have the same raw targets, in the same order: intern one of them.
 		clear(same)

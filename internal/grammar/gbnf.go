@@ -114,7 +114,7 @@ func (p *gbnfParser) parse() error {
 		if err != nil {
 			return err
 		}
-		p.g.define(name, body)
+		p.g.define(name, named(body, fmt.Sprintf("GBNF rule %q", name)))
 	}
 	return nil
 }
@@ -215,7 +215,13 @@ func (p *gbnfParser) item() (*expr, error) {
 	default:
 		return nil, p.errAt(start, "unexpected %q", p.peekText())
 	}
-	return p.postfix(e)
+	r, err := p.postfix(e)
+	if err != nil || r == e || r.k != kRepeat {
+		return r, err
+	}
+	line := 1 + strings.Count(p.src[:start], "\n")
+	col := start - strings.LastIndex(p.src[:start], "\n")
+	return named(r, fmt.Sprintf("GBNF line %d:%d %q", line, col, abbrev(p.src[start:p.pos], 60))), nil
 }
 
 // postfix applies the repetition operators that follow an item.

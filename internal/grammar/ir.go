@@ -20,10 +20,13 @@ var ErrGrammar = errors.New("grammar")
 
 func sprintf(format string, a ...any) string { return fmt.Sprintf(format, a...) }
 
-// errf returns an error wrapping ErrGrammar.
+// errf returns an error wrapping ErrGrammar. Its message is one line: a control character quoted from the
+// source (a newline inside a repetition's braces, in a property name) is written as an escape.
 func errf(format string, a ...any) error {
-	return fmt.Errorf("%w: %s", ErrGrammar, fmt.Sprintf(format, a...))
+	return fmt.Errorf("%w: %s", ErrGrammar, oneLine.Replace(fmt.Sprintf(format, a...)))
 }
+
+var oneLine = strings.NewReplacer("\n", `\n`, "\r", `\r`, "\t", `\t`, "\x00", `\x00`)
 
 // errAt puts where in front of a grammar error's message (one "grammar:" prefix, still wrapping ErrGrammar).
 func errAt(where string, err error) error {
@@ -62,6 +65,9 @@ type expr struct {
 	subs     []*expr // kSeq, kAlt, kRepeat (one)
 	min, max int     // kRepeat
 	ref      int     // kRef
+	// what names the source construct this node was parsed from ("regex construct ... at offset 4", a JSON
+	// schema path), set by the front ends on the nodes worth naming when a budget is exceeded (budget.go).
+	what string
 }
 
 // rule is one named nonterminal.
@@ -123,9 +129,9 @@ func lit(s string) *expr {
 func seq(subs ...*expr) *expr {
 	var out []*expr
 	for _, s := range subs {
-		switch s.k {
-		case kEmpty:
-		case kSeq:
+		switch {
+		case s.k == kEmpty:
+		case s.k == kSeq && s.what == "": // a labelled node keeps its label (and is the same language)
 			out = append(out, s.subs...)
 		default:
 			out = append(out, s)
@@ -143,7 +149,7 @@ func seq(subs ...*expr) *expr {
 func alt(subs ...*expr) *expr {
 	var out []*expr
 	for _, s := range subs {
-		if s.k == kAlt {
+		if s.k == kAlt && s.what == "" {
 			out = append(out, s.subs...)
 		} else {
 			out = append(out, s)
@@ -171,6 +177,17 @@ func star(e *expr) *expr { return repeat(e, 0, -1) }
 func plus(e *expr) *expr { return repeat(e, 1, -1) }
 
 func refTo(i int) *expr { return &expr{k: kRef, ref: i} }
+
+// named returns e labelled with the construct it came from: a copy, since nodes are shared and immutable. A node
+// already labelled keeps its (more specific) label: a rule whose body is one construct is named by the construct.
+func named(e *expr, what string) *expr {
+	if e.what != "" {
+		return e
+	}
+	c := *e
+	c.what = what
+	return &c
+}
 
 // nothing is the empty language (an alternative with no options): a schema that no value satisfies.
 var nothing = &expr{k: kAlt}

@@ -18,7 +18,7 @@ func ParseRegex(src string) (*Grammar, error) {
 		return nil, err
 	}
 	g := newGrammar()
-	g.root = g.define("root", e)
+	g.root = g.define("root", named(e, sprintf("regex %q", abbrev(src, 60))))
 	return g, nil
 }
 
@@ -50,7 +50,7 @@ type reParser struct {
 }
 
 func (p *reParser) errAt(pos int, format string, a ...any) error {
-	return errf("regex %q at offset %d: %s", p.src, pos, sprintf(format, a...))
+	return errf("regex %q at offset %d: %s", abbrev(p.src, 200), pos, sprintf(format, a...))
 }
 
 func (p *reParser) alternatives() (*expr, error) {
@@ -91,14 +91,19 @@ func (p *reParser) sequence() (*expr, error) {
 		if c == '^' {
 			return nil, p.errAt(p.pos, "^ is supported only at the start of the expression")
 		}
+		start := p.pos
 		atom, err := p.atom()
 		if err != nil {
 			return nil, err
 		}
-		if atom, err = p.quantifiers(atom); err != nil {
+		quantified, err := p.quantifiers(atom)
+		if err != nil {
 			return nil, err
 		}
-		items = append(items, atom)
+		if quantified != atom && quantified.k == kRepeat {
+			quantified = named(quantified, sprintf("regex construct %q at offset %d", abbrev(p.src[start:p.pos], 60), start))
+		}
+		items = append(items, quantified)
 	}
 	return seq(items...), nil
 }

@@ -54,7 +54,7 @@ func (m *omap) get(k string) (any, bool) {
 func decodeOrdered(src []byte) (any, error) {
 	d := json.NewDecoder(bytes.NewReader(src))
 	d.UseNumber()
-	v, err := decodeValue(d)
+	v, err := decodeValue(d, 0)
 	if err != nil {
 		return nil, err
 	}
@@ -64,10 +64,15 @@ func decodeOrdered(src []byte) (any, error) {
 	return v, nil
 }
 
-func decodeValue(d *json.Decoder) (any, error) {
+func decodeValue(d *json.Decoder, depth int) (any, error) {
 	t, err := d.Token()
 	if err != nil {
 		return nil, err
+	}
+	if t == json.Delim('{') || t == json.Delim('[') {
+		if depth++; depth > maxJSONDepth {
+			return nil, fmt.Errorf("objects and arrays nest deeper than %d", maxJSONDepth)
+		}
 	}
 	switch t {
 	case json.Delim('{'):
@@ -78,7 +83,7 @@ func decodeValue(d *json.Decoder) (any, error) {
 				return nil, err
 			}
 			k := kt.(string)
-			v, err := decodeValue(d)
+			v, err := decodeValue(d, depth)
 			if err != nil {
 				return nil, err
 			}
@@ -92,7 +97,7 @@ func decodeValue(d *json.Decoder) (any, error) {
 	case json.Delim('['):
 		var a []any
 		for d.More() {
-			v, err := decodeValue(d)
+			v, err := decodeValue(d, depth)
 			if err != nil {
 				return nil, err
 			}
@@ -104,13 +109,20 @@ func decodeValue(d *json.Decoder) (any, error) {
 	return t, nil
 }
 
+// Nesting limits: a schema document or a chain of subschemas deeper than these is an error, not a deep recursion.
+const (
+	maxJSONDepth   = 1000
+	maxSchemaDepth = 128
+)
+
 type schemaCompiler struct {
-	g    *Grammar
-	root any
-	refs map[string]int // JSON pointer → rule
-	ws   *expr
-	anyV int // the any-value rule, -1 until first used
-	anyS bool
+	depth int // subschemas being compiled, innermost last
+	g     *Grammar
+	root  any
+	refs  map[string]int // JSON pointer → rule
+	ws    *expr
+	anyV  int // the any-value rule, -1 until first used
+	anyS  bool
 }
 
 // annotations are keywords that do not constrain the output.
@@ -130,6 +142,18 @@ var keywordsOf = map[string][]string{
 }
 
 func (c *schemaCompiler) schema(s any, path string) (*expr, error) {
+	if c.depth++; c.depth > maxSchemaDepth {
+		return nil, errf("JSON schema %s: subschemas nest deeper than %d", abbrev(path, 80), maxSchemaDepth)
+	}
+	defer func() { c.depth-- }()
+	e, err := c.subschema(s, path)
+	if err != nil {
+		return nil, err
+	}
+	return named(e, "JSON schema "+abbrev(path, 80)), nil
+}
+
+func (c *schemaCompiler) subschema(s any, path string) (*expr, error) {
 	switch s := s.(type) {
 	case bool:
 		if s {

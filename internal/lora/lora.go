@@ -17,6 +17,7 @@ import (
 
 	"github.com/mlxbun/mlxbun/internal/backend"
 	"github.com/mlxbun/mlxbun/internal/safetensors"
+	"github.com/mlxbun/mlxbun/internal/userfile"
 )
 
 // The files of an adapter directory.
@@ -73,7 +74,7 @@ func Open(dir string, multiplier float64) (*Adapter, error) {
 	case !st.IsDir():
 		return nil, fmt.Errorf("%w %s is not a directory (give the folder holding %s)", ErrAdapter, dir, ConfigFile)
 	}
-	raw, err := os.ReadFile(filepath.Join(dir, ConfigFile))
+	raw, err := userfile.Read(filepath.Join(dir, ConfigFile), userfile.JSON)
 	if err != nil {
 		return nil, fmt.Errorf("%w %s: %w", ErrAdapter, dir, err)
 	}
@@ -92,6 +93,10 @@ func Open(dir string, multiplier float64) (*Adapter, error) {
 	}
 	if layout == "" {
 		return nil, fmt.Errorf("%w %s: no %s (PEFT) or %s (mlx-lm)", ErrAdapter, dir, PEFTWeights, MLXWeights)
+	}
+	// The matrices are copied into memory, so the file's size is capped like any file read whole.
+	if _, err := userfile.Stat(weights, userfile.Adapter); err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrAdapter, err)
 	}
 	f, err := safetensors.Open(weights)
 	if err != nil {

@@ -46,6 +46,11 @@ func (w *binder) quantized(spec *backend.LinearSpec, path string) bool {
 	return true
 }
 
+// recordSource is a Source whose files carry __metadata__ (a safetensors archive): where geometry records live.
+type recordSource interface {
+	MetadataOf(tensor, key string) (string, bool)
+}
+
 func (w *binder) trellis(path string, bits, group, L int, code string, axis int) (*trellis.Weights, error) {
 	words, err := w.m.arch.Tensor(path + ".weight")
 	if err != nil {
@@ -54,7 +59,17 @@ func (w *binder) trellis(path string, bits, group, L int, code string, axis int)
 	if words.DType != backend.U32 {
 		return nil, fmt.Errorf("tensor %q: trellis codes must be U32, got %s", path+".weight", words.DType)
 	}
-	g, err := trellis.NewGeometry(trellis.Spec{K: bits, L: L, T: group, Code: code, Axis: axis}, words.Shape)
+	spec := trellis.Spec{K: bits, L: L, T: group, Code: code, Axis: axis}
+	// Codes written with a geometry record must be read with that geometry: a config edited after quantizing is
+	// refused here, before the words are decoded as something else. Artifacts without records load as before.
+	if rs, ok := w.m.arch.(recordSource); ok {
+		if rec, ok := rs.MetadataOf(path+".weight", trellis.RecordKey(path+".weight")); ok {
+			if err := trellis.CheckRecord(rec, spec, words.Shape); err != nil {
+				return nil, fmt.Errorf("tensor %q: %w", path+".weight", err)
+			}
+		}
+	}
+	g, err := trellis.NewGeometry(spec, words.Shape)
 	if err != nil {
 		return nil, fmt.Errorf("tensor %q: %w", path+".weight", err)
 	}

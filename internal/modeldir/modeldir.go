@@ -19,6 +19,7 @@ import (
 	"github.com/mlxbun/mlxbun/internal/config"
 	"github.com/mlxbun/mlxbun/internal/safetensors"
 	"github.com/mlxbun/mlxbun/internal/tokenizer"
+	"github.com/mlxbun/mlxbun/internal/userfile"
 )
 
 // File names inside a model directory, besides config.ConfigFile, config.GenerationFile and
@@ -80,26 +81,24 @@ func Open(dir string) (*Dir, error) {
 		return nil, fmt.Errorf("model directory %s is not a directory", dir)
 	}
 	d := &Dir{path: dir}
-	read := func(name string) ([]byte, error) {
-		b, err := os.ReadFile(filepath.Join(dir, name))
-		if errors.Is(err, fs.ErrNotExist) {
-			return nil, nil
-		}
-		if err != nil {
-			return nil, fmt.Errorf("%s: %w", dir, err)
-		}
-		return b, nil
-	}
 	var cfg, gen, tokCfg []byte
 	for _, f := range []struct {
 		name string
+		kind userfile.Kind
 		dst  *[]byte
 	}{
-		{config.ConfigFile, &cfg}, {config.GenerationFile, &gen}, {tokenizer.ConfigFile, &tokCfg},
-		{TokenizerFile, &d.tokJSON}, {ChatTemplateFile, &d.jinja},
+		{config.ConfigFile, userfile.JSON, &cfg}, {config.GenerationFile, userfile.JSON, &gen},
+		{tokenizer.ConfigFile, userfile.JSON, &tokCfg}, {TokenizerFile, userfile.JSON, &d.tokJSON},
+		{ChatTemplateFile, userfile.Template, &d.jinja},
 	} {
-		if *f.dst, err = read(f.name); err != nil {
+		// Each file is optional; one that is there must be a regular file within its kind's size cap.
+		b, err := userfile.Read(filepath.Join(dir, f.name), f.kind)
+		switch {
+		case errors.Is(err, fs.ErrNotExist):
+		case err != nil:
 			return nil, err
+		default:
+			*f.dst = b
 		}
 	}
 	d.configRaw = cfg

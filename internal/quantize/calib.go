@@ -22,6 +22,7 @@ import (
 	"github.com/mlxbun/mlxbun/internal/family"
 	"github.com/mlxbun/mlxbun/internal/model"
 	"github.com/mlxbun/mlxbun/internal/modeldir"
+	"github.com/mlxbun/mlxbun/internal/userfile"
 	"github.com/mlxbun/mlxbun/internal/vec"
 )
 
@@ -184,7 +185,7 @@ func collectHessians(inDir string, o Options, progress func(Event)) (map[site]*h
 
 // calibTokens tokenizes the calibration file with the model's tokenizer (no special tokens).
 func calibTokens(inDir, file string) ([]int, error) {
-	text, err := os.ReadFile(file)
+	text, err := userfile.Read(file, userfile.Text)
 	if err != nil {
 		return nil, fmt.Errorf("quantize: --calib: %w", err)
 	}

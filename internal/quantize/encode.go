@@ -60,7 +60,8 @@ func encodeTrellis(it item, h backend.Host, s *sink, hs *hessian, o Options) (*T
 	if it.rotOut != nil {
 		ts = append(ts, signTensor(it.path+model.SignsOut, it.rotOut.Signs))
 	}
-	if err := s.add(ts...); err != nil {
+	// The geometry record ties the codes to their K, L, T, axis and layout (trellis/record.go).
+	if err := s.addWithMeta(map[string]string{trellis.RecordKey(words.Name): w.Geometry.Record()}, ts...); err != nil {
 		return nil, nil, err
 	}
 	return &TensorReport{

@@ -19,6 +19,7 @@ import (
 	"slices"
 
 	"github.com/mlxbun/mlxbun/internal/family"
+	"github.com/mlxbun/mlxbun/internal/userfile"
 )
 
 // hcacheHeader identifies what a cache file holds; a file whose header differs from the run's is recollected.
@@ -53,7 +54,7 @@ func hcacheKey(inDir string, o Options) (hcacheHeader, error) {
 // loadHessians reads file if it exists and its header matches key: the Hessians and true; a missing or
 // mismatched file is (nil, false, nil); a damaged one an error naming it.
 func loadHessians(file string, key hcacheHeader) (map[site]*hessian, bool, error) {
-	f, err := os.Open(file)
+	f, st, err := userfile.Open(file, userfile.Stream)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, false, nil
 	}
@@ -61,11 +62,13 @@ func loadHessians(file string, key hcacheHeader) (map[site]*hessian, bool, error
 		return nil, false, fmt.Errorf("quantize: --hessians: %w", err)
 	}
 	defer f.Close()
+	left := st.Size() // bytes not yet read: a site's header may not promise more than the file holds
 	r := bufio.NewReaderSize(f, 1<<20)
-	line, err := r.ReadBytes('\n')
+	line, err := r.ReadSlice('\n') // at most the reader's 1 MiB: a header line is a few hundred bytes
 	if err != nil {
 		return nil, false, fmt.Errorf("quantize: --hessians %s: no header line: %w", file, err)
 	}
+	left -= int64(len(line))
 	var h hcacheHeader
 	if err := json.Unmarshal(line, &h); err != nil {
 		return nil, false, fmt.Errorf("quantize: --hessians %s: header: %w", file, err)
@@ -84,6 +87,13 @@ func loadHessians(file string, key hcacheHeader) (map[site]*hessian, bool, error
 		w := int(hdr[2])
 		if hdr[0] < 0 || hdr[1] < 0 || hdr[1] >= int64(family.Head) || w < 1 || w > 1<<16 || hdr[3] < 0 {
 			return nil, false, fmt.Errorf("quantize: --hessians %s: site %d: bad header %v", file, i, hdr)
+		}
+		left -= 32
+		if tri := 8 * int64(w) * int64(w+1) / 2; tri > left {
+			return nil, false, fmt.Errorf("quantize: --hessians %s: site %d: a %d-wide Hessian needs %d bytes, the file has %d left (truncated?)",
+				file, i, w, tri, left)
+		} else {
+			left -= tri
 		}
 		hm := &hessian{n: w, h: make([]float64, w*w), tokens: hdr[3]}
 		buf := make([]byte, 8*w)

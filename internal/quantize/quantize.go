@@ -142,6 +142,7 @@ type Report struct {
 const (
 	StageEncode    = ""          // a tensor
 	StageCalibrate = "calibrate" // a calibration window (Index, Count count windows)
+	StageNote      = "note"      // a sentence for the log (Note): work folders of killed runs removed
 )
 
 // Event reports progress: one with Done false when a tensor (or calibration window) starts, one with Done true
@@ -153,6 +154,7 @@ type Event struct {
 	Done         bool          // false: starting; true: finished
 	Work, Total  int64         // trellis weights encoded so far (after this tensor when Done) and in all
 	Result       *TensorReport // Done events of quantized tensors
+	Note         string        // StageNote events
 }
 
 // Run quantizes the model in inDir into outDir. The output is built in a temporary directory beside outDir and
@@ -203,6 +205,7 @@ func Run(inDir, outDir string, o Options, progress func(Event)) (*Report, error)
 		return nil, fmt.Errorf("%s: %w", inDir, err)
 	}
 
+	dest.sweep(func(msg string) { progress(Event{Stage: StageNote, Note: "quantize: " + msg}) })
 	tmp, err := dest.makeTemp()
 	if err != nil {
 		return nil, err

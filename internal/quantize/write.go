@@ -22,6 +22,7 @@ import (
 	"github.com/mlxbun/mlxbun/internal/modeldir"
 	"github.com/mlxbun/mlxbun/internal/safetensors"
 	"github.com/mlxbun/mlxbun/internal/trellis"
+	"github.com/mlxbun/mlxbun/internal/userfile"
 )
 
 const (
@@ -45,6 +46,7 @@ type sink struct {
 	dir    string
 	limit  int64
 	cur    []backend.Host
+	meta   map[string]string // the current shard's __metadata__ beyond fileMetadata (geometry records)
 	size   int64
 	shards [][]string // tensor names of each written shard
 	bytes  int64      // tensor data written in all
@@ -56,7 +58,11 @@ func newSink(dir string, limit int64) *sink { return &sink{dir: dir, limit: limi
 func shardTemp(i int) string { return fmt.Sprintf(".shard-%05d.safetensors", i+1) }
 
 // add queues tensors that belong together (a weight and its scales stay in one shard).
-func (s *sink) add(ts ...backend.Host) error {
+func (s *sink) add(ts ...backend.Host) error { return s.addWithMeta(nil, ts...) }
+
+// addWithMeta is add with __metadata__ entries for the shard the tensors go into (a coded tensor's geometry
+// record goes into the file that holds the codes).
+func (s *sink) addWithMeta(meta map[string]string, ts ...backend.Host) error {
 	var n int64
 	for _, t := range ts {
 		n += int64(len(t.Data))
@@ -68,13 +74,30 @@ func (s *sink) add(ts ...backend.Host) error {
 	}
 	s.cur = append(s.cur, ts...)
 	s.size += n
+	for k, v := range meta {
+		if s.meta == nil {
+			s.meta = map[string]string{}
+		}
+		s.meta[k] = v
+	}
 	return nil
 }
 
 func (s *sink) flush() error {
-	if err := writeShard(filepath.Join(s.dir, shardTemp(len(s.shards))), s.cur); err != nil {
+	meta := fileMetadata
+	if len(s.meta) > 0 {
+		meta = map[string]string{}
+		for k, v := range fileMetadata {
+			meta[k] = v
+		}
+		for k, v := range s.meta {
+			meta[k] = v
+		}
+	}
+	if err := writeShard(filepath.Join(s.dir, shardTemp(len(s.shards))), s.cur, meta); err != nil {
 		return err
 	}
+	s.meta = nil
 	names := make([]string, len(s.cur))
 	for i, t := range s.cur {
 		names[i] = t.Name
@@ -85,8 +108,8 @@ func (s *sink) flush() error {
 	return nil
 }
 
-func writeShard(path string, ts []backend.Host) error {
-	if err := safetensors.WriteFile(path, ts, fileMetadata); err != nil {
+func writeShard(path string, ts []backend.Host, meta map[string]string) error {
+	if err := safetensors.WriteFile(path, ts, meta); err != nil {
 		return fmt.Errorf("quantize: %w", err)
 	}
 	return nil
@@ -260,7 +283,7 @@ func verifyConfig(dir string, items []item) error {
 
 // copyFile copies src to dst when src exists; it reports whether it did.
 func copyFile(src, dst string) (bool, error) {
-	in, err := os.Open(src)
+	in, _, err := userfile.Open(src, userfile.Stream) // a pipe or a device in the input would never end
 	if errors.Is(err, os.ErrNotExist) {
 		return false, nil
 	}
@@ -371,7 +394,7 @@ func (d destination) makeTemp() (string, error) {
 	if err := os.MkdirAll(parent, 0o755); err != nil {
 		return "", fmt.Errorf("quantize: %w", err)
 	}
-	tmp, err := os.MkdirTemp(parent, "."+filepath.Base(d.path)+".tmp-")
+	tmp, err := os.MkdirTemp(parent, d.workPrefix())
 	if err != nil {
 		return "", fmt.Errorf("quantize: %w", err)
 	}
@@ -379,18 +402,24 @@ func (d destination) makeTemp() (string, error) {
 		os.RemoveAll(tmp)
 		return "", fmt.Errorf("quantize: %w", err)
 	}
+	if err := writeOwner(tmp); err != nil { // so that a later run can remove it if this one is killed (workdir.go)
+		os.RemoveAll(tmp)
+		return "", err
+	}
 	return tmp, nil
 }
 
 func (d destination) removeTemp(tmp string) { os.RemoveAll(tmp) }
 
 // commit renames tmp into place. A directory being replaced is first moved aside, and put back if the rename
-// fails, then removed.
+// fails, then removed. The owner record goes last, so that until then a run killed mid-commit can be settled by
+// the next one (sweep).
 func (d destination) commit(tmp string) error {
 	if !d.exists {
 		if err := os.Rename(tmp, d.path); err != nil {
 			return fmt.Errorf("quantize: %w", err)
 		}
+		os.Remove(filepath.Join(d.path, ownerFile))
 		return nil
 	}
 	old := tmp + ".old"
@@ -404,5 +433,6 @@ func (d destination) commit(tmp string) error {
 	if err := os.RemoveAll(old); err != nil {
 		return fmt.Errorf("quantize: the new model is in place, but removing the old one failed: %w", err)
 	}
+	os.Remove(filepath.Join(d.path, ownerFile))
 	return nil
 }

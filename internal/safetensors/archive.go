@@ -11,6 +11,7 @@ import (
 	"sort"
 
 	"github.com/mlxbun/mlxbun/internal/backend"
+	"github.com/mlxbun/mlxbun/internal/userfile"
 )
 
 // ErrNotFound is wrapped by Archive.Tensor when a tensor is absent.
@@ -99,7 +100,7 @@ func (a *Archive) addGlob() error {
 // addIndexed opens the shards an index's weight_map names and binds exactly the tensors it lists (as
 // transformers does); each listed tensor must exist in the shard the index names.
 func (a *Archive) addIndexed(indexPath string) error {
-	raw, err := os.ReadFile(indexPath)
+	raw, err := userfile.Read(indexPath, userfile.JSON)
 	if err != nil {
 		return fmt.Errorf("safetensors: %w", err)
 	}
@@ -206,6 +207,17 @@ func (a *Archive) Tensor(name string) (backend.Host, error) {
 	}
 	t.Name = name
 	return t, nil
+}
+
+// MetadataOf is the value under key in the __metadata__ of the file holding tensor; ok is false when the archive
+// has no such tensor or its file no such key.
+func (a *Archive) MetadataOf(tensor, key string) (string, bool) {
+	f, ok := a.where[tensor]
+	if !ok {
+		return "", false
+	}
+	v, ok := f.header.Metadata[key]
+	return v, ok
 }
 
 // Close unmaps every file; it reports the first failure but closes them all.

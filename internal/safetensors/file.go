@@ -5,10 +5,10 @@ package safetensors
 
 import (
 	"fmt"
-	"os"
 	"sort"
 
 	"github.com/mlxbun/mlxbun/internal/backend"
+	"github.com/mlxbun/mlxbun/internal/userfile"
 )
 
 // File is one opened .safetensors file. Its tensors' Data slices alias a read-only mapping: writing to them
@@ -23,19 +23,12 @@ type File struct {
 
 // Open maps path and validates its header. Every error names path.
 func Open(path string) (*File, error) {
-	f, err := os.Open(path)
+	f, st, err := userfile.Open(path, userfile.Weights) // a named pipe or a device is refused, never waited on
 	if err != nil {
 		return nil, fmt.Errorf("safetensors: %w", err)
 	}
 	defer f.Close()
-	st, err := f.Stat()
-	if err != nil {
-		return nil, fmt.Errorf("safetensors: %w", err)
-	}
 	size := st.Size()
-	if !st.Mode().IsRegular() {
-		return nil, fmt.Errorf("%s: not a regular file", path)
-	}
 	if size < 8 {
 		// mmap of an empty file fails with an unhelpful EINVAL; say what is actually wrong.
 		_, err := ParseHeader(nil, size)

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/mlxbun/mlxbun/internal/testutil"
+	"github.com/mlxbun/mlxbun/internal/testutil/limit"
 )
 
 func FuzzParseHeader(f *testing.F) {
@@ -27,6 +28,7 @@ func FuzzParseHeader(f *testing.F) {
 		f.Add(b[:3000], int64(len(b)))
 	}
 	f.Fuzz(func(t *testing.T, b []byte, fileSize int64) {
+		defer limit.Watch(t, limit.FuzzInput)()
 		h, err := ParseHeader(b, fileSize)
 		if err != nil {
 			return

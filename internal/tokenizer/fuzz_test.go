@@ -17,18 +17,12 @@ import (
 	"fmt"
 	"strings"
 	"testing"
-	"time"
 	"unicode/utf8"
 
 	"github.com/mlxbun/mlxbun/internal/testutil"
+	"github.com/mlxbun/mlxbun/internal/testutil/limit"
 	"golang.org/x/text/unicode/norm"
 )
-
-// watchdog crashes the process when the calling fuzz input runs longer than d, so the fuzzer records a hang as
-// a crasher (it has no per-input timeout of its own). The caller defers the returned stop.
-func watchdog(what string, d time.Duration) (stop func() bool) {
-	return time.AfterFunc(d, func() { panic(fmt.Sprintf("%s: still running after %v", what, d)) }).Stop
-}
 
 // shrinkTokenizer cuts a real tokenizer.json down to a fuzzable seed: the model vocabulary below n, the merges
 // among it (at most 64), the first few added tokens renumbered from n, and the post-processor's special ids
@@ -166,7 +160,7 @@ func FuzzLoad(f *testing.F) {
 		}
 	}
 	f.Fuzz(func(t *testing.T, tokJSON, cfgJSON []byte, text string) {
-		defer watchdog("FuzzLoad", 10*time.Second)()
+		defer limit.Watch(t, limit.FuzzInput)()
 		tok, err := Parse(tokJSON, cfgJSON)
 		if err != nil {
 			return
@@ -273,7 +267,7 @@ func FuzzEncode(f *testing.F) {
 		if len(toks) == 0 {
 			t.Skip("no tokenizer fixtures")
 		}
-		defer watchdog("FuzzEncode", 10*time.Second)()
+		defer limit.Watch(t, limit.FuzzInput)()
 		c := toks[int(which)%len(toks)]
 		tok := c.tok
 		for _, o := range []EncodeOptions{{}, {AddSpecial: true}, {SplitSpecial: true}} {
@@ -329,7 +323,7 @@ func FuzzDecode(f *testing.F) {
 		if len(toks) == 0 {
 			t.Skip("no tokenizer fixtures")
 		}
-		defer watchdog("FuzzDecode", 10*time.Second)()
+		defer limit.Watch(t, limit.FuzzInput)()
 		c := toks[int(which)%len(toks)]
 		tok := c.tok
 		// Ids are little-endian int32s: negative, inside and far outside the vocabulary.

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/mlxbun/mlxbun/internal/dtype"
+	"github.com/mlxbun/mlxbun/internal/testutil/limit"
 )
 
 func FuzzDecode(f *testing.F) {
@@ -20,6 +21,7 @@ func FuzzDecode(f *testing.F) {
 	f.Add([]byte{9, 40, 7, 3, 5, 1, 0}, []byte{}, uint16(0))
 	// header: k, L, T selector, code selector, axis, ndim, dims...; words: little-endian uint32s (cycled to fill).
 	f.Fuzz(func(t *testing.T, header, wordBytes []byte, scaleBits uint16) {
+		defer limit.Watch(t, limit.FuzzInput)()
 		if len(header) < 6 {
 			return
 		}
