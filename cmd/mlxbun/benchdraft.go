@@ -8,7 +8,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"os"
 	"slices"
 
 	"github.com/spf13/cobra"
@@ -57,9 +56,9 @@ func runDraftBench(cmd *cobra.Command, f *benchFlags, b backend.Backend, m *mode
 		if err != nil {
 			return err
 		}
-		text, err := os.ReadFile(f.draftPrompt)
+		text, err := readArg("bench --draft-prompt", f.draftPrompt, cmd.InOrStdin(), maxPromptBytes)
 		if err != nil {
-			return fmt.Errorf("bench: --draft-prompt: %w", err)
+			return err
 		}
 		prompt = tok.Encode(string(text), true)
 	} else {

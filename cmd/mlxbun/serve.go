@@ -30,6 +30,7 @@ import (
 	"github.com/mlxbun/mlxbun/internal/scheduler"
 	"github.com/mlxbun/mlxbun/internal/server"
 	"github.com/mlxbun/mlxbun/internal/tokenizer"
+	"github.com/mlxbun/mlxbun/internal/userfile"
 )
 
 // engineFlags are what serve and chat share: the model, its device, adapters, template and the batching setup.
@@ -157,7 +158,7 @@ func (f *engineFlags) load(cacheBytes int64, onStep func(int, time.Duration)) (*
 	var tmpl *chat.Template
 	sp := tok.Specials()
 	if f.chatTemplate != "" {
-		src, err := os.ReadFile(f.chatTemplate)
+		src, err := userfile.Read(f.chatTemplate, userfile.Template)
 		if err != nil {
 			return nil, fmt.Errorf("--chat-template: %w", err)
 		}
