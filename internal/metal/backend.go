@@ -663,17 +663,27 @@ func (b *Backend) Rope(x, pos backend.Tensor, heads int, table *rope.Table) {
 		b.fail(err)
 		return
 	}
-	if len(p.ids) != n {
-		b.fail(errors.New("metal: rope: the positions tensor was not written by WriteInt32 (the cos/sin rows are built on the host)"))
-		return
-	}
-	cs, err := b.f32Tensor(RopeCosSin(table, p.ids))
-	if err != nil {
-		b.fail(err)
+	cs := b.cosSin(p, n, table)
+	if cs == nil {
 		return
 	}
 	defer b.release(cs.buf)
 	b.run(plan, map[Role]*Tensor{RoleX: xx, RoleCosSin: cs})
+}
+
+// cosSin is the rope's cos/sin rows for the n positions WriteInt32 wrote into p (built on the host), or nil with
+// the failure recorded.
+func (b *Backend) cosSin(p *Tensor, n int, table *rope.Table) *Tensor {
+	if len(p.ids) != n {
+		b.fail(errors.New("metal: rope: the positions tensor was not written by WriteInt32 (the cos/sin rows are built on the host)"))
+		return nil
+	}
+	cs, err := b.f32Tensor(RopeCosSin(table, p.ids))
+	if err != nil {
+		b.fail(err)
+		return nil
+	}
+	return cs
 }
 
 func (b *Backend) Attention(dst, q, k, v backend.Tensor, cache backend.KVCache, layer int, seq, pos backend.Tensor, scale float32) {

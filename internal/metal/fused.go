@@ -6,7 +6,6 @@
 package metal
 
 import (
-	"errors"
 	"fmt"
 
 	"github.com/mlxbun/mlxbun/internal/backend"
@@ -53,13 +52,8 @@ func (b *Backend) NormRope(x, pos, w backend.Tensor, heads int, eps float32, tab
 	if p.elems() != n {
 		backend.ShapeError("NormRope", "x, pos", [][]int{xx.shape, p.shape}, fmt.Sprintf("%d heads, one position per row", heads))
 	}
-	if len(p.ids) != n {
-		b.fail(errors.New("metal: rope: the positions tensor was not written by WriteInt32 (the cos/sin rows are built on the host)"))
-		return
-	}
-	cs, err := b.f32Tensor(RopeCosSin(table, p.ids))
-	if err != nil {
-		b.fail(err)
+	cs := b.cosSin(p, n, table)
+	if cs == nil {
 		return
 	}
 	defer b.release(cs.buf)
