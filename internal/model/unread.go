@@ -66,6 +66,14 @@ func (r *readSet) Tensor(name string) (backend.Host, error) {
 	return r.Source.Tensor(name)
 }
 
+// MetadataOf passes the wrapped archive's geometry records through (quant.go), which embedding Source would hide.
+func (r *readSet) MetadataOf(tensor, key string) (string, bool) {
+	if rs, ok := r.Source.(recordSource); ok {
+		return rs.MetadataOf(tensor, key)
+	}
+	return "", false
+}
+
 // unread fails when src holds a tensor that the binding did not read and that no loader reads (family.Map.Dropped).
 func unread(cfg *config.Model, fam family.Family, src Source, read map[string]bool) error {
 	ns, ok := src.(namer)
