@@ -198,12 +198,7 @@ func decoded(t *testing.T, dir string) string {
 			switch {
 			case strings.HasSuffix(h.Name, ".scales") || strings.HasSuffix(h.Name, ".biases"):
 			case quantized && q.Mode == "affine":
-				a, err := affine.New(q.Bits, q.GroupSize, h.Shape[0], h.Shape[1]*32/q.Bits, u32s(h.Data),
-					f32s(t, byName[path+".scales"]), f32s(t, byName[path+".biases"]))
-				if err != nil {
-					t.Fatal(err)
-				}
-				out = append(out, backend.HostF32(h.Name, a.Dense(), a.Out, a.In))
+				out = append(out, affineDense(t, q, h, byName))
 			case quantized:
 				g, err := trellis.NewGeometry(trellis.Spec{K: q.Bits, L: q.Trellis.L, T: q.GroupSize, Code: q.Trellis.Code, Axis: q.Trellis.Axis}, h.Shape)
 				if err != nil {
@@ -224,6 +219,18 @@ func decoded(t *testing.T, dir string) string {
 		}
 		return out
 	})
+}
+
+// affineDense decodes the affine tensor h (<path>.weight, its scales and biases in byName) to f32 under its name.
+func affineDense(t *testing.T, q config.QuantSpec, h backend.Host, byName map[string]backend.Host) backend.Host {
+	t.Helper()
+	path := strings.TrimSuffix(h.Name, ".weight")
+	a, err := affine.New(q.Bits, q.GroupSize, h.Shape[0], h.Shape[1]*32/q.Bits, u32s(h.Data),
+		f32s(t, byName[path+".scales"]), f32s(t, byName[path+".biases"]))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return backend.HostF32(h.Name, a.Dense(), a.Out, a.In)
 }
 
 // u32s reads little-endian words.
