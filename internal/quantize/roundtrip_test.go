@@ -31,7 +31,7 @@ import (
 // quantizer's quality as it reaches the logits. The tiny models are random-init, so their logits are nearly flat
 // (top-1 agreement is reported but means little) and weight noise reaches them amplified about 2.5–3.5×
 // (TestTinyQwen3). Measured on the six families at L 8, T 64: 2 bits 0.80–0.89, 3 bits 0.49–0.53, 4 bits
-// 0.25–0.29; each bound leaves ≥ 20% margin. For scale: swapping two layers' down_proj gives 1.1–1.2, q_proj for
+// 0.25–0.29 (the same to two decimals with the affine 8-bit head, 2026-12-01); each bound leaves ≥ 20% margin. For scale: swapping two layers' down_proj gives 1.1–1.2, q_proj for
 // o_proj 1.4, gate_proj for up_proj 0.68–0.78. Binding mistakes are caught exactly by the decoded-dense check,
 // not by these bounds; the trained model's quality is internal/eval's TestTrellisQuality.
 var roundTripBounds = map[int]float64{2: 1.1, 3: 0.65, 4: 0.35}
