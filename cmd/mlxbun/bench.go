@@ -22,10 +22,12 @@ import (
 	"github.com/mlxbun/mlxbun/internal/backend"
 	"github.com/mlxbun/mlxbun/internal/model"
 	"github.com/mlxbun/mlxbun/internal/trellis"
+	"github.com/mlxbun/mlxbun/internal/quantize"
 )
 
 type benchFlags struct {
 	modelDir, synthetic, dtype, device, output string
+	head                                       string // a synthetic trellis model's output head: affine8 or bf16
 	pp, tg                                     []int // llama-bench's -p and -n lists: a row per value
 	reps, bits, batch                          int
 	profile, dryRun                            bool
@@ -84,10 +86,10 @@ times each and prints tokens per second as mean ± standard deviation; -p and -n
 row per value), and the table gives the model's stored size, its parameters and the host threads, as
 llama-bench's does (-o md, csv or json). --synthetic builds a random-weight model
 of a real architecture (` + strings.Join(model.Presets(), ", ") + `) with no files; with --bits its projections
-are random trellis codes (axis 1, down_proj axis 0, the 3-bit interleave), as mlxbun quantize stores a model, and
-its run ends with the bandwidth roofline (weight bytes read per decode step / the device's copy bandwidth; a MoE
-model's step reads its routed experts only, so with --batch above 1, when the sequences route to more experts,
-the roofline is an upper bound).
+are random trellis codes (axis 1, down_proj axis 0, the 3-bit interleave) and its output head MLX affine 8-bit
+(--head bf16 keeps it bf16), as mlxbun quantize stores a model, and its run ends with the bandwidth roofline (weight
+bytes read per decode step / the device's copy bandwidth; a MoE model's step reads its routed experts only, so with
+--batch above 1, when the sequences route to more experts, the roofline is an upper bound).
 --dry-run counts a synthetic model's parameters and bytes without building it. --profile adds a per-kernel
 table (device time, GB/s, % of the measured copy bandwidth) on backends that can time kernels.`,
 		Example: `  mlxbun bench --model ./Qwen3-0.6B
@@ -103,6 +105,7 @@ table (device time, GB/s, % of the measured copy bandwidth) on backends that can
 	fl.StringVar(&f.synthetic, "synthetic", "", "synthetic architecture: "+strings.Join(model.Presets(), ", "))
 	fl.StringVar(&f.dtype, "dtype", "bf16", "weight dtype of a synthetic model (bf16)")
 	fl.IntVar(&f.bits, "bits", 0, "trellis "+bitsHelp+" of a synthetic model's projections (0: dense --dtype)")
+	fl.StringVar(&f.head, "head", quantize.HeadAffine8, "with --bits: the synthetic model's output head, affine8 (as quantize writes it) or bf16")
 	fl.StringVar(&f.device, "device", "auto", deviceHelp("device"))
 	fl.StringVarP(&f.output, "output", "o", "md", "output format: md, csv or json")
 	fl.IntSliceVarP(&f.pp, "n-prompt", "p", []int{512}, "prompt tokens, comma-separated for several rows (0: no pp row)")
@@ -134,6 +137,12 @@ func runBench(cmd *cobra.Command, f *benchFlags) error {
 	}
 	if f.dtype != "bf16" {
 		return fmt.Errorf("bench: --dtype %q: synthetic models are bf16 for now", f.dtype)
+	}
+	if f.head != quantize.HeadAffine8 && f.head != quantize.HeadBF16 {
+		return fmt.Errorf("bench: --head %q: want %s or %s", f.head, quantize.HeadAffine8, quantize.HeadBF16)
+	}
+	if f.bits == 0 && cmd.Flags().Changed("head") {
+		return errors.New("bench: --head chooses a synthetic trellis model's head: it needs --synthetic and --bits")
 	}
 	if f.batch < 1 || f.batch > backend.MaxDecodeRows {
 		return fmt.Errorf("bench: --batch %d: want 1..%d sequences", f.batch, backend.MaxDecodeRows)
@@ -340,7 +349,7 @@ func checkBenchSizes(f *benchFlags) error {
 // benchSize is the model's stored bytes and parameters for the size and params columns.
 func benchSize(f *benchFlags, m *model.Model) (model.SyntheticSize, error) {
 	if f.synthetic != "" {
-		return model.SyntheticStats(f.synthetic, f.bits)
+		return model.SyntheticStats(f.synthetic, f.quant())
 	}
 	return m.Size()
 }
@@ -450,7 +459,7 @@ func openBenchModel(f *benchFlags) (backend.Backend, *model.Model, string, error
 	}
 	qs, err := model.SyntheticQueries(f.synthetic)
 	if f.bits > 0 {
-		qs, err = model.SyntheticTrellisQueries(f.synthetic, f.bits)
+		qs, err = model.SyntheticTrellisQueries(f.synthetic, f.quant())
 	}
 	if err != nil {
 		return nil, nil, "", err
@@ -459,15 +468,12 @@ func openBenchModel(f *benchFlags) (backend.Backend, *model.Model, string, error
 	if err != nil {
 		return nil, nil, "", err
 	}
-	name := f.synthetic + " " + f.dtype
-	if f.bits > 0 {
-		name = fmt.Sprintf("%s trellis %d-bit", f.synthetic, f.bits)
-	}
+	name := f.syntheticName()
 	log.Info().Str("model", name).Msg("building synthetic weights")
 	start := time.Now()
 	var m *model.Model
 	if f.bits > 0 {
-		m, err = model.SyntheticTrellis(f.synthetic, f.bits, f.seed, b)
+		m, err = model.SyntheticTrellis(f.synthetic, f.quant(), f.seed, b)
 	} else {
 		m, err = model.Synthetic(f.synthetic, f.seed, b)
 	}
@@ -477,6 +483,23 @@ func openBenchModel(f *benchFlags) (backend.Backend, *model.Model, string, error
 		return nil, nil, "", err
 	}
 	return b, m, name, nil
+}
+
+// quant is how the synthetic model is stored.
+func (f *benchFlags) quant() model.SyntheticQuant {
+	return model.SyntheticQuant{Bits: f.bits, BF16Head: f.bits > 0 && f.head == quantize.HeadBF16}
+}
+
+// syntheticName names the synthetic model in the rows: "qwen3-14b bf16", "qwen3-14b trellis 3-bit" (the head
+// affine 8-bit, as quantize writes it), "qwen3-14b trellis 3-bit bf16-head".
+func (f *benchFlags) syntheticName() string {
+	switch {
+	case f.bits == 0:
+		return f.synthetic + " " + f.dtype
+	case f.head == quantize.HeadBF16:
+		return fmt.Sprintf("%s trellis %d-bit bf16-head", f.synthetic, f.bits)
+	}
+	return fmt.Sprintf("%s trellis %d-bit", f.synthetic, f.bits)
 }
 
 // writeRoofline prints a synthetic run's bandwidth roofline and how close each tg row came to it; without a
@@ -504,15 +527,11 @@ func benchDryRun(w io.Writer, f *benchFlags) error {
 	if f.synthetic == "" {
 		return errors.New("bench: --dry-run counts a synthetic model: give --synthetic")
 	}
-	size, err := model.SyntheticStats(f.synthetic, f.bits)
+	size, err := model.SyntheticStats(f.synthetic, f.quant())
 	if err != nil {
 		return fmt.Errorf("bench: %w", err)
 	}
-	name := f.synthetic + " " + f.dtype
-	if f.bits > 0 {
-		name = fmt.Sprintf("%s trellis %d-bit", f.synthetic, f.bits)
-	}
-	rep := sizeReport{Model: name, Params: size.Params, ActiveParams: size.ActiveParams, StoredBytes: size.StoredBytes,
+	rep := sizeReport{Model: f.syntheticName(), Params: size.Params, ActiveParams: size.ActiveParams, StoredBytes: size.StoredBytes,
 		DecodeBytes: size.DecodeBytes}
 	if f.output == "json" {
 		enc := json.NewEncoder(w)

@@ -9,7 +9,8 @@ import (
 // TestBenchDryRun: bench --synthetic NAME --dry-run prints the published configs' parameter totals (within 1 %)
 // for the Gemma 4, Qwen3.5 and MoE presets, the MoE ones' activated parameters (Qwen3-30B-A3B's published 3.3B
 // within 2 %; Qwen3-Next's "3B" leaves the embeddings out: 3.87 G with them, counted by hand in
-// internal/model's TestSyntheticPresetSizes), fewer bytes at 3 bits, and bad requests fail on one line.
+// internal/model's TestSyntheticPresetSizes), fewer bytes at 3 bits, the Qwen3 presets' bytes at 3 bits with the
+// affine and the bf16 head exactly as worked out by hand, and bad requests fail on one line.
 func TestBenchDryRun(t *testing.T) {
 	published := map[string]float64{"gemma4-31b": 30.7e9, "qwen3.5-27b": 27e9, "qwen3-30b-a3b": 30.5e9, "qwen3-next-80b-a3b": 80e9}
 	active := map[string]float64{"qwen3-30b-a3b": 3.3e9, "qwen3-next-80b-a3b": 3.87e9}
@@ -41,6 +42,42 @@ func TestBenchDryRun(t *testing.T) {
 			}
 		}
 	}
+	// The roofline's numerator, by hand. Qwen3-14B: 40 layers of q, o 5120×5120, k, v 1024×5120, gate, up 17408×5120
+	// and down 5120×17408 = 330,301,440 weights, ×40 = 13,212,057,600 at 3/8 byte = 4,954,521,600 bytes of words;
+	// fp16 scales per coded row (q 5120, k, v 1024, o 5120, gate, up 17408, down along axis 0 17408) 64,512 × 2 B ×
+	// 40 = 5,160,960; norms (2×5120 + 2×128 per layer, 5120 final) 839,680 + 10,240; one bf16 embedding row 10,240.
+	// That is 4,960,542,720 without the head. The head 151,936×5120: bf16 1,555,824,640 bytes; affine 8-bit one
+	// byte a weight, 777,912,320, plus bf16 scales and biases per group of 64, 151,936 × 80 × 4 = 48,619,520, so
+	// 826,531,840 (0.53 of bf16). Qwen3-0.6B (tied: the one table is the head, read whole, and stored once): 28
+	// layers of 15,728,640 weights → 165,150,720 bytes of words, scales (2048 + 3·1024 + 3·3072 rows) 14,336 × 2 ×
+	// 28 = 802,816, norms 129,024 + 2,048; the affine table 151,936×1024 + 151,936 × 16 × 4 = 165,306,368, bf16
+	// 311,164,928.
+	// The untied 14B stores its whole embedding table and reads one row of it; the tied 0.6B reads all it stores.
+	const (
+		body14, table14, affine14 = 4960542720, 1555824640, 826531840
+		body06, table06, affine06 = 165150720 + 802816 + 129024 + 2048, 311164928, 165306368
+	)
+	for _, c := range []struct {
+		name, head     string
+		stored, decode int64
+	}{
+		{"qwen3-14b", "affine8", body14 - 10240 + table14 + affine14, body14 + affine14},
+		{"qwen3-14b", "bf16", body14 - 10240 + 2*table14, body14 + table14},
+		{"qwen3-0.6b", "affine8", body06 + affine06, body06 + affine06},
+		{"qwen3-0.6b", "bf16", body06 + table06, body06 + table06},
+	} {
+		r := mlxbun(t, "", "bench", "--synthetic", c.name, "--bits", "3", "--head", c.head, "--dry-run", "-o", "json")
+		var got sizeReport
+		if err := json.Unmarshal([]byte(r.stdout), &got); r.code != 0 || err != nil {
+			t.Fatalf("%s --head %s: exit %d, %v: %s", c.name, c.head, r.code, err, r.stderr)
+		}
+		if got.StoredBytes != c.stored || got.DecodeBytes != c.decode {
+			t.Errorf("%s --head %s: %d bytes stored, %d read per token; want %d and %d", c.name, c.head,
+				got.StoredBytes, got.DecodeBytes, c.stored, c.decode)
+		}
+	}
+	oneErrorLine(t, mlxbun(t, "", "bench", "--synthetic", "qwen3-14b", "--head", "int4", "--bits", "3", "--dry-run"), "--head", "int4")
+	oneErrorLine(t, mlxbun(t, "", "bench", "--synthetic", "qwen3-14b", "--head", "bf16", "--dry-run"), "--head", "--bits")
 	oneErrorLine(t, mlxbun(t, "", "bench", "--model", t.TempDir(), "--dry-run"), "--dry-run", "--synthetic")
 	oneErrorLine(t, mlxbun(t, "", "bench", "--synthetic", "gemma4-31b", "--bits", "9", "--dry-run"), "9")
 	oneErrorLine(t, mlxbun(t, "", "bench", "--synthetic", "gemma-9000", "--dry-run"), "gemma-9000", "qwen3.5-27b")

@@ -398,7 +398,8 @@ func TestQuantizeRHT(t *testing.T) {
 	if layers != 2 {
 		t.Errorf("%d 'layer quantized' lines for the 2 layers:\n%s", layers, r.stderr)
 	}
-	for _, want := range []string{"proxy loss", "H = I (no --calib)", "model.layers.1.mlp.down_proj", "rht(in,out)"} {
+	// "affine 8-bit ×1": the tied table, the output head, as quantize stores it by default
+	for _, want := range []string{"proxy loss", "H = I (no --calib)", "model.layers.1.mlp.down_proj", "rht(in,out)", "affine 8-bit ×1"} {
 		if !strings.Contains(r.stdout, want) {
 			t.Errorf("summary lacks %q:\n%s", want, r.stdout)
 		}
@@ -408,4 +409,29 @@ func TestQuantizeRHT(t *testing.T) {
 	}
 	oneErrorLine(t, mlxbun(t, "", "quantize", "--model", src, "--out", out+"-x", "--bits", "3", "--calib", "/nonexistent/calib.txt"),
 		"--calib", "/nonexistent/calib.txt")
+}
+
+// TestQuantizeHeadFlag: `quantize --head bf16` keeps the tied table in bf16 (the config block says false for it);
+// another value is one error line naming the flag.
+func TestQuantizeHeadFlag(t *testing.T) {
+	src := variant.For(t, "qwen3").Dir
+	out := filepath.Join(t.TempDir(), "qwen3-bf16-head")
+	r := mlxbun(t, "", "quantize", "--model", src, "--out", out, "--bits", "2", "--L", "6", "--group-size", "64", "--head", "bf16", "--quiet")
+	if r.code != 0 {
+		t.Fatalf("quantize: exit %d: %s", r.code, r.stderr)
+	}
+	if strings.Contains(r.stdout, "affine") {
+		t.Errorf("--head bf16 wrote an affine tensor:\n%s", r.stdout)
+	}
+	raw, err := os.ReadFile(filepath.Join(out, "config.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var c struct {
+		Quant map[string]any `json:"quantization"`
+	}
+	if err := json.Unmarshal(raw, &c); err != nil || c.Quant["model.embed_tokens"] != false {
+		t.Errorf("config block %v (%v): want model.embed_tokens false", c.Quant, err)
+	}
+	oneErrorLine(t, mlxbun(t, "", "quantize", "--model", src, "--out", out+"-x", "--bits", "2", "--head", "int8"), "--head", "int8")
 }

@@ -24,7 +24,7 @@ import (
 )
 
 func newQuantize() *cobra.Command {
-	var in, out, rules, emb string
+	var in, out, rules, emb, head string
 	var o quantize.Options
 	var workers int
 	var quiet bool
@@ -33,9 +33,11 @@ func newQuantize() *cobra.Command {
 		Short: "Trellis-code a Hugging Face model's linear layers (1-8 bits per weight; 2-4 are the useful widths)",
 		Long: `quantize reads an unquantized Hugging Face model directory (bf16, f16 or f32 safetensors) and writes an mlxbun
 model: the q/k/v/o and gate/up projections trellis-coded along their input dimension, down_proj along its output
-dimension (3-bit down projections in the block-interleaved layout when out-features are a multiple of 512), the
-embeddings, norms and lm_head in bf16 (or the embeddings as MLX affine 8-bit with --embeddings affine8), and
-config.json with a "quantization" block; the tokenizer files are copied. In the hybrids (Qwen3.5, Qwen3-Next) the
+dimension (3-bit down projections in the block-interleaved layout when out-features are a multiple of 512),
+lm_head as MLX affine 8-bit in groups of 64 (--head bf16 keeps it bf16), the embeddings and norms in bf16 (the
+embeddings affine 8-bit too with --embeddings affine8), and config.json with a "quantization" block; the tokenizer
+files are copied. A tied model (no lm_head: the embedding table is the output projection) stays tied, its one
+table affine 8-bit unless both --head and --embeddings say bf16. In the hybrids (Qwen3.5, Qwen3-Next) the
 DeltaNet projections and the MoE experts are coded too (each expert stack as one matrix along its input dimension);
 their small gates and routers, conv weights, A_log and dt_bias are kept as they are.
 
@@ -57,6 +59,7 @@ The output is built beside --out and renamed into place when complete; an existi
 		Example: `  mlxbun quantize --model ./Qwen3-0.6B --bits 3 --out ./Qwen3-0.6B-3bit
   mlxbun quantize --model ./Llama-3.2-1B --bits 2 --bits-per-path 'mlp.down_proj=3,layers.0.*=4' --out ./llama-2bit
   mlxbun quantize --model ./pycoder-12m --bits 4 --embeddings affine8 --out ./pycoder-4bit --force
+  mlxbun quantize --model ./Qwen3-8B --bits 3 --head bf16 --out ./Qwen3-8B-3bit-bf16-head
   mlxbun quantize --model ./pycoder-12m --bits 2 --rht --calib calib.txt --calib-tokens 32768 --out ./pycoder-2bit`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
@@ -95,7 +98,7 @@ The output is built beside --out and renamed into place when complete; an existi
 			if o.Rules, err = quantize.ParseRules(rules); err != nil {
 				return fmt.Errorf("quantize: %w", err)
 			}
-			o.Embeddings = emb
+			o.Embeddings, o.Head = emb, head
 			if workers > 0 {
 				runtime.GOMAXPROCS(workers)
 			}
@@ -122,7 +125,8 @@ The output is built beside --out and renamed into place when complete; an existi
 	fl.IntVar(&o.L, "L", quantize.DefaultL, "trellis state bits, bits..16 (encoding time grows as 2^L)")
 	fl.IntVar(&o.GroupSize, "group-size", quantize.DefaultGroupSize, "positions per coded block; group-size·bits must be a multiple of 32")
 	fl.StringVar(&rules, "bits-per-path", "", "per-path bits: comma-separated pattern=bits rules, first match wins (e.g. 'mlp.down_proj=4,layers.0.*=4')")
-	fl.StringVar(&emb, "embeddings", quantize.EmbeddingsBF16, "embed_tokens and lm_head storage: bf16 or affine8 (MLX affine 8-bit, group 64)")
+	fl.StringVar(&emb, "embeddings", quantize.EmbeddingsBF16, "embed_tokens storage: bf16 or affine8 (MLX affine 8-bit, group 64)")
+	fl.StringVar(&head, "head", quantize.HeadAffine8, "lm_head storage (of a tied model, the shared table's): affine8 (MLX affine 8-bit, group 64) or bf16")
 	fl.BoolVar(&o.Force, "force", false, "replace an existing output model directory")
 	fl.IntVar(&workers, "workers", 0, "encoder goroutines (0: every core)")
 	fl.BoolVar(&quiet, "quiet", false, "no progress bar (the summary still goes to stdout)")

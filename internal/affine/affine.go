@@ -30,6 +30,15 @@ type Weights struct {
 	Scales, Biases  []float32 // [Out, In/GroupSize]
 }
 
+// TableBits and TableGroup are the affine format mlxbun writes the tables it quantizes in: the output head by
+// default and the embeddings when asked (quantize --head, --embeddings), and the synthetic benchmark models' head.
+// Eight bits keep a table's error far below the trellis projections' while halving the bytes of bf16 (why this
+// width and what it costs in bits/byte: docs/trellis-format.md section 12).
+const (
+	TableBits  = 8
+	TableGroup = 64
+)
+
 // supported lists the bit widths and group sizes MLX's affine kernels instantiate.
 var (
 	supportedBits   = map[int]bool{2: true, 3: true, 4: true, 5: true, 6: true, 8: true}

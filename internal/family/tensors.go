@@ -73,7 +73,8 @@ type Kind uint8
 
 const (
 	// KindTable: the embedding table or the output head [vocab, hidden]; kept in bf16 or stored as MLX affine
-	// (quantize --embeddings affine8), never trellis-coded (the table is looked up by row).
+	// (quantize --head affine8, the head's default, or --embeddings affine8), never trellis-coded (the table is
+	// looked up by row).
 	KindTable Kind = iota
 	// KindWeight: a projection's weight [out, in]; trellis-coded along its Linear's Axis (MLX checkpoints may
 	// hold it affine-quantized).

@@ -80,7 +80,8 @@ func TestSupportsWithEveryKernel(t *testing.T) {
 }
 
 // TestSupportsTrellisModel asks about every layer of the 3-bit Qwen3-14B-shape synthetic model (280 trellis
-// projections and the bf16 output head): with every table function present, each is served.
+// projections and the affine 8-bit output head quantize writes; the bf16 head of --head bf16 too): with every table
+// function present, each is served.
 func TestSupportsTrellisModel(t *testing.T) {
 	all := map[string]bool{}
 	for _, f := range Forms() {
@@ -88,19 +89,22 @@ func TestSupportsTrellisModel(t *testing.T) {
 			all[fn] = true
 		}
 	}
-	qs, err := model.SyntheticTrellisQueries("qwen3-14b", 3)
-	if err != nil {
-		t.Fatal(err)
-	}
-	formats := map[backend.Format]int{}
-	for _, q := range qs {
-		if err := Supports(func(fn string) bool { return all[fn] }, M1, q); err != nil {
-			t.Errorf("%s refused: %v", q, err)
+	for _, bf16Head := range []bool{false, true} {
+		qs, err := model.SyntheticTrellisQueries("qwen3-14b", model.SyntheticQuant{Bits: 3, BF16Head: bf16Head})
+		if err != nil {
+			t.Fatal(err)
 		}
-		formats[q.Weight.Format]++
-	}
-	if formats[backend.FormatTrellis] != 280 || formats[backend.FormatDense] != 1 {
-		t.Errorf("queries by format %v, want the 40 layers × 7 trellis projections and one dense head", formats)
+		formats := map[backend.Format]int{}
+		for _, q := range qs {
+			if err := Supports(func(fn string) bool { return all[fn] }, M1, q); err != nil {
+				t.Errorf("%s refused: %v", q, err)
+			}
+			formats[q.Weight.Format]++
+		}
+		head := map[bool]backend.Format{false: backend.FormatAffine, true: backend.FormatDense}[bf16Head]
+		if formats[backend.FormatTrellis] != 280 || formats[head] != 1 || len(formats) != 2 {
+			t.Errorf("queries by format %v, want the 40 layers × 7 trellis projections and one %v head", formats, head)
+		}
 	}
 }
 

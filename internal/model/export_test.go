@@ -12,25 +12,25 @@ func FullKV(m *Model) { m.fullKV = true }
 // NamedSource is a synthetic source: a Source that lists its tensors and describes them without their data.
 type NamedSource = namedSource
 
-// SmallSynthetic is preset name scaled down for CPU tests (scaledDown), coded as code when code.K > 0: its
-// config and source.
-func SmallSynthetic(name string, code trellis.Spec, seed uint64) (*config.Model, NamedSource, error) {
+// SmallSynthetic is preset name scaled down for CPU tests (scaledDown), coded as code when code.K > 0 with its
+// output head affine unless bf16Head: its config and source.
+func SmallSynthetic(name string, code trellis.Spec, bf16Head bool, seed uint64) (*config.Model, NamedSource, error) {
 	p, err := scaledDown(name)
 	if err != nil {
 		return nil, nil, err
 	}
-	return syntheticSource(p, code, seed)
+	return syntheticSource(p, code, bf16Head, seed)
 }
 
-// PresetSource is a full preset's config and source at bits (0: bf16), for its headers.
-func PresetSource(name string, bits int) (*config.Model, NamedSource, error) {
+// PresetSource is a full preset's config and source stored as q (q.Bits 0: bf16), for its headers.
+func PresetSource(name string, q SyntheticQuant) (*config.Model, NamedSource, error) {
 	p, err := preset(name)
 	if err != nil {
 		return nil, nil, err
 	}
 	code := trellis.Spec{}
-	if bits > 0 {
-		code = syntheticCode(bits)
+	if q.Bits > 0 {
+		code = syntheticCode(q.Bits)
 	}
-	return syntheticSource(p, code, 0)
+	return syntheticSource(p, code, q.BF16Head, 0)
 }

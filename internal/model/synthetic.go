@@ -151,12 +151,15 @@ func Synthetic(name string, seed uint64, b backend.Backend) (*Model, error) {
 	if err != nil {
 		return nil, err
 	}
-	cfg, src, err := syntheticSource(p, trellis.Spec{}, seed)
+	cfg, src, err := syntheticSource(p, trellis.Spec{}, false, seed)
 	if err != nil {
 		return nil, err
 	}
 	return LoadFrom(cfg, src, b)
 }
+
+// syntheticHalfWidth is a, the dense synthetic weights being uniform on [-a, a]: a = 0.02·√3 gives std 0.02.
+var syntheticHalfWidth = 0.02 * math.Sqrt(3)
 
 // randomSource answers every tensor of the family's tensor map for cfg that an unquantized checkpoint holds:
 // bf16, uniform with std 0.02, norm weights and layer scalars the identity. Biases are left out (no preset's
@@ -195,6 +198,9 @@ func newRandomSource(cfg *config.Model, seed uint64) (*randomSource, error) {
 
 func (r *randomSource) Close() error { return nil }
 
+// headPath is the module of the output projection: lm_head, or the embedding table of a tied preset.
+func (r *randomSource) headPath() string { return r.tm.OutputHead(r.Has).Path }
+
 func (r *randomSource) Has(name string) bool {
 	_, ok := r.held[name]
 	return ok
@@ -224,18 +230,13 @@ func (r *randomSource) Tensor(name string) (backend.Host, error) {
 	if err != nil {
 		return h, err
 	}
+	if v, ok := r.fill[name]; ok {
+		return constant(h, backend.F32ToBF16(v)), nil
+	}
 	n := h.Elements()
 	h.Data = make([]byte, 2*n)
-	if v, ok := r.fill[name]; ok {
-		c := backend.F32ToBF16(v)
-		for i := 0; i < n; i++ {
-			binary.LittleEndian.PutUint16(h.Data[2*i:], c)
-		}
-		return h, nil
-	}
-	// Uniform on [-a, a] with a = 0.02·√3 (std 0.02), from a counter hash seeded by the name: deterministic and
-	// parallel.
-	a := 0.02 * math.Sqrt(3)
+	// Uniform on [-a, a] (std 0.02), from a counter hash seeded by the name: deterministic and parallel.
+	a := syntheticHalfWidth
 	base := r.seed ^ hashString(name)
 	parallel(n, 1, func(lo, hi int) {
 		for i := lo; i < hi; i++ {

@@ -49,13 +49,13 @@ var activeParams = map[string]int64{
 }
 
 // TestSyntheticPresetSizes: every preset's parameter count is its published total within 1 %, bf16 stores two
-// bytes a parameter, and 3-bit codes store and read less.
+// bytes a parameter, 3-bit codes store and read less, and the affine head saves exactly its share.
 func TestSyntheticPresetSizes(t *testing.T) {
 	if got := len(model.Presets()); got != len(publishedParams) {
 		t.Fatalf("%d presets, %d published totals: every preset needs one", got, len(publishedParams))
 	}
 	for _, name := range model.Presets() {
-		s, err := model.SyntheticStats(name, 0)
+		s, err := model.SyntheticStats(name, model.SyntheticQuant{})
 		if err != nil {
 			t.Fatalf("%s: %v", name, err)
 		}
@@ -70,13 +70,26 @@ func TestSyntheticPresetSizes(t *testing.T) {
 		if want, moe := activeParams[name]; moe && s.ActiveParams != want || !moe && s.ActiveParams != s.Params {
 			t.Errorf("%s: %d parameters active of %d, want %d (0: all)", name, s.ActiveParams, s.Params, want)
 		}
-		q, err := model.SyntheticStats(name, 3)
+		q, err := model.SyntheticStats(name, model.SyntheticQuant{Bits: 3})
 		if err != nil {
 			t.Fatalf("%s 3 bits: %v", name, err)
 		}
 		if q.Params != s.Params || q.StoredBytes >= s.StoredBytes || q.DecodeBytes >= s.DecodeBytes {
 			t.Errorf("%s 3 bits: %+v against bf16 %+v", name, q, s)
 		}
+		// The affine head (quantize's default) against the bf16 one (--head bf16): a vocab×hidden head of 2 bytes a
+		// weight becomes 1 byte a weight plus a bf16 scale and bias per 64 weights (1/16 byte a weight), so both
+		// the stored and the read bytes drop by vocab·hidden·(2 − 1 − 1/16) = vocab·hidden·15/16, tied or not.
+		qb, err := model.SyntheticStats(name, model.SyntheticQuant{Bits: 3, BF16Head: true})
+		if err != nil {
+			t.Fatalf("%s 3 bits, bf16 head: %v", name, err)
+		}
+		cfg, _ := model.SyntheticConfig(name)
+		saved := int64(cfg.VocabSize) * int64(cfg.HiddenSize) * 15 / 16
+		if qb.Params != q.Params || qb.StoredBytes-q.StoredBytes != saved || qb.DecodeBytes-q.DecodeBytes != saved {
+			t.Errorf("%s 3 bits: bf16 head %+v, affine head %+v: want %d bytes fewer stored and read", name, qb, q, saved)
+		}
+		t.Logf("%s 3 bits: %.3f GB read per decode token (%.3f with the bf16 head)", name, float64(q.DecodeBytes)/1e9, float64(qb.DecodeBytes)/1e9)
 	}
 }
 
@@ -85,11 +98,11 @@ func TestSyntheticPresetSizes(t *testing.T) {
 func TestSyntheticPresetShapes(t *testing.T) {
 	cases := []struct {
 		name   string
-		bits   int
+		q      model.SyntheticQuant
 		shapes map[string][]int // nil: the tensor must not exist
 		dtypes map[string]backend.DType
 	}{
-		{"qwen3.5-27b", 0, map[string][]int{
+		{"qwen3.5-27b", model.SyntheticQuant{}, map[string][]int{
 			"model.layers.0.linear_attn.in_proj_qkv.weight": {10240, 5120}, // 2·16·128 + 48·128
 			"model.layers.0.linear_attn.in_proj_z.weight":   {6144, 5120},
 			"model.layers.0.linear_attn.in_proj_b.weight":   {48, 5120},
@@ -107,17 +120,26 @@ func TestSyntheticPresetShapes(t *testing.T) {
 			"model.layers.3.linear_attn.in_proj_qkv.weight": nil,
 			"model.layers.64.mlp.down_proj.weight":          nil,
 		}, nil},
-		{"qwen3.5-27b", 3, map[string][]int{
+		{"qwen3.5-27b", model.SyntheticQuant{Bits: 3}, map[string][]int{
 			"model.layers.0.mlp.down_proj.weight":           {10, 17408, 48}, // the 3-bit interleave: 5120/512 blocks
 			"model.layers.0.mlp.down_proj.scales":           {17408},
 			"model.layers.0.linear_attn.in_proj_qkv.weight": {10240, 480}, // 5120·3/32 words
 			"model.layers.0.linear_attn.in_proj_b.weight":   {48, 5120},   // kept
 			"model.layers.3.self_attn.q_proj.scales":        {12288},
-			"lm_head.weight":                                {248320, 5120},
-			"lm_head.scales":                                nil,
+			"lm_head.weight":                                {248320, 1280}, // affine 8-bit: 5120·8/32 words
+			"lm_head.scales":                                {248320, 80},   // groups of 64
+			"lm_head.biases":                                {248320, 80},
+			"model.embed_tokens.weight":                     {248320, 5120}, // untied: the table stays bf16
+			"model.embed_tokens.scales":                     nil,
 		}, map[string]backend.DType{"model.layers.0.mlp.down_proj.weight": backend.U32, "model.layers.0.mlp.down_proj.scales": backend.F16,
-			"model.layers.0.linear_attn.in_proj_b.weight": backend.BF16}},
-		{"gemma4-31b", 0, map[string][]int{
+			"model.layers.0.linear_attn.in_proj_b.weight": backend.BF16, "lm_head.weight": backend.U32, "lm_head.scales": backend.BF16,
+			"lm_head.biases": backend.BF16, "model.embed_tokens.weight": backend.BF16}},
+		{"qwen3.5-27b", model.SyntheticQuant{Bits: 3, BF16Head: true}, map[string][]int{
+			"lm_head.weight": {248320, 5120},
+			"lm_head.scales": nil,
+			"lm_head.biases": nil,
+		}, map[string]backend.DType{"lm_head.weight": backend.BF16}},
+		{"gemma4-31b", model.SyntheticQuant{}, map[string][]int{
 			"model.layers.0.self_attn.q_proj.weight":           {8192, 5376}, // 32·256
 			"model.layers.0.self_attn.k_proj.weight":           {4096, 5376}, // 16·256
 			"model.layers.0.self_attn.v_proj.weight":           {4096, 5376},
@@ -144,29 +166,36 @@ func TestSyntheticPresetShapes(t *testing.T) {
 			"model.layers.0.post_per_layer_input_norm.weight":  nil,
 			"model.layers.5.self_attn.v_norm.weight":           nil,
 		}, nil},
-		{"gemma4-31b", 3, map[string][]int{
+		{"gemma4-31b", model.SyntheticQuant{Bits: 3}, map[string][]int{
 			"model.layers.0.mlp.down_proj.weight":    {21504, 504}, // 5376 is no multiple of 512: no interleave
 			"model.layers.0.self_attn.q_proj.weight": {8192, 504},
 			"model.layers.5.self_attn.o_proj.weight": {5376, 1536},
-			"model.embed_tokens.weight":              {262144, 5376},
+			"model.embed_tokens.weight":              {262144, 1344}, // tied: the one table is the affine head
+			"model.embed_tokens.scales":              {262144, 84},   // 5376/64 groups
+			"model.embed_tokens.biases":              {262144, 84},
+			"lm_head.weight":                         nil,
+		}, map[string]backend.DType{"model.embed_tokens.weight": backend.U32, "model.embed_tokens.scales": backend.BF16}},
+		{"gemma4-31b", model.SyntheticQuant{Bits: 3, BF16Head: true}, map[string][]int{
+			"model.embed_tokens.weight": {262144, 5376},
+			"model.embed_tokens.scales": nil,
 		}, map[string]backend.DType{"model.embed_tokens.weight": backend.BF16}},
 	}
 	for _, c := range cases {
-		_, src, err := model.PresetSource(c.name, c.bits)
+		_, src, err := model.PresetSource(c.name, c.q)
 		if err != nil {
-			t.Fatalf("%s %d bits: %v", c.name, c.bits, err)
+			t.Fatalf("%s %+v: %v", c.name, c.q, err)
 		}
 		for name, want := range c.shapes {
 			h, err := src.Header(name)
 			switch {
 			case want == nil && (err == nil || src.Has(name)):
-				t.Errorf("%s %d bits: holds %q %v, which the published config has not", c.name, c.bits, name, h.Shape)
+				t.Errorf("%s %+v: holds %q %v, which the published config has not", c.name, c.q, name, h.Shape)
 			case want != nil && err != nil:
-				t.Errorf("%s %d bits: %v", c.name, c.bits, err)
+				t.Errorf("%s %+v: %v", c.name, c.q, err)
 			case want != nil && !slices.Equal(h.Shape, want):
-				t.Errorf("%s %d bits: %q has shape %v, want %v", c.name, c.bits, name, h.Shape, want)
+				t.Errorf("%s %+v: %q has shape %v, want %v", c.name, c.q, name, h.Shape, want)
 			case want != nil && c.dtypes[name] != 0 && h.DType != c.dtypes[name]:
-				t.Errorf("%s %d bits: %q is %s, want %s", c.name, c.bits, name, h.DType, c.dtypes[name])
+				t.Errorf("%s %+v: %q is %s, want %s", c.name, c.q, name, h.DType, c.dtypes[name])
 			}
 		}
 	}
@@ -185,17 +214,18 @@ func (r *recorder) Tensor(name string) (backend.Host, error) {
 
 // TestSyntheticFamiliesCPU runs each family's preset scaled down on the CPU. bf16: the loader reads every tensor
 // the source holds and nothing else, each with its family map's shape; the logits are finite and vary; the
-// checkpoint written from the source loads through model.Load to the same logits. 3 bits: quantize's artifact of
-// that checkpoint holds the same tensors (names, dtypes, shapes) under the same quantization specs as the
-// synthetic trellis source (at L 3 to keep the encoder fast; its interleave needs L 12, checked on the full
-// presets above), and the synthetic trellis model's logits are finite and vary.
+// checkpoint written from the source loads through model.Load to the same logits. 3 bits, with quantize's default
+// head (affine 8-bit) and with --head bf16: quantize's artifact of that checkpoint holds the same tensors (names,
+// dtypes, shapes) under the same quantization specs as the synthetic trellis source (at L 3 to keep the encoder
+// fast; its interleave needs L 12, checked on the full presets above), the head is served as that format, and the
+// synthetic trellis model's logits are finite and vary.
 func TestSyntheticFamiliesCPU(t *testing.T) {
 	b := cpu.New()
 	defer b.Close()
 	const seed = 7
 	for _, name := range []string{"gemma4-31b", "qwen3.5-27b", "qwen3-14b", "qwen3-30b-a3b", "qwen3-next-80b-a3b"} {
 		t.Run(name, func(t *testing.T) {
-			cfg, src, err := model.SmallSynthetic(name, trellis.Spec{}, seed)
+			cfg, src, err := model.SmallSynthetic(name, trellis.Spec{}, false, seed)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -237,34 +267,44 @@ func TestSyntheticFamiliesCPU(t *testing.T) {
 			m2.Close()
 
 			code := trellis.Spec{K: 3, L: 3, T: 256, Code: "1mad", Axis: 1}
-			qdir := filepath.Join(t.TempDir(), "q3")
-			if _, err := quantize.Run(dir, qdir, quantize.Options{Bits: code.K, L: code.L, GroupSize: code.T}, nil); err != nil {
-				t.Fatal(err)
-			}
-			qcfg, qsrc, err := model.SmallSynthetic(name, code, seed)
-			if err != nil {
-				t.Fatal(err)
-			}
-			compareArtifact(t, qdir, qcfg, qsrc)
-			m3, err := model.LoadFrom(qcfg, qsrc, b)
-			if err != nil {
-				t.Fatal(err)
-			}
-			qs, err := model.SourceQueries(qcfg, qsrc)
-			if err != nil {
-				t.Fatal(err)
-			}
-			coded := 0
-			for _, q := range qs {
-				if q.Weight.Format == backend.FormatTrellis {
-					coded++
+			for _, bf16Head := range []bool{false, true} {
+				qdir := filepath.Join(t.TempDir(), "q3")
+				o := quantize.Options{Bits: code.K, L: code.L, GroupSize: code.T, Head: map[bool]string{false: quantize.HeadAffine8, true: quantize.HeadBF16}[bf16Head]}
+				if _, err := quantize.Run(dir, qdir, o, nil); err != nil {
+					t.Fatal(err)
 				}
+				qcfg, qsrc, err := model.SmallSynthetic(name, code, bf16Head, seed)
+				if err != nil {
+					t.Fatal(err)
+				}
+				compareArtifact(t, qdir, qcfg, qsrc)
+				m3, err := model.LoadFrom(qcfg, qsrc, b)
+				if err != nil {
+					t.Fatal(err)
+				}
+				qs, err := model.SourceQueries(qcfg, qsrc)
+				if err != nil {
+					t.Fatal(err)
+				}
+				formats, head := map[backend.Format]int{}, backend.Weight{}
+				for _, q := range qs {
+					formats[q.Weight.Format]++
+					if q.Op == backend.OpMatMul && (q.Name == "lm_head" || q.Name == "model.embed_tokens") {
+						head = q.Weight
+					}
+				}
+				if formats[backend.FormatTrellis] == 0 {
+					t.Errorf("no trellis-coded projection at 3 bits")
+				}
+				// the head alone is affine (8 bits, groups of 64), or dense with --head bf16
+				wantAffine := map[bool]int{false: 1, true: 0}[bf16Head]
+				if head.Format == backend.FormatAffine != (wantAffine == 1) || formats[backend.FormatAffine] != wantAffine ||
+					wantAffine == 1 && (head.Bits != 8 || head.Group != 64) {
+					t.Errorf("bf16 head %v: the head is %s, queries by format %v", bf16Head, head, formats)
+				}
+				checkForward(t, m3)
+				m3.Close()
 			}
-			if coded == 0 {
-				t.Errorf("no trellis-coded projection at 3 bits")
-			}
-			checkForward(t, m3)
-			m3.Close()
 		})
 	}
 }
@@ -384,8 +424,8 @@ func compareArtifact(t *testing.T, dir string, cfg *config.Model, src model.Name
 		if src.Has(tt.Path+".scales") && (aok != bok || !reflect.DeepEqual(a, b)) {
 			t.Errorf("%s: quantize's spec %v %+v, the synthetic config's %v %+v", tt.Path, aok, a, bok, b)
 		}
-		if tt.Kind == family.KindTable && src.Has(tt.Name) && (aok || bok) {
-			t.Errorf("%s: a table quantized (quantize %v, synthetic %v)", tt.Path, aok, bok)
+		if tt.Kind == family.KindTable && src.Has(tt.Name) && !src.Has(tt.Path+".scales") && (aok || bok) {
+			t.Errorf("%s: a bf16 table marked quantized (quantize %v, synthetic %v)", tt.Path, aok, bok)
 		}
 	}
 }

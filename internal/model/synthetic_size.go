@@ -32,22 +32,22 @@ type namedSource interface {
 	Names() []string
 }
 
-// SyntheticStats counts a preset at bits (0: bf16) from its headers.
-func SyntheticStats(name string, bits int) (SyntheticSize, error) {
+// SyntheticStats counts a preset stored as q (q.Bits 0: bf16) from its headers.
+func SyntheticStats(name string, q SyntheticQuant) (SyntheticSize, error) {
 	p, err := preset(name)
 	if err != nil {
 		return SyntheticSize{}, err
 	}
 	code := trellis.Spec{}
-	if bits > 0 {
-		code = syntheticCode(bits)
+	if q.Bits > 0 {
+		code = syntheticCode(q.Bits)
 	}
-	return rawStats(p, code)
+	return rawStats(p, code, q.BF16Head)
 }
 
-// rawStats counts the synthetic model of config fields raw coded as code (K 0: bf16).
-func rawStats(raw map[string]any, code trellis.Spec) (SyntheticSize, error) {
-	cfg, src, err := syntheticSource(raw, code, 0)
+// rawStats counts the synthetic model of config fields raw coded as code (K 0: bf16), its head bf16 or affine.
+func rawStats(raw map[string]any, code trellis.Spec, bf16Head bool) (SyntheticSize, error) {
+	cfg, src, err := syntheticSource(raw, code, bf16Head, 0)
 	if err != nil {
 		return SyntheticSize{}, err
 	}
@@ -63,7 +63,13 @@ func rawStats(raw map[string]any, code trellis.Spec) (SyntheticSize, error) {
 		s.Params += p
 		s.ActiveParams += routed[t.Path].of(p)
 	}
-	head := dense.tm.OutputHead(src.Has).Path
+	head := dense.headPath()
+	tables := map[string]bool{} // module paths of the tables
+	for _, t := range dense.held {
+		if t.Kind == family.KindTable {
+			tables[t.Path] = true
+		}
+	}
 	for _, n := range src.Names() {
 		h, err := src.Header(n)
 		if err != nil {
@@ -71,7 +77,8 @@ func rawStats(raw map[string]any, code trellis.Spec) (SyntheticSize, error) {
 		}
 		b := int64(h.Elements()) * int64(h.DType.Size())
 		s.StoredBytes += b
-		if t, ok := dense.held[n]; ok && t.Kind == family.KindTable && t.Path != head {
+		// a table looked up by row reads one row of each of its tensors (words, scales and biases when affine)
+		if path := n[:max(strings.LastIndexByte(n, '.'), 0)]; tables[path] && path != head {
 			b /= int64(h.Shape[0])
 		}
 		path := strings.TrimSuffix(strings.TrimSuffix(n, ".weight"), ".scales")
@@ -112,9 +119,9 @@ func shapeElements(shape []int) int {
 	return n
 }
 
-// syntheticSource parses config fields raw (with a trellis block coded as code when code.K > 0) and makes its
-// source.
-func syntheticSource(raw map[string]any, code trellis.Spec, seed uint64) (*config.Model, namedSource, error) {
+// syntheticSource parses config fields raw (with a trellis block coded as code when code.K > 0, the output head
+// affine unless bf16Head) and makes its source.
+func syntheticSource(raw map[string]any, code trellis.Spec, bf16Head bool, seed uint64) (*config.Model, namedSource, error) {
 	cfg, err := parseRaw(raw)
 	if err != nil {
 		return nil, nil, err
@@ -123,14 +130,14 @@ func syntheticSource(raw map[string]any, code trellis.Spec, seed uint64) (*confi
 		src, err := newRandomSource(cfg, seed)
 		return cfg, src, err
 	}
-	q, err := withTrellis(raw, cfg, code)
+	q, err := withTrellis(raw, cfg, code, bf16Head)
 	if err != nil {
 		return nil, nil, err
 	}
 	if cfg, err = parseRaw(q); err != nil {
 		return nil, nil, err
 	}
-	src, err := newTrellisSource(cfg, code, seed)
+	src, err := newTrellisSource(cfg, code, bf16Head, seed)
 	return cfg, src, err
 }
 

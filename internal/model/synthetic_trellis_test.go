@@ -10,7 +10,7 @@ import (
 // shape, F16 scales), or binding reads the dense bf16 header's shape as words (a 2026-11-30 regression).
 func TestSyntheticTrellisQueries(t *testing.T) {
 	for _, bits := range []int{2, 3, 4} {
-		qs, err := SyntheticTrellisQueries("qwen3-0.6b", bits)
+		qs, err := SyntheticTrellisQueries("qwen3-0.6b", SyntheticQuant{Bits: bits})
 		if err != nil {
 			t.Fatalf("%d bits: %v", bits, err)
 		}
@@ -27,7 +27,7 @@ func TestSyntheticTrellisQueries(t *testing.T) {
 				interleaved++
 			}
 		}
-		cfg, _ := SyntheticTrellisConfig("qwen3-0.6b", bits)
+		cfg, _ := SyntheticTrellisConfig("qwen3-0.6b", SyntheticQuant{Bits: bits})
 		if want := 7 * cfg.NumLayers; coded != want {
 			t.Errorf("%d bits: %d trellis queries, want %d (seven projections per layer)", bits, coded, want)
 		}

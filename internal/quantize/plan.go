@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"slices"
 
+	"github.com/mlxbun/mlxbun/internal/affine"
 	"github.com/mlxbun/mlxbun/internal/backend"
 	"github.com/mlxbun/mlxbun/internal/config"
 	"github.com/mlxbun/mlxbun/internal/family"
@@ -19,9 +20,9 @@ import (
 type role int
 
 const (
-	roleKeep   role = iota // written as bf16 (norms, biases; embeddings and lm_head unless affine8)
+	roleKeep   role = iota // written as bf16 (norms, biases; tables stored bf16: tableAffine)
 	roleCoded              // trellis-coded linear weight: <path>.weight U32 + <path>.scales F16
-	roleAffine             // MLX affine 8-bit group 64: <path>.weight U32 + <path>.scales/.biases BF16
+	roleAffine             // a table as MLX affine 8-bit group 64: <path>.weight U32 + <path>.scales/.biases BF16
 	roleDrop               // not written (rotary inverse frequencies, which every loader recomputes)
 	roleCopy               // outside the text model (a wrapped checkpoint's vision and audio towers): written as read
 )
@@ -112,8 +113,27 @@ func placeLinear(it *item, idx map[string]layerLinear, o Options) {
 	}
 }
 
-// affine8 is the spec of --embeddings affine8: MLX affine, 8 bits, groups of 64.
-var affine8 = config.QuantSpec{Mode: "affine", Bits: 8, GroupSize: 64}
+// affine8 is the spec of a table stored affine (--head affine8, --embeddings affine8): MLX affine, 8 bits, groups
+// of 64.
+var affine8 = config.QuantSpec{Mode: "affine", Bits: affine.TableBits, GroupSize: affine.TableGroup}
+
+// tableAffine decides whether the table at path is stored affine, and names the option that asks for it (for
+// messages). head is the path of the checkpoint's output projection: lm_head, or the embedding table of a tied
+// model, which is both and so stored affine when either option asks.
+func tableAffine(path, head string, tm *family.Map, o Options) (bool, string) {
+	emb := o.Embeddings == EmbeddingsAffine8
+	switch {
+	case path == head && o.Head == HeadAffine8:
+		what := "--head affine8 (the default; --head bf16 keeps the head in bf16)"
+		if path != tm.Head.Path {
+			what = "--head affine8 (the default; this tied table is the output head: --head bf16 keeps it in bf16)"
+		}
+		return true, what
+	case path == head && path == tm.Head.Path:
+		return false, ""
+	}
+	return emb, "--embeddings affine8"
+}
 
 // quantSpec is the config block's spelling of a trellis spec.
 func quantSpec(s trellis.Spec) config.QuantSpec {
@@ -136,6 +156,11 @@ func plan(headers []backend.Host, fam family.Family, cfg *config.Model, o Option
 	}
 	tm := fam.TensorsOf(cfg, func(n string) bool { return text[n] })
 	idx := layerLinears(tm)
+	held := map[string]bool{}
+	for _, h := range headers {
+		held[h.Name] = true
+	}
+	head := tm.OutputHead(func(name string) bool { return held[name] }).Path
 	items := make([]item, 0, len(headers))
 	used := make([]bool, len(o.Rules))
 	for _, h := range headers {
@@ -163,7 +188,7 @@ func plan(headers []backend.Host, fam family.Family, cfg *config.Model, o Option
 		switch t.Kind {
 		case family.KindTable:
 			it.role = roleKeep
-			if o.Embeddings == EmbeddingsAffine8 {
+			if ok, _ := tableAffine(it.path, head, tm, o); ok {
 				it.role = roleAffine
 			}
 		case family.KindWeight:
@@ -191,7 +216,8 @@ func plan(headers []backend.Host, fam family.Family, cfg *config.Model, o Option
 			it.qspec = quantSpec(it.spec)
 		case roleAffine:
 			if it.in%affine8.GroupSize != 0 {
-				return nil, fmt.Errorf("tensor %q %v: --embeddings affine8 needs in-features that are a multiple of %d", h.Name, h.Shape, affine8.GroupSize)
+				_, what := tableAffine(it.path, head, tm, o)
+				return nil, fmt.Errorf("tensor %q %v: %s needs in-features that are a multiple of %d", h.Name, h.Shape, what, affine8.GroupSize)
 			}
 			it.qspec = affine8
 		}

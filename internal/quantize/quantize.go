@@ -1,7 +1,7 @@
 // Package quantize turns an unquantized Hugging Face checkpoint (bf16/f16/f32 safetensors) into an mlxbun
-// trellis model directory: every attention and MLP projection QTIP trellis-coded (internal/trellis), embeddings,
-// norms and lm_head kept in bf16 (or the embeddings stored as MLX affine 8-bit), a config.json with the
-// quantization block that internal/config parses, and the tokenizer files copied. It is the engine of
+// trellis model directory: every attention and MLP projection QTIP trellis-coded (internal/trellis), the output
+// head stored as MLX affine 8-bit (or bf16), embeddings and norms kept in bf16 (or the embeddings affine 8-bit too),
+// a config.json with the quantization block that internal/config parses, and the tokenizer files copied. It is the engine of
 // `mlxbun quantize`; tests and quality checks call Run directly.
 //
 // Choices worth knowing:
@@ -12,8 +12,11 @@
 //   - A projection whose coded dimension is not a multiple of the group size is an error naming the tensor (with a
 //     group size that would divide it), not silently left in bf16: a model quantized "mostly" is a surprise.
 //   - The config block holds the default spec (axis 1) and an entry for every tensor that differs from it (each
-//     down_proj for its axis, per-path bits, affine embeddings), and `false` for embeddings and lm_head kept in
+//     down_proj for its axis, per-path bits, the affine head and embeddings), and `false` for a table kept in
 //     bf16, so Quantization.For answers correctly for every quantizable module.
+//   - A tied model (no lm_head tensor: the embedding table is the output projection) keeps its tie: the one
+//     table is stored affine 8-bit when either the head or the embeddings ask for it (the head does by default),
+//     bf16 only when both say bf16. Untying would add a second vocab×hidden table to the file for no speed.
 //   - Tensors are encoded one at a time (the encoder is parallel across blocks, GOMAXPROCS goroutines); memory is
 //     the input's mapping, one tensor in f32 (plus its transpose for axis 0), and at most one shard of output.
 package quantize
@@ -34,10 +37,13 @@ import (
 	"github.com/mlxbun/mlxbun/internal/trellis"
 )
 
-// Embedding storage choices (Options.Embeddings).
+// Table storage choices (Options.Embeddings, Options.Head): bf16, or MLX affine with affine.TableBits bits in
+// groups of affine.TableGroup.
 const (
 	EmbeddingsBF16    = "bf16"
 	EmbeddingsAffine8 = "affine8"
+	HeadBF16          = EmbeddingsBF16
+	HeadAffine8       = EmbeddingsAffine8
 )
 
 // Defaults applied to zero Options fields.
@@ -58,7 +64,8 @@ type Options struct {
 	L          int    // trellis state bits, Bits..16; 0 means 12
 	GroupSize  int    // positions per coded block (T); 0 means 256; T·bits must be a multiple of 32
 	Rules      []Rule // per-path bits (ParseRules); first match wins, unmatched projections get Bits
-	Embeddings string // EmbeddingsBF16 ("" too) or EmbeddingsAffine8 (embed_tokens and lm_head)
+	Embeddings string // embed_tokens, Gemma 4's per-layer table: EmbeddingsBF16 ("" too) or EmbeddingsAffine8
+	Head       string // lm_head: HeadAffine8 ("" too) or HeadBF16; a tied table is affine if either asks
 	Force      bool   // replace an existing output model directory
 	ShardBytes int64  // 0 means DefaultShardBytes
 
@@ -324,6 +331,9 @@ func (o *Options) normalize() error {
 	if o.Embeddings == "" {
 		o.Embeddings = EmbeddingsBF16
 	}
+	if o.Head == "" {
+		o.Head = HeadAffine8
+	}
 	if o.Context == nil {
 		o.Context = context.Background()
 	}
@@ -369,6 +379,7 @@ func (o *Options) normalize() error {
 		{o.Damp < 0 || math.IsNaN(o.Damp), fmt.Sprintf("--damp %g must be non-negative", o.Damp)},
 		{o.Embeddings != EmbeddingsBF16 && o.Embeddings != EmbeddingsAffine8,
 			fmt.Sprintf("--embeddings %q: want %s or %s", o.Embeddings, EmbeddingsBF16, EmbeddingsAffine8)},
+		{o.Head != HeadBF16 && o.Head != HeadAffine8, fmt.Sprintf("--head %q: want %s or %s", o.Head, HeadAffine8, HeadBF16)},
 	}
 	for _, c := range checks {
 		if c.bad {

@@ -178,7 +178,8 @@ func u32s(b []byte) []uint32 {
 	return w
 }
 
-// TestTinyQwen3 quantizes the fixture at 4 bits, L 12, T 256 and checks everything the output promises.
+// TestTinyQwen3 quantizes the fixture at 4 bits, L 12, T 256 and checks everything the output promises. The
+// model is tied, so the default head (affine 8-bit) makes its one embedding table affine 8-bit.
 func TestTinyQwen3(t *testing.T) {
 	in := filepath.Dir(testutil.Fixture(t, "models/tiny-qwen3/config.json"))
 	out := filepath.Join(t.TempDir(), "q4")
@@ -189,10 +190,15 @@ func TestTinyQwen3(t *testing.T) {
 	}
 	checkOutput(t, in, out, rep)
 
-	if len(rep.Tensors) != 14 || rep.CodedWeights != 2*(256*256*2+128*256*2+768*256*3) {
+	if len(rep.Tensors) != 15 || rep.CodedWeights != 2*(256*256*2+128*256*2+768*256*3) {
 		t.Errorf("%d tensors, %d coded weights", len(rep.Tensors), rep.CodedWeights)
 	}
-	for _, tr := range rep.Tensors {
+	// The table: 8 bits a weight plus a bf16 scale and bias per 64 = 8.5; 8-bit affine codes of N(0, σ²) rows keep
+	// the error near (range/255)²/12 with range ≈ 6σ over 64 weights: about 40 dB.
+	if tr := rep.Tensors[0]; tr.Name != "model.embed_tokens" || tr.Spec != affine8 || tr.Bits != 8.5 || tr.SNRdB < 38 {
+		t.Errorf("the tied table: %+v", tr)
+	}
+	for _, tr := range rep.Tensors[1:] {
 		// 4 bits per weight plus one fp16 scale per coded row of Cols weights.
 		cols := tr.Shape[1]
 		if tr.Spec.Trellis.Axis == 0 {
@@ -209,8 +215,10 @@ func TestTinyQwen3(t *testing.T) {
 	if rep.MinSNRdB < 21 || rep.MeanSNRdB < rep.MinSNRdB || rep.BitsPerWeight < 4.02 || rep.BitsPerWeight > 4.07 {
 		t.Errorf("summary: mean %.2f min %.2f dB, %.4f bits/weight", rep.MeanSNRdB, rep.MinSNRdB, rep.BitsPerWeight)
 	}
-	// The embedding table (bf16, 2048×256) and norms dominate this tiny model: all parameters average far above 4.
-	if rep.Params != 2048*256+256+2*(2*256+2*64)+rep.CodedWeights || rep.BitsPerParam < 6 || rep.BitsPerParam > 8 {
+	// The embedding table (affine 8-bit, 2048×256) and norms weigh in this tiny model: all parameters average
+	// above 4, (4.0625·1,572,864 + 8.5·524,288 + 16·1,536) / 2,098,688 ≈ 5.17 bits (the 4-bit scales: 16/256 or
+	// 16/768 a weight).
+	if rep.Params != 2048*256+256+2*(2*256+2*64)+rep.CodedWeights || rep.BitsPerParam < 5.1 || rep.BitsPerParam > 5.25 {
 		t.Errorf("%d params at %.3f bits", rep.Params, rep.BitsPerParam)
 	}
 	if !slices.Equal(rep.Files, []string{"config.json", "model.safetensors"}) {
@@ -230,7 +238,7 @@ func TestTinyQwen3(t *testing.T) {
 		t.Errorf("4-bit prompt logits off the reference by %.3f (relative RMS)", e)
 	}
 
-	// The written block: the default spec, then one entry per down projection (axis 0) and false for the table.
+	// The written block: the default spec, then one entry per down projection (axis 0) and the table's.
 	raw, _ := os.ReadFile(filepath.Join(out, "config.json"))
 	var c struct {
 		Quant map[string]json.RawMessage `json:"quantization"`
@@ -241,7 +249,7 @@ func TestTinyQwen3(t *testing.T) {
 	}
 	want := map[string]string{
 		"mode": `"trellis"`, "bits": "4", "group_size": "256", "trellis": `{"L":12,"code":"1mad","axis":1}`,
-		"model.embed_tokens":           "false",
+		"model.embed_tokens":           `{"mode":"affine","bits":8,"group_size":64}`,
 		"model.layers.0.mlp.down_proj": `{"mode":"trellis","bits":4,"group_size":256,"trellis":{"L":12,"code":"1mad","axis":0}}`,
 		"model.layers.1.mlp.down_proj": `{"mode":"trellis","bits":4,"group_size":256,"trellis":{"L":12,"code":"1mad","axis":0}}`,
 	}
@@ -438,8 +446,8 @@ func TestInterleave(t *testing.T) {
 			t.Errorf("%s: stored %v, want %v", name, h.Shape, want)
 		}
 	}
-	// Measured 16.7–16.8 dB (Gaussian: 10·log10(1/0.0190) = 17.2).
-	if !rep.Tensors[0].Interleaved || rep.Tensors[1].Interleaved || rep.Tensors[0].SNRdB < 15.5 {
+	// Measured 16.7–16.8 dB (Gaussian: 10·log10(1/0.0190) = 17.2). Tensors[0] is the tied table (affine 8-bit).
+	if c := rep.Tensors[1:]; len(c) != 2 || !c[0].Interleaved || c[1].Interleaved || c[0].SNRdB < 15.5 {
 		t.Errorf("%+v", rep.Tensors)
 	}
 }

@@ -26,7 +26,7 @@ import (
 )
 
 // TestRotatedRoundTrip: qwen3 (every side rotated, k/v at the 128 block) and phi3 (fused qkv/gate_up: input
-// rotations only) at 3 bits, L 8, T 64, RHT, LDLQ, Axis0.
+// rotations only) at 3 bits, L 8, T 64, RHT, LDLQ, Axis0; the affine head beside them is neither rotated nor LDLQ.
 func TestRotatedRoundTrip(t *testing.T) {
 	b := cpu.New()
 	defer b.Close()
@@ -47,6 +47,12 @@ func TestRotatedRoundTrip(t *testing.T) {
 				t.Fatal(err)
 			}
 			for _, tr := range rep.Tensors {
+				if tr.Spec.Mode == "affine" {
+					if tr.RotatedIn || tr.RotatedOut || tr.LDLQ {
+						t.Errorf("%s: the affine head rotated (in %v, out %v) or LDLQ (%v)", tr.Name, tr.RotatedIn, tr.RotatedOut, tr.LDLQ)
+					}
+					continue
+				}
 				if !tr.RotatedIn || !tr.LDLQ {
 					t.Errorf("%s: rotated in %v, LDLQ %v; want both", tr.Name, tr.RotatedIn, tr.LDLQ)
 				}
@@ -128,8 +134,8 @@ func checkSharedSigns(t *testing.T, dir, typ string) {
 }
 
 // unrotated writes the rotated quantized model in dir as a dense model: every coded tensor decoded (the CPU's
-// variant) and rotated back, W = R_outᵀ·Ŵ·R_in, the sign tensors and the quantization block dropped. Independent
-// of the loader's rotation path: it uses rht.Apply on the weight's rows and columns.
+// variant) and rotated back, W = R_outᵀ·Ŵ·R_in, the affine head decoded, the sign tensors and the quantization
+// block dropped. Independent of the loader's rotation path: it uses rht.Apply on the weight's rows and columns.
 func unrotated(t *testing.T, dir string) string {
 	t.Helper()
 	cfg, _ := tensorMap(t, dir)
@@ -153,10 +159,12 @@ func unrotated(t *testing.T, dir string) string {
 		for _, h := range ts {
 			path, quantized := strings.CutSuffix(h.Name, ".weight")
 			quantized = quantized && byName[path+".scales"].Name != ""
+			q, _ := cfg.Quant.For(path)
 			switch {
-			case strings.HasSuffix(h.Name, ".scales"), strings.HasSuffix(h.Name, model.SignsIn), strings.HasSuffix(h.Name, model.SignsOut):
+			case strings.HasSuffix(h.Name, ".scales"), strings.HasSuffix(h.Name, ".biases"), strings.HasSuffix(h.Name, model.SignsIn), strings.HasSuffix(h.Name, model.SignsOut):
+			case quantized && q.Mode == "affine":
+				out = append(out, affineDense(t, q, h, byName))
 			case quantized:
-				q, _ := cfg.Quant.For(path)
 				g, err := trellis.NewGeometry(trellis.Spec{K: q.Bits, L: q.Trellis.L, T: q.GroupSize, Code: q.Trellis.Code, Axis: q.Trellis.Axis}, h.Shape)
 				if err != nil {
 					t.Fatal(err)

@@ -13,6 +13,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mlxbun/mlxbun/internal/affine"
 	"github.com/mlxbun/mlxbun/internal/backend"
 	"github.com/mlxbun/mlxbun/internal/config"
 	"github.com/mlxbun/mlxbun/internal/cpu"
@@ -30,7 +31,7 @@ import (
 // quantizer's quality as it reaches the logits. The tiny models are random-init, so their logits are nearly flat
 // (top-1 agreement is reported but means little) and weight noise reaches them amplified about 2.5–3.5×
 // (TestTinyQwen3). Measured on the six families at L 8, T 64: 2 bits 0.80–0.89, 3 bits 0.49–0.53, 4 bits
-// 0.25–0.29; each bound leaves ≥ 20% margin. For scale: swapping two layers' down_proj gives 1.1–1.2, q_proj for
+// 0.25–0.29 (the same to two decimals with the affine 8-bit head, 2026-12-01); each bound leaves ≥ 20% margin. For scale: swapping two layers' down_proj gives 1.1–1.2, q_proj for
 // o_proj 1.4, gate_proj for up_proj 0.68–0.78. Binding mistakes are caught exactly by the decoded-dense check,
 // not by these bounds; the trained model's quality is internal/eval's TestTrellisQuality.
 var roundTripBounds = map[int]float64{2: 1.1, 3: 0.65, 4: 0.35}
@@ -93,8 +94,9 @@ func TestQuantizeRoundTripEveryFamily(t *testing.T) {
 
 // checkQueries: the quantized directory asks the device for every projection the family map says is coded in
 // trellis codes at the given bits along its axis (a fused or interleaved projection one query per part, named by
-// its rows), for the ones it keeps (Gemma 4's per-layer input projections, the hybrids' small gates) and the
-// output head in bf16, and for nothing else by matmul.
+// its rows), for the ones it keeps (Gemma 4's per-layer input projections, the hybrids' small gates) in bf16, for
+// the output head (lm_head, or the tied table) in MLX affine 8-bit groups of 64 (quantize's default), and for
+// nothing else by matmul.
 func checkQueries(t *testing.T, dir string, bits int) {
 	t.Helper()
 	qs, err := model.Queries(dir)
@@ -139,8 +141,14 @@ func checkQueries(t *testing.T, dir string, bits int) {
 			t.Errorf("%s: %s, want trellis %d-bit axis %d", q.Name, w, bits, l.Axis)
 		}
 	}
-	if h := matmuls[len(matmuls)-1]; h.Weight.Format != backend.FormatDense || h.Weight.DType != backend.BF16 {
-		t.Errorf("head %s", h)
+	arch, err := safetensors.OpenDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer arch.Close()
+	if h := matmuls[len(matmuls)-1]; h.Name != tm.OutputHead(arch.Has).Path || h.Weight.Format != backend.FormatAffine ||
+		h.Weight.Bits != 8 || h.Weight.Group != 64 {
+		t.Errorf("head %s: want the output head (%s) in affine 8-bit, groups of 64", h, tm.OutputHead(arch.Has).Path)
 	}
 }
 
@@ -172,7 +180,8 @@ func checkKept(t *testing.T, src, out string) {
 }
 
 // decoded writes the quantized model in dir as a dense model: every trellis-coded tensor decoded (the CPU's
-// variant) to f32 [out, in] under its .weight name, everything else as it is, the quantization block dropped.
+// variant) and every affine one (the reference decode) to f32 [out, in] under its .weight name, everything else as
+// it is, the quantization block dropped.
 func decoded(t *testing.T, dir string) string {
 	t.Helper()
 	cfg, tm := tensorMap(t, dir)
@@ -185,20 +194,17 @@ func decoded(t *testing.T, dir string) string {
 		for _, h := range ts {
 			path, quantized := strings.CutSuffix(h.Name, ".weight")
 			quantized = quantized && byName[path+".scales"].Name != ""
+			q, _ := cfg.Quant.For(path)
 			switch {
-			case strings.HasSuffix(h.Name, ".scales"):
+			case strings.HasSuffix(h.Name, ".scales") || strings.HasSuffix(h.Name, ".biases"):
+			case quantized && q.Mode == "affine":
+				out = append(out, affineDense(t, q, h, byName))
 			case quantized:
-				q, _ := cfg.Quant.For(path)
 				g, err := trellis.NewGeometry(trellis.Spec{K: q.Bits, L: q.Trellis.L, T: q.GroupSize, Code: q.Trellis.Code, Axis: q.Trellis.Axis}, h.Shape)
 				if err != nil {
 					t.Fatal(err)
 				}
-				scales, _ := byName[path+".scales"].Float32s()
-				words := make([]uint32, len(h.Data)/4)
-				for i := range words {
-					words[i] = binary.LittleEndian.Uint32(h.Data[4*i:])
-				}
-				w, err := trellis.NewWeights(g, words, scales)
+				w, err := trellis.NewWeights(g, u32s(h.Data), f32s(t, byName[path+".scales"]))
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -213,6 +219,37 @@ func decoded(t *testing.T, dir string) string {
 		}
 		return out
 	})
+}
+
+// affineDense decodes the affine tensor h (<path>.weight, its scales and biases in byName) to f32 under its name.
+func affineDense(t *testing.T, q config.QuantSpec, h backend.Host, byName map[string]backend.Host) backend.Host {
+	t.Helper()
+	path := strings.TrimSuffix(h.Name, ".weight")
+	a, err := affine.New(q.Bits, q.GroupSize, h.Shape[0], h.Shape[1]*32/q.Bits, u32s(h.Data),
+		f32s(t, byName[path+".scales"]), f32s(t, byName[path+".biases"]))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return backend.HostF32(h.Name, a.Dense(), a.Out, a.In)
+}
+
+// u32s reads little-endian words.
+func u32s(b []byte) []uint32 {
+	w := make([]uint32, len(b)/4)
+	for i := range w {
+		w[i] = binary.LittleEndian.Uint32(b[4*i:])
+	}
+	return w
+}
+
+// f32s widens a floating tensor.
+func f32s(t *testing.T, h backend.Host) []float32 {
+	t.Helper()
+	f, err := h.Float32s()
+	if err != nil {
+		t.Fatalf("%s: %v", h.Name, err)
+	}
+	return f
 }
 
 // run loads dir on b and returns its prompt logits and a greedy continuation of 8 tokens.

@@ -2,7 +2,7 @@
 // used) written beside the codes, in the safetensors file's __metadata__ under RecordKey(tensor), so that a
 // config.json edited after quantizing (another L or group size decodes the same words into garbage) is refused
 // by name instead of decoding garbage silently. Artifacts written before the record existed have none and load
-// as before (docs/trellis-format.md section 12).
+// as before (docs/trellis-format.md section 13).
 package trellis
 
 import (
