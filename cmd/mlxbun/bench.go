@@ -21,14 +21,14 @@ import (
 
 	"github.com/mlxbun/mlxbun/internal/backend"
 	"github.com/mlxbun/mlxbun/internal/model"
-	"github.com/mlxbun/mlxbun/internal/trellis"
 	"github.com/mlxbun/mlxbun/internal/quantize"
+	"github.com/mlxbun/mlxbun/internal/trellis"
 )
 
 type benchFlags struct {
 	modelDir, synthetic, dtype, device, output string
 	head                                       string // a synthetic trellis model's output head: affine8 or bf16
-	pp, tg                                     []int // llama-bench's -p and -n lists: a row per value
+	pp, tg                                     []int  // llama-bench's -p and -n lists: a row per value
 	reps, bits, batch                          int
 	profile, dryRun                            bool
 	seed                                       uint64
