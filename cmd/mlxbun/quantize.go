@@ -24,7 +24,7 @@ import (
 )
 
 func newQuantize() *cobra.Command {
-	var in, out, rules, emb string
+	var in, out, rules, emb, device string
 	var o quantize.Options
 	var workers int
 	var quiet bool
@@ -92,6 +92,12 @@ The output is built beside --out and renamed into place when complete; an existi
 			if f := cmd.Flag("log-level"); f != nil && !f.Changed {
 				log = log.Level(zerolog.InfoLevel)
 			}
+			search, done, err := openEncoder(device)
+			if err != nil {
+				return err
+			}
+			defer done()
+			o.Searcher = search
 			p := newQuantizeProgress(cmd.ErrOrStderr(), quiet)
 			rep, err := quantize.Run(in, out, o, p.event)
 			p.finish()
@@ -113,6 +119,7 @@ The output is built beside --out and renamed into place when complete; an existi
 	fl.BoolVar(&o.Force, "force", false, "replace an existing output model directory")
 	fl.IntVar(&workers, "workers", 0, "encoder goroutines (0: every core)")
 	fl.BoolVar(&quiet, "quiet", false, "no progress bar")
+	fl.StringVar(&device, "device", "auto", encoderHelp)
 	fl.BoolVar(&o.RHT, "rht", false, "random Hadamard incoherence processing (sign vectors stored beside the codes)")
 	fl.Uint64Var(&o.Seed, "seed", quantize.DefaultSeed, "seed of the Hadamard sign vectors")
 	fl.StringVar(&o.Calib, "calib", "", "calibration text: collect input Hessians on the CPU and round by LDLQ")
