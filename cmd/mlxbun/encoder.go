@@ -27,7 +27,7 @@ func openEncoder(device string) (s trellis.Searcher, done func(), err error) {
 	if !ok {
 		b.Close()
 		if device == "auto" {
-			log.Info().Str("device", "cpu").Msg("trellis search: no device with a search kernel opened")
+			log.Debug().Str("device", "cpu").Msg("trellis search: no device with a search kernel opened")
 			return nil, none, nil
 		}
 		return nil, nil, fmt.Errorf("quantize: --device %s has no trellis search (use cpu or cuda)", device)

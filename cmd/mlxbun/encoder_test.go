@@ -1,5 +1,5 @@
 // Tests of quantize --device: an unknown device is one error line naming it; auto runs, logging which device
-// searches (the CPU on a machine without CUDA), and writes the artifact --device cpu writes.
+// searches (the CPU, at debug level, on a machine without CUDA), and writes the artifact --device cpu writes.
 package main
 
 import (
@@ -22,7 +22,7 @@ func TestQuantizeDevice(t *testing.T) {
 	for _, dev := range []string{"cpu", "auto"} {
 		out := filepath.Join(dir, dev)
 		r := mlxbun(t, "", "quantize", "--model", src, "--out", out, "--bits", "2", "--L", "8", "--group-size", "64",
-			"--quiet", "--log-format", "json", "--device", dev)
+			"--quiet", "--log-format", "json", "--log-level", "debug", "--device", dev)
 		if r.code != 0 {
 			t.Fatalf("--device %s: exit %d: %s", dev, r.code, r.stderr)
 		}

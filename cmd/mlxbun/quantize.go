@@ -52,7 +52,9 @@ gives the SNR and the proxy loss tr(ΔW·H·ΔWᵀ) relative to tr(W·H·Wᵀ) (
 
 The output is built beside --out and renamed into place when complete; an existing --out is an error unless
 --force (which replaces only a model directory). Encoding costs about 10 µs per weight per core at L 12
-(2^L states per position): a 1B-parameter model takes on the order of an hour on 16 cores.`,
+(2^L states per position): a 1B-parameter model takes on the order of an hour on 16 cores. --device cuda (and
+auto, when a CUDA device opens) runs the trellis search on the GPU instead, with the same codes bit for bit
+(k 2-4, L 12-16; other specs stay on the CPU).`,
 		Example: `  mlxbun quantize --model ./Qwen3-0.6B --bits 3 --out ./Qwen3-0.6B-3bit
   mlxbun quantize --model ./Llama-3.2-1B --bits 2 --bits-per-path 'mlp.down_proj=3,layers.0.*=4' --out ./llama-2bit
   mlxbun quantize --model ./pycoder-12m --bits 4 --embeddings affine8 --out ./pycoder-4bit --force

@@ -13,7 +13,8 @@
 //        low L−K bits are the overlap (the rotated path's state at T/2, shifted right by K)
 //   scratch: bp u32 [gridDim.x, T, G/32, K], G = 2^(L−K): a thread block's backpointers as bit planes — word
 //        (t, w, k) holds bit k of the winning predecessor index h of successor groups 32w..32w+31 at step t
-//        (group g at bit g mod 32); written and read by the same thread block only
+//        (group g at bit g mod 32); written and read back by the same thread block only (after a barrier; not
+//        __restrict__, so no load of it may become a read-only-cache load)
 //   grid: persistent: gridDim.x ≤ nblocks thread blocks (the host sizes it to what is resident), thread block b
 //        codes blocks b, b + gridDim.x, ...; NT threads (a multiple of 32 dividing G), thread i owns the successor
 //        groups g = i + r·NT, r < G/NT, each with its H = 2^K predecessors h·G + g; shared memory (dynamic,
@@ -86,7 +87,7 @@ __device__ __forceinline__ unsigned vit_tag(float c, int h) {
 // vit_store: the groups' minima of one step into M and their predecessor indices into the step's bit planes bpt
 // (one ballot per plane and 32 groups; lane k stores plane k).
 template <int K, int L, int NT>
-__device__ __forceinline__ void vit_store(const unsigned (&best)[Vit<K, L, NT>::RG], unsigned* M, unsigned* __restrict__ bpt,
+__device__ __forceinline__ void vit_store(const unsigned (&best)[Vit<K, L, NT>::RG], unsigned* M, unsigned* bpt,
                                           unsigned tid) {
     const unsigned lane = tid & 31, warp = tid >> 5;
 #pragma unroll
@@ -107,7 +108,7 @@ __device__ __forceinline__ void vit_store(const unsigned (&best)[Vit<K, L, NT>::
 // there. Every thread calls it; it begins and ends with the block in step.
 template <int K, int L, int NT>
 __device__ __forceinline__ unsigned vit_pass(const VitCodes<K, L, NT>& cb, const float* xs, int T, int off, int overlap,
-                                             int stop, unsigned* M, unsigned* __restrict__ bp, unsigned long long* red,
+                                             int stop, unsigned* M, unsigned* bp, unsigned long long* red,
                                              unsigned* path) {
     using V = Vit<K, L, NT>;
     const unsigned tid = threadIdx.x;
@@ -201,7 +202,7 @@ __device__ __forceinline__ unsigned vit_pass(const VitCodes<K, L, NT>& cb, const
 // viterbi_search: the kernel body (see the contract above).
 template <int K, int L, int NT>
 __device__ __forceinline__ void viterbi_search(const float* __restrict__ x, unsigned short* __restrict__ states,
-                                               unsigned* __restrict__ bpAll, int T, int nblocks) {
+                                               unsigned* bpAll, int T, int nblocks) {
     using V = Vit<K, L, NT>;
     extern __shared__ unsigned long long vit_smem[];
     unsigned long long* red = vit_smem;            // NT/32: the warps' argmin keys
@@ -225,7 +226,7 @@ __device__ __forceinline__ void viterbi_search(const float* __restrict__ x, unsi
 
 #define VITERBI(name, K, L, NT)                                                                                   \
     extern "C" __global__ void __launch_bounds__(NT) name(const float* __restrict__ x, unsigned short* __restrict__ states, \
-                                                          unsigned* __restrict__ bp, int T, int nblocks) {       \
+                                                          unsigned* bp, int T, int nblocks) {       \
         pdl_begin();                                                                                             \
         viterbi_search<K, L, NT>(x, states, bp, T, nblocks);                                                     \
     }
