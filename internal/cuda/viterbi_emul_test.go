@@ -265,15 +265,16 @@ func tieBlocks(rng *rand.Rand, spec trellis.Spec) [][]float32 {
 }
 
 // TestViterbiTranscription: the transcription's paths are trellis.CPU's on Gaussian and tying blocks, k 2/3/4 at
-// L 12 (a batch spread over fewer thread blocks than blocks, so each loops) and L 16 (two blocks); and
+// L 12 (a batch spread over fewer thread blocks than blocks, so each loops; T 256 and 128) and L 16 (two blocks),
+// and at L 14, T 64 (a form whose code values stay in registers with 1024 threads); and
 // EncodeWith through it gives Encode's words and scales at L 12.
 func TestViterbiTranscription(t *testing.T) {
 	rng := rand.New(rand.NewPCG(21, 16))
 	for _, c := range []struct{ K, L, T, gauss, grid int }{
-		{2, 12, 256, 6, 3}, {3, 12, 256, 6, 3}, {4, 12, 256, 6, 3},
+		{2, 12, 256, 6, 3}, {3, 12, 256, 6, 3}, {4, 12, 256, 6, 3}, {2, 12, 128, 4, 2}, {4, 14, 64, 3, 1},
 		{2, 16, 256, 1, 2}, {3, 16, 256, 1, 2}, {4, 16, 256, 1, 2},
 	} {
-		t.Run(fmt.Sprintf("k%d_L%d", c.K, c.L), func(t *testing.T) {
+		t.Run(fmt.Sprintf("k%d_L%d_T%d", c.K, c.L, c.T), func(t *testing.T) {
 			spec := trellis.Spec{K: c.K, L: c.L, T: c.T, Code: "1mad", Axis: 1}
 			var x []float32
 			for range c.gauss * c.T {
