@@ -24,7 +24,7 @@ import (
 )
 
 func newQuantize() *cobra.Command {
-	var in, out, rules, emb, head string
+	var in, out, rules, emb, head, device string
 	var o quantize.Options
 	var workers int
 	var quiet bool
@@ -55,7 +55,9 @@ tr(ΔW·H·ΔWᵀ) relative to tr(W·H·Wᵀ) (H = I without --calib).
 
 The output is built beside --out and renamed into place when complete; an existing --out is an error unless
 --force (which replaces only a model directory). Encoding costs about 10 µs per weight per core at L 12
-(2^L states per position): a 1B-parameter model takes on the order of an hour on 16 cores.`,
+(2^L states per position): a 1B-parameter model takes on the order of an hour on 16 cores. --device cuda (and
+auto, when a CUDA device opens) runs the trellis search on the GPU instead, with the same codes bit for bit
+(k 2-4, L 12-16; other specs stay on the CPU).`,
 		Example: `  mlxbun quantize --model ./Qwen3-0.6B --bits 3 --out ./Qwen3-0.6B-3bit
   mlxbun quantize --model ./Llama-3.2-1B --bits 2 --bits-per-path 'mlp.down_proj=3,layers.0.*=4' --out ./llama-2bit
   mlxbun quantize --model ./pycoder-12m --bits 4 --embeddings affine8 --out ./pycoder-4bit --force
@@ -108,6 +110,12 @@ The output is built beside --out and renamed into place when complete; an existi
 			go func() { <-ctx.Done(); stop() }()
 			o.Context = ctx
 
+			search, done, err := openEncoder(device)
+			if err != nil {
+				return err
+			}
+			defer done()
+			o.Searcher = search
 			p := newQuantizeProgress(cmd.ErrOrStderr(), quiet)
 			rep, err := quantize.Run(in, out, o, p.event)
 			p.finish()
@@ -130,6 +138,7 @@ The output is built beside --out and renamed into place when complete; an existi
 	fl.BoolVar(&o.Force, "force", false, "replace an existing output model directory")
 	fl.IntVar(&workers, "workers", 0, "encoder goroutines (0: every core)")
 	fl.BoolVar(&quiet, "quiet", false, "no progress bar (the summary still goes to stdout)")
+	fl.StringVar(&device, "device", "cpu", encoderHelp)
 	fl.BoolVar(&o.RHT, "rht", false, "random Hadamard incoherence processing (sign vectors stored beside the codes)")
 	fl.Uint64Var(&o.Seed, "seed", quantize.DefaultSeed, "seed of the Hadamard sign vectors")
 	fl.StringVar(&o.Calib, "calib", "", "calibration text: collect input Hessians on the CPU and round by LDLQ")

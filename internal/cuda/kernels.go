@@ -17,10 +17,11 @@ import (
 
 // kernelFiles are the sources compiled at Open, each prefixed with common.cuh.
 // A name "file.cu#unit" is one compilation unit of file.cu holding part of its instantiation list (quantUnits).
-var kernelFiles = append([]string{"ops.cu", "gemv.cu", "attention.cu", "gemma.cu", "hybrid.cu"}, quantUnits()...)
+var kernelFiles = append([]string{"ops.cu", "gemv.cu", "attention.cu", "gemma.cu", "hybrid.cu", "viterbi.cu"}, quantUnits()...)
 
 // kernelHeaders are the shared headers a file gets after common.cuh.
-var kernelHeaders = map[string][]string{"trellis.cu": {"quant.cuh"}, "affine.cu": {"quant.cuh"}}
+var kernelHeaders = map[string][]string{"trellis.cu": {"quant.cuh", "code1mad.cuh"}, "affine.cu": {"quant.cuh"},
+	"viterbi.cu": {"code1mad.cuh"}}
 
 // sourceFile is the embedded source of a compilation unit ("trellis.cu#n1" -> "trellis.cu").
 func sourceFile(unit string) string {
@@ -193,6 +194,7 @@ func instantiations(lab bool) map[string][]string {
 	m := quantInstantiations(lab)
 	m["gemv.cu"], m["attention.cu"], m["gemma.cu"] = gemv, attn, win
 	m["hybrid.cu"] = hybridInstantiations()
+	m["viterbi.cu"] = viterbiInstantiations()
 	return m
 }
 

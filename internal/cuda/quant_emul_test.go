@@ -71,10 +71,10 @@ func randomTrellis(rng *rand.Rand, spec trellis.Spec, rows, cols int, interleave
 }
 
 func TestTrellisConstants(t *testing.T) {
-	src := cudashaders.Sources["trellis.cu"]
+	src := cudashaders.Sources["code1mad.cuh"]
 	m := regexp.MustCompile(`trellis_rcp\(\) \{ return __uint_as_float\(0x([0-9a-f]+)u\); \}`).FindStringSubmatch(src)
 	if m == nil {
-		t.Fatal("trellis.cu: trellis_rcp's bit pattern not found")
+		t.Fatal("code1mad.cuh: trellis_rcp's bit pattern not found")
 	}
 	bits, _ := strconv.ParseUint(m[1], 16, 32)
 	if uint32(bits) != math.Float32bits(trellis.Rcp1MAD) {
@@ -112,8 +112,8 @@ func TestTrellisRefinedValue(t *testing.T) {
 			t.Errorf("y %d: %v, want %v", y, got, want)
 		}
 	}
-	if !strings.Contains(cudashaders.Sources["trellis.cu"], "return fmaf(fmaf(-q, 147.800537109375f, y), trellis_rcp(), q);") {
-		t.Error("trellis.cu's trellis_value is not the arithmetic checked here")
+	if !strings.Contains(cudashaders.Sources["code1mad.cuh"], "return fmaf(fmaf(-q, 147.800537109375f, y), trellis_rcp(), q);") {
+		t.Error("code1mad.cuh's trellis_value is not the arithmetic checked here")
 	}
 }
 

@@ -102,6 +102,10 @@ type Options struct {
 	// else written after collecting them (not used by Sequential, whose Hessians depend on the quantized layers).
 	Hessians string
 
+	// Searcher does the trellis block searches (nil: the CPU's, trellis.CPU); a device's (cuda --device) returns
+	// the same paths, so the artifact does not depend on it.
+	Searcher trellis.Searcher
+
 	// Context, when set, is checked between tensors; cancelling it aborts the run (the temporary directory is
 	// removed). A tensor being encoded finishes first.
 	Context context.Context

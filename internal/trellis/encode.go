@@ -6,12 +6,10 @@ package trellis
 import (
 	"fmt"
 	"math"
-	"runtime"
-	"sync"
-	"sync/atomic"
 	"unsafe"
 
 	"github.com/mlxbun/mlxbun/internal/dtype"
+	"github.com/mlxbun/mlxbun/internal/vec"
 )
 
 // scaleFactorL12 is the first-pass row scale as a multiple of the row's RMS, per k (index k), at L 12. The search
@@ -174,7 +172,7 @@ func extendAny(next, cb []float32, mins []uint32, bp []uint8, x float32, K int) 
 	next = next[:len(cb)]
 	for s, c := range cb {
 		d := x - c
-		next[s] = math.Float32frombits(mins[s>>k]) + d*d
+		next[s] = math.Float32frombits(mins[s>>k]) + float32(d*d)
 	}
 	bp = bp[:len(mins)]
 	for g, m := range mins {
@@ -182,6 +180,9 @@ func extendAny(next, cb []float32, mins []uint32, bp []uint8, x float32, K int) 
 	}
 }
 
+// The squared errors are converted to float32 before they are added: Go may fuse a*b+c into one rounding on
+// some targets (arm64, amd64 v3), and an explicit conversion forbids it, so every platform finds the same codes.
+//
 //go:noinline
 func extend1(next, cb []float32, mins []uint32, bp []uint8, x float32) {
 	cg, ng := groupsOf[[2]float32](cb)[:len(mins)], groupsOf[[2]float32](next)[:len(mins)]
@@ -191,7 +192,7 @@ func extend1(next, cb []float32, mins []uint32, bp []uint8, x float32) {
 		mf := math.Float32frombits(m)
 		c, n := &cg[g], &ng[g]
 		d0, d1 := x-c[0], x-c[1]
-		n[0], n[1] = mf+d0*d0, mf+d1*d1
+		n[0], n[1] = mf+float32(d0*d0), mf+float32(d1*d1)
 	}
 }
 
@@ -204,7 +205,7 @@ func extend2(next, cb []float32, mins []uint32, bp []uint8, x float32) {
 		mf := math.Float32frombits(m)
 		c, n := &cg[g], &ng[g]
 		d0, d1, d2, d3 := x-c[0], x-c[1], x-c[2], x-c[3]
-		n[0], n[1], n[2], n[3] = mf+d0*d0, mf+d1*d1, mf+d2*d2, mf+d3*d3
+		n[0], n[1], n[2], n[3] = mf+float32(d0*d0), mf+float32(d1*d1), mf+float32(d2*d2), mf+float32(d3*d3)
 	}
 }
 
@@ -217,9 +218,9 @@ func extend3(next, cb []float32, mins []uint32, bp []uint8, x float32) {
 		mf := math.Float32frombits(m)
 		c, n := &cg[g], &ng[g]
 		d0, d1, d2, d3 := x-c[0], x-c[1], x-c[2], x-c[3]
-		n[0], n[1], n[2], n[3] = mf+d0*d0, mf+d1*d1, mf+d2*d2, mf+d3*d3
+		n[0], n[1], n[2], n[3] = mf+float32(d0*d0), mf+float32(d1*d1), mf+float32(d2*d2), mf+float32(d3*d3)
 		d4, d5, d6, d7 := x-c[4], x-c[5], x-c[6], x-c[7]
-		n[4], n[5], n[6], n[7] = mf+d4*d4, mf+d5*d5, mf+d6*d6, mf+d7*d7
+		n[4], n[5], n[6], n[7] = mf+float32(d4*d4), mf+float32(d5*d5), mf+float32(d6*d6), mf+float32(d7*d7)
 	}
 }
 
@@ -232,13 +233,13 @@ func extend4(next, cb []float32, mins []uint32, bp []uint8, x float32) {
 		mf := math.Float32frombits(m)
 		c, n := &cg[g], &ng[g]
 		d0, d1, d2, d3 := x-c[0], x-c[1], x-c[2], x-c[3]
-		n[0], n[1], n[2], n[3] = mf+d0*d0, mf+d1*d1, mf+d2*d2, mf+d3*d3
+		n[0], n[1], n[2], n[3] = mf+float32(d0*d0), mf+float32(d1*d1), mf+float32(d2*d2), mf+float32(d3*d3)
 		d4, d5, d6, d7 := x-c[4], x-c[5], x-c[6], x-c[7]
-		n[4], n[5], n[6], n[7] = mf+d4*d4, mf+d5*d5, mf+d6*d6, mf+d7*d7
+		n[4], n[5], n[6], n[7] = mf+float32(d4*d4), mf+float32(d5*d5), mf+float32(d6*d6), mf+float32(d7*d7)
 		d8, d9, d10, d11 := x-c[8], x-c[9], x-c[10], x-c[11]
-		n[8], n[9], n[10], n[11] = mf+d8*d8, mf+d9*d9, mf+d10*d10, mf+d11*d11
+		n[8], n[9], n[10], n[11] = mf+float32(d8*d8), mf+float32(d9*d9), mf+float32(d10*d10), mf+float32(d11*d11)
 		d12, d13, d14, d15 := x-c[12], x-c[13], x-c[14], x-c[15]
-		n[12], n[13], n[14], n[15] = mf+d12*d12, mf+d13*d13, mf+d14*d14, mf+d15*d15
+		n[12], n[13], n[14], n[15] = mf+float32(d12*d12), mf+float32(d13*d13), mf+float32(d14*d14), mf+float32(d15*d15)
 	}
 }
 
@@ -287,16 +288,26 @@ func packBlock(words []uint32, states []uint32, K int) {
 }
 
 // Encode codes a matrix w [rows, cols] (row-major, already in coded orientation: the caller transposes an axis-0
-// weight) into row-major trellis words with one scale per row. Blocks are searched in parallel on GOMAXPROCS
-// goroutines. Each row's scale: the Viterbi search runs on the row divided by RMS·scaleFactor(K, L); then the scale is
-// refit by least squares to the chosen values (Σw·c / Σc²) and rounded to fp16, the precision files store.
+// weight) into row-major trellis words with one scale per row, searching on the CPU (EncodeWith CPU). Each row's
+// scale: the Viterbi search runs on the row divided by RMS·scaleFactor(K, L); then the scale is refit by least
+// squares to the chosen values (Σw·c / Σc²) and rounded to fp16, the precision files store.
 func Encode(w []float32, rows, cols int, spec Spec) (*Weights, error) {
-	return encode(w, rows, cols, spec, nil)
+	return encode(w, rows, cols, spec, nil, nil)
 }
 
-// encode is Encode that also copies the chosen states into keep ([rows, cols] row-major) unless keep is nil, for
-// tests that check the packing. Memory beyond the words is per worker and per block, not per weight.
-func encode(w []float32, rows, cols int, spec Spec, keep []uint32) (*Weights, error) {
+// EncodeWith is Encode with the block searches done by s (nil: CPU). The Weights depend only on the paths s
+// returns, so a Searcher that returns encodeBlock's paths gives Encode's result.
+func EncodeWith(w []float32, rows, cols int, spec Spec, s Searcher) (*Weights, error) {
+	return encode(w, rows, cols, spec, nil, s)
+}
+
+// encodeChunk bounds the weights handed to the Searcher at once: their normalised copy and their states (8 bytes a
+// weight) are the memory encode holds beyond the words, 64 MiB however large the matrix.
+const encodeChunk = 1 << 23
+
+// encode is EncodeWith that also copies the chosen states into keep ([rows, cols] row-major) unless keep is nil,
+// for tests that check the packing.
+func encode(w []float32, rows, cols int, spec Spec, keep []uint32, s Searcher) (*Weights, error) {
 	if err := spec.Validate(); err != nil {
 		return nil, fmt.Errorf("trellis encode: %w", err)
 	}
@@ -328,46 +339,50 @@ func encode(w []float32, rows, cols int, spec Spec, keep []uint32) (*Weights, er
 
 	words := make([]uint32, g.Words())
 	blocks := g.Blocks()
-	wpb := spec.WordsPerBlock()
+	T, wpb := spec.T, spec.WordsPerBlock()
 	cb := tablesFor(spec.L).value
 	// fit[j] holds block j's least-squares sums (Σ w·c, Σ c²); rows add their blocks' in order, so the scales do
-	// not depend on which goroutine searched which block.
+	// not depend on how the blocks were batched or which goroutine packed them.
 	fit := make([][2]float64, rows*blocks)
-	var next atomic.Int64
-	var wg sync.WaitGroup
-	for range min(runtime.GOMAXPROCS(0), rows*blocks) {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			v := newViterbi(spec)
-			x := make([]float32, spec.T)
-			st := make([]uint32, spec.T)
-			for {
-				j := int(next.Add(1)) - 1
-				if j >= rows*blocks {
-					return
+	s = searcherOr(s)
+	per := max(1, min(rows, encodeChunk/cols)) // rows per search call
+	x := make([]float32, per*cols)
+	st := make([]uint32, per*cols)
+	for r0 := 0; r0 < rows; r0 += per {
+		nr := min(per, rows-r0)
+		n := nr * cols
+		vec.ParallelFor(nr, 1, func(lo, hi int) {
+			for r := lo; r < hi; r++ {
+				f, dst := inv[r0+r], x[r*cols:(r+1)*cols]
+				for i, v := range w[(r0+r)*cols : (r0+r+1)*cols] {
+					dst[i] = v * f
 				}
-				r, b := j/blocks, j%blocks
-				row := w[r*cols+b*spec.T:][:spec.T]
-				for i := range x {
-					x[i] = row[i] * inv[r]
-				}
-				v.encodeBlock(x, st)
-				packBlock(words[g.blockOffset(r, b):][:wpb], st, spec.K)
+			}
+		})
+		if err := s.SearchBlocks(spec, x[:n], st[:n]); err != nil {
+			return nil, fmt.Errorf("trellis encode: rows %d..%d: %w", r0, r0+nr-1, err)
+		}
+		if err := checkStates(st[:n], spec.L); err != nil {
+			return nil, fmt.Errorf("trellis encode: rows %d..%d: %w", r0, r0+nr-1, err)
+		}
+		vec.ParallelFor(nr*blocks, 16, func(lo, hi int) {
+			for j := lo; j < hi; j++ { // block j of the chunk: its row r0 + j/blocks, block j%blocks of that row
+				r, b := r0+j/blocks, j%blocks
+				row, path := w[r*cols+b*T:][:T], st[j*T:(j+1)*T]
+				packBlock(words[g.blockOffset(r, b):][:wpb], path, spec.K)
 				var wc, cc float64
-				for i, s := range st {
+				for i, s := range path {
 					c := float64(cb[s])
 					wc += float64(row[i]) * c
 					cc += c * c
 				}
-				fit[j] = [2]float64{wc, cc}
-				if keep != nil {
-					copy(keep[r*cols+b*spec.T:], st)
-				}
+				fit[r*blocks+b] = [2]float64{wc, cc}
 			}
-		}()
+		})
+		if keep != nil {
+			copy(keep[r0*cols:], st[:n])
+		}
 	}
-	wg.Wait()
 
 	scales := make([]float32, rows)
 	for r := range rows {
@@ -392,10 +407,26 @@ func encode(w []float32, rows, cols int, spec Spec, keep []uint32) (*Weights, er
 	return wt, nil
 }
 
+// checkStates rejects a Searcher's answer holding a state of more than L bits (a device fault would otherwise
+// index past the code table).
+func checkStates(st []uint32, L int) error {
+	for i, s := range st {
+		if s>>uint(L) != 0 {
+			return fmt.Errorf("the search returned state %#x at position %d, beyond %d state bits", s, i, L)
+		}
+	}
+	return nil
+}
+
 // Quantize codes a linear weight W [out, in] (row-major, the linear layer's orientation) per spec.Axis: axis 1
 // codes its rows; axis 0 codes the rows of Wᵀ. interleave asks for the 3-bit axis-0 block interleave (k 3, T 256,
 // L 12, out a multiple of 512) and is an error for any other spec.
 func Quantize(dense []float32, out, in int, spec Spec, interleave bool) (*Weights, error) {
+	return QuantizeWith(dense, out, in, spec, interleave, nil)
+}
+
+// QuantizeWith is Quantize with the block searches done by s (nil: CPU).
+func QuantizeWith(dense []float32, out, in int, spec Spec, interleave bool, s Searcher) (*Weights, error) {
 	if out < 1 || in < 1 || out > math.MaxInt/in || len(dense) != out*in {
 		return nil, fmt.Errorf("trellis quantize: %d values for a %d×%d weight", len(dense), out, in)
 	}
@@ -404,7 +435,7 @@ func Quantize(dense []float32, out, in int, spec Spec, interleave bool) (*Weight
 			" (have axis %d, k %d, T %d, L %d, %s, out %d)", ErrFormat, spec.Axis, spec.K, spec.T, spec.L, spec.Code, out)
 	}
 	if spec.Axis == 1 {
-		return Encode(dense, out, in, spec)
+		return EncodeWith(dense, out, in, spec, s)
 	}
 	t := make([]float32, len(dense))
 	for o := range out {
@@ -412,7 +443,7 @@ func Quantize(dense []float32, out, in int, spec Spec, interleave bool) (*Weight
 			t[i*out+o] = x
 		}
 	}
-	wt, err := Encode(t, in, out, spec)
+	wt, err := EncodeWith(t, in, out, spec, s)
 	if err != nil || !interleave {
 		return wt, err
 	}

@@ -94,7 +94,7 @@ func TestEncodedBitstreamReadsBackTheChosenStates(t *testing.T) {
 		rows, cols := 3, 4*spec.T
 		w := gaussian(rng, rows*cols)
 		states := make([]uint32, rows*cols)
-		wt, err := encode(w, rows, cols, spec, states)
+		wt, err := encode(w, rows, cols, spec, states, nil)
 		if err != nil {
 			t.Fatalf("%+v: %v", spec, err)
 		}

@@ -18,6 +18,7 @@ import (
 	"sync/atomic"
 
 	"github.com/mlxbun/mlxbun/internal/dtype"
+	"github.com/mlxbun/mlxbun/internal/vec"
 )
 
 // ldlqRows is the feedback block along axis 0 (input features coded together): smaller blocks feed back more
@@ -98,6 +99,9 @@ type LDLQOptions struct {
 	Rows int
 	// RefitScales re-solves the axis-0 scales jointly against H after rounding (refitScalesAxis0).
 	RefitScales bool
+	// Searcher does the block searches (nil: CPU); the codes do not depend on which one as long as it returns
+	// encodeBlock's paths.
+	Searcher Searcher
 }
 
 // QuantizeLDLQWith is QuantizeLDLQ with the options o.
@@ -106,7 +110,7 @@ func QuantizeLDLQWith(dense []float32, out, in int, spec Spec, interleave bool, 
 		return nil, fmt.Errorf("trellis ldlq: feedback block of %d rows", o.Rows)
 	}
 	if h == nil {
-		return Quantize(dense, out, in, spec, interleave)
+		return QuantizeWith(dense, out, in, spec, interleave, o.Searcher)
 	}
 	if out < 1 || in < 1 || out > math.MaxInt/in || len(dense) != out*in {
 		return nil, fmt.Errorf("trellis ldlq: %d values for a %d×%d weight", len(dense), out, in)
@@ -123,9 +127,9 @@ func QuantizeLDLQWith(dense []float32, out, in int, spec Spec, interleave bool, 
 	var w *Weights
 	var err error
 	if spec.Axis == 1 {
-		w, err = ldlqAxis1(dense, out, in, spec, h)
+		w, err = ldlqAxis1(dense, out, in, spec, h, searcherOr(o.Searcher))
 	} else {
-		w, err = ldlqAxis0(dense, out, in, spec, h, o.Rows)
+		w, err = ldlqAxis0(dense, out, in, spec, h, o.Rows, o.Searcher)
 		if err == nil && o.RefitScales {
 			_, _, err = refitScalesAxis0(w, dense, out, in, h)
 		}
@@ -136,9 +140,16 @@ func QuantizeLDLQWith(dense []float32, out, in int, spec Spec, interleave bool, 
 	return w.interleave(), nil
 }
 
-// ldlqAxis1: rows are independent (feedback runs along a row), so each worker takes whole rows and walks their
-// blocks in order.
-func ldlqAxis1(dense []float32, out, in int, spec Spec, h []float64) (*Weights, error) {
+// ldlqAxis1Chunk bounds the weights of the rows coded together: their targets and codes (f64, 16 bytes a
+// weight) are the memory ldlqAxis1 holds beyond the words, 128 MiB however large the weight; a chunk of a
+// 5120-input weight is 1638 rows, enough blocks per search to fill a GPU.
+const ldlqAxis1Chunk = 1 << 23
+
+// ldlqAxis1: rows are independent (feedback runs along a row), so rows are coded a chunk at a time and within a
+// chunk block column by block column: block b of every live row (one Searcher call), then each row's errors fed
+// into its later columns. Each row's arithmetic is the same whatever the chunk, so the result does not depend on
+// the batching.
+func ldlqAxis1(dense []float32, out, in int, spec Spec, h []float64, s Searcher) (*Weights, error) {
 	g := Geometry{Spec: spec, Rows: out, Cols: in}
 	if in%spec.T != 0 {
 		return nil, fmt.Errorf("trellis ldlq: %w: %d inputs are not whole blocks of %d", ErrFormat, in, spec.T)
@@ -159,77 +170,97 @@ func ldlqAxis1(dense []float32, out, in int, spec Spec, h []float64) (*Weights, 
 	scales := make([]float32, out)
 	cb := tablesFor(spec.L).value
 	wpb, T := spec.WordsPerBlock(), spec.T
-	var next atomic.Int64
-	var wg sync.WaitGroup
+	per := max(1, min(out, ldlqAxis1Chunk/in))
+	tgt := make([]float64, per*in)   // each chunk row's target, errors fed forward
+	codes := make([]float64, per*in) // each chunk row's chosen code values
+	scl := make([]float64, per)      // each chunk row's first-pass scale
+	x := make([]float32, per*T)      // block b of the live rows, normalised
+	st := make([]uint32, per*T)
+	live := make([]int, 0, per) // chunk rows that are not all zero, in order
 	var failed atomic.Value
-	for range min(runtime.GOMAXPROCS(0), out) {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			v := newViterbi(spec)
-			x := make([]float32, T)
-			st := make([]uint32, T)
-			tgt := make([]float64, in)
-			codes := make([]float64, in)
-			e := make([]float64, T)
-			hc := make([]float64, in)
-			for {
-				r := int(next.Add(1)) - 1
-				if r >= out {
-					return
-				}
-				row := dense[r*in : (r+1)*in]
-				var ss float64
-				for i, w := range row {
-					tgt[i] = float64(w)
-					ss += float64(w) * float64(w)
-				}
-				if ss == 0 {
-					continue // an all-zero row: zero words, scale 0
-				}
-				first := math.Sqrt(ss/float64(in)) * scaleFactor(spec.K, spec.L)
-				s := float64(dtype.RoundF16(float32(first)))
-				if s == 0 { // below fp16's range: search with the exact value, the refit sets what is stored
-					s = first
-				}
-				for b := range in / T {
-					lo := b * T
-					for i := range x {
-						x[i] = float32(tgt[lo+i] / s)
+	for r0 := 0; r0 < out; r0 += per {
+		nr := min(per, out-r0)
+		live = live[:0]
+		for i := range nr {
+			row := dense[(r0+i)*in : (r0+i+1)*in]
+			var ss float64
+			for c, w := range row {
+				tgt[i*in+c] = float64(w)
+				ss += float64(w) * float64(w)
+			}
+			if ss == 0 {
+				continue // an all-zero row: zero words, scale 0
+			}
+			first := math.Sqrt(ss/float64(in)) * scaleFactor(spec.K, spec.L)
+			sc := float64(dtype.RoundF16(float32(first)))
+			if sc == 0 { // below fp16's range: search with the exact value, the refit sets what is stored
+				sc = first
+			}
+			scl[i] = sc
+			live = append(live, i)
+		}
+		n := len(live)
+		for b := range in / T {
+			lo := b * T
+			vec.ParallelFor(n, 16, func(a, z int) {
+				for k := a; k < z; k++ {
+					i := live[k]
+					for p := range T {
+						x[k*T+p] = float32(tgt[i*in+lo+p] / scl[i])
 					}
-					v.encodeBlock(x, st)
-					packBlock(words[g.blockOffset(r, b):][:wpb], st, spec.K)
-					for i, q := range st {
+				}
+			})
+			if err := s.SearchBlocks(spec, x[:n*T], st[:n*T]); err != nil {
+				return nil, fmt.Errorf("trellis ldlq: rows %d..%d, block %d: %w", r0, r0+nr-1, b, err)
+			}
+			if err := checkStates(st[:n*T], spec.L); err != nil {
+				return nil, fmt.Errorf("trellis ldlq: rows %d..%d, block %d: %w", r0, r0+nr-1, b, err)
+			}
+			vec.ParallelFor(n, 1, func(a, z int) {
+				e := make([]float64, T)
+				for k := a; k < z; k++ {
+					i, r := live[k], r0+live[k]
+					path := st[k*T : (k+1)*T]
+					packBlock(words[g.blockOffset(r, b):][:wpb], path, spec.K)
+					row, t := dense[r*in:(r+1)*in], tgt[i*in:(i+1)*in]
+					for p, q := range path {
 						c := float64(cb[q])
-						codes[lo+i] = c
-						e[i] = float64(row[lo+i]) - s*c
+						codes[i*in+lo+p] = c
+						e[p] = float64(row[lo+p]) - scl[i]*c
 					}
-					// feed block b's errors forward: tgt[c] += Σ_i e_i·M[lo+i][c] for the later columns
-					for i, ei := range e {
-						if ei == 0 {
+					// feed block b's errors forward: t[c] += Σ_p e_p·M[lo+p][c] for the later columns
+					for p, ep := range e {
+						if ep == 0 {
 							continue
 						}
-						mr := m[(lo+i)*in : (lo+i+1)*in]
+						mr := m[(lo+p)*in : (lo+p+1)*in]
 						for c := lo + T; c < in; c++ {
-							tgt[c] += ei * mr[c]
+							t[c] += ep * mr[c]
 						}
 					}
 				}
-				// the scale minimising (w − s·c)·H·(w − s·c)ᵀ with the codes fixed: s = w·H·cᵀ / c·H·cᵀ
-				for i := range in {
-					hr := h[i*in : (i+1)*in]
+			})
+		}
+		// the scale minimising (w − s·c)·H·(w − s·c)ᵀ with the codes fixed: s = w·H·cᵀ / c·H·cᵀ
+		vec.ParallelFor(n, 1, func(a, z int) {
+			hc := make([]float64, in)
+			for k := a; k < z; k++ {
+				i, r := live[k], r0+live[k]
+				row, cs := dense[r*in:(r+1)*in], codes[i*in:(i+1)*in]
+				for p := range in {
+					hr := h[p*in : (p+1)*in]
 					var t float64
-					for j, c := range codes {
+					for j, c := range cs {
 						t += hr[j] * c
 					}
-					hc[i] = t
+					hc[p] = t
 				}
 				var whc, chc float64
-				for i, t := range hc {
-					whc += float64(row[i]) * t
-					chc += codes[i] * t
+				for p, t := range hc {
+					whc += float64(row[p]) * t
+					chc += cs[p] * t
 				}
-				best := s
+				best := scl[i]
 				if chc > 0 && whc > 0 {
 					if f := float64(dtype.RoundF16(float32(whc / chc))); f > 0 && !math.IsInf(f, 0) {
 						best = f
@@ -240,9 +271,8 @@ func ldlqAxis1(dense []float32, out, in int, spec Spec, h []float64) (*Weights, 
 				}
 				scales[r] = float32(best)
 			}
-		}()
+		})
 	}
-	wg.Wait()
 	if err, ok := failed.Load().(error); ok {
 		return nil, err
 	}
@@ -255,7 +285,7 @@ func ldlqAxis1(dense []float32, out, in int, spec Spec, h []float64) (*Weights, 
 
 // ldlqAxis0: coded row j is input feature j (column j of W, Cols = out positions); blocks of ldlqRows coded rows
 // are searched together by Encode, then their errors are fed into the later rows' targets.
-func ldlqAxis0(dense []float32, out, in int, spec Spec, h []float64, rows int) (*Weights, error) {
+func ldlqAxis0(dense []float32, out, in int, spec Spec, h []float64, rows int, s Searcher) (*Weights, error) {
 	gsz := ldlqRows
 	if rows > 0 {
 		gsz = rows
@@ -279,7 +309,7 @@ func ldlqAxis0(dense []float32, out, in int, spec Spec, h []float64, rows int) (
 	scales := make([]float32, 0, in)
 	e := make([]float32, gsz*out)
 	for r0 := 0; r0 < in; r0 += gsz {
-		sub, err := Encode(tgt[r0*out:(r0+gsz)*out], gsz, out, spec)
+		sub, err := EncodeWith(tgt[r0*out:(r0+gsz)*out], gsz, out, spec, s)
 		if err != nil {
 			return nil, fmt.Errorf("trellis ldlq: rows %d..%d: %w", r0, r0+gsz-1, err)
 		}

@@ -12,7 +12,7 @@
 # heldout.txt); the SASS of the one-row 3-bit forms; compute-sanitizer memcheck on the fixture-shape cases.
 # Files under $OUT: run.log, verify.md, bench.md, greedy.txt, sass.txt, memcheck.log, kl.log (lab.md, ncu-*.txt).
 # Phases (arguments; default all but lab and ncu): verify bench kl greedy ppl sass memcheck batch lora gemma regress
-# quality grammar lab ncu synth.
+# quality grammar lab ncu synth viterbi.
 set -u -o pipefail
 OUT=${OUT:-/tmp/mlxbun-out}
 mkdir -p "$OUT"
@@ -342,6 +342,40 @@ fused() {
 		timeout 200 $B verify-kernels --device cuda --only "$only" >>"$OUT/verify.md" 2>&1
 		echo "verify $only exit $?" | tee -a "$OUT/run.log"
 		grep -E "FAIL|passed" "$OUT/verify.md" | tail -3 | tee -a "$OUT/run.log"
+	done
+}
+
+# viterbi: the trellis search on the GPU (issue 21): its codes against the CPU encoder's on the fixture models'
+# projections at L 12 and 16 (TestViterbiGPU: a MISMATCH line per difference), weights/s per L and k on the 14B
+# gate/up shape (TestViterbiThroughput; MLXBUN_VITERBI_L16_ROWS rows at L 16), printed as one table; then
+# `quantize --device cuda` against `--device cpu` through the CLI (pycoder-12m 3-bit L 12 with --rht --calib,
+# tiny-qwen3 2-bit L 16): the two model.safetensors must have the same sha256.
+viterbi() {
+	step "viterbi: TestViterbiGPU and TestViterbiThroughput"
+	MLXBUN_CUDA_REPORT="$OUT/viterbi.md" timeout 360 .devbin/cuda.test -test.run '^TestViterbi(GPU|Throughput)$' -test.v -test.count=1 \
+		-test.timeout 350s >"$OUT/viterbi.log" 2>&1
+	echo "viterbi tests exit $?" | tee -a "$OUT/run.log"
+	grep -E "MISMATCH|--- (PASS|FAIL|SKIP)|^(ok|PASS|FAIL)" "$OUT/viterbi.log" | head -30 | tee -a "$OUT/run.log"
+	cat "$OUT/viterbi.md" 2>/dev/null | tee -a "$OUT/run.log"
+	Q=/tmp/qv
+	rm -rf $Q && mkdir -p $Q
+	py=$D/trained/pycoder-12m
+	for dev in cpu cuda; do
+		step "viterbi: quantize pycoder-12m 3-bit L 12 --rht --calib --device $dev"
+		t=$(date +%s%N)
+		timeout 300 $B quantize --model $py --bits 3 --rht --calib $py/heldout.txt --calib-tokens 8192 \
+			--device $dev --quiet --out $Q/py-$dev 2>>"$OUT/run.log" >/dev/null
+		echo "quantize pycoder $dev exit $? in $((($(date +%s%N) - t) / 1000000)) ms" | tee -a "$OUT/run.log"
+		step "viterbi: quantize tiny-qwen3 2-bit L 16 --device $dev"
+		t=$(date +%s%N)
+		timeout 300 $B quantize --model $D/models/tiny-qwen3 --bits 2 --L 16 --device $dev --quiet \
+			--out $Q/tiny-$dev 2>>"$OUT/run.log" >/dev/null
+		echo "quantize tiny $dev exit $? in $((($(date +%s%N) - t) / 1000000)) ms" | tee -a "$OUT/run.log"
+	done
+	for m in py tiny; do
+		a=$(sha256sum $Q/$m-cpu/model.safetensors | cut -d' ' -f1) b=$(sha256sum $Q/$m-cuda/model.safetensors | cut -d' ' -f1)
+		[ "$a" = "$b" ] && r=identical || r=DIFFERENT
+		echo "viterbi quantize $m: cpu $a cuda $b: $r" | tee -a "$OUT/run.log"
 	done
 }
 

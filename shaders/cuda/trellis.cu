@@ -22,24 +22,7 @@
 // x = s·34038481 + 76625530, y = (byte sum of x) − 510, computed as one dp4a that adds the four bytes of x onto
 // the bits of 1.5·2^23 − 510, then one f32 subtract (trellis_y): y exactly, no integer-to-float conversion.
 
-// trellis_rcp: f32(1/147.800537109375), bit for bit trellis.Rcp1MAD (TestTrellisConstants reads this line).
-__device__ __forceinline__ float trellis_rcp() { return __uint_as_float(0x3bddb447u); }
-
-// trellis_value: y / 147.800537109375 correctly rounded (trellis.Value1MAD) for |y| ≤ 510 without a division: the
-// reciprocal product refined by one residual step, q' = fma(fma(−q, d, y), rcp, q) (the seeds' trellis_refined_y);
-// TestTrellisRefinedValue checks all 1021 codes against Go's correctly rounded division.
-__device__ __forceinline__ float trellis_value(float y) {
-    const float q = __fmul_rn(y, trellis_rcp());
-    return fmaf(fmaf(-q, 147.800537109375f, y), trellis_rcp(), q);
-}
-
-// trellis_y: f32(Code1MAD(s)) for a masked state s.
-__device__ __forceinline__ float trellis_y(unsigned s) {
-    const unsigned x = s * 34038481u + 76625530u;
-    unsigned u;
-    asm("dp4a.u32.u32 %0, %1, %2, %3;" : "=r"(u) : "r"(x), "r"(0x01010101u), "r"(0x4B3FFE02u));
-    return __uint_as_float(u) - 12582912.0f; // (1.5·2^23 + y) − 1.5·2^23, exact for |y| ≤ 510
-}
+// trellis_rcp, trellis_value and trellis_y (the 1MAD code of a state) are in code1mad.cuh, shared with viterbi.cu.
 
 // Piece<K, P>: P consecutive positions t0..t0+P−1 of one block (P | 32, t0 % P == 0). Their windows span the bits
 // from sb = (T − t0 − P)·K up to (T−1−t0)·K + L of the block; the piece keeps NA words starting at bit sb (aligned

@@ -1,0 +1,106 @@
+// Test that the encoder hook leaves the artifact as it was: tiny-qwen3 quantized plain (axis 1 and the axis-0
+// down projections) and with RHT + LDLQ (both axes, the scale refit) gives the tensors whose sha256 was recorded
+// before the hook existed (main at 5a912e4 and at 9b4d5c4: every tensor's name, dtype, shape and bytes, so a change
+// to the file's metadata alone does not move it), with the default encoder and through a Searcher that re-batches
+// every call into odd pieces on the CPU; and both runs write the same model.safetensors byte for byte.
+package quantize_test
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"slices"
+	"testing"
+
+	"github.com/mlxbun/mlxbun/internal/quantize"
+	"github.com/mlxbun/mlxbun/internal/safetensors"
+	"github.com/mlxbun/mlxbun/internal/testutil"
+	"github.com/mlxbun/mlxbun/internal/trellis"
+)
+
+// rebatch is a Searcher that hands trellis.CPU pieces of at most 3 blocks, counting the calls it gets.
+type rebatch struct{ calls, blocks int }
+
+func (r *rebatch) SearchBlocks(spec trellis.Spec, x []float32, states []uint32) error {
+	r.calls++
+	r.blocks += len(x) / spec.T
+	for lo := 0; lo < len(x); lo += 3 * spec.T {
+		hi := min(len(x), lo+3*spec.T)
+		if err := trellis.CPU.SearchBlocks(spec, x[lo:hi], states[lo:hi]); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func TestSearcherKeepsOutput(t *testing.T) {
+	in := filepath.Dir(testutil.Fixture(t, "models/tiny-qwen3/config.json"))
+	ids := make([]int, 256)
+	rng := rand.New(rand.NewPCG(21, 21))
+	for i := range ids {
+		ids[i] = rng.IntN(2048)
+	}
+	// The head is pinned to bf16: the recorded hashes are of artifacts written before the affine head became the
+	// default, and what they hold is the encoder's output, which the head does not touch.
+	for _, c := range []struct {
+		name, sha string
+		o         quantize.Options
+	}{
+		{"plain", "8789c55a5a47fe4b2c4e8b0535d3353d81681df90ecd258036e089c4d22bd80d", quantize.Options{Bits: 2, L: 8, GroupSize: 64, Head: quantize.HeadBF16}},
+		{"ldlq", "70b3943b9665ea1112288dbd316081d4909bf3fc02331ae051eb5fca0efd6346", quantize.Options{Bits: 3, L: 8, GroupSize: 64, Head: quantize.HeadBF16,
+			RHT: true, CalibIDs: ids, CalibTokens: 256, CalibCtx: 64, RefitScales: true, LDLQRows: 4}},
+	} {
+		var rb rebatch
+		var files [][]byte
+		for _, s := range []trellis.Searcher{nil, &rb} {
+			o := c.o
+			o.Searcher = s
+			out := filepath.Join(t.TempDir(), c.name)
+			rep, err := quantize.Run(in, out, o, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := tensorsSHA(t, out); got != c.sha {
+				t.Errorf("%s (searcher %T): tensors sha256 %s, recorded %s", c.name, s, got, c.sha)
+			}
+			b, err := os.ReadFile(filepath.Join(out, "model.safetensors"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			files = append(files, b)
+			if s != nil && int64(rb.blocks*c.o.GroupSize) != rep.CodedWeights {
+				t.Errorf("%s: the searcher saw %d blocks of %d in %d calls, the report codes %d weights",
+					c.name, rb.blocks, c.o.GroupSize, rb.calls, rep.CodedWeights)
+			}
+		}
+		if !bytes.Equal(files[0], files[1]) {
+			t.Errorf("%s: the re-batching searcher wrote another model.safetensors", c.name)
+		}
+	}
+}
+
+// tensorsSHA hashes every tensor of the model in dir in name order: name, dtype, shape and bytes.
+func tensorsSHA(t *testing.T, dir string) string {
+	t.Helper()
+	a, err := safetensors.OpenDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Close()
+	names := a.Names()
+	slices.Sort(names)
+	h := sha256.New()
+	for _, n := range names {
+		x, err := a.Tensor(n)
+		if err != nil {
+			t.Fatal(err)
+		}
+		fmt.Fprintf(h, "%s %v %v %d\n", n, x.DType, x.Shape, len(x.Data))
+		h.Write(x.Data)
+	}
+	return hex.EncodeToString(h.Sum(nil))
+}
