@@ -30,9 +30,9 @@ func Read(r Reader, path string, in, out int) (*Weights, error) {
 	if err != nil {
 		return nil, fmt.Errorf("tensor %q: %w", name, err)
 	}
-	if roundUp(in) != g.PadIn() || roundUp(out) != g.PadOut() {
+	if Padded(in) != g.PadIn() || Padded(out) != g.PadOut() {
 		return nil, fmt.Errorf("tensor %q: %w: trellis %v holds %d→%d features, the config implies %d→%d (stored %d→%d)",
-			name, ErrFormat, shape, g.PadIn(), g.PadOut(), in, out, roundUp(in), roundUp(out))
+			name, ErrFormat, shape, g.PadIn(), g.PadOut(), in, out, Padded(in), Padded(out))
 	}
 	tiles := Uint16s(data)
 	su, err := side(r, path, SuffixSUH, SuffixSU, g.PadIn())

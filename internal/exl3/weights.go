@@ -30,7 +30,7 @@ func New(g Geometry, cb Codebook, in, out int, tiles []uint16, su, sv []float32)
 	if g.K < MinK || g.K > MaxK || g.TilesK <= 0 || g.TilesN <= 0 || g.TilesK%tilesPerB != 0 || g.TilesN%tilesPerB != 0 {
 		return nil, fmt.Errorf("%w: geometry %+v", ErrFormat, g)
 	}
-	if roundUp(in) != g.PadIn() || roundUp(out) != g.PadOut() || in <= 0 || out <= 0 {
+	if Padded(in) != g.PadIn() || Padded(out) != g.PadOut() || in <= 0 || out <= 0 {
 		return nil, fmt.Errorf("%w: trellis of %d→%d stored features for a %d→%d layer (stored dims are the layer's rounded up to %d)",
 			ErrFormat, g.PadIn(), g.PadOut(), in, out, Block)
 	}
@@ -45,8 +45,8 @@ func New(g Geometry, cb Codebook, in, out int, tiles []uint16, su, sv []float32)
 	return &Weights{Geometry: g, Codebook: cb, In: in, Out: out, Tiles: tiles, SU: su, SV: sv}, nil
 }
 
-// roundUp is n rounded up to a multiple of Block.
-func roundUp(n int) int { return (n + Block - 1) / Block * Block }
+// Padded is a layer dim as exllamav3 stores it: n rounded up to a multiple of Block.
+func Padded(n int) int { return (n + Block - 1) / Block * Block }
 
 // InFeatures and OutFeatures are the layer's dims.
 func (w *Weights) InFeatures() int  { return w.In }

@@ -11,7 +11,7 @@ import (
 // randomLayer is an EXL3 layer of random codes (codes[kb][nb][t]) and random fp16 sign-and-scale vectors.
 func randomLayer(t *testing.T, rng *rand.Rand, in, out, k int, cb Codebook) (*Weights, [][][]uint16) {
 	t.Helper()
-	g := Geometry{TilesK: roundUp(in) / TileSide, TilesN: roundUp(out) / TileSide, K: k}
+	g := Geometry{TilesK: Padded(in) / TileSide, TilesN: Padded(out) / TileSide, K: k}
 	codes := make([][][]uint16, g.TilesK)
 	var tiles []uint16
 	for kb := range codes {
