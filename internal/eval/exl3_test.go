@@ -26,7 +26,7 @@ func TestEXL3Perplexity(t *testing.T) {
 	b := cpu.New()
 	b.ExpandQuantizedBelow = cpu.DefaultExpandQuantizedBelow // as the registered CPU device runs it
 	defer b.Close()
-	for _, name := range testutil.EXL3Fixtures {
+	for _, name := range testutil.EXL3Fixtures(t) {
 		t.Run(filepath.Base(name), func(t *testing.T) {
 			dir := testutil.Fixture(t, name)
 			g, _ := testutil.ReadEXL3Golden(t, dir)

@@ -49,7 +49,7 @@ func logitsOn(t *testing.T, dir string, b backend.Backend, ids []int) []float32 
 func TestEXL3Fixtures(t *testing.T) {
 	b := cpu.New()
 	defer b.Close()
-	for _, name := range testutil.EXL3Fixtures {
+	for _, name := range testutil.EXL3Fixtures(t) {
 		t.Run(filepath.Base(name), func(t *testing.T) {
 			dir := testutil.Fixture(t, name)
 			g, ref := testutil.ReadEXL3Golden(t, dir)

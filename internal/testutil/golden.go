@@ -6,6 +6,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
 )
 
@@ -66,9 +67,24 @@ type EXL3Golden struct {
 	} `json:"heldout_64k"`
 }
 
-// EXL3Fixtures are the shared EXL3 fixture directories (exllamav3's converter output).
-var EXL3Fixtures = []string{"exl3/pycoder-12m-exl3-2.0-mul1", "exl3/pycoder-12m-exl3-3.0-mul1", "exl3/pycoder-12m-exl3-4.0-mul1",
-	"exl3/pycoder-12m-exl3-3.0-mcg"}
+// EXL3Fixtures lists the EXL3 fixture directories (exllamav3's converter output) as Fixture names: the four the
+// shared fixtures hold (Fixture fails under CI when one is missing), then every other directory of fixtures/exl3
+// with an exl3_golden.json (scripts/device/exl3_goldens.sh makes them for further settings).
+func EXL3Fixtures(tb testing.TB) []string {
+	tb.Helper()
+	names := []string{"exl3/pycoder-12m-exl3-2.0-mul1", "exl3/pycoder-12m-exl3-3.0-mul1", "exl3/pycoder-12m-exl3-4.0-mul1",
+		"exl3/pycoder-12m-exl3-3.0-mcg"}
+	if dir, ok := OptionalFixture(tb, "exl3"); ok {
+		entries, _ := os.ReadDir(dir)
+		for _, e := range entries {
+			name := "exl3/" + e.Name()
+			if e.IsDir() && !slices.Contains(names, name) && exists(filepath.Join(dir, e.Name(), "exl3_golden.json")) {
+				names = append(names, name)
+			}
+		}
+	}
+	return names
+}
 
 // ReadEXL3Golden reads dir/exl3_golden.json and its prompt logits.
 func ReadEXL3Golden(tb testing.TB, dir string) (EXL3Golden, []float32) {
