@@ -116,6 +116,8 @@ func quantSupport(w backend.Weight) string {
 		if err := affine.Supported(w.Bits, w.Group); err != nil {
 			return err.Error()
 		}
+	case backend.FormatEXL3:
+		return "EXL3 codes (no CUDA kernels for them yet)"
 	default:
 		return "not a quantized format"
 	}
