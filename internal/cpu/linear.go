@@ -42,7 +42,7 @@ func (b *Backend) LoadLinear(spec backend.LinearSpec) (backend.Linear, error) {
 		}
 		l.w = w
 	case spec.Trellis != nil || spec.Affine != nil || spec.EXL3 != nil:
-		q, err := loadQuantized(spec)
+		q, err := b.loadQuantized(spec)
 		if err != nil {
 			return nil, err
 		}

@@ -88,21 +88,34 @@ func Position(t int) (r, c int) {
 	return r, c
 }
 
-// positions[t] = r·16 + c of Position(t).
-var positions = func() (p [TileSize]uint8) {
-	for t := range p {
+// tileOffsets are where decodeTile puts each position: r·rowStride + c·colStride for its weight (r, c).
+func tileOffsets(rowStride, colStride int) *[TileSize]int {
+	var off [TileSize]int
+	for t := range off {
 		r, c := Position(t)
-		p[t] = uint8(r*TileSide + c)
+		off[t] = r*rowStride + c*colStride
 	}
-	return p
-}()
+	return &off
+}
 
-// decodeTile writes one tile's 256 weights of the inner matrix, row-major [r][c] (r the input feature, c
-// the output feature within the tile), decoded with codebook table tab.
-func (g Geometry) decodeTile(dst []float32, tile []uint16, tab []float32) {
-	dst = dst[:TileSize]
-	for t, p := range positions {
-		dst[p] = tab[State(tile, g.K, t)]
+// decodeTile writes one tile's 256 weights of the inner matrix into dst at the offsets (tileOffsets), decoded with
+// codebook table tab. The states come from reading the stream once: s_t = (s_{t−1}·2^K + v_t) mod 2^16 from
+// s_{−1} = s_255 (the tail-biting wrap), which State's windows equal (TestStateAgainstPacker).
+func (g Geometry) decodeTile(dst []float32, off *[TileSize]int, tile []uint16, tab []float32) {
+	k := g.K
+	s := uint32(State(tile, k, TileSize-1))
+	var buf uint64
+	bits, wi := 0, 0
+	mask := uint32(1)<<k - 1
+	for _, o := range off {
+		if bits < k {
+			buf = buf<<32 | uint64(tile[2*wi]) | uint64(tile[2*wi+1])<<16
+			wi++
+			bits += 32
+		}
+		bits -= k
+		s = (s<<k | uint32(buf>>bits)&mask) & 0xffff
+		dst[o] = tab[s]
 	}
 }
 

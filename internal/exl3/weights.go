@@ -57,14 +57,10 @@ func (w *Weights) OutFeatures() int { return w.Out }
 func (w *Weights) Inner() []float32 {
 	n := w.PadOut()
 	m := make([]float32, w.PadIn()*n)
-	tab := w.Codebook.table()
-	var tile [TileSize]float32
+	tab, off := w.Codebook.table(), tileOffsets(n, 1)
 	for kb := range w.TilesK {
 		for nb := range w.TilesN {
-			w.decodeTile(tile[:], w.Tile(w.Tiles, kb, nb), tab)
-			for r := range TileSide {
-				copy(m[(kb*TileSide+r)*n+nb*TileSide:], tile[r*TileSide:(r+1)*TileSide])
-			}
+			w.decodeTile(m[kb*TileSide*n+nb*TileSide:], off, w.Tile(w.Tiles, kb, nb), tab)
 		}
 	}
 	return m
