@@ -46,7 +46,10 @@ type quantState struct {
 	expandLen  int
 	partial    driver.DevPtr // axis-0 split-K partials
 	partialLen int
-	smemReady  bool // the qgemv_rows kernels may take qSmemMax of dynamic shared memory
+	// EXL3 layers (exl3.go): the rotated input (f32, and its bf16 copy for prompts) and the inner product.
+	exl3X, exl3X16, exl3Y          driver.DevPtr
+	exl3XLen, exl3X16Len, exl3YLen int
+	smemReady                      bool // the qgemv_rows kernels may take qSmemMax of dynamic shared memory
 }
 
 // SetQuantExact makes layers loaded afterwards use the reference arithmetic (trellis.Reciprocal per weight, f32
@@ -117,7 +120,7 @@ func quantSupport(w backend.Weight) string {
 			return err.Error()
 		}
 	case backend.FormatEXL3:
-		return "EXL3 codes (no CUDA kernels for them yet)"
+		return exl3Support(w) // exl3.go
 	default:
 		return "not a quantized format"
 	}
