@@ -20,7 +20,7 @@ import (
 )
 
 // exl3H2F and exl3RoundH are cvt.f32.f16 and cvt.rn.f16.f32 (round to nearest even) by their bits.
-func exl3H2F(h uint32) float32      { return dtype.F16ToF32(uint16(h)) }
+func exl3H2F(h uint32) float32     { return dtype.F16ToF32(uint16(h)) }
 func exl3RoundH(f float32) float32 { return dtype.F16ToF32(dtype.F32ToF16(f)) }
 
 // exl3DecodeDev is exl3_decode<CB>: fmaf's exact f32 result (the sum is exact in f32, so the float64 FMA rounded
