@@ -8,6 +8,7 @@ import (
 	"fmt"
 
 	"github.com/mlxbun/mlxbun/internal/affine"
+	"github.com/mlxbun/mlxbun/internal/exl3"
 	"github.com/mlxbun/mlxbun/internal/rope"
 	"github.com/mlxbun/mlxbun/internal/trellis"
 )
@@ -28,13 +29,15 @@ type Linear interface {
 	Out() int
 }
 
-// LinearSpec describes a linear layer's weights in host memory. Exactly one of Dense, Trellis or Affine is set.
+// LinearSpec describes a linear layer's weights in host memory. Exactly one of Dense, Trellis, Affine or EXL3 is
+// set.
 type LinearSpec struct {
 	Name    string
 	Out, In int
 	Dense   *Host            // [Out, In] in bf16, f16 or f32
 	Trellis *trellis.Weights // QTIP trellis codes (either axis)
 	Affine  *affine.Weights  // MLX affine quantization
+	EXL3    *exl3.Weights    // exllamav3's EXL3 codes with their Hadamard sides (y = x·Wᵀ in the original basis)
 	Bias    *Host            // optional [Out]
 }
 

@@ -25,6 +25,7 @@ const (
 	I8      = dtype.I8
 	I64     = dtype.I64
 	F64     = dtype.F64
+	I16     = dtype.I16
 )
 
 // ParseDType is dtype.Parse.

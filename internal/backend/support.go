@@ -17,6 +17,7 @@ const (
 	FormatDense   Format = iota // bf16/f16/f32 [out, in]
 	FormatTrellis               // QTIP trellis codes (docs/trellis-format.md)
 	FormatAffine                // MLX affine quantization (bits, group)
+	FormatEXL3                  // exllamav3's EXL3 codes (docs/exl3-format.md): K bits, codebook
 )
 
 func (f Format) String() string {
@@ -27,6 +28,8 @@ func (f Format) String() string {
 		return "trellis"
 	case FormatAffine:
 		return "affine"
+	case FormatEXL3:
+		return "exl3"
 	}
 	return fmt.Sprintf("format(%d)", uint8(f))
 }
@@ -34,12 +37,12 @@ func (f Format) String() string {
 // Weight describes a linear layer's stored weights without their data.
 type Weight struct {
 	Format Format
-	DType  DType // FormatDense: the stored dtype
-	Bits   int   // FormatTrellis: k bits per weight; FormatAffine: bits per code
-	Group  int   // FormatTrellis: block length T; FormatAffine: group size
+	DType  DType  // FormatDense: the stored dtype
+	Bits   int    // FormatTrellis, FormatEXL3: k bits per weight; FormatAffine: bits per code
+	Group  int    // FormatTrellis: block length T; FormatAffine: group size
+	Code   string // FormatTrellis: the code ("1mad"); FormatEXL3: the codebook ("mul1", "mcg", "3inst")
 	// FormatTrellis only.
 	L           int
-	Code        string
 	Axis        int  // 1: coded along the input dimension; 0: along the output dimension (stored transposed)
 	Interleaved bool // the 3-bit axis-0 block interleave [cols/512, rows, 48]
 }
@@ -56,6 +59,8 @@ func (w Weight) String() string {
 		return s
 	case FormatAffine:
 		return fmt.Sprintf("affine %d-bit group %d", w.Bits, w.Group)
+	case FormatEXL3:
+		return fmt.Sprintf("exl3 %d-bit %s", w.Bits, w.Code)
 	}
 	return w.Format.String()
 }
@@ -68,6 +73,8 @@ func (s LinearSpec) Describe() Weight {
 		return Weight{Format: FormatTrellis, Bits: g.K, Group: g.T, L: g.L, Code: g.Code, Axis: g.Axis, Interleaved: g.Interleaved}
 	case s.Affine != nil:
 		return Weight{Format: FormatAffine, Bits: s.Affine.Bits, Group: s.Affine.GroupSize}
+	case s.EXL3 != nil:
+		return Weight{Format: FormatEXL3, Bits: s.EXL3.K, Code: s.EXL3.Codebook.String()}
 	case s.Dense != nil:
 		return Weight{Format: FormatDense, DType: s.Dense.DType}
 	}

@@ -51,6 +51,7 @@ type Model struct {
 	EOS []int // likewise for eos_token_id (int or list)
 
 	Quant *Quantization  // MLX quantization block; nil for an unquantized model
+	EXL3  *EXL3          // exllamav3's quantization_config (quant_method "exl3"); nil otherwise (exl3.go)
 	Raw   map[string]any // the whole config.json (numbers as float64) for family-specific keys; a wrapped model's text keys
 
 	// Wrapper is the outer config of a multimodal checkpoint whose language model is under text_config
@@ -115,7 +116,9 @@ func Parse(configJSON, generationJSON []byte) (*Model, error) {
 	m.EOS = c.tokenIDs("eos_token_id")
 	c.rope(m)
 	m.NoRopeLayers = c.noRopeLayers(m.NumLayers)
-	m.Quant = top.quantization()
+	if m.EXL3 = top.exl3(); m.EXL3 == nil {
+		m.Quant = top.quantization()
+	}
 	if err := c.failed(); err != nil {
 		return nil, err
 	}

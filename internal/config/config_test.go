@@ -265,7 +265,7 @@ func TestRejects(t *testing.T) {
 		{"unknown mode", full(`"quantization":{"bits":4,"group_size":64,"lm_head":{"mode":"nf4","bits":4}}`), ``,
 			`config.json: quantization.lm_head: unknown quantization mode "nf4" (known: affine, trellis)`},
 		{"hf quant method", full(`"quantization_config":{"quant_method":"gptq","bits":4,"group_size":128}`), ``,
-			`config.json: quantization_config has quant_method "gptq", which this engine does not load (only MLX affine and trellis blocks)`},
+			`config.json: quantization_config has quant_method "gptq", which this engine does not load (only MLX affine, trellis and exl3 blocks)`},
 		{"trellis without params", full(`"quantization":{"mode":"trellis","bits":3,"group_size":256}`), ``,
 			`config.json: quantization: mode "trellis" needs a trellis object {L, code, axis}`},
 		{"trellis bad code", full(`"quantization":{"bits":4,"group_size":64,"m.q":{"mode":"trellis","bits":3,"group_size":256,"trellis":{"L":12,"code":"3inst","axis":1}}}`), ``,

@@ -80,7 +80,7 @@ func (r *reader) quantization() *Quantization {
 	}
 	qr := r.sub(key, block)
 	if method, ok := block["quant_method"]; ok {
-		qr.fail("%s has quant_method %s, which this engine does not load (only MLX affine and trellis blocks)", r.name(key), show(method))
+		qr.fail("%s has quant_method %s, which this engine does not load (only MLX affine, trellis and exl3 blocks)", r.name(key), show(method))
 		return nil
 	}
 	for _, k := range []string{"bits", "group_size"} {

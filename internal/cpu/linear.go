@@ -1,5 +1,5 @@
 // Linear layers on the CPU: dense weights widened to float32 once at load, quantized weights decoded on the fly
-// by their format packages (trellis, affine), which own the reference decode arithmetic.
+// by their format packages (trellis, affine, exl3), which own the reference decode arithmetic.
 package cpu
 
 import (
@@ -7,6 +7,7 @@ import (
 
 	"github.com/mlxbun/mlxbun/internal/affine"
 	"github.com/mlxbun/mlxbun/internal/backend"
+	"github.com/mlxbun/mlxbun/internal/exl3"
 	"github.com/mlxbun/mlxbun/internal/trellis"
 	"github.com/mlxbun/mlxbun/internal/vec"
 )
@@ -15,7 +16,7 @@ type linear struct {
 	out, in int
 	w       []float32 // dense [out, in]
 	bias    []float32 // [out] or nil
-	q       quantized // trellis or affine, when w is nil
+	q       quantized // trellis, affine or EXL3, when w is nil
 }
 
 // quantized is a weight format that multiplies by decoding on the fly: y[n, out] = x[n, in]·Wᵀ.
@@ -40,8 +41,8 @@ func (b *Backend) LoadLinear(spec backend.LinearSpec) (backend.Linear, error) {
 			return nil, fmt.Errorf("linear %s: %w", spec.Name, err)
 		}
 		l.w = w
-	case spec.Trellis != nil || spec.Affine != nil:
-		q, err := loadQuantized(spec)
+	case spec.Trellis != nil || spec.Affine != nil || spec.EXL3 != nil:
+		q, err := b.loadQuantized(spec)
 		if err != nil {
 			return nil, err
 		}
@@ -185,6 +186,12 @@ func (b *Backend) Supports(q backend.Query) error {
 		err = trellis.Spec{K: w.Bits, L: w.L, T: w.Group, Code: w.Code, Axis: w.Axis}.Validate()
 	case backend.FormatAffine:
 		err = affine.Supported(w.Bits, w.Group)
+	case backend.FormatEXL3:
+		if w.Bits < exl3.MinK || w.Bits > exl3.MaxK {
+			err = fmt.Errorf("EXL3 codes of %d bits (1..8)", w.Bits)
+		} else {
+			_, err = exl3.ParseCodebook(w.Code)
+		}
 	default:
 		err = fmt.Errorf("unknown weight format")
 	}

@@ -6,6 +6,7 @@ package cuda
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 	"sync"
@@ -17,7 +18,7 @@ import (
 
 // kernelFiles are the sources compiled at Open, each prefixed with common.cuh.
 // A name "file.cu#unit" is one compilation unit of file.cu holding part of its instantiation list (quantUnits).
-var kernelFiles = append([]string{"ops.cu", "gemv.cu", "attention.cu", "gemma.cu", "hybrid.cu", "viterbi.cu"}, quantUnits()...)
+var kernelFiles = append(append([]string{"ops.cu", "gemv.cu", "attention.cu", "gemma.cu", "hybrid.cu", "viterbi.cu"}, quantUnits()...), exl3Units()...)
 
 // kernelHeaders are the shared headers a file gets after common.cuh.
 var kernelHeaders = map[string][]string{"trellis.cu": {"quant.cuh", "code1mad.cuh"}, "affine.cu": {"quant.cuh"},
@@ -192,6 +193,7 @@ func instantiations(lab bool) map[string][]string {
 		}
 	}
 	m := quantInstantiations(lab)
+	maps.Copy(m, exl3Instantiations()) // exl3.go
 	m["gemv.cu"], m["attention.cu"], m["gemma.cu"] = gemv, attn, win
 	m["hybrid.cu"] = hybridInstantiations()
 	m["viterbi.cu"] = viterbiInstantiations()

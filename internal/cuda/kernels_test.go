@@ -14,6 +14,7 @@ import (
 
 	"github.com/mlxbun/mlxbun/internal/backend"
 	"github.com/mlxbun/mlxbun/internal/cuda/driver"
+	"github.com/mlxbun/mlxbun/internal/exl3"
 	cudashaders "github.com/mlxbun/mlxbun/shaders/cuda"
 )
 
@@ -64,7 +65,7 @@ func summarizePtxas(log string) string {
 // TestInstantiations checks that every name the host can ask for is instantiated, and nothing twice.
 func TestInstantiations(t *testing.T) {
 	seen := map[string]bool{}
-	re := regexp.MustCompile(`^[A-Z_]+\((\w+),`)
+	re := regexp.MustCompile(`^[A-Z][A-Z0-9_]*\((\w+)[,)]`)
 	for file, lines := range instantiations(true) {
 		for _, l := range lines {
 			m := re.FindStringSubmatch(l)
@@ -101,6 +102,15 @@ func TestInstantiations(t *testing.T) {
 		}
 		for _, hd := range attnPromptHDs {
 			want = append(want, attnPromptName(hd, x))
+		}
+	}
+	want = append(want, exl3HadName) // exl3.go: every K, codebook and row count
+	for k := exl3.MinK; k <= exl3.MaxK; k++ {
+		for _, cb := range exl3Codebooks {
+			want = append(want, exl3ExpandName(k, cb))
+			for n := 1; n <= maxGemvRows; n++ {
+				want = append(want, exl3GemvName(k, cb, qInst(n)))
+			}
 		}
 	}
 	for _, name := range want {

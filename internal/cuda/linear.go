@@ -28,6 +28,8 @@ func (b *Backend) LoadLinear(spec backend.LinearSpec) (backend.Linear, error) {
 	switch {
 	case spec.Trellis != nil || spec.Affine != nil:
 		return b.loadQuant(spec) // trellis.go
+	case spec.EXL3 != nil:
+		return b.loadEXL3(spec) // exl3.go
 	case spec.Dense == nil:
 		return nil, fmt.Errorf("cuda: linear %s: no weights given", spec.Name)
 	}
@@ -114,6 +116,10 @@ var matmulForms = []matmulForm{
 func (b *Backend) MatMul(dst, x backend.Tensor, w backend.Linear) {
 	if q, ok := w.(*qlinear); ok {
 		b.matmulQuant(tensorOf("MatMul", dst), tensorOf("MatMul", x), q) // trellis.go; never joins a dense GEMV group
+		return
+	}
+	if e, ok := w.(*exl3Linear); ok {
+		b.matmulEXL3(tensorOf("MatMul", dst), tensorOf("MatMul", x), e) // exl3.go
 		return
 	}
 	l, ok := w.(*linear)

@@ -29,8 +29,11 @@ type quantState struct {
 	expandLen  int
 	partial    driver.DevPtr // axis-0 split-K partials
 	partialLen int
-	smemReady  bool          // the qgemv_rows kernels may take qSmemMax of dynamic shared memory
-	ctr        driver.DevPtr // trellis_gemvg's two work counters (zero between launches)
+	// EXL3 layers (exl3.go): the rotated input (f32, and its bf16 copy for prompts) and the inner product.
+	exl3X, exl3X16, exl3Y          driver.DevPtr
+	exl3XLen, exl3X16Len, exl3YLen int
+	smemReady                      bool          // the qgemv_rows kernels may take qSmemMax of dynamic shared memory
+	ctr                            driver.DevPtr // trellis_gemvg's two work counters (zero between launches)
 }
 
 // SetQuantExact makes layers loaded afterwards use the reference arithmetic (trellis.Reciprocal per weight, f32
@@ -95,6 +98,8 @@ func quantSupport(w backend.Weight) string {
 		if err := affine.Supported(w.Bits, w.Group); err != nil {
 			return err.Error()
 		}
+	case backend.FormatEXL3:
+		return exl3Support(w) // exl3.go
 	default:
 		return "not a quantized format"
 	}

@@ -19,6 +19,7 @@ const (
 	I8
 	I64
 	F64
+	I16 // exllamav3's trellis tiles (internal/exl3)
 )
 
 var info = [...]struct {
@@ -35,6 +36,7 @@ var info = [...]struct {
 	I8:      {"I8", 1},
 	I64:     {"I64", 8},
 	F64:     {"F64", 8},
+	I16:     {"I16", 2},
 }
 
 // Size is the element size in bytes.

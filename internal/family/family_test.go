@@ -61,8 +61,15 @@ func TestPhi3Map(t *testing.T) {
 		}
 	}
 	has := func(n string) bool { return n == "lm_head.scales" }
-	if m.OutputHead(has).Path != "lm_head" || m.OutputHead(func(string) bool { return false }).Path != "model.embed_tokens" {
+	exl3 := func(n string) bool { return n == "lm_head.trellis" }
+	if m.OutputHead(has).Path != "lm_head" || m.OutputHead(exl3).Path != "lm_head" || m.OutputHead(func(string) bool { return false }).Path != "model.embed_tokens" {
 		t.Error("output head choice")
+	}
+	for want, names := range map[Storage][]string{StoredDense: {"lm_head.weight"}, StoredQuantized: {"lm_head.weight", "lm_head.scales"},
+		StoredEXL3: {"lm_head.trellis", "lm_head.suh", "lm_head.svh"}} {
+		if got := m.Head.Storage(func(n string) bool { return slices.Contains(names, n) }); got != want {
+			t.Errorf("lm_head stored as %v: %v, want %v", names, got, want)
+		}
 	}
 }
 

@@ -118,6 +118,28 @@ type Linear struct {
 	Interleave []int
 }
 
+// Storage is how a checkpoint stores a linear module's weight.
+type Storage uint8
+
+const (
+	StoredDense     Storage = iota // <path>.weight, a float tensor [out, in]
+	StoredQuantized                // <path>.weight codes with <path>.scales: MLX affine or trellis, as the quantization block says
+	StoredEXL3                     // exllamav3's <path>.trellis with its sign-and-scale vectors (internal/exl3)
+)
+
+// Storage is how the checkpoint that has the given tensors stores l: EXL3 when it holds <path>.trellis (what
+// exllamav3's loader keys on), quantized when it holds <path>.scales, dense otherwise. Every linear of the map,
+// the output head included, may be EXL3; the embedding table is looked up by row and never is.
+func (l Linear) Storage(has func(name string) bool) Storage {
+	switch {
+	case has(l.Path + ".trellis"):
+		return StoredEXL3
+	case has(l.Path + ".scales"):
+		return StoredQuantized
+	}
+	return StoredDense
+}
+
 // Fused reports whether the module stacks several slots.
 func (l Linear) Fused() bool { return len(l.Parts) > 1 }
 
@@ -323,11 +345,11 @@ func (m *Map) All() []Tensor {
 	return out
 }
 
-// OutputHead is the output projection a checkpoint binds: lm_head when it holds one (dense or quantized), else
-// the embedding table. A checkpoint without lm_head is tied whatever tie_word_embeddings says, as mlx-lm
-// treats it.
+// OutputHead is the output projection a checkpoint binds: lm_head when it holds one (dense, quantized or EXL3:
+// exllamav3 stores the head, tied or not, at head_bits), else the embedding table. A checkpoint without lm_head
+// is tied whatever tie_word_embeddings says, as mlx-lm treats it.
 func (m *Map) OutputHead(has func(name string) bool) Linear {
-	if has(m.Head.Path+".weight") || has(m.Head.Path+".scales") {
+	if has(m.Head.Path+".weight") || m.Head.Storage(has) != StoredDense {
 		return m.Head
 	}
 	return m.TiedHead

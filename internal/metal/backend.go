@@ -21,6 +21,7 @@ import (
 
 	"github.com/mlxbun/mlxbun/internal/backend"
 	"github.com/mlxbun/mlxbun/internal/dtype"
+	"github.com/mlxbun/mlxbun/internal/exl3"
 	"github.com/mlxbun/mlxbun/internal/rope"
 	"github.com/mlxbun/mlxbun/internal/trellis"
 )
@@ -230,8 +231,9 @@ type linear struct {
 	bits, group   int               // affine layers
 	words, scales *Tensor
 	biases, bias  *Tensor
-	dense         *Tensor // dense layers: bf16 [out, in]
-	keep          any     // the host memory a no-copy words buffer maps
+	dense         *Tensor       // dense layers: bf16 [out, in]
+	exl3          *exl3.Weights // EXL3 layers: the geometry and codebook (tiles in words, su in scales, sv in biases)
+	keep          any           // the host memory a no-copy words buffer maps
 }
 
 func (l *linear) In() int  { return l.in }
@@ -288,7 +290,7 @@ func (b *Backend) bf16Tensor(h backend.Host) (*Tensor, error) {
 	return t, nil
 }
 
-// LoadLinear places dense (as bf16), trellis or affine weights.
+// LoadLinear places dense (as bf16), trellis, affine or EXL3 weights.
 func (b *Backend) LoadLinear(spec backend.LinearSpec) (backend.Linear, error) {
 	l := &linear{in: spec.In, out: spec.Out}
 	var err error
@@ -311,6 +313,15 @@ func (b *Backend) LoadLinear(spec backend.LinearSpec) (backend.Linear, error) {
 		if l.words, _, err = b.bytesTensor(u32Bytes(a.Packed), backend.I32); err == nil {
 			if l.scales, err = b.f32Tensor(a.Scales); err == nil {
 				l.biases, err = b.f32Tensor(a.Biases)
+			}
+		}
+	case spec.EXL3 != nil:
+		x := spec.EXL3
+		l.exl3 = &exl3.Weights{Geometry: x.Geometry, Codebook: x.Codebook, In: x.In, Out: x.Out}
+		words := unsafe.Slice((*uint32)(unsafe.Pointer(unsafe.SliceData(x.Tiles))), len(x.Tiles)/2)
+		if l.words, _, err = b.bytesTensor(u32Bytes(words), backend.I32); err == nil {
+			if l.scales, err = b.f32Tensor(x.SU); err == nil {
+				l.biases, err = b.f32Tensor(x.SV)
 			}
 		}
 	case spec.Dense != nil:
@@ -618,6 +629,9 @@ func (b *Backend) MatMul(dst, x backend.Tensor, w backend.Linear) {
 			v = trellis.Factored // the MMA decode forms compute the factored arithmetic
 		}
 		p, err = PlanTrellis(b.fam, *l.geom, n, v, l.bias != nil)
+	case l.exl3 != nil:
+		roles[RoleWords], roles[RolePre], roles[RolePost] = l.words, l.scales, l.biases
+		p, err = PlanEXL3(b.fam, l.exl3.Geometry, l.exl3.Codebook, l.in, l.out, n, l.bias != nil)
 	default:
 		roles[RoleWords], roles[RoleScales], roles[RoleBiases] = l.words, l.scales, l.biases
 		p, err = PlanAffine(b.fam, l.bits, l.group, l.out, l.in, n, l.bias != nil)

@@ -162,6 +162,12 @@ func emulatedCase(c verify.Case) bool {
 		// Every width at the fixture shape: the GEMV at 1..8 rows; the prompt GEMM (n=512) at 4 bits only (the
 		// emulator's cost; TestModelOnEmulator and the emulator's kernel tests run it at every width).
 		return strings.HasPrefix(c.Shape, "pycoder-12m affine") && (!strings.Contains(c.Shape, "n=512") || strings.Contains(c.Shape, "4-bit"))
+	case c.Op == "MatMul/exl3":
+		// Every K and codebook at one row, the fixture's 3-bit gate/up shape at 8 rows and in chunks (40 rows), the
+		// padded layer at 5; the rest (and the 512-row prompts) are the emulator's kernel tests' or a GPU's.
+		return strings.HasPrefix(c.Shape, "pycoder-12m") && !strings.Contains(c.Shape, "n=512") &&
+			(strings.Contains(c.Shape, "512→512, n=1") || strings.HasSuffix(c.Shape, "exl3 k3 mul1 512→1536, n=8") ||
+				strings.HasSuffix(c.Shape, "exl3 k3 mul1 512→1536, n=40") || strings.HasSuffix(c.Shape, "700→200, n=5"))
 	case strings.HasPrefix(c.Op, "MatMul/dense"):
 		return small && !strings.Contains(c.Shape, "n=512") // both forms (GEMV 1..8 rows, GEMM from 9) at 1..9 rows
 	case strings.HasPrefix(c.Op, "LoRA"):
@@ -196,7 +202,7 @@ func TestBackendOnEmulator(t *testing.T) {
 		}
 	}
 	t.Logf("%d cases through the backend (%v), %d emulated dispatches", len(cases), ops, rt.dispatches)
-	for _, op := range []string{"Embed", "RMSNorm/row", "Add", "SwiGLU", "Rope", "Attention", "Fused/Add+RMSNorm/norm", "MatMul/trellis", "MatMul/affine", "MatMul/dense", "Argmax",
+	for _, op := range []string{"Embed", "RMSNorm/row", "Add", "SwiGLU", "Rope", "Attention", "Fused/Add+RMSNorm/norm", "MatMul/trellis", "MatMul/affine", "MatMul/dense", "MatMul/exl3", "Argmax",
 		"AddScaled", "AddScaled/in-place", "LoRA/delta", "Hadamard", "Scale", "Softcap/in-place", "GeGLU", "AttentionWith"} {
 		if ops[op] == 0 {
 			t.Errorf("no %s case ran", op)
@@ -205,7 +211,7 @@ func TestBackendOnEmulator(t *testing.T) {
 	// The paths of the backend's own making ran: the fused Add + RMSNorm, split-K scratch, decode attention's
 	// scratch, rope's host-built cos/sin rows.
 	for _, fn := range []string{"add_rmsnorm_f32", "trellis_splitk_reduce", "attn_split_f32", "attn_combine_f32", "rope_f32",
-		"kv_store_f32", "gemv_bf16_m1", "gemm_bf16", "rmsnorm_rope_f32", "add_scaled_f32", "hadamard_f32", "scale_f32", "softcap_f32", "geglu_f32", "attn_win_split_f32", "attn_win_rows_f32", "kv_store_ring_f32"} {
+		"kv_store_f32", "gemv_bf16_m1", "gemm_bf16", "exl3_had_f32", "exl3_gemv_k3_mul1_m8", "rmsnorm_rope_f32", "add_scaled_f32", "hadamard_f32", "scale_f32", "softcap_f32", "geglu_f32", "attn_win_split_f32", "attn_win_rows_f32", "kv_store_ring_f32"} {
 		if rt.kernels[fn] == 0 {
 			t.Errorf("no %s dispatch: %v", fn, rt.kernels)
 		}
@@ -266,6 +272,21 @@ func TestModelOnEmulator(t *testing.T) {
 				if ran[fn] == 0 {
 					t.Errorf("no %s dispatch: %v", fn, ran)
 				}
+			}
+		}
+	})
+	// An EXL3 model exllamav3's converter made (3-bit mcg layers, a 6-bit mcg head): the sides and the GEMV at
+	// decode, the GEMV over chunks of 8 rows for the prompt.
+	// CI runs its layers through TestBackendOnEmulator; the model (100 s emulated on 2 shared cores) with
+	// MLXBUN_METAL_EMU_BIG=1.
+	t.Run("exl3", func(t *testing.T) {
+		if os.Getenv("MLXBUN_METAL_EMU_BIG") != "1" {
+			t.Skip("MLXBUN_METAL_EMU_BIG=1 runs it (CI time)")
+		}
+		ran := compareModel(t, testutil.Fixture(t, "exl3/pycoder-12m-exl3-3.0-mcg"))
+		for _, fn := range []string{"exl3_had_f32", "exl3_gemv_k3_mcg_m1", "exl3_gemv_k3_mcg_m8", "exl3_gemv_k6_mcg_m1"} {
+			if ran[fn] == 0 {
+				t.Errorf("no %s dispatch: %v", fn, ran)
 			}
 		}
 	})

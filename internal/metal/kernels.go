@@ -7,7 +7,7 @@
 //
 // API for the runtime (kept stable): PlanEmbed, PlanRMSNorm, PlanAddRMSNorm, PlanRMSNormRope, PlanRope (with
 // RopeCosSin), PlanAdd, PlanSwiGLU, PlanKVStore, PlanAttention, PlanArgmax, PlanBitmask, PlanDense, PlanTrellis,
-// PlanGateUp, PlanAffine, PlanExpand; the types Plan, Launch, Arg, Role, Family; Forms, Table, CompileFastMath.
+// PlanGateUp, PlanAffine, PlanExpand, PlanEXL3; the types Plan, Launch, Arg, Role, Family; Forms, Table, CompileFastMath.
 // Parameter structs are written little-endian, field for field as common.metal declares them (all 4-byte fields);
 // the emulator test compares their sizes with the compiled structs. A role a launch binds but the case does not
 // use (no bias, a single split's scratch) still needs some buffer bound at its index.
@@ -19,6 +19,7 @@ import (
 	"fmt"
 	"slices"
 
+	"github.com/mlxbun/mlxbun/internal/exl3"
 	"github.com/mlxbun/mlxbun/internal/rht"
 	"github.com/mlxbun/mlxbun/internal/rope"
 	"github.com/mlxbun/mlxbun/internal/trellis"
@@ -180,6 +181,13 @@ type HadamardParams struct {
 	HasPre, HasPost        uint32
 	Scale                  float32
 }
+type EXL3HadParams struct {
+	Rows, XCols, Cols, DCols uint32
+	XOff, DstOff             uint32
+	HasPre, HasPost, HasBias uint32
+	Scale                    float32
+}
+type EXL3GemvParams struct{ TK, TN, N, XOff, YOff uint32 }
 
 // ParamTypes maps each MSL parameter struct name to a zero value of its Go mirror (the layout test's list).
 var ParamTypes = map[string]any{
@@ -189,6 +197,7 @@ var ParamTypes = map[string]any{
 	"AffineParams": AffineParams{}, "SplitReduceParams": SplitReduceParams{}, "ExpandParams": ExpandParams{},
 	"DenseParams": DenseParams{}, "NormRopeParams": NormRopeParams{}, "ScaleParams": ScaleParams{},
 	"HadamardParams": HadamardParams{}, "WinAttnParams": WinAttnParams{},
+	"EXL3HadParams": EXL3HadParams{}, "EXL3GemvParams": EXL3GemvParams{},
 }
 
 func encode(p any) []byte {
@@ -462,6 +471,7 @@ var selection = []struct {
 	{Choice{"matmul_affine", "affine_gemv", "n ≤ 8, bits 2, 3, 4, 5, 6, 8, groups 32/64/128"}, func(n int) bool { return n <= 8 }},
 	{Choice{"matmul_affine", "affine_gemm", "n > 8 (prompts): weights decoded in f32 per tile, no expansion"}, func(int) bool { return true }},
 	{Choice{"expand", "trellis_expand", "a prompt GEMM's f16/bf16 weights"}, func(int) bool { return true }},
+	{Choice{"matmul_exl3", "exl3_gemv", "any n: the sides, the GEMV (prompts in chunks of 8 rows), the sides"}, func(int) bool { return true }},
 }
 
 // Table is the selection of family f and its status line.
@@ -557,6 +567,7 @@ func Forms() []Form {
 		Form{"trellis_expand", "expand", expand, "exact (bf16: trellis.BF16; f16: RoundF16 of trellis.Exact)"},
 		Form{"affine_gemv", "matmul_affine", aff, "1e-5"},
 		Form{"affine_gemm", "matmul_affine", affGemm, "1e-5"},
+		Form{"exl3_gemv", "matmul_exl3", exl3Functions(), "1e-5 (the sides bit-exact to rht.Apply, the weights to exl3.Weights.Inner)"},
 	)
 	return out
 }
@@ -772,4 +783,57 @@ func PlanDense(f Family, out, in, n int, hasBias bool) Plan {
 			[3]int{ceilDiv(out, 4), 1, 1}, [3]int{128, 1, 1}, p, roles...)}}
 	}
 	return Plan{Form: "dense_gemm", Launches: []Launch{launch("gemm_bf16", [3]int{ceilDiv(out, 32), ceilDiv(n, 32), 1}, [3]int{256, 1, 1}, p, roles...)}}
+}
+
+// ---- EXL3 (docs/exl3-format.md; exl3.metal) ----
+
+// exl3Rows are the GEMV's instantiated row counts.
+var exl3Rows = []int{1, 2, 4, 8}
+
+const exl3HadName = "exl3_had_f32"
+
+func exl3GemvName(k int, cb exl3.Codebook, m int) string {
+	return fmt.Sprintf("exl3_gemv_k%d_%s_m%d", k, cb, m)
+}
+
+// exl3Functions lists the EXL3 form's kernel functions: the sides and the GEMV at every K, codebook and row count.
+func exl3Functions() []string {
+	fns := []string{exl3HadName}
+	for k := exl3.MinK; k <= exl3.MaxK; k++ {
+		for _, cb := range []exl3.Codebook{exl3.ThreeInst, exl3.MCG, exl3.Mul1} {
+			for _, m := range exl3Rows {
+				fns = append(fns, exl3GemvName(k, cb, m))
+			}
+		}
+	}
+	return fns
+}
+
+// PlanEXL3 is y [n, out] = x [n, in]·Wᵀ (+ bias) over an EXL3 layer of geometry g and codebook cb: the input
+// side into the scratch (x' [n, PadIn]), the GEMV per chunk of at most 8 rows (y' [n, PadOut] after x' in the
+// scratch), the output side into dst. Roles: RoleWords the tiles as stored, RolePre su, RolePost sv (f32).
+func PlanEXL3(f Family, g exl3.Geometry, cb exl3.Codebook, in, out, n int, hasBias bool) (Plan, error) {
+	if g.K < exl3.MinK || g.K > exl3.MaxK || int(cb) > int(exl3.Mul1) || exl3.Padded(in) != g.PadIn() || exl3.Padded(out) != g.PadOut() || n < 1 {
+		return Plan{}, fmt.Errorf("metal: EXL3 layer %+v (%v) for %d→%d, %d rows", g, cb, in, out, n)
+	}
+	if selectForm(f, "matmul_exl3", n) != "exl3_gemv" {
+		return Plan{}, fmt.Errorf("metal: no EXL3 form for %d rows", n)
+	}
+	pk, pn := g.PadIn(), g.PadOut()
+	scale := rht.Scale(exl3.Block)
+	had := func(rows, xcols, cols, dcols, xoff int, pre, post bool) EXL3HadParams {
+		return EXL3HadParams{uint32(rows), uint32(xcols), uint32(cols), uint32(dcols), uint32(xoff), 0, b2u(pre), b2u(post), b2u(post && hasBias), scale}
+	}
+	groups := func(cols int) [3]int { return [3]int{ceilDiv(n*cols/exl3.Block, 4), 1, 1} }
+	p := Plan{Form: "exl3_gemv", ScratchBytes: 4 * n * (pk + pn)}
+	p.Launches = append(p.Launches, launch(exl3HadName, groups(pk), [3]int{128, 1, 1}, had(n, in, pk, pk, 0, true, false),
+		RoleScratch, RoleX, RolePre, RolePost, RoleBias))
+	for r0 := 0; r0 < n; r0 += 8 {
+		rows := min(8, n-r0)
+		p.Launches = append(p.Launches, launch(exl3GemvName(g.K, cb, roundRows(exl3Rows, rows)), [3]int{g.TilesN, 1, 1}, [3]int{256, 1, 1},
+			EXL3GemvParams{uint32(g.TilesK), uint32(g.TilesN), uint32(rows), uint32(r0 * pk), uint32(n*pk + r0*pn)}, RoleScratch, RoleWords))
+	}
+	p.Launches = append(p.Launches, launch(exl3HadName, groups(pn), [3]int{128, 1, 1}, had(n, pn, pn, out, n*pk, false, true),
+		RoleDst, RoleScratch, RolePre, RolePost, RoleBias))
+	return p, nil
 }

@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/mlxbun/mlxbun/internal/backend"
+	"github.com/mlxbun/mlxbun/internal/exl3"
 	"github.com/mlxbun/mlxbun/internal/trellis"
 )
 
@@ -93,6 +94,17 @@ func Required(f Family, q backend.Query) ([]string, error) {
 			add(p)
 		case backend.FormatAffine:
 			p, err := PlanAffine(f, q.Weight.Bits, q.Weight.Group, q.Out, q.In, n, true)
+			if err != nil {
+				return nil, fmt.Errorf("%d rows: %w", n, err)
+			}
+			add(p)
+		case backend.FormatEXL3:
+			cb, err := exl3.ParseCodebook(q.Weight.Code)
+			if err != nil {
+				return nil, err
+			}
+			g := exl3.Geometry{TilesK: exl3.Padded(q.In) / exl3.TileSide, TilesN: exl3.Padded(q.Out) / exl3.TileSide, K: q.Weight.Bits}
+			p, err := PlanEXL3(f, g, cb, q.In, q.Out, n, true)
 			if err != nil {
 				return nil, fmt.Errorf("%d rows: %w", n, err)
 			}

@@ -85,10 +85,11 @@ func (w *binder) linear(l family.Linear) []backend.Linear {
 	return res
 }
 
-// linearRot binds the module l.Path (<path>.weight, dense or quantized as the checkpoint stores it, + .bias) as one
-// backend linear per part: a fused module (Phi-3's qkv_proj, gate_up_proj) is split by output rows, of the dense
-// weight, of the trellis codes and their per-row scales, or of the affine codes, scales and biases. It returns
-// the module's rotations too (rotate.go), the bias already in the rotated output basis.
+// linearRot binds the module l.Path (<path>.weight dense or quantized, or EXL3's <path>.trellis, as the checkpoint
+// stores it, + .bias) as one backend linear per part: a fused module (Phi-3's qkv_proj, gate_up_proj) is split by
+// output rows, of the dense weight, of the trellis codes and their per-row scales, or of the affine codes, scales
+// and biases (EXL3 modules are whole: exl3.go). It returns the module's rotations too (rotate.go), the bias
+// already in the rotated output basis.
 func (w *binder) linearRot(l family.Linear) ([]backend.Linear, linRot) {
 	res := make([]backend.Linear, len(l.Parts))
 	if w.err != nil {
@@ -99,11 +100,16 @@ func (w *binder) linearRot(l family.Linear) ([]backend.Linear, linRot) {
 		return res, rot
 	}
 	whole := backend.LinearSpec{Name: l.Path, Out: l.Out, In: l.In}
-	if w.m.arch.Has(l.Path + ".scales") {
+	switch l.Storage(w.m.arch.Has) {
+	case family.StoredEXL3:
+		if !w.exl3(&whole, l) { // exl3.go
+			return res, rot
+		}
+	case family.StoredQuantized:
 		if !w.quantized(&whole, l.Path) {
 			return res, rot
 		}
-	} else {
+	default:
 		h, ok := w.host(l.WeightName(), l.WeightShape()...)
 		if !ok {
 			return res, rot

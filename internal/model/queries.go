@@ -46,7 +46,7 @@ func SyntheticQueries(name string) ([]backend.Query, error) {
 // (Gemma 4's per-layer inputs) and the output head; then one query per op beyond the Backend interface the
 // model needs (variations.go: windowed or softcapped attention, GeGLU, ...). Each query's weight is described
 // from its tensors' headers: dtype for dense weights, the quantization block's spec and the stored shape (the
-// 3-bit interleave) for quantized ones. A tensor missing, or shaped unlike the config implies, is an error
+// 3-bit interleave) for quantized ones, K and the codebook marker for EXL3 ones. A tensor missing, or shaped unlike the config implies, is an error
 // naming it.
 func SourceQueries(cfg *config.Model, src Source) ([]backend.Query, error) {
 	fam, err := family.For(cfg)
@@ -86,7 +86,11 @@ func SourceQueries(cfg *config.Model, src Source) ([]backend.Query, error) {
 
 // describe is the Weight of module l as src stores it.
 func describe(cfg *config.Model, src Source, l family.Linear) (backend.Weight, error) {
-	quantized := src.Has(l.Path + ".scales")
+	stored := l.Storage(src.Has)
+	if stored == family.StoredEXL3 {
+		return describeEXL3(cfg, src, l) // exl3.go
+	}
+	quantized := stored == family.StoredQuantized
 	name := l.Path + ".weight"
 	if !quantized {
 		name = l.WeightName()

@@ -195,7 +195,7 @@ func Run(inDir, outDir string, o Options, progress func(Event)) (*Report, error)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", inDir, err)
 	}
-	if cfg.Quant != nil {
+	if cfg.Quant != nil || cfg.EXL3 != nil {
 		return nil, fmt.Errorf("%s: config.json already has a quantization block; quantize an unquantized checkpoint", inDir)
 	}
 	arch, err := safetensors.OpenDir(inDir)

@@ -73,7 +73,8 @@ func Check(n, b int, pre, post []float32) error {
 // Apply is the reference rotation of one row: dst = post ⊙ H_b(pre ⊙ x)·f32(1/√b) per block of b, pre and post
 // sign vectors (nil: all +1) of len(x). The arithmetic every backend promises bit for bit: t = pre·x (exact);
 // butterfly stages h = 1, 2, 4, ..., b/2, each pair (j, j+h) of a run of 2h becoming (t_j + t_{j+h}, t_j − t_{j+h})
-// rounded to f32; then t·scale rounded once, and the sign of post applied (exact). dst may alias x.
+// rounded to f32; then t·scale rounded once, and the sign of post applied (exact). dst may alias x. EXL3 layers
+// (internal/exl3) pass vectors of signed scales as pre and post: each product is then one f32 rounding.
 func Apply(dst, x, pre, post []float32, b int) {
 	if err := Check(len(x), b, pre, post); err != nil || len(dst) != len(x) {
 		panic(fmt.Sprintf("rht: Apply of %d values into %d with block %d: %v", len(x), len(dst), b, err))

@@ -68,7 +68,7 @@ func writeBody(tmp *os.File, header []byte, sorted []backend.Host) error {
 // hfRank is each dtype's position in HF safetensors' Dtype enum (declared in increasing alignment); HF lays
 // tensors out by descending rank, then name. Must match safetensors/src/tensor.rs for byte-identical files.
 var hfRank = map[backend.DType]int{
-	backend.U8: 1, backend.I8: 2, backend.F16: 7, backend.BF16: 8, backend.I32: 9, backend.U32: 10,
+	backend.U8: 1, backend.I8: 2, backend.I16: 5, backend.F16: 7, backend.BF16: 8, backend.I32: 9, backend.U32: 10,
 	backend.F32: 11, backend.F64: 12, backend.I64: 13,
 }
 

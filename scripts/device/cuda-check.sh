@@ -44,6 +44,12 @@ if [ -d "$fixtures" ]; then
 	for f in $pyfiles; do
 		cp "$fixtures/trained/pycoder-12m/$f" .devdata/trained/pycoder-12m/ 2>/dev/null || true
 	done
+	# MLXBUN_DEV_EXL3: EXL3 fixture folders (exl3/NAME, exllamav3's converter output, ~5 MB each) for
+	# TestEXL3Models, e.g. MLXBUN_DEV_EXL3="pycoder-12m-exl3-3.0-mul1 pycoder-12m-exl3-3.0-mcg" (with
+	# MLXBUN_DEV_MODELS trimmed when the pack nears the 64 MiB a call carries); unset: none (the test skips).
+	for d in ${MLXBUN_DEV_EXL3:-}; do
+		mkdir -p .devdata/exl3 && cp -r "$fixtures/exl3/$d" .devdata/exl3/
+	done
 	# MLXBUN_DEV_EXTRA: folders copied into .devdata/quality/ (quantized artifacts a device phase reads).
 	for d in ${MLXBUN_DEV_EXTRA:-}; do
 		mkdir -p .devdata/quality && cp -r "$d" .devdata/quality/

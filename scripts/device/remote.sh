@@ -18,6 +18,8 @@
 #   fusion       conformance: the fused op sequences (with their launch counts) and graph record/replay
 #   conformance  all of TestConformance at once (the four phases above)
 #   models       every fixture model: prompt logits vs golden, greedy continuation; quantized KL; LoRA adapters
+#   exl3         the EXL3 layers' conformance cases (TestConformance/MatMul/exl3) and TestEXL3Models: the EXL3 fixtures
+#                cuda-check.sh copied (MLXBUN_DEV_EXL3) against the CPU and exllamav3's logits and bits/byte
 #   timing       benchmarks: GEMV µs at the 14B shapes; pycoder decode with and without graphs
 #   lab          benchmark: every GEMV form and k-split at the 14B and 0.6B decode shapes (promote by hand)
 #   synthetic    the CLI: mlxbun bench --synthetic <preset> --device cuda --profile -r 3 for each preset in
@@ -82,6 +84,10 @@ for p in "${phases[@]}"; do
 	fusion) run_phase fusion 150 "$C" -test.run "$(conf '^(Fused|Record)')" ;;
 	conformance) run_phase conformance 590 "$C" -test.run '^TestConformance$' ;;
 	models) run_phase models 200 "$C" -test.run '^(TestBackendModels|TestQuantizedKL|TestAdapters)$' ;;
+	exl3)
+		run_phase exl3-conformance 300 "$C" -test.run "$(conf '^MatMul')/^exl3 "
+		run_phase exl3-models 300 "$C" -test.run '^TestEXL3Models$'
+		;;
 	timing) run_phase timing 200 "$C" -test.run '^$' -test.bench '^(BenchmarkGEMV|BenchmarkDecode)$' -test.benchtime 200x ;;
 	lab) run_phase lab 300 "$C" -test.run '^$' -test.bench '^BenchmarkGEMVLab$' -test.benchtime 40x ;;
 	synthetic | bench)

@@ -13,7 +13,7 @@
 #     COMMIT   default HEAD
 #   → .peers/exllamav3.tgz (top folder exllamav3/, with .commit in it), .peers/exllamav3.commit,
 #     .peers/fixtures/qwen3-tokenizer/{tokenizer.json.gz,tokenizer_config.json},
-#     .peers/fixtures/pycoder-12m/{config,generation_config,tokenizer,tokenizer_config}.json, model.safetensors, heldout.txt
+#     .peers/fixtures/pycoder-12m/{config,generation_config,tokenizer,tokenizer_config,golden}.json, model.safetensors, heldout.txt
 set -euo pipefail
 src=${1:-/work/.mirror/turboderp-org+exllamav3/repo}
 rev=${2:-HEAD}
@@ -39,7 +39,8 @@ mv -f "$tmp/exllamav3.tgz" "$root/.peers/exllamav3.tgz"
 printf 'exllamav3 %s %s\n' "$version" "$commit" >"$root/.peers/exllamav3.commit"
 log "exported $commit (version $version): $(du -h "$root/.peers/exllamav3.tgz" | cut -f1) .peers/exllamav3.tgz"
 
-# Fixtures: the Qwen3 tokenizer and pycoder-12m less what no peer script reads (calib.txt, prompt_logits.f32).
+# Fixtures: the Qwen3 tokenizer and pycoder-12m less what no peer script reads (calib.txt, prompt_logits.f32); its
+# golden.json gives scripts/device/exl3_goldens.py the golden prompt.
 fx="$root/.peers/fixtures"
 mkdir -p "$fx/qwen3-tokenizer" "$fx/pycoder-12m"
 for f in tokenizer.json tokenizer_config.json; do
@@ -48,7 +49,7 @@ done
 cp -f "$shared/tokenizers/qwen3/tokenizer_config.json" "$fx/qwen3-tokenizer/"
 gzip -9 -c "$shared/tokenizers/qwen3/tokenizer.json" >"$tmp/tokenizer.json.gz"
 mv -f "$tmp/tokenizer.json.gz" "$fx/qwen3-tokenizer/tokenizer.json.gz"
-for f in config.json generation_config.json model.safetensors tokenizer.json tokenizer_config.json heldout.txt; do
+for f in config.json generation_config.json model.safetensors tokenizer.json tokenizer_config.json heldout.txt golden.json; do
 	[ -f "$shared/trained/pycoder-12m/$f" ] || { log "missing $shared/trained/pycoder-12m/$f"; exit 1; }
 	cp -f "$shared/trained/pycoder-12m/$f" "$fx/pycoder-12m/$f"
 done

@@ -46,6 +46,13 @@ struct WinAttnParams {
     float softcap;         // > 0: scores capped as tanh(s/c)·c
 };
 struct ScaleParams { uint n; float s; };          // add_scaled, scale (s), softcap (s = the cap c)
+struct EXL3HadParams {
+    uint rows, xcols, cols, dcols;      // rows of xcols inputs padded to cols (runs of 128), dcols outputs kept
+    uint x_off, dst_off;                // element offsets of x and dst in their buffers
+    uint has_pre, has_post, has_bias;   // which of pre, post, bias are read
+    float scale;                        // f32(1/√128)
+};
+struct EXL3GemvParams { uint tk, tn, n, x_off, y_off; }; // tiles [tk, tn], rows, offsets of x and y in the buffer
 struct HadamardParams {
     uint rows, cols, b;     // rows of cols values rotated in runs of b (a power of two, 2..8192)
     uint threads;           // threads per threadgroup (the pair loop's stride)

@@ -39,6 +39,7 @@ var kernelTests = []struct {
 	{"pointwise", testPointwise},
 	{"hadamard", testHadamard},
 	{"windowed", testWindowed},
+	{"exl3", testEXL3},
 }
 
 func TestKernels(t *testing.T) {
@@ -166,6 +167,14 @@ func TestMutations(t *testing.T) {
 			"            hsh[j + h] = u - v;\n        }\n        threadgroup_barrier(mem_flags::mem_threadgroup);\n",
 			"            hsh[j + h] = u - v;\n        }\n",
 			testHadamard, nil, "hadamard_f32"},
+		{"exl3 tile words barrier removed", "exl3.metal",
+			"        for (uint i = lane; i < nw; i += 32u) w[i] = t[i];\n        simdgroup_barrier(mem_flags::mem_threadgroup);\n",
+			"        for (uint i = lane; i < nw; i += 32u) w[i] = t[i];\n",
+			testEXL3, nil, "exl3_gemv_k1_3inst_m1"},
+		{"exl3 butterfly upper element", "exl3.metal",
+			"            v[e] = upper ? q - v[e] : v[e] + q;",
+			"            v[e] = upper ? v[e] - q : v[e] + q;",
+			testEXL3, nil, "exl3_had_f32"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

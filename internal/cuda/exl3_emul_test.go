@@ -1,0 +1,360 @@
+// exl3.cu's arithmetic transcribed line for line into Go and checked against the reference (internal/exl3,
+// rht.Apply) with no GPU: the constants, the codebook decode with the PTX conversions, the state window of a tile's
+// words, the lane → weight mapping, the warp-shuffle Hadamard, the GEMV's work split and reduction order, and the
+// expansion's transposed store. A change to those kernel lines must be mirrored here.
+
+package cuda
+
+import (
+	"math"
+	"math/rand/v2"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/mlxbun/mlxbun/internal/dtype"
+	"github.com/mlxbun/mlxbun/internal/exl3"
+	"github.com/mlxbun/mlxbun/internal/rht"
+	cudashaders "github.com/mlxbun/mlxbun/shaders/cuda"
+)
+
+// exl3H2F and exl3RoundH are cvt.f32.f16 and cvt.rn.f16.f32 (round to nearest even) by their bits.
+func exl3H2F(h uint32) float32     { return dtype.F16ToF32(uint16(h)) }
+func exl3RoundH(f float32) float32 { return dtype.F16ToF32(dtype.F32ToF16(f)) }
+
+// exl3DecodeDev is exl3_decode<CB>: fmaf's exact f32 result (the sum is exact in f32, so the float64 FMA rounded
+// to f32 is fmaf's), __fadd_rn of two fp16 halves (exact).
+func exl3DecodeDev(cb exl3.Codebook, s uint32) float32 {
+	if cb == exl3.Mul1 {
+		x := s * 0x83DCD12D
+		sum := x&0xff + x>>8&0xff + x>>16&0xff + x>>24 // dp4a.u32.u32 against 0x01010101
+		return exl3RoundH(float32(math.FMA(float64(1024+float32(sum)), float64(math.Float32frombits(0x3bddc000)), float64(math.Float32frombits(0xc1262000)))))
+	}
+	x := s*89226354 + 64248484
+	if cb == exl3.MCG {
+		x = s * 0xCBAC1FED
+	}
+	x = x&0x8fff8fff ^ 0x3b603b60
+	return exl3RoundH(exl3H2F(x&0xffff) + exl3H2F(x>>16))
+}
+
+// exl3StateDev is exl3_state<K> over a tile's 32-bit words.
+func exl3StateDev(w []uint32, k, t int) uint32 {
+	nw := 8 * k
+	b1 := (t+1)*k + 256*k
+	b0 := b1 - 16
+	i0, i1 := b0>>5, (b1-1)>>5
+	m := uint64(w[i0%nw])<<32 | uint64(w[i1%nw])
+	return uint32(m>>((i1+1)*32-b1)) & 0xffff
+}
+
+// exl3PosDev is exl3_pos.
+func exl3PosDev(lane, j int) (r, c int) {
+	return (lane&3)*2 + (j & 1) + 8*((j>>1)&1), (lane >> 2) + 8*(j>>2)
+}
+
+// tileWords reads a tile's int16 elements as the kernels' 32-bit words (element 2m the low half).
+func tileWords(tile []uint16) []uint32 {
+	w := make([]uint32, len(tile)/2)
+	for m := range w {
+		w[m] = uint32(tile[2*m]) | uint32(tile[2*m+1])<<16
+	}
+	return w
+}
+
+func TestEXL3Constants(t *testing.T) {
+	src := cudashaders.Sources["exl3.cu"]
+	for name, want := range map[string]float32{"exl3_mul1_inv": dtype.F16ToF32(0x1eee), "exl3_mul1_bias": dtype.F16ToF32(0xc931)} {
+		m := regexp.MustCompile(name + `\(\) \{ return __uint_as_float\(0x([0-9a-f]+)u\); \}`).FindStringSubmatch(src)
+		if m == nil {
+			t.Fatalf("exl3.cu: %s's bit pattern not found", name)
+		}
+		bits, _ := strconv.ParseUint(m[1], 16, 32)
+		if math.Float32frombits(uint32(bits)) != want {
+			t.Errorf("%s = %v, want %v", name, math.Float32frombits(uint32(bits)), want)
+		}
+	}
+	for _, c := range []string{"0x83DCD12Du", "0xCBAC1FEDu", "89226354u", "64248484u", "0x8fff8fffu", "0x3b603b60u"} {
+		if !strings.Contains(src, c) {
+			t.Errorf("exl3.cu does not hold the constant %s", c)
+		}
+	}
+	if exl3.MCGMult != 0xCBAC1FED || exl3.Mul1Mult != 0x83DCD12D {
+		t.Errorf("exl3's multipliers %#x, %#x", exl3.MCGMult, exl3.Mul1Mult)
+	}
+}
+
+// TestEXL3DecodeDev: the device decode of every state of every codebook, bit for bit exl3.Codebook.Decode.
+func TestEXL3DecodeDev(t *testing.T) {
+	for _, cb := range exl3Codebooks {
+		for s := range uint32(1 << 16) {
+			if got, want := exl3DecodeDev(cb, s), cb.Decode(uint16(s)); math.Float32bits(got) != math.Float32bits(want) {
+				t.Fatalf("%v(%d): device %v, reference %v", cb, s, got, want)
+			}
+		}
+	}
+}
+
+// randomTile is one tile of random K-bit codes as stored.
+func randomTile(rng *rand.Rand, k int) []uint16 {
+	codes := make([]uint16, exl3.TileSize)
+	for i := range codes {
+		codes[i] = uint16(rng.IntN(1 << k))
+	}
+	return exl3.Pack(codes, k)
+}
+
+func TestEXL3StateDev(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	for k := exl3.MinK; k <= exl3.MaxK; k++ {
+		tile := randomTile(rng, k)
+		w := tileWords(tile)
+		for pos := range exl3.TileSize {
+			if got, want := exl3StateDev(w, k, pos), uint32(exl3.State(tile, k, pos)); got != want {
+				t.Fatalf("K %d position %d: device %#x, reference %#x", k, pos, got, want)
+			}
+		}
+	}
+	for lane := range 32 {
+		for j := range 8 {
+			r, c := exl3PosDev(lane, j)
+			if wr, wc := exl3.Position(8*lane + j); r != wr || c != wc {
+				t.Fatalf("lane %d j %d: (%d, %d), want (%d, %d)", lane, j, r, c, wr, wc)
+			}
+		}
+	}
+}
+
+// exl3HadDev is exl3_had over one row: each warp's run of 128 columns, lane l holding columns 4l..4l+3.
+func exl3HadDev(x, pre, post, bias []float32, xcols, cols, dcols int) []float32 {
+	dst := make([]float32, dcols)
+	scale := rht.Scale(exl3.Block)
+	for run := 0; run < cols/128; run++ {
+		var v [32][4]float32
+		for lane := range 32 {
+			for e := range 4 {
+				c := run*128 + 4*lane + e
+				a := float32(0)
+				if c < xcols {
+					a = x[c]
+				}
+				if pre != nil {
+					a *= pre[c]
+				}
+				v[lane][e] = a
+			}
+			t0, t1, t2, t3 := v[lane][0]+v[lane][1], v[lane][0]-v[lane][1], v[lane][2]+v[lane][3], v[lane][2]-v[lane][3]
+			v[lane] = [4]float32{t0 + t2, t1 + t3, t0 - t2, t1 - t3}
+		}
+		for m := 1; m < 32; m <<= 1 {
+			old := v
+			for lane := range 32 {
+				for e := range 4 {
+					p := old[lane^m][e]
+					if lane&m != 0 {
+						v[lane][e] = p - old[lane][e]
+					} else {
+						v[lane][e] = old[lane][e] + p
+					}
+				}
+			}
+		}
+		for lane := range 32 {
+			for e := range 4 {
+				c := run*128 + 4*lane + e
+				a := v[lane][e] * scale
+				if post != nil {
+					a *= post[c]
+				}
+				if c < dcols {
+					if bias != nil {
+						a += bias[c]
+					}
+					dst[c] = a
+				}
+			}
+		}
+	}
+	return dst
+}
+
+// TestEXL3HadDev: the warp-shuffle Hadamard, bit for bit rht.Apply (with the zero padding and the cut, and the
+// bias added after, as the CPU's EXL3 forward and linear do).
+func TestEXL3HadDev(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	vec := func(n int) []float32 {
+		v := make([]float32, n)
+		for i := range v {
+			v[i] = float32(rng.NormFloat64())
+		}
+		return v
+	}
+	const cols = 384
+	for _, c := range []struct{ xcols, dcols int }{{384, 384}, {300, 384}, {384, 257}} {
+		x, pre, post, bias := vec(c.xcols), vec(cols), vec(cols), vec(c.dcols)
+		ref := make([]float32, cols)
+		copy(ref, x)
+		rht.Apply(ref, ref, pre, post, exl3.Block)
+		got := exl3HadDev(x, pre, post, bias, c.xcols, cols, c.dcols)
+		for i := range got {
+			if want := ref[i] + bias[i]; math.Float32bits(got[i]) != math.Float32bits(want) {
+				t.Fatalf("%+v column %d: %v, want %v", c, i, got[i], want)
+			}
+		}
+	}
+}
+
+// exl3GemvDev is EXL3_GEMV over a layer: block nb per tile column, warp w over tiles kb ≡ w (mod 8), each lane's
+// 2·n fused multiply-add sums, the lanes of a column pair added by shuffles xor 1 then 2, the warps in order.
+func exl3GemvDev(w *exl3.Weights, x []float32, n int) []float32 {
+	tk, tn, pk, pn := w.TilesK, w.TilesN, w.PadIn(), w.PadOut()
+	y := make([]float32, n*pn)
+	fma := func(a, b, c float32) float32 { return float32(math.FMA(float64(a), float64(b), float64(c))) }
+	for nb := range tn {
+		var red [8][][16]float32
+		for warp := range 8 {
+			acc := make([][32][2]float32, n)
+			for kb := warp; kb < tk; kb += 8 {
+				sw := tileWords(w.Tile(w.Tiles, kb, nb))
+				for lane := range 32 {
+					for j := range 8 {
+						r, _ := exl3PosDev(lane, j)
+						wt := exl3DecodeDev(w.Codebook, exl3StateDev(sw, w.K, 8*lane+j))
+						for m := range n {
+							acc[m][lane][j>>2] = fma(wt, x[m*pk+kb*16+r], acc[m][lane][j>>2])
+						}
+					}
+				}
+			}
+			red[warp] = make([][16]float32, n)
+			for m := range n {
+				for h := range 2 {
+					var s [32]float32
+					for lane := range 32 {
+						s[lane] = acc[m][lane][h]
+					}
+					for _, o := range []int{1, 2} {
+						old := s
+						for lane := range 32 {
+							s[lane] = old[lane] + old[lane^o]
+						}
+					}
+					for lane := 0; lane < 32; lane += 4 {
+						red[warp][m][lane>>2+8*h] = s[lane]
+					}
+				}
+			}
+		}
+		for m := range n {
+			for c := range 16 {
+				s := red[0][m][c]
+				for warp := 1; warp < 8; warp++ {
+					s += red[warp][m][c]
+				}
+				y[m*pn+nb*16+c] = s
+			}
+		}
+	}
+	return y
+}
+
+// randomEXL3Layer is a layer of random codes with fp16 sign-and-scale vectors of magnitude about 1/√(in·out)^½.
+func randomEXL3Layer(t *testing.T, rng *rand.Rand, in, out, k int, cb exl3.Codebook) *exl3.Weights {
+	t.Helper()
+	g := exl3.Geometry{TilesK: exl3.Padded(in) / 16, TilesN: exl3.Padded(out) / 16, K: k}
+	var tiles []uint16
+	for range g.TilesK * g.TilesN {
+		tiles = append(tiles, randomTile(rng, k)...)
+	}
+	vec := func(n int, s float64) []float32 {
+		v := make([]float32, n)
+		for i := range v {
+			v[i] = dtype.RoundF16(float32(s * (0.5 + rng.Float64()) * float64(1-2*rng.IntN(2))))
+		}
+		return v
+	}
+	w, err := exl3.New(g, cb, in, out, tiles, vec(g.PadIn(), math.Pow(float64(in), -0.25)), vec(g.PadOut(), math.Pow(float64(in), -0.25)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return w
+}
+
+// TestEXL3LayerDev: the three launches of a decode MatMul (the sides around the GEMV), emulated, against the CPU's
+// EXL3 forward (exl3.Weights.MatMul), for several K, every codebook and a padded layer.
+func TestEXL3LayerDev(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	for _, c := range []struct {
+		in, out, k, n int
+		cb            exl3.Codebook
+	}{{256, 384, 2, 1, exl3.Mul1}, {1152, 256, 3, 3, exl3.MCG}, {200, 130, 6, 8, exl3.ThreeInst}, {128, 128, 8, 2, exl3.Mul1}} {
+		w := randomEXL3Layer(t, rng, c.in, c.out, c.k, c.cb)
+		x := make([]float32, c.n*c.in)
+		for i := range x {
+			x[i] = float32(rng.NormFloat64())
+		}
+		bias := make([]float32, c.out)
+		for i := range bias {
+			bias[i] = float32(rng.NormFloat64())
+		}
+		pk, pn := w.PadIn(), w.PadOut()
+		xr := make([]float32, c.n*pk)
+		for m := range c.n {
+			copy(xr[m*pk:], exl3HadDev(x[m*c.in:(m+1)*c.in], w.SU, nil, nil, c.in, pk, pk))
+		}
+		yr := exl3GemvDev(w, xr, c.n)
+		ref := make([]float32, c.n*c.out)
+		w.MatMul(ref, x, c.n)
+		var maxRef, maxErr float64
+		for m := range c.n {
+			got := exl3HadDev(yr[m*pn:(m+1)*pn], nil, w.SV, bias, pn, pn, c.out)
+			for o := range c.out {
+				want := ref[m*c.out+o] + bias[o]
+				maxRef = max(maxRef, math.Abs(float64(want)))
+				maxErr = max(maxErr, math.Abs(float64(got[o]-want)))
+			}
+		}
+		t.Logf("%+v: max|err| %.3g of max|y| %.3g", c, maxErr, maxRef)
+		if maxErr > 1e-5*maxRef {
+			t.Errorf("%+v: max|err| %.3g > 1e-5·%.3g", c, maxErr, maxRef)
+		}
+	}
+}
+
+// TestEXL3ExpandDev: EXL3_EXPAND's store (position → transposed shared tile → 16 rows of 16 values) writes
+// bf16(Ŵᵀ), each weight once.
+func TestEXL3ExpandDev(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 8))
+	w := randomEXL3Layer(t, rng, 256, 384, 5, exl3.ThreeInst)
+	pk, pn := w.PadIn(), w.PadOut()
+	got := make([]uint16, pn*pk)
+	written := make([]int, pn*pk)
+	for tile := range w.TilesK * w.TilesN {
+		kb, nb := tile/w.TilesN, tile%w.TilesN
+		sw := tileWords(w.Tile(w.Tiles, kb, nb))
+		var st [16][16]uint16
+		for th := range 256 {
+			r, c := exl3PosDev(th>>3, th&7)
+			st[c][r] = dtype.F32ToBF16(exl3DecodeDev(w.Codebook, exl3StateDev(sw, w.K, th)))
+		}
+		for th := range 128 {
+			oc, p := th>>3, th&7
+			i := (nb*16+oc)*pk + kb*16 + 2*p
+			got[i], got[i+1] = st[oc][2*p], st[oc][2*p+1]
+			written[i]++
+			written[i+1]++
+		}
+	}
+	inner := w.Inner()
+	for o := range pn {
+		for k := range pk {
+			if written[o*pk+k] != 1 {
+				t.Fatalf("weight (%d, %d) written %d times", o, k, written[o*pk+k])
+			}
+			if want := dtype.F32ToBF16(inner[k*pn+o]); got[o*pk+k] != want {
+				t.Fatalf("weight (%d, %d): %#x, want %#x", o, k, got[o*pk+k], want)
+			}
+		}
+	}
+}
