@@ -156,11 +156,7 @@ func plan(headers []backend.Host, fam family.Family, cfg *config.Model, o Option
 	}
 	tm := fam.TensorsOf(cfg, func(n string) bool { return text[n] })
 	idx := layerLinears(tm)
-	held := map[string]bool{}
-	for _, h := range headers {
-		held[h.Name] = true
-	}
-	head := tm.OutputHead(func(name string) bool { return held[name] }).Path
+	head := tm.OutputHead(func(name string) bool { return text[name] }).Path // by the text model's names
 	items := make([]item, 0, len(headers))
 	used := make([]bool, len(o.Rules))
 	for _, h := range headers {
@@ -188,7 +184,7 @@ func plan(headers []backend.Host, fam family.Family, cfg *config.Model, o Option
 		switch t.Kind {
 		case family.KindTable:
 			it.role = roleKeep
-			if ok, _ := tableAffine(it.path, head, tm, o); ok {
+			if ok, _ := tableAffine(it.textPath, head, tm, o); ok {
 				it.role = roleAffine
 			}
 		case family.KindWeight:
@@ -216,7 +212,7 @@ func plan(headers []backend.Host, fam family.Family, cfg *config.Model, o Option
 			it.qspec = quantSpec(it.spec)
 		case roleAffine:
 			if it.in%affine8.GroupSize != 0 {
-				_, what := tableAffine(it.path, head, tm, o)
+				_, what := tableAffine(it.textPath, head, tm, o)
 				return nil, fmt.Errorf("tensor %q %v: %s needs in-features that are a multiple of %d", h.Name, h.Shape, what, affine8.GroupSize)
 			}
 			it.qspec = affine8

@@ -7,17 +7,12 @@ package quantize_test
 
 import (
 	"bytes"
-	"crypto/sha256"
-	"encoding/hex"
-	"fmt"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
-	"slices"
 	"testing"
 
 	"github.com/mlxbun/mlxbun/internal/quantize"
-	"github.com/mlxbun/mlxbun/internal/safetensors"
 	"github.com/mlxbun/mlxbun/internal/testutil"
 	"github.com/mlxbun/mlxbun/internal/trellis"
 )
@@ -64,7 +59,7 @@ func TestSearcherKeepsOutput(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if got := tensorsSHA(t, out); got != c.sha {
+			if got := testutil.TensorsSHA(t, out); got != c.sha {
 				t.Errorf("%s (searcher %T): tensors sha256 %s, recorded %s", c.name, s, got, c.sha)
 			}
 			b, err := os.ReadFile(filepath.Join(out, "model.safetensors"))
@@ -83,24 +78,3 @@ func TestSearcherKeepsOutput(t *testing.T) {
 	}
 }
 
-// tensorsSHA hashes every tensor of the model in dir in name order: name, dtype, shape and bytes.
-func tensorsSHA(t *testing.T, dir string) string {
-	t.Helper()
-	a, err := safetensors.OpenDir(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer a.Close()
-	names := a.Names()
-	slices.Sort(names)
-	h := sha256.New()
-	for _, n := range names {
-		x, err := a.Tensor(n)
-		if err != nil {
-			t.Fatal(err)
-		}
-		fmt.Fprintf(h, "%s %v %v %d\n", n, x.DType, x.Shape, len(x.Data))
-		h.Write(x.Data)
-	}
-	return hex.EncodeToString(h.Sum(nil))
-}
