@@ -77,4 +77,3 @@ func TestSearcherKeepsOutput(t *testing.T) {
 		}
 	}
 }
-
