@@ -16,7 +16,7 @@ import (
 	"github.com/mlxbun/mlxbun/internal/backend"
 	"github.com/mlxbun/mlxbun/internal/cpu"
 	"github.com/mlxbun/mlxbun/internal/model"
-	"github.com/mlxbun/mlxbun/internal/testutil"
+	"github.com/mlxbun/mlxbun/internal/testutil/artifact"
 )
 
 // TestHeadStorage quantizes a small tied and untied checkpoint (2 bits, L 6) under each --head/--embeddings
@@ -163,7 +163,7 @@ func TestPreHeadArtifacts(t *testing.T) {
 			if b, _ := os.ReadFile(filepath.Join(out, "config.json")); string(a) != string(b) {
 				t.Errorf("config.json: --head bf16 writes another config than the artifact written before the change")
 			}
-			if testutil.TensorsSHA(t, old) != testutil.TensorsSHA(t, out) {
+			if artifact.TensorsSHA(t, old) != artifact.TensorsSHA(t, out) {
 				t.Errorf("model.safetensors: --head bf16 writes other tensors than the artifact written before the change")
 			}
 			if again := forward(t, b, out); !slices.Equal(again, logits) {

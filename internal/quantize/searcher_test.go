@@ -14,6 +14,7 @@ import (
 
 	"github.com/mlxbun/mlxbun/internal/quantize"
 	"github.com/mlxbun/mlxbun/internal/testutil"
+	"github.com/mlxbun/mlxbun/internal/testutil/artifact"
 	"github.com/mlxbun/mlxbun/internal/trellis"
 )
 
@@ -59,7 +60,7 @@ func TestSearcherKeepsOutput(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if got := testutil.TensorsSHA(t, out); got != c.sha {
+			if got := artifact.TensorsSHA(t, out); got != c.sha {
 				t.Errorf("%s (searcher %T): tensors sha256 %s, recorded %s", c.name, s, got, c.sha)
 			}
 			b, err := os.ReadFile(filepath.Join(out, "model.safetensors"))

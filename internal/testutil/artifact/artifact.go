@@ -1,4 +1,5 @@
-package testutil
+// Package artifact compares model artifacts in tests by what their tensors hold.
+package artifact
 
 import (
 	"crypto/sha256"
