@@ -103,7 +103,10 @@ func Parse(configJSON, generationJSON []byte) (*Model, error) {
 	// size when a layer has a dense MLP.
 	// A MoE config without dense MLPs may leave intermediate_size out (Qwen3.5-MoE), but then names a valid
 	// moe_intermediate_size.
-	moe := c.atMost("moe_intermediate_size", c.positiveInt("moe_intermediate_size", false), maxDim)
+	moe := 0
+	if c.m["intermediate_size"] == nil { // else the family checks moe_intermediate_size with its other MoE keys
+		moe = c.atMost("moe_intermediate_size", c.positiveInt("moe_intermediate_size", false), maxDim)
+	}
 	m.IntermediateSize = c.atMost("intermediate_size", c.positiveInt("intermediate_size", moe == 0), maxDim)
 	m.NumKVHeads = c.atMost("num_key_value_heads", c.positiveInt("num_key_value_heads", false), maxDim)
 	m.HeadDim = c.atMost("head_dim", c.positiveInt("head_dim", false), maxDim)
