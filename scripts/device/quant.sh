@@ -379,6 +379,19 @@ viterbi() {
 	done
 }
 
+# headline: the figures issue 17 tracks, each bounded: 3/2/4-bit tg128 and pp512 with the default head, bf16,
+# and --batch 8 at 3 bits.
+headline() {
+	for k in 3 2 4; do
+		step "headline: bench qwen3-14b $k-bit"
+		timeout 90 $B bench --synthetic qwen3-14b --bits $k --device cuda -p 512 -n 128 -r 3 2>&1 | grep -E "pp512|tg128|peak|rror" | tee -a "$OUT/run.log"
+	done
+	step "headline: bench qwen3-14b 3-bit --batch 8"
+	timeout 60 $B bench --synthetic qwen3-14b --bits 3 --device cuda -p 0 -n 64 -r 2 --batch 8 2>&1 | grep -E "tg64|rror" | tee -a "$OUT/run.log"
+	step "headline: bench qwen3-14b bf16"
+	timeout 90 $B bench --synthetic qwen3-14b --device cuda -p 512 -n 128 -r 3 2>&1 | grep -E "pp512|tg128|peak|rror" | tee -a "$OUT/run.log"
+}
+
 phases=("$@")
 [ ${#phases[@]} -gt 0 ] || phases=(verify bench kl greedy ppl sass memcheck)
 for ph in "${phases[@]}"; do
