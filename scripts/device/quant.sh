@@ -392,6 +392,40 @@ headline() {
 	timeout 90 $B bench --synthetic qwen3-14b --device cuda -p 512 -n 128 -r 3 2>&1 | grep -E "pp512|tg128|peak|rror" | tee -a "$OUT/run.log"
 }
 
+# serve: scripts/device/serve-check.sh with issue 19's Qwen3-14B-shape lines (SYNTH=1), its log in serve.log.
+serve() {
+	step "serve: serve-check.sh SYNTH=1"
+	mkdir -p "$OUT/serve"
+	SYNTH=1 OUT="$OUT/serve" timeout ${SERVE_TIMEOUT:-300} bash scripts/device/serve-check.sh >"$OUT/serve.log" 2>&1
+	echo "serve-check exit $?" | tee -a "$OUT/run.log"
+	grep -E "PASS|FAIL|tokens/s|cached|drafts|tg128|speed-up|accept|×8|streams" "$OUT/serve.log" | head -40 | tee -a "$OUT/run.log"
+}
+
+# exl3: the EXL3 forms on CUDA against the CPU and exllamav3's figures (the fixtures cuda-check.sh copied).
+exl3() {
+	step "exl3: remote.sh exl3"
+	OUT="$OUT" timeout ${EXL3_TIMEOUT:-400} bash scripts/device/remote.sh exl3 >/dev/null 2>&1
+	echo "remote.sh exl3 exit $?" | tee -a "$OUT/run.log"
+	cat "$OUT/summary.txt" | head -60 | tee -a "$OUT/run.log"
+	grep -E "exl3|EXL3|KL|bits/byte|MISMATCH" "$OUT/tests.log" | grep -v "^=== RUN" | head -40 >>"$OUT/run.log"
+}
+
+# layouts: issue 20's wrapped-layout and qwen3_moe goldens from HF transformers (layouts.tar.gz under $OUT).
+layouts() {
+	step "layouts: layout_goldens.py"
+	timeout ${LAYOUTS_TIMEOUT:-240} python3 scripts/device/layout_goldens.py "$OUT/layouts.tar.gz" >"$OUT/layouts.log" 2>&1
+	echo "layout_goldens exit $?" | tee -a "$OUT/run.log"
+	tail -15 "$OUT/layouts.log" | tee -a "$OUT/run.log"
+}
+
+# profile: the per-kernel profile of the default 3-bit step (where the time of one token goes).
+profile() {
+	step "profile: bench qwen3-14b 3-bit --profile"
+	MLXBUN_CUDA_DEBUG=1 timeout 100 $B bench --synthetic qwen3-14b --bits 3 --device cuda -p 0 -n 16 -r 1 --profile >"$OUT/profile.md" 2>/tmp/profile-debug.log
+	echo "profile exit $?" | tee -a "$OUT/run.log"
+	head -60 "$OUT/profile.md" | tee -a "$OUT/run.log"
+}
+
 phases=("$@")
 [ ${#phases[@]} -gt 0 ] || phases=(verify bench kl greedy ppl sass memcheck)
 for ph in "${phases[@]}"; do
