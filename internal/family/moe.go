@@ -64,6 +64,14 @@ func moeOf(c *config.Model, k moeKeys) (MoE, error) {
 		return n
 	}
 	h.Experts, h.TopK, h.MoEInter = num("num_experts", k.experts), num("num_experts_per_tok", k.topK), num("moe_intermediate_size", k.inter)
+	// transformers 5 writes the expert count as num_local_experts (its attribute map keeps num_experts as the alias).
+	if v, ok := c.Raw["num_local_experts"]; ok && v != nil {
+		local := num("num_local_experts", 0)
+		if old, had := c.Raw["num_experts"]; had && old != nil && local != h.Experts && first == nil {
+			first = fmt.Errorf("num_experts %d and num_local_experts %d disagree", h.Experts, local)
+		}
+		h.Experts = local
+	}
 	if k.shared {
 		h.SharedInter = num("shared_expert_intermediate_size", k.sharedInter)
 	}

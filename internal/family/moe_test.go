@@ -116,11 +116,17 @@ func TestMoEConfig(t *testing.T) {
 		`,"norm_topk_prob":1`:          "norm_topk_prob must be true or false",
 		`,"decoder_sparse_step":-1`:    "decoder_sparse_step must be a non-negative integer",
 		`,"moe_intermediate_size":0.5`: "moe_intermediate_size must be a non-negative integer",
+		`,"num_local_experts":6`:       "num_experts 4 and num_local_experts 6 disagree",
+		`,"num_local_experts":-2`:      "num_local_experts must be a non-negative integer",
 	} {
 		if _, _, err := moeConfig(t, "qwen3_moe", extra); err == nil || !strings.Contains(err.Error(), msg) ||
 			!strings.HasPrefix(err.Error(), "config.json: qwen3_moe: ") {
 			t.Errorf("%s: %v, want %q", extra, err, msg)
 		}
+	}
+	// transformers 5 writes num_local_experts (the test's num_experts 4 agrees with it).
+	if _, _, err := moeConfig(t, "qwen3_moe", `,"num_local_experts":4`); err != nil {
+		t.Errorf("num_local_experts equal to num_experts: %v", err)
 	}
 	c, err := config.Parse([]byte(`{"model_type":"qwen3_moe","hidden_size":256,"num_hidden_layers":2,"num_attention_heads":4,
 		"vocab_size":1024,"num_experts":4,"moe_intermediate_size":128,"num_experts_per_tok":2,"mlp_only_layers":[1]}`), nil)
