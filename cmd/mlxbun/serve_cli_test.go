@@ -508,7 +508,8 @@ func TestDraftVerbs(t *testing.T) {
 		t.Errorf("bench --draft: %d\n%s\n%s", b.code, b.stdout, b.stderr)
 	}
 	st := mlxbun(t, "", "bench", "--model", dir, "--streams", "3", "-p", "40", "-n", "8", "-r", "1")
-	if st.code != 0 || !strings.Contains(st.stdout, "×3 streams") || !strings.Contains(st.stdout, "(24 cached") {
+	if st.code != 0 || !strings.Contains(st.stdout, "×3 streams (scheduler, with prefill)") ||
+		!strings.Contains(st.stdout, "×3 streams (scheduler, all decoding)") || !strings.Contains(st.stdout, "(24 cached") {
 		t.Errorf("bench --streams: %d\n%s\n%s", st.code, st.stdout, st.stderr)
 	}
 }

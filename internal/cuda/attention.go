@@ -120,6 +120,7 @@ type attnCase struct {
 	run                   bool          // rows are one sequence at consecutive positions (known from the written values)
 	positions             int64         // Σ (pos[r]+1) as last written, for the profiler's byte count; 0 when unknown
 	rowsMax               int64         // tuning.attnRowsMax: prompt chunks of less work run the f32 rows form
+	sms                   int           // multiprocessors (the split form's reach beyond decode batches)
 }
 
 // kvBytes is the cache traffic of reading every row's keys and values once per kv head (an estimate of half the
@@ -152,12 +153,19 @@ type attnPtrs struct {
 //     more work than tuning.attnRowsMax (2^16: a prompt of up to ~360 tokens from position 0, where either form
 //     takes a few µs; the rows form keeps q and the softmax weights in f32 where the tensor-core form rounds q, K,
 //     V and P to bf16).
+//   - split again for the other chunks of few rows (n·kv_heads < 4 blocks per multiprocessor): the rows form would
+//     give each of its n·kv_heads blocks a whole context to walk — a 16-row chunk at position 2032 of Qwen3-14B
+//     (the follow-up prompt of a cached conversation) runs 128 blocks over 2048 positions each, where the split
+//     form spreads the same work over 640.
 //   - rows: anything else (one block per row and kv head).
 var attnForms = []attnForm{
 	{name: "split", supports: func(a attnCase) bool { return a.n <= maxGemvRows && a.hd <= 32*attnEPTs[len(attnEPTs)-1] }, enqueue: enqueueAttnSplit},
 	{name: "prompt", supports: func(a attnCase) bool {
 		return a.run && slices.Contains(attnPromptHDs, a.hd) && (a.positions == 0 || a.positions > a.rowsMax)
 	}, enqueue: enqueueAttnPrompt},
+	{name: "split", supports: func(a attnCase) bool {
+		return a.n*a.kvHeads < 4*a.sms && a.hd <= 32*attnEPTs[len(attnEPTs)-1]
+	}, enqueue: enqueueAttnSplit},
 	{name: "rows", supports: func(a attnCase) bool { return a.hd <= 32*attnEPTs[len(attnEPTs)-1] }, enqueue: enqueueAttnRows},
 }
 

@@ -187,6 +187,9 @@ func TestSelection(t *testing.T) {
 		{attnCase{n: 1, heads: 40, kvHeads: 8, hd: 128}, "split"},
 		{attnCase{n: 512, heads: 40, kvHeads: 8, hd: 128, run: true}, "prompt"},
 		{attnCase{n: 512, heads: 40, kvHeads: 8, hd: 128}, "rows"},
+		{attnCase{n: 16, heads: 40, kvHeads: 8, hd: 128, run: true, positions: 16 * 2040, rowsMax: 1 << 16, sms: 132}, "split"},
+		{attnCase{n: 66, heads: 40, kvHeads: 8, hd: 128, run: true, positions: 66 * 2040, rowsMax: 1 << 16, sms: 132}, "prompt"},
+		{attnCase{n: 66, heads: 40, kvHeads: 8, hd: 128, sms: 132}, "rows"},
 		{attnCase{n: 100, heads: 4, kvHeads: 2, hd: 80, run: true}, "rows"},
 		{attnCase{n: 100, heads: 4, kvHeads: 2, hd: 512, run: true}, ""},
 	} {

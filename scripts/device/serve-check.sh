@@ -10,7 +10,7 @@
 # copied back; 8 concurrent streams (tokens/s against one); greedy output identical with and without n-gram
 # drafts (generate --draft ngram) and bench --draft's speed-up. DEVICE=cpu runs the same checks here.
 # SYNTH=1 adds issue 19's H200 lines on the Qwen3-14B shape at 3 bits: bench --batch 8 (the decode forms alone)
-# against bench --streams 8 (the same through the scheduler: want ≥ 80 %), whose second part prefills a 2048-token
+# against bench --streams 8 (the same through the scheduler; its "all decoding" row, want ≥ 80 %), whose second part prefills a 2048-token
 # prompt and then one sharing all but 16 of it (want the second ≤ 10 % of the first).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -95,6 +95,6 @@ fi
 "$BIN" bench --model "$MODEL" --device "$DEVICE" --draft ngram --draft-prompt "$tmp/edit.py" -n 128 -r 3 || status=1
 if [ "${SYNTH:-0}" = 1 ]; then
 	"$BIN" bench --synthetic qwen3-14b --bits 3 --device "$DEVICE" --batch 8 -p 16 -n 128 -r 3 || status=1
-	"$BIN" bench --synthetic qwen3-14b --bits 3 --device "$DEVICE" --streams 8 -p 2048 -n 128 -r 3 || status=1
+	"$BIN" bench --synthetic qwen3-14b --bits 3 --device "$DEVICE" --streams 8 -p 2048 -n 128 -r 3 --profile || status=1
 fi
 exit $status
