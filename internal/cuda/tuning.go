@@ -39,6 +39,11 @@ type tuning struct {
 	// SwiGLU folded) with one trellis_gemvg launch whose warps take two-row units from a counter. Measured (H200,
 	// 2026-12-01, 3-bit 14B tg128): 159.7 → 173.2 tok/s (+8.5 %; +12.8 % without PDL).
 	gemvGroup bool
+	// splitkFinish has the last block of each column tile of an axis-0 split-K launch (trellis_gemv0,
+	// trellis_mma0) add the splits' partials into y (splitk_finish, trellis.cu) instead of a trellis_splitk_reduce
+	// launch after it: one launch fewer per down projection, the same bits. Prediction (2026-12-02, before a GPU
+	// ran it): 40 launches fewer a token of Qwen3-14B, ~0.1 ms of the 5.75 ms step.
+	splitkFinish bool
 	// moeDense forces the Experts op's dense form at every row count (the routed form's comparison).
 	moeDense bool
 	// splitGemmMax bounds n·in·out of the small prompt GEMMs cublaslt_split serves (linear.go): 2^28 takes every
@@ -66,7 +71,7 @@ type tuning struct {
 // defaultTuning is the table for the devices measured so far (the NVIDIA H200).
 func defaultTuning() tuning {
 	return tuning{act8: [2]bool{true, true}, mmaRows: qmmaDefaultRows, mma0Rows: qmma0DefaultRows, pdl: true, gemvGroup: true,
-		splitGemmMax: 1 << 28, attnRowsMax: 1 << 16}
+		splitkFinish: true, splitGemmMax: 1 << 28, attnRowsMax: 1 << 16}
 }
 
 // tuneKey sets one field from its text; lab keys also switch the lab forms on.
@@ -83,6 +88,7 @@ var tuneKeys = map[string]tuneKey{
 	"mma0_rows":      {set: func(t *tuning, v string) error { return parseInt(&t.mma0Rows, v, 0, 8) }},
 	"pdl":            {set: func(t *tuning, v string) error { return parseBool(&t.pdl, v) }},
 	"gemv_group":     {set: func(t *tuning, v string) error { return parseBool(&t.gemvGroup, v) }},
+	"splitk_finish":  {set: func(t *tuning, v string) error { return parseBool(&t.splitkFinish, v) }},
 	"moe_dense":      {set: func(t *tuning, v string) error { return parseBool(&t.moeDense, v) }},
 	"split_gemm_max": {set: func(t *tuning, v string) error { return parseInt(&t.splitGemmMax, v, 0, 1<<62) }},
 	"attn_rows_max":  {set: func(t *tuning, v string) error { return parseInt(&t.attnRowsMax, v, 0, 1<<62) }},
