@@ -44,6 +44,10 @@ type tuning struct {
 	// launch after it: one launch fewer per down projection, the same bits. Prediction (2026-12-02, before a GPU
 	// ran it): 40 launches fewer a token of Qwen3-14B, ~0.1 ms of the 5.75 ms step.
 	splitkFinish bool
+	// attnFinish has the last split block of each (row, kv head) of decode attention run the combine for its query
+	// heads (attn_split_finish, attention.cu) instead of an attn_combine launch after it: the same bits, one
+	// launch fewer per attention layer. Prediction as splitkFinish (40 launches a token of Qwen3-14B).
+	attnFinish bool
 	// moeDense forces the Experts op's dense form at every row count (the routed form's comparison).
 	moeDense bool
 	// splitGemmMax bounds n·in·out of the small prompt GEMMs cublaslt_split serves (linear.go): 2^28 takes every
@@ -71,7 +75,7 @@ type tuning struct {
 // defaultTuning is the table for the devices measured so far (the NVIDIA H200).
 func defaultTuning() tuning {
 	return tuning{act8: [2]bool{true, true}, mmaRows: qmmaDefaultRows, mma0Rows: qmma0DefaultRows, pdl: true, gemvGroup: true,
-		splitkFinish: true, splitGemmMax: 1 << 28, attnRowsMax: 1 << 16}
+		splitkFinish: true, attnFinish: true, splitGemmMax: 1 << 28, attnRowsMax: 1 << 16}
 }
 
 // tuneKey sets one field from its text; lab keys also switch the lab forms on.
@@ -89,6 +93,7 @@ var tuneKeys = map[string]tuneKey{
 	"pdl":            {set: func(t *tuning, v string) error { return parseBool(&t.pdl, v) }},
 	"gemv_group":     {set: func(t *tuning, v string) error { return parseBool(&t.gemvGroup, v) }},
 	"splitk_finish":  {set: func(t *tuning, v string) error { return parseBool(&t.splitkFinish, v) }},
+	"attn_finish":    {set: func(t *tuning, v string) error { return parseBool(&t.attnFinish, v) }},
 	"moe_dense":      {set: func(t *tuning, v string) error { return parseBool(&t.moeDense, v) }},
 	"split_gemm_max": {set: func(t *tuning, v string) error { return parseInt(&t.splitGemmMax, v, 0, 1<<62) }},
 	"attn_rows_max":  {set: func(t *tuning, v string) error { return parseInt(&t.attnRowsMax, v, 0, 1<<62) }},
