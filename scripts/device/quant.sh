@@ -266,14 +266,19 @@ synth() {
 
 # ab: the tuning table's new settings (issue 17), each switched off alone and both together, 3-bit 14B decode
 # (graphs replayed; the first row is the default), then the per-kernel profile of the default and 2/4 bits.
+# ab: 3-bit tg128 under each MLXBUN_CUDA_TUNE setting of $AB (space-separated; "-" is the default table), then the
+# default's profile and 2/4 bits (AB_ONLY=1: the A/B rows alone).
 ab() {
-	for v in "" "pdl=0" "gemv_group=0" "pdl=0,gemv_group=0"; do
+	local v
+	for v in ${AB:-- pdl=0 gemv_group=0 pdl=0,gemv_group=0}; do
+		[ "$v" = - ] && v=""
 		step "ab: bench qwen3-14b 3-bit MLXBUN_CUDA_TUNE=$v"
 		echo "## MLXBUN_CUDA_TUNE=$v" >>"$OUT/ab.md"
 		MLXBUN_CUDA_TUNE=$v timeout 100 $B bench --synthetic qwen3-14b --bits 3 --device cuda -p 0 -n 128 -r 3 >>"$OUT/ab.md" 2>&1
 		echo "exit $?" >>"$OUT/ab.md"
 		grep -E "tg128|rror" "$OUT/ab.md" | tail -1 | tee -a "$OUT/run.log"
 	done
+	[ "${AB_ONLY:-0}" = 1 ] && return
 	step "ab: profile of the default, 3-bit"
 	MLXBUN_CUDA_DEBUG=1 timeout 100 $B bench --synthetic qwen3-14b --bits 3 --device cuda -p 0 -n 16 -r 1 --profile >"$OUT/profile.md" 2>/tmp/ab-debug.log
 	grep -E "joins|trellis_gemvg|tuning" /tmp/ab-debug.log | sort | uniq -c | head -20 >>"$OUT/run.log"
