@@ -17,6 +17,7 @@ import (
 	"runtime"
 	"slices"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -535,6 +536,19 @@ func TestVerifyProgress(t *testing.T) {
 		!strings.Contains(lines[1], "(last: Rope)") || !strings.HasPrefix(lines[3], "verify-kernels: 3 of 3 cases, 1 failed") {
 		t.Errorf("progress:\n%s", w.String())
 	}
+	// One long case still prints: the ticker names it while it runs (the 14B embedding table on the CPU used to
+	// keep --quick silent for minutes).
+	progressEvery = 20 * time.Millisecond
+	var long syncBuilder
+	l := newCaseProgress(&long, 2, false)
+	l.begin(verify.Case{Op: "Embed", Shape: "qwen3-14b vocab 151936 × 5120, 9 ids"})
+	time.Sleep(200 * time.Millisecond)
+	l.done(verifyResult("Embed", true))
+	l.finish()
+	if got := long.String(); !strings.Contains(got, "verify-kernels: 0 of 2 cases, 0 failed") ||
+		!strings.Contains(got, "(running: Embed qwen3-14b vocab 151936 × 5120, 9 ids)") {
+		t.Errorf("a long case printed:\n%s", got)
+	}
 	var quiet strings.Builder
 	q := newCaseProgress(&quiet, 1, true)
 	q.done(verifyResult("Rope", true))
@@ -688,6 +702,24 @@ func TestShortFlags(t *testing.T) {
 			t.Errorf("generate --%s does not resolve to --%s", alias, name)
 		}
 	}
+}
+
+// syncBuilder is a strings.Builder safe for the progress ticker's goroutine and the test's.
+type syncBuilder struct {
+	mu sync.Mutex
+	b  strings.Builder
+}
+
+func (s *syncBuilder) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuilder) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
 }
 
 func verifyResult(op string, pass bool) verify.Result {
