@@ -1,8 +1,9 @@
 // The hardening cases of the CLI, one table per class of what a user can run into: silent wrong answers (a value
 // the engine would cut, ignore or run as something else), misleading results (a run that "succeeds" measuring
 // nothing), the first run's rough edges, and the flag spellings people bring from mlx-lm and llama.cpp. Every
-// run is bounded (bounded): 10 s, 1 GiB of resident memory, a fresh TMPDIR that must stay empty; every error
-// case is one line on stderr with a failing exit and no goroutine dump.
+// run is bounded (bounded): 10 s, 1 GiB of resident memory, a fresh TMPDIR and working directory that must stay
+// empty; every error case is one line on stderr with a failing exit and no goroutine dump. The hangs and
+// out-of-memory crashes have their table in limits_cli_test.go.
 package main
 
 import (
@@ -35,15 +36,16 @@ import (
 
 // bounded runs mlxbun as a user would, within 10 s and 1 GiB of peak resident memory (a 4 GiB address-space limit
 // stops a runaway before it takes the machine: a Go binary reserves more than 1 GiB of address space up front),
-// with TMPDIR a fresh folder that must be empty afterwards.
+// with TMPDIR and the working directory fresh folders that must be empty afterwards.
 func bounded(t *testing.T, stdin string, args ...string) result {
 	t.Helper()
-	tmp := t.TempDir()
+	tmp, work := t.TempDir(), t.TempDir()
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	sh := append([]string{"-c", `ulimit -v 4194304 && exec "$0" "$@"`, binPath}, args...)
 	cmd := exec.CommandContext(ctx, "/bin/sh", sh...)
 	cmd.Env = append(os.Environ(), "TMPDIR="+tmp)
+	cmd.Dir = work
 	var out, errb strings.Builder
 	cmd.Stdout, cmd.Stderr = &out, &errb
 	cmd.Stdin = strings.NewReader(stdin)
@@ -60,8 +62,10 @@ func bounded(t *testing.T, stdin string, args ...string) result {
 	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok && runtime.GOOS == "linux" && ru.Maxrss > 1<<20 { // KiB
 		t.Errorf("mlxbun %v: peak resident memory %d MiB, over 1 GiB", args, ru.Maxrss>>10)
 	}
-	if left, _ := os.ReadDir(tmp); len(left) > 0 {
-		t.Errorf("mlxbun %v left %d entries in TMPDIR (first %s)", args, len(left), left[0].Name())
+	for where, dir := range map[string]string{"TMPDIR": tmp, "the working directory": work} {
+		if left, _ := os.ReadDir(dir); len(left) > 0 {
+			t.Errorf("mlxbun %v left %d entries in %s (first %s)", args, len(left), where, left[0].Name())
+		}
 	}
 	return result{out.String(), errb.String(), code}
 }
@@ -619,6 +623,12 @@ func TestFlagsPeopleType(t *testing.T) {
 		rec, _ = genJSON(t, "", append(base, "--prompt", "def ", "--grammar", `root ::= "ab" [0-9]`)...)
 		if len(rec.Text) != 3 || !strings.HasPrefix(rec.Text, "ab") {
 			t.Errorf("inline grammar: output %q", rec.Text)
+		}
+		// A schema longer than a file name may be (it used to fail "file name too long") is inline text too.
+		long := strings.Repeat(`{"anyOf":[`, 40) + `{"type":"integer"}` + strings.Repeat("]}", 40)
+		rec, _ = genJSON(t, "", append(base, "--prompt", "x = ", "-n", "3", "--json-schema", long)...)
+		if rec.Text == "" || strings.Trim(rec.Text, "-0123456789") != "" {
+			t.Errorf("long inline schema (an integer): output %q", rec.Text)
 		}
 		oneErrorLine(t, bounded(t, "", append([]string{"generate", "--device", "cpu"}, append(base, "--prompt", "x", "--json-schema", "nope.json")...)...),
 			"--json-schema nope.json: no such file")
