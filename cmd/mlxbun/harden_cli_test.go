@@ -95,6 +95,39 @@ func edited(t *testing.T, fixture string, edit func(map[string]any)) string {
 	return dir
 }
 
+// editedDir is a copy of the (flat) model directory src with its config.json edited.
+func editedDir(t *testing.T, src string, edit func(map[string]any)) string {
+	t.Helper()
+	dst := t.TempDir()
+	entries, err := os.ReadDir(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range entries {
+		b, err := os.ReadFile(filepath.Join(src, e.Name()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dst, e.Name()), b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	editConfig(t, dst, edit)
+	return dst
+}
+
+// trellisCoded quantizes tiny-qwen3 through the CLI (2 bits, L 4, groups of 64: well under a second) and returns
+// the artifact, whose shards carry the geometry records.
+func trellisCoded(t *testing.T) string {
+	t.Helper()
+	out := filepath.Join(t.TempDir(), "q2")
+	r := bounded(t, "", "quantize", "--model", testutil.Fixture(t, "models/tiny-qwen3"), "--out", out, "--bits", "2", "--L", "4", "--group-size", "64")
+	if r.code != 0 {
+		t.Fatalf("quantize: exit %d: %s", r.code, r.stderr)
+	}
+	return out
+}
+
 // genJSON runs generate with --json and decodes the record.
 func genJSON(t *testing.T, stdin string, args ...string) (genRecordOut, result) {
 	t.Helper()
@@ -137,6 +170,10 @@ func TestSilentWrongAnswers(t *testing.T) {
 	}
 	ids := "--prompt-ids=1,2,3"
 	cfg := func(fixture string, edit func(map[string]any)) string { return edited(t, fixture, edit) }
+	coded := trellisCoded(t)
+	trellisEdit := func(edit func(q map[string]any)) string {
+		return editedDir(t, coded, func(c map[string]any) { edit(c["quantization"].(map[string]any)) })
+	}
 	fullTypes := func(n int) []any {
 		lt := make([]any, n)
 		for i := range lt {
@@ -196,7 +233,21 @@ func TestSilentWrongAnswers(t *testing.T) {
 		{"system without a template", gen(py, "--prompt", "def", "--system", "be brief"), "", []string{"--system", "the model has none"}},
 		{"system with no-chat-template", gen(py, "--prompt", "def", "--system", "x", "--no-chat-template"), "", []string{"--no-chat-template turns off"}},
 		{"bench negative bits", []string{"bench", "--synthetic", "qwen3-14b", "--bits", "-1", "--dry-run"}, "", []string{"--bits -1"}},
+		// a trellis artifact's config edited after quantizing: the geometry records refuse it (it decoded garbage)
+		{"trellis L edited", gen(trellisEdit(func(q map[string]any) { q["trellis"].(map[string]any)["L"] = 5.0 }), ids), "", []string{
+			`tensor "model.layers.0.self_attn.q_proj.weight"`, "gives trellis.L 5, but the codes were written with 4", "edited after quantizing"}},
+		{"trellis group_size edited", gen(trellisEdit(func(q map[string]any) { q["group_size"] = 128.0 }), ids), "", []string{"gives group_size 128, but the codes were written with 64"}},
+		{"per-path L edited", gen(trellisEdit(func(q map[string]any) {
+			q["model.layers.1.mlp.down_proj"].(map[string]any)["trellis"].(map[string]any)["L"] = 6.0
+		}), ids), "", []string{`tensor "model.layers.1.mlp.down_proj.weight"`, "trellis.L 6"}},
+		{"per-path group_size edited", gen(trellisEdit(func(q map[string]any) { q["model.layers.0.mlp.down_proj"].(map[string]any)["group_size"] = 32.0 }), ids), "",
+			[]string{`tensor "model.layers.0.mlp.down_proj.weight"`, "group_size 32"}},
+		{"trellis bits edited", gen(trellisEdit(func(q map[string]any) { q["bits"] = 4.0 }), ids), "", []string{`tensor "model.layers.0.self_attn.q_proj.weight"`, "trellis codes of a"}},
 	})
+	// The unedited artifact runs.
+	if r := bounded(t, "", gen(coded, ids, "--max-tokens", "1")...); r.code != 0 {
+		t.Errorf("the quantized model: %s", r.stderr)
+	}
 	// The published configs still run: the refusals are about the values, not the keys.
 	for _, fx := range []string{"models/tiny-qwen3", "models/tiny-gemma2", "models/tiny-qwen3_5"} {
 		if r := bounded(t, "", "generate", "--model", testutil.Fixture(t, fx), ids, "--max-tokens", "1", "--device", "cpu"); r.code != 0 {
