@@ -334,6 +334,7 @@ func TestMisleadingResults(t *testing.T) {
 		{"negative seed", gen(qwen, ids, "--seed", "-1"), "", []string{`--seed "-1"`, "whole number from 0"}},
 		{"json-schema on a device", gen(qwen, ids, "--json-schema", "/dev/zero"), "", []string{"--json-schema /dev/zero", "not a file"}},
 		{"bench zero runs", bench("-r", "0", "-p", "4", "-n", "0"), "", []string{"-r 0"}},
+		{"bench runs past the bound", bench("-r", "99999999999", "-p", "4", "-n", "0"), "", []string{"-r 99999999999: want 1..1048576 runs per test"}},
 		{"bench negative prompt", bench("-p", "-5"), "", []string{"-p -5"}},
 		{"bench nothing to measure", bench("-p", "0", "-n", "0"), "", []string{"nothing to measure"}},
 		{"bench bits above 8", []string{"bench", "--synthetic", "qwen3-14b", "--bits", "9", "--device", "cpu"}, "", []string{"--bits 9"}},
@@ -733,6 +734,8 @@ func TestShortFlags(t *testing.T) {
 		"quantize":       {"m": "model"},
 		"verify-kernels": {"o": "output"},
 		"compile-ane":    {"m": "model"},
+		"serve":          {"m": "model", "c": "ctx-size"},
+		"chat":           {"m": "model", "c": "ctx-size"},
 	}
 	for _, c := range root.Commands() {
 		seen := map[string]string{}
