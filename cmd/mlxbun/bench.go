@@ -316,7 +316,7 @@ func runBench(cmd *cobra.Command, f *benchFlags) error {
 
 // checkBenchSizes range-checks -r and every -p and -n value: a cache of positions is int32-indexed.
 func checkBenchSizes(f *benchFlags) error {
-	if err := checkRange("bench: -r", f.reps, 1, 1<<20, "at least 1 run per test"); err != nil {
+	if err := checkRange("bench: -r", f.reps, 1, 1<<20, "1..1048576 runs per test"); err != nil {
 		return err
 	}
 	if err := checkRange("bench: --bits", f.bits, 0, trellis.MaxK, "0 (dense) or "+bitsRange()); err != nil {

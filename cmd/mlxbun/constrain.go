@@ -101,11 +101,14 @@ func (c *constraintFlags) parse(stdin io.Reader) (*grammar.Grammar, error) {
 // file exists and inline says it reads as the text (inline true then).
 func specText(flag, arg string, stdin io.Reader, inline func(string) bool) ([]byte, bool, error) {
 	if arg != "-" {
-		if _, err := os.Stat(arg); errors.Is(err, fs.ErrNotExist) {
+		// Any stat failure, not only a missing file: a long inline schema is a name too long to stat.
+		if _, err := os.Stat(arg); err != nil {
 			if inline(arg) {
 				return []byte(arg), true, nil
 			}
-			return nil, false, fmt.Errorf("%s %s: no such file (nor does it read as the text itself)", flag, arg)
+			if errors.Is(err, fs.ErrNotExist) {
+				return nil, false, fmt.Errorf("%s %s: no such file (nor does it read as the text itself)", flag, arg)
+			}
 		}
 	}
 	b, err := readArg(flag, arg, stdin, maxSpecBytes)

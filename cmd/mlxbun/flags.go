@@ -17,6 +17,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/mlxbun/mlxbun/internal/trellis"
+	"github.com/mlxbun/mlxbun/internal/userfile"
 )
 
 // aliases makes each key of to a second spelling of the flag it names in cmd: parsed as that flag, and listed in
@@ -60,7 +61,7 @@ func readArg(flag, path string, stdin io.Reader, limit int64) ([]byte, error) {
 // readArgPrefix is readArg that, with cut, returns the first limit bytes of a longer input instead of failing.
 func readArgPrefix(flag, path string, stdin io.Reader, limit int64, cut bool) ([]byte, error) {
 	r := stdin
-	what := "stdin"
+	what, pipe := "stdin", false
 	if path != "-" {
 		st, err := os.Stat(path)
 		if err != nil {
@@ -72,16 +73,19 @@ func readArgPrefix(flag, path string, stdin io.Reader, limit int64, cut bool) ([
 		case m&(fs.ModeDevice|fs.ModeCharDevice|fs.ModeSocket) != 0:
 			return nil, fmt.Errorf("%s %s: a device or socket, not a file (give - to read stdin)", flag, path)
 		}
-		f, err := os.Open(path)
+		f, err := userfile.OpenPipe(path) // a named pipe with no writer would otherwise wait forever
 		if err != nil {
 			return nil, fmt.Errorf("%s %s: %w", flag, path, unwrapPath(err))
 		}
 		defer f.Close()
-		r, what = f, path
+		r, what, pipe = f, path, st.Mode()&fs.ModeNamedPipe != 0
 	}
 	b, err := io.ReadAll(io.LimitReader(r, limit+1))
 	if err != nil {
 		return nil, fmt.Errorf("%s %s: %w", flag, what, unwrapPath(err))
+	}
+	if pipe && len(b) == 0 {
+		return nil, fmt.Errorf("%s %s: a named pipe with nothing to read (no process writes to it)", flag, path)
 	}
 	if int64(len(b)) > limit {
 		if cut {

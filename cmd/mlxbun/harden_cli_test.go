@@ -1,8 +1,9 @@
 // The hardening cases of the CLI, one table per class of what a user can run into: silent wrong answers (a value
 // the engine would cut, ignore or run as something else), misleading results (a run that "succeeds" measuring
 // nothing), the first run's rough edges, and the flag spellings people bring from mlx-lm and llama.cpp. Every
-// run is bounded (bounded): 10 s, 1 GiB of resident memory, a fresh TMPDIR that must stay empty; every error
-// case is one line on stderr with a failing exit and no goroutine dump.
+// run is bounded (bounded): 10 s, 1 GiB of resident memory, a fresh TMPDIR and working directory that must stay
+// empty; every error case is one line on stderr with a failing exit and no goroutine dump. The hangs and
+// out-of-memory crashes have their table in limits_cli_test.go.
 package main
 
 import (
@@ -17,6 +18,7 @@ import (
 	"runtime"
 	"slices"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -34,15 +36,16 @@ import (
 
 // bounded runs mlxbun as a user would, within 10 s and 1 GiB of peak resident memory (a 4 GiB address-space limit
 // stops a runaway before it takes the machine: a Go binary reserves more than 1 GiB of address space up front),
-// with TMPDIR a fresh folder that must be empty afterwards.
+// with TMPDIR and the working directory fresh folders that must be empty afterwards.
 func bounded(t *testing.T, stdin string, args ...string) result {
 	t.Helper()
-	tmp := t.TempDir()
+	tmp, work := t.TempDir(), t.TempDir()
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	sh := append([]string{"-c", `ulimit -v 4194304 && exec "$0" "$@"`, binPath}, args...)
 	cmd := exec.CommandContext(ctx, "/bin/sh", sh...)
 	cmd.Env = append(os.Environ(), "TMPDIR="+tmp)
+	cmd.Dir = work
 	var out, errb strings.Builder
 	cmd.Stdout, cmd.Stderr = &out, &errb
 	cmd.Stdin = strings.NewReader(stdin)
@@ -59,8 +62,10 @@ func bounded(t *testing.T, stdin string, args ...string) result {
 	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok && runtime.GOOS == "linux" && ru.Maxrss > 1<<20 { // KiB
 		t.Errorf("mlxbun %v: peak resident memory %d MiB, over 1 GiB", args, ru.Maxrss>>10)
 	}
-	if left, _ := os.ReadDir(tmp); len(left) > 0 {
-		t.Errorf("mlxbun %v left %d entries in TMPDIR (first %s)", args, len(left), left[0].Name())
+	for where, dir := range map[string]string{"TMPDIR": tmp, "the working directory": work} {
+		if left, _ := os.ReadDir(dir); len(left) > 0 {
+			t.Errorf("mlxbun %v left %d entries in %s (first %s)", args, len(left), where, left[0].Name())
+		}
 	}
 	return result{out.String(), errb.String(), code}
 }
@@ -88,6 +93,39 @@ func edited(t *testing.T, fixture string, edit func(map[string]any)) string {
 	dir := copyModel(t, fixture)
 	editConfig(t, dir, edit)
 	return dir
+}
+
+// editedDir is a copy of the (flat) model directory src with its config.json edited.
+func editedDir(t *testing.T, src string, edit func(map[string]any)) string {
+	t.Helper()
+	dst := t.TempDir()
+	entries, err := os.ReadDir(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range entries {
+		b, err := os.ReadFile(filepath.Join(src, e.Name()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dst, e.Name()), b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	editConfig(t, dst, edit)
+	return dst
+}
+
+// trellisCoded quantizes tiny-qwen3 through the CLI (2 bits, L 4, groups of 64: well under a second) and returns
+// the artifact, whose shards carry the geometry records.
+func trellisCoded(t *testing.T) string {
+	t.Helper()
+	out := filepath.Join(t.TempDir(), "q2")
+	r := bounded(t, "", "quantize", "--model", testutil.Fixture(t, "models/tiny-qwen3"), "--out", out, "--bits", "2", "--L", "4", "--group-size", "64")
+	if r.code != 0 {
+		t.Fatalf("quantize: exit %d: %s", r.code, r.stderr)
+	}
+	return out
 }
 
 // genJSON runs generate with --json and decodes the record.
@@ -132,6 +170,10 @@ func TestSilentWrongAnswers(t *testing.T) {
 	}
 	ids := "--prompt-ids=1,2,3"
 	cfg := func(fixture string, edit func(map[string]any)) string { return edited(t, fixture, edit) }
+	coded := trellisCoded(t)
+	trellisEdit := func(edit func(q map[string]any)) string {
+		return editedDir(t, coded, func(c map[string]any) { edit(c["quantization"].(map[string]any)) })
+	}
 	fullTypes := func(n int) []any {
 		lt := make([]any, n)
 		for i := range lt {
@@ -191,7 +233,21 @@ func TestSilentWrongAnswers(t *testing.T) {
 		{"system without a template", gen(py, "--prompt", "def", "--system", "be brief"), "", []string{"--system", "the model has none"}},
 		{"system with no-chat-template", gen(py, "--prompt", "def", "--system", "x", "--no-chat-template"), "", []string{"--no-chat-template turns off"}},
 		{"bench negative bits", []string{"bench", "--synthetic", "qwen3-14b", "--bits", "-1", "--dry-run"}, "", []string{"--bits -1"}},
+		// a trellis artifact's config edited after quantizing: the geometry records refuse it (it decoded garbage)
+		{"trellis L edited", gen(trellisEdit(func(q map[string]any) { q["trellis"].(map[string]any)["L"] = 5.0 }), ids), "", []string{
+			`tensor "model.layers.0.self_attn.q_proj.weight"`, "gives trellis.L 5, but the codes were written with 4", "edited after quantizing"}},
+		{"trellis group_size edited", gen(trellisEdit(func(q map[string]any) { q["group_size"] = 128.0 }), ids), "", []string{"gives group_size 128, but the codes were written with 64"}},
+		{"per-path L edited", gen(trellisEdit(func(q map[string]any) {
+			q["model.layers.1.mlp.down_proj"].(map[string]any)["trellis"].(map[string]any)["L"] = 6.0
+		}), ids), "", []string{`tensor "model.layers.1.mlp.down_proj.weight"`, "trellis.L 6"}},
+		{"per-path group_size edited", gen(trellisEdit(func(q map[string]any) { q["model.layers.0.mlp.down_proj"].(map[string]any)["group_size"] = 32.0 }), ids), "",
+			[]string{`tensor "model.layers.0.mlp.down_proj.weight"`, "group_size 32"}},
+		{"trellis bits edited", gen(trellisEdit(func(q map[string]any) { q["bits"] = 4.0 }), ids), "", []string{`tensor "model.layers.0.self_attn.q_proj.weight"`, "trellis codes of a"}},
 	})
+	// The unedited artifact runs.
+	if r := bounded(t, "", gen(coded, ids, "--max-tokens", "1")...); r.code != 0 {
+		t.Errorf("the quantized model: %s", r.stderr)
+	}
 	// The published configs still run: the refusals are about the values, not the keys.
 	for _, fx := range []string{"models/tiny-qwen3", "models/tiny-gemma2", "models/tiny-qwen3_5"} {
 		if r := bounded(t, "", "generate", "--model", testutil.Fixture(t, fx), ids, "--max-tokens", "1", "--device", "cpu"); r.code != 0 {
@@ -278,6 +334,7 @@ func TestMisleadingResults(t *testing.T) {
 		{"negative seed", gen(qwen, ids, "--seed", "-1"), "", []string{`--seed "-1"`, "whole number from 0"}},
 		{"json-schema on a device", gen(qwen, ids, "--json-schema", "/dev/zero"), "", []string{"--json-schema /dev/zero", "not a file"}},
 		{"bench zero runs", bench("-r", "0", "-p", "4", "-n", "0"), "", []string{"-r 0"}},
+		{"bench runs past the bound", bench("-r", "99999999999", "-p", "4", "-n", "0"), "", []string{"-r 99999999999: want 1..1048576 runs per test"}},
 		{"bench negative prompt", bench("-p", "-5"), "", []string{"-p -5"}},
 		{"bench nothing to measure", bench("-p", "0", "-n", "0"), "", []string{"nothing to measure"}},
 		{"bench bits above 8", []string{"bench", "--synthetic", "qwen3-14b", "--bits", "9", "--device", "cpu"}, "", []string{"--bits 9"}},
@@ -535,6 +592,19 @@ func TestVerifyProgress(t *testing.T) {
 		!strings.Contains(lines[1], "(last: Rope)") || !strings.HasPrefix(lines[3], "verify-kernels: 3 of 3 cases, 1 failed") {
 		t.Errorf("progress:\n%s", w.String())
 	}
+	// One long case still prints: the ticker names it while it runs (the 14B embedding table on the CPU used to
+	// keep --quick silent for minutes).
+	progressEvery = 20 * time.Millisecond
+	var long syncBuilder
+	l := newCaseProgress(&long, 2, false)
+	l.begin(verify.Case{Op: "Embed", Shape: "qwen3-14b vocab 151936 × 5120, 9 ids"})
+	time.Sleep(200 * time.Millisecond)
+	l.done(verifyResult("Embed", true))
+	l.finish()
+	if got := long.String(); !strings.Contains(got, "verify-kernels: 0 of 2 cases, 0 failed") ||
+		!strings.Contains(got, "(running: Embed qwen3-14b vocab 151936 × 5120, 9 ids)") {
+		t.Errorf("a long case printed:\n%s", got)
+	}
 	var quiet strings.Builder
 	q := newCaseProgress(&quiet, 1, true)
 	q.done(verifyResult("Rope", true))
@@ -606,6 +676,12 @@ func TestFlagsPeopleType(t *testing.T) {
 		if len(rec.Text) != 3 || !strings.HasPrefix(rec.Text, "ab") {
 			t.Errorf("inline grammar: output %q", rec.Text)
 		}
+		// A schema longer than a file name may be (it used to fail "file name too long") is inline text too.
+		long := strings.Repeat(`{"anyOf":[`, 40) + `{"type":"integer"}` + strings.Repeat("]}", 40)
+		rec, _ = genJSON(t, "", append(base, "--prompt", "x = ", "-n", "3", "--json-schema", long)...)
+		if rec.Text == "" || strings.Trim(rec.Text, "-0123456789") != "" {
+			t.Errorf("long inline schema (an integer): output %q", rec.Text)
+		}
 		oneErrorLine(t, bounded(t, "", append([]string{"generate", "--device", "cpu"}, append(base, "--prompt", "x", "--json-schema", "nope.json")...)...),
 			"--json-schema nope.json: no such file")
 		oneErrorLine(t, bounded(t, "", append([]string{"generate", "--device", "cpu"}, append(base, "--prompt", "x", "--json-schema", `{"type":"strin"}`)...)...),
@@ -658,6 +734,8 @@ func TestShortFlags(t *testing.T) {
 		"quantize":       {"m": "model"},
 		"verify-kernels": {"o": "output"},
 		"compile-ane":    {"m": "model"},
+		"serve":          {"m": "model", "c": "ctx-size"},
+		"chat":           {"m": "model", "c": "ctx-size"},
 	}
 	for _, c := range root.Commands() {
 		seen := map[string]string{}
@@ -688,6 +766,24 @@ func TestShortFlags(t *testing.T) {
 			t.Errorf("generate --%s does not resolve to --%s", alias, name)
 		}
 	}
+}
+
+// syncBuilder is a strings.Builder safe for the progress ticker's goroutine and the test's.
+type syncBuilder struct {
+	mu sync.Mutex
+	b  strings.Builder
+}
+
+func (s *syncBuilder) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuilder) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
 }
 
 func verifyResult(op string, pass bool) verify.Result {

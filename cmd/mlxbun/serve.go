@@ -45,13 +45,13 @@ type engineFlags struct {
 }
 
 func (f *engineFlags) register(fl *pflag.FlagSet, parallel int) {
-	fl.StringVar(&f.modelDir, "model", "", "model directory (required)")
+	fl.StringVarP(&f.modelDir, "model", "m", "", "model directory (required)") // -m and -c as llama-server spells them
 	fl.StringVar(&f.device, "device", "auto", deviceHelp("device"))
 	fl.StringVar(&f.chatTemplate, "chat-template", "", "Jinja chat template file to use instead of the model's")
 	fl.StringArrayVar(&f.adapters, "adapter", nil, "LoRA adapter as NAME=DIR, chosen per request by model name (repeatable)")
 	fl.BoolVar(&f.checkTensors, "check-tensors", false, "scan every floating weight for NaN and Inf at load")
 	fl.IntVar(&f.parallel, "parallel", parallel, "sequences decoding together (slots)")
-	fl.IntVar(&f.ctx, "ctx-size", 0, "context positions per slot (0: the model's max_position_embeddings, at most 4096)")
+	fl.IntVarP(&f.ctx, "ctx-size", "c", 0, "context positions per slot (0: the model's max_position_embeddings, at most 4096)")
 	fl.IntVar(&f.prefillChunk, "prefill-chunk", 256, "prompt tokens a batch step carries beside the decoding rows")
 	fl.StringVar(&f.cacheBytes, "cache-bytes", "1G", "prompt cache bound (bytes; K, M, G suffixes; 0: off)")
 	fl.StringVar(&f.draft, "draft", "none", "speculative drafts: none or ngram (prompt lookup)")

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -66,6 +67,7 @@ fails, or if --only matches no case.`,
 			prog := newCaseProgress(cmd.ErrOrStderr(), len(cases), quiet)
 			var results []verify.Result
 			for k, c := range cases {
+				prog.begin(c)
 				res := runner.Run(index[k], c)
 				results = append(results, res)
 				prog.done(res)
@@ -156,12 +158,18 @@ func wrapList(items []string, width int) string {
 }
 
 // caseProgress prints a line to w every progressEvery while cases run, and one at the end when any was printed,
-// so a run of minutes (the CPU against itself) is not silent.
+// so a run of minutes (the CPU against itself) is not silent. A ticker prints while a case runs, as one case can
+// take minutes by itself (the 14B embedding table on the CPU); a case ending after the interval prints at once.
 type caseProgress struct {
-	w              io.Writer
+	w io.Writer
+
+	mu             sync.Mutex
 	total, n, fail int
+	running        string // the case under way, "" between cases
 	start, last    time.Time
 	quiet, printed bool
+	stop           chan struct{}
+	stopped        sync.WaitGroup
 }
 
 // progressEvery is the interval of the progress lines (a variable so a test can shorten it).
@@ -169,24 +177,67 @@ var progressEvery = 5 * time.Second
 
 func newCaseProgress(w io.Writer, total int, quiet bool) *caseProgress {
 	now := time.Now()
-	return &caseProgress{w: w, total: total, start: now, last: now, quiet: quiet}
+	p := &caseProgress{w: w, total: total, start: now, last: now, quiet: quiet, stop: make(chan struct{})}
+	if !quiet && progressEvery > 0 {
+		p.stopped.Add(1)
+		go p.tick(progressEvery)
+	}
+	return p
+}
+
+// tick prints a line naming the running case whenever none was printed for an interval.
+func (p *caseProgress) tick(every time.Duration) {
+	defer p.stopped.Done()
+	t := time.NewTicker(every)
+	defer t.Stop()
+	for {
+		select {
+		case <-p.stop:
+			return
+		case <-t.C:
+			p.mu.Lock()
+			if p.running != "" && time.Since(p.last) >= every*9/10 { // a tick may come a little early
+				p.line("(running: " + p.running + ")")
+			}
+			p.mu.Unlock()
+		}
+	}
+}
+
+// line prints the progress so far followed by tail; the caller holds mu.
+func (p *caseProgress) line(tail string) {
+	p.last = time.Now()
+	p.printed = true
+	fmt.Fprintf(p.w, "verify-kernels: %d of %d cases, %d failed, %s %s\n", p.n, p.total, p.fail,
+		time.Since(p.start).Round(time.Second), tail)
+}
+
+// begin marks c as the case under way.
+func (p *caseProgress) begin(c verify.Case) {
+	p.mu.Lock()
+	p.running = strings.TrimSpace(c.Op + " " + c.Shape)
+	p.mu.Unlock()
 }
 
 func (p *caseProgress) done(r verify.Result) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
 	p.n++
+	p.running = ""
 	if !r.Pass && !r.Skipped {
 		p.fail++
 	}
 	if p.quiet || time.Since(p.last) < progressEvery {
 		return
 	}
-	p.last = time.Now()
-	p.printed = true
-	fmt.Fprintf(p.w, "verify-kernels: %d of %d cases, %d failed, %s (last: %s)\n", p.n, p.total, p.fail,
-		time.Since(p.start).Round(time.Second), r.Op)
+	p.line("(last: " + r.Op + ")")
 }
 
 func (p *caseProgress) finish() {
+	close(p.stop)
+	p.stopped.Wait()
+	p.mu.Lock()
+	defer p.mu.Unlock()
 	if p.printed {
 		fmt.Fprintf(p.w, "verify-kernels: %d of %d cases, %d failed, %s\n", p.n, p.total, p.fail, time.Since(p.start).Round(time.Second))
 	}

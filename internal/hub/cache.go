@@ -18,6 +18,8 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+
+	"github.com/mlxbun/mlxbun/internal/userfile"
 )
 
 // Sentinels of the cache lookups.
@@ -63,7 +65,7 @@ func (c Cache) Commit(ref Ref) (string, error) {
 	if commitHash.MatchString(rev) {
 		return rev, nil
 	}
-	b, err := os.ReadFile(filepath.Join(c.RepoDir(ref.Repo), "refs", filepath.FromSlash(rev)))
+	b, err := userfile.Read(filepath.Join(c.RepoDir(ref.Repo), "refs", filepath.FromSlash(rev)), refFile)
 	if err == nil {
 		commit := strings.TrimSpace(string(b))
 		if !commitHash.MatchString(commit) {
@@ -133,7 +135,7 @@ func (c Cache) writeRef(repo, revision, commit string) error {
 		return nil
 	}
 	p := filepath.Join(c.RepoDir(repo), "refs", filepath.FromSlash(revision))
-	if b, err := os.ReadFile(p); err == nil && string(b) == commit {
+	if b, err := userfile.Read(p, refFile); err == nil && string(b) == commit {
 		return nil
 	}
 	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {

@@ -29,6 +29,9 @@ type Client struct {
 // New makes a client from cfg (see FromEnv).
 func New(cfg Config) (*Client, error) {
 	cfg = cfg.withDefaults()
+	if cfg.tokenErr != nil {
+		return nil, cfg.tokenErr
+	}
 	if cfg.CacheDir == "" {
 		return nil, errors.New("hub: no cache directory")
 	}

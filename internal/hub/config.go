@@ -3,12 +3,23 @@
 package hub
 
 import (
+	"errors"
+	"fmt"
+	"io/fs"
 	"net/http"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/mlxbun/mlxbun/internal/userfile"
+)
+
+// Small files of the cache and of HF_HOME: a token and a ref's commit hash are tens of bytes.
+var (
+	tokenFile = userfile.Kind{Name: "token file", Max: 64 << 10}
+	refFile   = userfile.Kind{Name: "ref file", Max: 4 << 10}
 )
 
 // DefaultEndpoint is the public hub (huggingface_hub's _HF_DEFAULT_ENDPOINT).
@@ -34,6 +45,10 @@ type Config struct {
 	Progress func(file string, done, total int64)
 	// Retry is told each transient failure before the wait; nil reports nothing.
 	Retry func(file string, attempt int, wait time.Duration, err error)
+
+	// tokenErr is why FromEnv could not read a token file that exists (a device, a pipe, too large); New
+	// returns it, so a token path pointing at /dev/zero is an error instead of an endless read.
+	tokenErr error
 }
 
 // FromEnv reads the cache directory, endpoint, token and offline switch as huggingface_hub does:
@@ -64,16 +79,22 @@ func FromEnv() Config {
 		endpoint = DefaultEndpoint
 	}
 	token := cleanToken(firstEnv("HF_TOKEN", "HUGGING_FACE_HUB_TOKEN"))
+	var tokenErr error
 	if token == "" {
 		path := expandPath(os.Getenv("HF_TOKEN_PATH"))
 		if path == "" {
 			path = filepath.Join(home, "token")
 		}
-		if b, err := os.ReadFile(path); err == nil {
+		b, err := userfile.Read(path, tokenFile)
+		switch {
+		case err == nil:
 			token = cleanToken(string(b))
+		case !errors.Is(err, fs.ErrNotExist):
+			tokenErr = fmt.Errorf("hub: HF token: %w", err)
 		}
 	}
 	return Config{
+		tokenErr:        tokenErr,
 		CacheDir:        expandPath(cache),
 		Endpoint:        endpoint,
 		Token:           token,

@@ -36,6 +36,11 @@ var ErrNotRegular = errors.New("not a regular file")
 // ErrTooLarge is wrapped by the error for a file over its kind's cap.
 var ErrTooLarge = errors.New("file too large")
 
+// OpenPipe opens path as Open does but also accepts a pipe, for the files a command-line flag names (a shell's
+// process substitution passes one); a named pipe is opened without waiting for a writer, so one that has none
+// reads as empty at once instead of hanging the run. It does not check what path is: the caller has.
+func OpenPipe(path string) (*os.File, error) { return os.OpenFile(path, os.O_RDONLY|nonBlock, 0) }
+
 // Open opens path for reading if it is a regular file within k's cap; the caller closes the file. A missing file
 // is an error wrapping fs.ErrNotExist, as os.Open's is.
 func Open(path string, k Kind) (*os.File, fs.FileInfo, error) {

@@ -6,12 +6,14 @@ package userfile
 
 import (
 	"errors"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"runtime"
 	"syscall"
 	"testing"
+	"time"
 
 	"github.com/mlxbun/mlxbun/internal/testutil/limit"
 )
@@ -112,5 +114,43 @@ func TestReadAndOpen(t *testing.T) {
 	f.Close()
 	if _, err := Stat(filepath.Join(dir, "fifo"), Stream); !errors.Is(err, ErrNotRegular) {
 		t.Fatalf("Stat of a pipe = %v, want ErrNotRegular", err)
+	}
+}
+
+// OpenPipe: a named pipe with no writer opens at once and reads as empty (a flag naming one used to hang the run);
+// one with a writer reads what it writes.
+func TestOpenPipe(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "fifo")
+	if err := syscall.Mkfifo(p, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var got []byte
+	err := limit.Within(t, limit.Bound{Time: 2 * time.Second, Alloc: 1 << 20}, func() error {
+		f, err := OpenPipe(p)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		got, err = io.ReadAll(f)
+		return err
+	})
+	if err != nil || len(got) != 0 {
+		t.Fatalf("a pipe with no writer: %q, %v", got, err)
+	}
+	r, err := OpenPipe(p) // no writer yet: opens at once
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	w, err := os.OpenFile(p, os.O_WRONLY, 0) // a reader is there: opens at once
+	if err != nil {
+		t.Fatal(err)
+	}
+	go func() {
+		w.Write([]byte("schema"))
+		w.Close()
+	}()
+	if got, err := io.ReadAll(r); err != nil || string(got) != "schema" {
+		t.Errorf("a pipe with a writer: %q, %v", got, err)
 	}
 }
