@@ -154,11 +154,57 @@ type attnPtrs struct {
 //     V and P to bf16).
 //   - rows: anything else (one block per row and kv head).
 var attnForms = []attnForm{
-	{name: "split", supports: func(a attnCase) bool { return a.n <= maxGemvRows && a.hd <= 32*attnEPTs[len(attnEPTs)-1] }, enqueue: enqueueAttnSplit},
+	{name: "split", supports: func(a attnCase) bool { return a.n <= maxGemvRows && a.hd <= attnMaxHD() }, enqueue: enqueueAttnSplit},
 	{name: "prompt", supports: func(a attnCase) bool {
 		return a.run && slices.Contains(attnPromptHDs, a.hd) && (a.positions == 0 || a.positions > a.rowsMax)
 	}, enqueue: enqueueAttnPrompt},
-	{name: "rows", supports: func(a attnCase) bool { return a.hd <= 32*attnEPTs[len(attnEPTs)-1] }, enqueue: enqueueAttnRows},
+	{name: "rows", supports: func(a attnCase) bool { return a.hd <= attnMaxHD() }, enqueue: enqueueAttnRows},
+}
+
+// attnMaxHD is the widest head the decode and rows forms take (32 lanes × the widest dims per lane).
+func attnMaxHD() int { return 32 * attnEPTs[len(attnEPTs)-1] }
+
+// attnFormOf is the form of attnForms a plain Attention call takes, "" when none serves it.
+func attnFormOf(a attnCase) string {
+	for _, f := range attnForms {
+		if f.supports(a) {
+			return f.name
+		}
+	}
+	return ""
+}
+
+// attnSupport is Supports for an attention shape at rows (0: prompts and decode steps alike): why no form
+// serves it, or "". It asks the same tables a call selects from (attnForms; the windowed forms take any head
+// dim up to attnMaxHD), so a shape answered yes here cannot fail for want of a kernel mid-forward.
+func attnSupport(s backend.AttnShape, rows int) string {
+	if s.Heads <= 0 || s.KVHeads <= 0 || s.HeadDim <= 0 || s.Heads%s.KVHeads != 0 {
+		return fmt.Sprintf("attention of %s: heads must be a positive multiple of kv heads", s)
+	}
+	ns := []int{rows}
+	if rows == 0 { // a decode step and a prompt chunk
+		ns = []int{1, backend.MaxDecodeRows, backend.MaxDecodeRows + 1}
+	}
+	for _, n := range ns {
+		kind := "decode"
+		if n > backend.MaxDecodeRows {
+			kind = "prompt"
+		}
+		if s.Window || s.Softcap {
+			if s.HeadDim > attnMaxHD() {
+				return fmt.Sprintf("%s windowed attention with head dim %d: the kernels take up to %d", kind, s.HeadDim, attnMaxHD())
+			}
+			continue
+		}
+		for _, run := range []bool{true, false} { // a prompt chunk, or rows of several sequences
+			a := attnCase{n: n, heads: s.Heads, kvHeads: s.KVHeads, hd: s.HeadDim, run: run}
+			if attnFormOf(a) == "" {
+				return fmt.Sprintf("%s attention with head dim %d: no kernel form (decode and rows forms up to %d, the prompt form at %v)",
+					kind, s.HeadDim, attnMaxHD(), attnPromptHDs)
+			}
+		}
+	}
+	return ""
 }
 
 // attnEPT is the smallest instantiated dims-per-lane that covers hd.

@@ -169,7 +169,7 @@ func (b *Backend) AttentionWith(dst, q, k, v backend.Tensor, cache backend.KVCac
 		b.attendPlain(a, p, ks.ptr, vs.ptr, width)
 		return
 	}
-	if a.hd > 32*attnEPTs[len(attnEPTs)-1] {
+	if a.hd > attnMaxHD() { // attnSupport refuses such a shape before loading
 		b.fail(fmt.Errorf("cuda backend: windowed attention with head dim %d: %w", a.hd, backend.ErrUnsupported))
 		return
 	}

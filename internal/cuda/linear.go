@@ -379,6 +379,8 @@ func (b *Backend) Supports(q backend.Query) error {
 	case hybridOps[q.Op]: // the hybrids' DeltaNet, sigmoid gate and MoE ops (hybrid.go)
 	case q.Op == backend.OpAddScaled: // LoRA adapters (adapter.go)
 	case gemmaOps[q.Op]: // the Gemmas' pointwise ops and windowed attention (gemma.go)
+	case q.Op == backend.OpAttention: // the head dims and forms attention.go has kernels for
+		why = attnSupport(q.Attn, q.Rows)
 	case q.Op == backend.OpHadamard: // rotate.go
 	case slices.Contains(backend.FusedOps, q.Op): // fused.go
 		if err := backend.ServesFused(b, q.Op); err != nil {
