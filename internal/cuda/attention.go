@@ -107,11 +107,21 @@ func (b *Backend) NewKVCache(cfg backend.KVConfig) (backend.KVCache, error) {
 	return c, nil
 }
 
-// attnMinChunk and attnMaxSplits must match ATTN_MIN_CHUNK and ATTN_MAX_SPLITS in attention.cu.
+// attnMinChunk and attnMaxSplits must match ATTN_MIN_CHUNK and ATTN_MAX_SPLITS in attention.cu; attnWideDV and
+// attnWideBK ATTN_WIDE_DV and ATTN_WIDE_BK.
 const (
 	attnMinChunk  = 8
 	attnMaxSplits = 128
+	attnWideDV    = 128
+	attnWideBK    = 32
 )
+
+// attnPromptWideSmem is the dynamic shared memory of attn_prompt_wide_hd{hd}: q's 64 rows and a K tile of
+// attnWideBK rows over the whole head, V's tile over one attnWideDV slice, bf16 rows padded by 8 (108.5 KiB at
+// 512: opt-in, allowed at Open; H200: 227 KiB a block).
+func attnPromptWideSmem(hd int) int {
+	return 2 * ((64+attnWideBK)*(hd+8) + attnWideBK*(attnWideDV+8))
+}
 
 // attnCase is what kernel selection sees of one Attention call.
 type attnCase struct {
@@ -120,6 +130,16 @@ type attnCase struct {
 	run                   bool          // rows are one sequence at consecutive positions (known from the written values)
 	positions             int64         // Σ (pos[r]+1) as last written, for the profiler's byte count; 0 when unknown
 	rowsMax               int64         // tuning.attnRowsMax: prompt chunks of less work run the f32 rows form
+	smem                  int           // the device's opt-in shared memory a block (0: unknown, as Supports asks)
+}
+
+// promptForm reports whether the tensor-core prompt kernels have a at its head dim: the narrow form, or the
+// wide one where the device allows its shared memory (any device when unknown: the rows form stands behind).
+func (a attnCase) promptForm() bool {
+	if slices.Contains(attnPromptHDs, a.hd) {
+		return true
+	}
+	return slices.Contains(attnPromptWideHDs, a.hd) && (a.smem == 0 || a.smem >= attnPromptWideSmem(a.hd))
 }
 
 // kvBytes is the cache traffic of reading every row's keys and values once per kv head (an estimate of half the
@@ -148,7 +168,8 @@ type attnPtrs struct {
 //
 //   - split: decode batches (n ≤ 8): flash-decoding over the positions with a grid that depends only on n, so a
 //     recorded graph replays at every position.
-//   - prompt: one sequence at consecutive positions (a prompt chunk), head dims the tensor-core kernel has, with
+//   - prompt: one sequence at consecutive positions (a prompt chunk), head dims the tensor-core kernels have
+//     (attnPromptHDs; attnPromptWideHDs where the device's shared memory allows attnPromptWideSmem), with
 //     more work than tuning.attnRowsMax (2^16: a prompt of up to ~360 tokens from position 0, where either form
 //     takes a few µs; the rows form keeps q and the softmax weights in f32 where the tensor-core form rounds q, K,
 //     V and P to bf16).
@@ -156,7 +177,7 @@ type attnPtrs struct {
 var attnForms = []attnForm{
 	{name: "split", supports: func(a attnCase) bool { return a.n <= maxGemvRows && a.hd <= attnMaxHD() }, enqueue: enqueueAttnSplit},
 	{name: "prompt", supports: func(a attnCase) bool {
-		return a.run && slices.Contains(attnPromptHDs, a.hd) && (a.positions == 0 || a.positions > a.rowsMax)
+		return a.run && a.promptForm() && (a.positions == 0 || a.positions > a.rowsMax)
 	}, enqueue: enqueueAttnPrompt},
 	{name: "rows", supports: func(a attnCase) bool { return a.hd <= attnMaxHD() }, enqueue: enqueueAttnRows},
 }
@@ -313,9 +334,32 @@ func enqueueAttnRows(b *Backend, a attnCase, p attnPtrs) {
 	})
 }
 
+// allowAttnSmem raises the dynamic shared memory limit of the wide prompt kernels, at Open (device thread; not
+// at launch, where a graph may be recording). On a device whose opt-in limit is lower they stay unused
+// (attnCase.promptForm) and such prompts take the rows form.
+func (b *Backend) allowAttnSmem() error {
+	for _, x := range actTypes {
+		for _, hd := range attnPromptWideHDs {
+			if smem := attnPromptWideSmem(hd); smem <= b.info.MaxSharedPerBlock {
+				f, err := b.fn(attnPromptWideName(hd, x))
+				if err != nil {
+					return err
+				}
+				if err := f.SetMaxDynamicShared(smem); err != nil {
+					return err
+				}
+			}
+		}
+	}
+	return nil
+}
+
 func enqueueAttnPrompt(b *Backend, a attnCase, p attnPtrs) {
-	name := attnPromptName(a.hd, a.act)
-	tiles := (a.n + 63) / 64
+	name, grid, smem := attnPromptName(a.hd, a.act), driver.Dim3{X: (a.n + 63) / 64, Y: a.heads}, 0
+	if !slices.Contains(attnPromptHDs, a.hd) {
+		name, grid.Z, smem = attnPromptWideName(a.hd, a.act), a.hd/attnWideDV, attnPromptWideSmem(a.hd)
+	}
+	tiles := grid.X
 	// bytes: q and out once, and each block's k/v tiles (every head's blocks read their kv head's tiles)
 	bytes := float64(2*a.act.Size()*a.n*a.heads*a.hd) + float64(a.heads*tiles*2*kvSize*a.hd)*float64(a.n)/2
 	out := &Tensor{ptr: p.out, shape: []int{a.n, a.heads * a.hd}, dt: a.act, kind: kindView}
@@ -324,7 +368,7 @@ func enqueueAttnPrompt(b *Backend, a attnCase, p attnPtrs) {
 			args := driver.NewArgs().Ptr(p.out).Ptr(p.q).Ptr(p.kc).Ptr(p.vc).Ptr(p.seq).Ptr(p.pos).I32(int32(a.n)).
 				I32(int32(a.heads)).I32(int32(a.kvHeads)).I32(int32(p.seqs)).I32(int32(p.maxLen)).
 				I32(int32(p.layer)).F32(p.scale).Ptr(y16)
-			return b.launch(name, driver.Dim3{X: tiles, Y: a.heads}, driver.Dim3{X: 128}, 0, args, bytes)
+			return b.launch(name, grid, driver.Dim3{X: 128}, smem, args, bytes)
 		}
 	})
 }

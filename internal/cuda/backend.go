@@ -130,7 +130,10 @@ func New(ordinal int) (*Backend, error) {
 		if b.up, err = dev.AllocHost(upBytes, 0); err != nil {
 			return err
 		}
-		return b.loadKernels(cubins)
+		if err := b.loadKernels(cubins); err != nil {
+			return err
+		}
+		return b.allowAttnSmem()
 	})
 	if err != nil {
 		b.Close()

@@ -46,29 +46,44 @@ func TestAttentionShapesAsked(t *testing.T) {
 }
 
 // TestAttentionSupportsBeforeLoading: the whole query list of a synthetic preset, as `bench --synthetic` asks it
-// before building the model: a shape no kernel form serves is refused naming the op, the layer and the shape, so
-// "auto" passes over the GPU and a forced --device cuda fails in one line before anything is uploaded.
+// before building the model: Gemma 4 31B (head dims 256 and 512) and Qwen3.5 27B (256) are served; a shape no
+// kernel form serves (head dim 1024) is refused naming the op, the layer, the shape and whether decode or prompt
+// lacks it, so "auto" passes over the GPU and a forced --device cuda fails in one line before any upload.
 func TestAttentionSupportsBeforeLoading(t *testing.T) {
-	qs, err := model.SyntheticQueries("gemma4-31b")
-	if err != nil {
-		t.Fatal(err)
-	}
-	err = backend.SupportsAll(&Backend{}, qs)
-	var ue *backend.UnsupportedError
-	if !errors.As(err, &ue) || !errors.Is(err, backend.ErrUnsupported) {
-		t.Fatalf("gemma4-31b: %v, want an UnsupportedError", err)
-	}
-	for _, want := range []string{"cuda cannot serve attention model.layers.5.self_attn (32/4 heads of 512)", "head dim 512"} {
-		if !strings.Contains(err.Error(), want) {
-			t.Errorf("%q does not say %q", err, want)
+	for _, preset := range []string{"gemma4-31b", "qwen3.5-27b"} {
+		qs, err := model.SyntheticQueries(preset)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := backend.SupportsAll(&Backend{}, qs); err != nil {
+			t.Errorf("%s: %v", preset, err)
 		}
 	}
-	if strings.Contains(err.Error(), "\n") {
-		t.Errorf("%q is more than one line", err)
+	for _, c := range []struct {
+		shape backend.AttnShape
+		rows  int
+		want  string
+	}{
+		{backend.AttnShape{Heads: 32, KVHeads: 4, HeadDim: 1024}, 0, "decode attention with head dim 1024"},
+		{backend.AttnShape{Heads: 32, KVHeads: 4, HeadDim: 1024}, 64, "prompt attention with head dim 1024"},
+		{backend.AttnShape{Heads: 32, KVHeads: 16, HeadDim: 1024, Window: true}, 0, "decode windowed attention with head dim 1024"},
+		{backend.AttnShape{Heads: 30, KVHeads: 4, HeadDim: 128}, 0, "a positive multiple of kv heads"},
+	} {
+		q := backend.Query{Op: backend.OpAttention, Name: "model.layers.5.self_attn", Attn: c.shape, Rows: c.rows}
+		err := (&Backend{}).Supports(q)
+		var ue *backend.UnsupportedError
+		if !errors.As(err, &ue) || !errors.Is(err, backend.ErrUnsupported) || strings.Contains(err.Error(), "\n") ||
+			!strings.Contains(err.Error(), "cuda cannot serve attention model.layers.5.self_attn ("+c.shape.String()+")") ||
+			!strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s at %d rows: %v, want one line naming the shape and %q", c.shape, c.rows, err, c.want)
+		}
 	}
-	for _, q := range attnQueries(t, "qwen3.5-27b") {
-		if err := (&Backend{}).Supports(q); err != nil {
-			t.Errorf("qwen3.5-27b: %v", err)
+	for _, hd := range []int{32, 64, 80, 128, 256, 300, 512} { // every head dim up to the widest form
+		for _, win := range []bool{false, true} {
+			s := backend.AttnShape{Heads: 8, KVHeads: 2, HeadDim: hd, Window: win}
+			if why := attnSupport(s, 0); why != "" {
+				t.Errorf("%s: %s", s, why)
+			}
 		}
 	}
 }

@@ -88,7 +88,6 @@ GEMMA_INSTANTIATE(bf16_t, bf16)
 // ---- windowed attention -------------------------------------------------------------------------------------
 
 #define WIN_WARPS 4
-#define WIN_GMAX 8         // query heads held per pass
 #define WIN_MAX_SPLITS 128 // must match attnMaxSplits in internal/cuda/attention.go (shared with the split form)
 #define WIN_MIN_CHUNK 8    // must match attnMinChunk
 #define WIN_TILE 1024      // positions whose in-call sources one pass maps in shared memory
@@ -111,7 +110,7 @@ __device__ __forceinline__ int win_chunk(int len, int S) {
 //        t) if any (mapped per WIN_TILE positions through shared memory), else from its ring slot
 //   grid: (S, kv_heads, n) blocks of 128 threads (rows: S = 1); block s takes window indices [s·cl, min((s+1)·cl,
 //         len)), cl = max(ceil(len/S), 8), len = pos[r]−first+1; warp w every 4th position; lane l holds dims
-//         [l·EPT, l·EPT+EPT)
+//         [l·EPT, l·EPT+EPT) of attn_group<EPT>::G query heads a pass (common.cuh)
 //   promise: f32 scores, online softmax (expf), f32 accumulation: ~1e-6 relative of the CPU's f32 result
 template <int EPT, typename T> __device__ __forceinline__ void win_load(const T* p, int d0, int hd, float* o) {
 #pragma unroll
@@ -124,8 +123,9 @@ __device__ __forceinline__ void attn_win_body(float* __restrict__ part, T* __res
                                               const int* __restrict__ seq, const int* __restrict__ pos, int n,
                                               int heads, int kv_heads, int hd, int seqs, int slots, int ring,
                                               int window, float scale, float softcap) {
-    __shared__ float sm_m[WIN_WARPS][WIN_GMAX], sm_l[WIN_WARPS][WIN_GMAX];
-    __shared__ float sm_o[WIN_WARPS][WIN_GMAX][EPT * 32];
+    constexpr int GM = attn_group<EPT>::G;
+    __shared__ float sm_m[WIN_WARPS][GM], sm_l[WIN_WARPS][GM];
+    __shared__ float sm_o[WIN_WARPS][GM][EPT * 32];
     __shared__ int src[WIN_TILE];
     const int s = blockIdx.x, kvh = blockIdx.y, r = blockIdx.z;
     const int S = gridDim.x;
@@ -150,11 +150,11 @@ __device__ __forceinline__ void attn_win_body(float* __restrict__ part, T* __res
     const long long base = (long long)sq * slots * width + (long long)kvh * hd;
     const int d0 = lane * EPT;
 
-    for (int g0 = 0; g0 < group; g0 += WIN_GMAX) {
-        const int gn = min(WIN_GMAX, group - g0);
-        float qv[WIN_GMAX][EPT], acc[WIN_GMAX][EPT], m[WIN_GMAX], l[WIN_GMAX];
+    for (int g0 = 0; g0 < group; g0 += GM) {
+        const int gn = min(GM, group - g0);
+        float qv[GM][EPT], acc[GM][EPT], m[GM], l[GM];
 #pragma unroll
-        for (int g = 0; g < WIN_GMAX; g++) {
+        for (int g = 0; g < GM; g++) {
             const int h = kvh * group + g0 + g;
             const T* qp = q + (long long)r * heads * hd + (long long)h * hd;
 #pragma unroll
@@ -190,7 +190,7 @@ __device__ __forceinline__ void attn_win_body(float* __restrict__ part, T* __res
                     win_load<EPT>(vc + off, d0, hd, vv);
                 }
 #pragma unroll
-                for (int g = 0; g < WIN_GMAX; g++) {
+                for (int g = 0; g < GM; g++) {
                     if (g < gn) {
                         float d = 0.f;
 #pragma unroll
@@ -210,7 +210,7 @@ __device__ __forceinline__ void attn_win_body(float* __restrict__ part, T* __res
             __syncthreads(); // the tile's sources are read before the next tile overwrites them
         }
 #pragma unroll
-        for (int g = 0; g < WIN_GMAX; g++) {
+        for (int g = 0; g < GM; g++) {
             if (g < gn) {
                 if (lane == 0) {
                     sm_m[warp][g] = m[g];
