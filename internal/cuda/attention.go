@@ -20,7 +20,7 @@ const kvSize = 4
 
 // kvCache is [layers, seqs, maxLen, kvHeads·headDim] f32 keys and the same for values; a cache with per-layer
 // geometry (KVConfig.PerLayer, the Gemmas) instead holds one [seqs, slots, kvHeads·headDim] pair per layer
-// (perLayer), a sliding-window layer's slots a ring of Window positions (gemma.go).
+// (perLayer), a sliding-window layer's slots a ring of Window positions (windowed.go).
 type kvCache struct {
 	b        *Backend
 	cfg      backend.KVConfig

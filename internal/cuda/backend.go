@@ -73,8 +73,8 @@ type Backend struct {
 	gemmLen     int
 	retired     []driver.DevPtr          // scratch buffers replaced while graphs may still point at them
 	quant       quantState               // quantized layers' mode and scratch (trellis.go)
-	moe         map[moeKey]*moeScratch   // Experts' intermediates (hybrid.go)
-	moeTables   map[string]driver.DevPtr // Experts' device tables of expert weight pointers, by content (hybrid.go)
+	moe         map[moeKey]*moeScratch   // Experts' intermediates (moe.go)
+	moeTables   map[string]driver.DevPtr // Experts' device tables of expert weight pointers, by content (moe.go)
 	copyBW      float64
 	closed      bool
 	tune        tuning // launch choices (tuning.go), fixed at open

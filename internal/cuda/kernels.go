@@ -18,7 +18,7 @@ import (
 
 // kernelFiles are the sources compiled at Open, each prefixed with common.cuh.
 // A name "file.cu#unit" is one compilation unit of file.cu holding part of its instantiation list (quantUnits).
-var kernelFiles = append(append([]string{"ops.cu", "gemv.cu", "attention.cu", "gemma.cu", "hybrid.cu", "viterbi.cu"}, quantUnits()...), exl3Units()...)
+var kernelFiles = append(append([]string{"ops.cu", "gemv.cu", "attention.cu", "attention_win.cu", "pointwise.cu", "deltanet.cu", "moe.cu", "viterbi.cu"}, quantUnits()...), exl3Units()...)
 
 // kernelHeaders are the shared headers a file gets after common.cuh.
 var kernelHeaders = map[string][]string{"trellis.cu": {"quant.cuh", "code1mad.cuh"}, "affine.cu": {"quant.cuh"},
@@ -192,7 +192,7 @@ func instantiations(lab bool) map[string][]string {
 			attn = append(attn, fmt.Sprintf("ATTN_SPLIT(%s, %d, %s)", attnSplitName(e, x), e, outType(x)))
 			attn = append(attn, fmt.Sprintf("ATTN_ROWS(%s, %d, %s)", attnRowsName(e, x), e, outType(x)))
 		}
-		for _, e := range attnEPTs { // gemma.cu: windowed and softcapped attention
+		for _, e := range attnEPTs { // attention_win.cu: windowed and softcapped attention
 			win = append(win, fmt.Sprintf("ATTN_WIN_SPLIT(%s, %d, %s)", winSplitName(e, x), e, outType(x)))
 			win = append(win, fmt.Sprintf("ATTN_WIN_ROWS(%s, %d, %s)", winRowsName(e, x), e, outType(x)))
 		}
@@ -205,8 +205,8 @@ func instantiations(lab bool) map[string][]string {
 	}
 	m := quantInstantiations(lab)
 	maps.Copy(m, exl3Instantiations()) // exl3.go
-	m["gemv.cu"], m["attention.cu"], m["gemma.cu"] = gemv, attn, win
-	m["hybrid.cu"] = hybridInstantiations()
+	m["gemv.cu"], m["attention.cu"], m["attention_win.cu"] = gemv, attn, win
+	m["deltanet.cu"] = deltaInstantiations()
 	m["viterbi.cu"] = viterbiInstantiations()
 	return m
 }

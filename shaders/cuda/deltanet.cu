@@ -1,23 +1,23 @@
-// hybrid.cu: the kernels of the hybrid linear-attention models (Qwen3.5, Qwen3-Next; backend/hybrid.go): the
-// short causal conv with SiLU, the gated delta rule over each sequence's recurrent state, the gated RMSNorm, the
-// sigmoid gate, and the MoE router and expert accumulation. The CPU reference is internal/cpu (deltanet.go,
-// moe.go); contracts are repeated in docs/kernels.md ("CUDA"). Activations are T = float (_f32, the backend's) or
+// deltanet.cu: the gated DeltaNet layers' kernels (backend.LinearAttention and backend.SigmoidGate; the hybrid
+// models Qwen3.5 and Qwen3-Next, backend/hybrid.go): the short causal conv with SiLU, the gated delta rule over
+// each sequence's recurrent state, the gated RMSNorm and the sigmoid gate. The CPU reference is
+// internal/cpu/deltanet.go; contracts are repeated in docs/kernels.md ("CUDA"). Activations are T = float (_f32, the backend's) or
 // bf16 (_bf16: tests and tools); the recurrent state and all arithmetic are f32.
 //
 // Arithmetic follows the CPU reference step by step (__fmul_rn / __fadd_rn: no FMA contraction, which Go does
 // not do on amd64; exp and log in f64 rounded to f32 as the CPU's math.Exp), so the conv, the recurrent delta
-// rule, the sigmoid gate and the router are bit-exact against the CPU's recurrent form on f32 inputs. Every
+// rule and the sigmoid gate are bit-exact against the CPU's recurrent form on f32 inputs. Every
 // kernel reads seq/pos on the device and its grid depends on the row count and the state's geometry only, so a
 // recorded decode graph replays for any sequence/position values.
 
-#define HY_THREADS 128
-#define CONV_KMAX 8   // largest conv kernel (Qwen3.5/Next use 4); must match convKMax in internal/cuda/hybrid.go
+#define DN_THREADS 128
+#define CONV_KMAX 8   // largest conv kernel (Qwen3.5/Next use 4); must match convKMax in internal/cuda/deltanet.go
 #define DELTA_COLS 128 // value columns per delta-rule block: one per thread
 
-__device__ __forceinline__ float hy_sigmoid(float x) { return __fdiv_rn(1.0f, __fadd_rn(1.0f, (float)exp(-(double)x))); }
-__device__ __forceinline__ float hy_silu(float x) { return __fdiv_rn(x, __fadd_rn(1.0f, (float)exp(-(double)x))); }
+__device__ __forceinline__ float dn_sigmoid(float x) { return __fdiv_rn(1.0f, __fadd_rn(1.0f, (float)exp(-(double)x))); }
+__device__ __forceinline__ float dn_silu(float x) { return __fdiv_rn(x, __fadd_rn(1.0f, (float)exp(-(double)x))); }
 // softplus is torch's F.softplus (beta 1, threshold 20), as cpu.softplus.
-__device__ __forceinline__ float hy_softplus(float x) { return x > 20.0f ? x : (float)log1p(exp((double)x)); }
+__device__ __forceinline__ float dn_softplus(float x) { return x > 20.0f ? x : (float)log1p(exp((double)x)); }
 
 // causal_conv_{f32,bf16}_w{f32,bf16}
 //   in:  x T [n, C]; w TW [C, K] (K ≤ CONV_KMAX); seq, pos int32 [n]; conv f32 [seqs, K-1, C]: this layer's
@@ -66,7 +66,7 @@ __device__ __forceinline__ void causal_conv(T* dst, const T* x, const TW* __rest
 #pragma unroll
         for (int j = 0; j < CONV_KMAX - 1; j++)
             if (j == K - 2) win[j] = xv;
-        store_out(dst + (long long)r * C + c, hy_silu(acc));
+        store_out(dst + (long long)r * C + c, dn_silu(acc));
     }
     if (touched) {
 #pragma unroll
@@ -129,8 +129,8 @@ __device__ __forceinline__ void gated_delta(T* __restrict__ dst, const T* __rest
                 ks[i] = __fmul_rn(__fmul_rn(ks[i], ik), 1.0f);
             }
             const long long ab = (long long)r * VH + h;
-            coef[0] = hy_sigmoid(ld1(bt + ab));
-            coef[1] = (float)exp((double)__fmul_rn(A, hy_softplus(__fadd_rn(ld1(a + ab), dtBias[h]))));
+            coef[0] = dn_sigmoid(ld1(bt + ab));
+            coef[1] = (float)exp((double)__fmul_rn(A, dn_softplus(__fadd_rn(ld1(a + ab), dtBias[h]))));
         }
         __syncthreads();
         if (!col) continue;
@@ -169,7 +169,7 @@ __device__ __forceinline__ void gated_delta(T* __restrict__ dst, const T* __rest
 template <typename T>
 __device__ __forceinline__ void rmsnorm_gated(T* dst, const T* x, const T* __restrict__ z,
                                               const float* __restrict__ w, int g, float eps) {
-    __shared__ double part[HY_THREADS / 32];
+    __shared__ double part[DN_THREADS / 32];
     const long long base = (long long)blockIdx.x * g;
     double ss = 0;
     for (int j = threadIdx.x; j < g; j += blockDim.x) {
@@ -185,7 +185,7 @@ __device__ __forceinline__ void rmsnorm_gated(T* dst, const T* x, const T* __res
     const float inv = (float)(1.0 / sqrt(tot / g + (double)eps));
     for (int j = threadIdx.x; j < g; j += blockDim.x) {
         const float e = ld1(x + base + j);
-        store_out(dst + base + j, __fmul_rn(__fmul_rn(w[j], __fmul_rn(e, inv)), hy_silu(ld1(z + base + j))));
+        store_out(dst + base + j, __fmul_rn(__fmul_rn(w[j], __fmul_rn(e, inv)), dn_silu(ld1(z + base + j))));
     }
 }
 
@@ -197,161 +197,11 @@ template <typename T>
 __device__ __forceinline__ void sigmoid_mul(T* dst, const T* x, const T* g, long long total, int c, int per_row) {
     for (long long k = blockIdx.x * (long long)blockDim.x + threadIdx.x; k < total; k += (long long)gridDim.x * blockDim.x) {
         const float gv = ld1(g + (per_row ? k / c : k));
-        store_out(dst + k, __fmul_rn(ld1(x + k), hy_sigmoid(gv)));
+        store_out(dst + k, __fmul_rn(ld1(x + k), dn_sigmoid(gv)));
     }
 }
 
-// ---- MoE -----------------------------------------------------------------------------------------------------
-
-// moe_route
-//   in:  logits f32 [n, E]; k ≤ E; norm; out: ids int32 [n, k], weights f32 [n, k]
-//   p = softmax(logits[r]) as the CPU: mx = max, p_j = f32(exp(f64(v_j − mx))), Σ p in index order (one thread),
-//   p_j /= Σ; then k rounds of the largest remaining p (the lower index among equals), its p then −1;
-//   weights = the chosen p, divided by their sum (in choice order) when norm
-//   grid: one block of 128 threads per row, E floats of dynamic shared memory
-//   promise: bit-exact against cpu.Route (ids and weights)
-extern "C" __global__ void moe_route(int* __restrict__ ids, float* __restrict__ weights,
-                                     const float* __restrict__ logits, int E, int k, int norm) { pdl_begin();
-    extern __shared__ float p[];
-    __shared__ float rv[HY_THREADS / 32];
-    __shared__ int ri[HY_THREADS / 32];
-    __shared__ float total;
-    const int r = blockIdx.x;
-    const float* row = logits + (long long)r * E;
-    const int lane = threadIdx.x & 31, wid = threadIdx.x >> 5, nw = blockDim.x >> 5;
-    float mx = __int_as_float(0xff800000); // -inf
-    for (int j = threadIdx.x; j < E; j += blockDim.x) mx = fmaxf(mx, row[j]);
-    mx = warp_max(mx);
-    if (lane == 0) rv[wid] = mx;
-    __syncthreads();
-    mx = rv[0];
-    for (int i = 1; i < nw; i++) mx = fmaxf(mx, rv[i]);
-    for (int j = threadIdx.x; j < E; j += blockDim.x) p[j] = (float)exp((double)__fsub_rn(row[j], mx));
-    __syncthreads();
-    if (threadIdx.x == 0) {
-        float sum = 0.f;
-        for (int j = 0; j < E; j++) sum = __fadd_rn(sum, p[j]);
-        total = sum;
-    }
-    __syncthreads();
-    const float sum = total;
-    for (int j = threadIdx.x; j < E; j += blockDim.x) p[j] = __fdiv_rn(p[j], sum);
-    __syncthreads();
-    float chosen = 0.f; // thread 0: the sum of the chosen p, in choice order
-    for (int t = 0; t < k; t++) {
-        float bv = -1.f;
-        int bi = -1;
-        for (int j = threadIdx.x; j < E; j += blockDim.x) { // ascending j: a later equal value never wins
-            const float v = p[j];
-            if (v >= 0.f && (bi < 0 || v > bv)) bv = v, bi = j;
-        }
-#pragma unroll
-        for (int o = 16; o > 0; o >>= 1) {
-            const float ov = __shfl_xor_sync(0xffffffffu, bv, o);
-            const int oi = __shfl_xor_sync(0xffffffffu, bi, o);
-            if (oi >= 0 && (bi < 0 || ov > bv || (ov == bv && oi < bi))) bv = ov, bi = oi;
-        }
-        __syncthreads(); // the previous round's readers of rv, ri are done
-        if (lane == 0) rv[wid] = bv, ri[wid] = bi;
-        __syncthreads();
-        if (threadIdx.x == 0) {
-            for (int i = 1; i < nw; i++)
-                if (ri[i] >= 0 && (bi < 0 || rv[i] > bv || (rv[i] == bv && ri[i] < bi))) bv = rv[i], bi = ri[i];
-            ids[(long long)r * k + t] = bi;
-            weights[(long long)r * k + t] = bv;
-            chosen = __fadd_rn(chosen, bv);
-            if (bi >= 0) p[bi] = -1.f;
-        }
-        __syncthreads();
-    }
-    if (threadIdx.x == 0 && norm) {
-        for (int t = 0; t < k; t++) weights[(long long)r * k + t] = __fdiv_rn(weights[(long long)r * k + t], chosen);
-    }
-}
-
-// moe_accum_{f32,bf16}: one expert's share of the routed sum (Experts: the host runs every expert over all rows)
-//   in:  y T [n, d], expert e's SwiGLU output for every row; ids int32 [n, k], weights f32 [n, k]
-//   out: dst T [n, d]: first != 0 (the first expert) starts dst at 0; then dst[r] += y[r]·weights[r][t] for each
-//        t with ids[r][t] == e (f32 product, then the sum: the CPU's o += v·w), rows not routed to e unchanged
-//   grid: x = n rows, 128 threads; promise: bit-exact accumulation of the given y (the CPU's order: increasing e)
-template <typename T>
-__device__ __forceinline__ void moe_accum(T* dst, const T* __restrict__ y, const int* __restrict__ ids,
-                                          const float* __restrict__ weights, int d, int k, int e, int first) {
-    const int r = blockIdx.x;
-    int hits = 0;
-    for (int t = 0; t < k; t++) hits += ids[(long long)r * k + t] == e;
-    if (!hits && !first) return;
-    for (int c = threadIdx.x; c < d; c += blockDim.x) {
-        const long long at = (long long)r * d + c;
-        float o = first ? 0.f : ld1(dst + at);
-        for (int t = 0; t < k; t++)
-            if (ids[(long long)r * k + t] == e) o = __fadd_rn(o, __fmul_rn(ld1(y + at), weights[(long long)r * k + t]));
-        store_out(dst + at, o);
-    }
-}
-
-// moe_gemv_{f32,bf16} (Experts' routed form, decode: n ≤ 8 rows)
-//   in:  x T: [n, in] (xslot = 0: slot s = r·k + j reads row r) or [n·k, in] (xslot = 1: slot s reads its own row);
-//        ids int32 [n, k]; W a device table of E pointers to the experts' bf16 weights [out, in]
-//   out: y T [n·k, out]: y[s][o] = Σ_c W_{ids[s]}[o][c]·x[..][c] in f32 — only the routed experts' weights are read
-//   grid: (⌈out/4⌉, n·k) blocks of 128 threads; warp w takes output row 4·blockIdx.x + w; lanes take 8-wide chunks
-//        (16-byte weight loads) when in % 8 == 0, else single columns, strided by 32; warp_sum
-//   promise: f32 sums of exact products in another order than the CPU (~in·2^-24 relative)
-template <typename T>
-__device__ __forceinline__ void moe_gemv(T* __restrict__ y, const T* __restrict__ x, const int* __restrict__ ids,
-                                         const bf16_t* const* __restrict__ W, int in, int out, int k, int xslot) {
-    const int s = blockIdx.y;
-    const int o = blockIdx.x * (blockDim.x >> 5) + (threadIdx.x >> 5);
-    const int lane = threadIdx.x & 31;
-    if (o >= out) return;
-    const bf16_t* w = W[ids[s]] + (long long)o * in;
-    const T* xr = x + (long long)(xslot ? s : s / k) * in;
-    float acc = 0.f;
-    if ((in & 7) == 0) {
-        for (int c = lane * 8; c < in; c += 256) {
-            float wv[8], xv[8];
-            unpack8(ld_stream(w + c), wv);
-            ld8(xr + c, xv);
-#pragma unroll
-            for (int e = 0; e < 8; e++) acc += wv[e] * xv[e];
-        }
-    } else {
-        for (int c = lane; c < in; c += 32) acc += bf2f(w[c]) * ld1(xr + c);
-    }
-    acc = warp_sum(acc);
-    if (lane == 0) store_out(y + (long long)s * out + o, acc);
-}
-
-#define MOE_MAX_K 64 // must match moeMaxK in internal/cuda/hybrid.go
-
-// moe_combine_{f32,bf16} (Experts' routed form)
-//   in:  y T [n·k, d], slot s = r·k + j holding expert ids[r][j]'s output for row r; weights f32 [n, k]
-//   out: dst T [n, d] = Σ over row r's slots in increasing expert id (equal ids in slot order) of y[s]·weights[s],
-//        from 0 (the CPU's order: o += v·w per expert, experts ascending)
-//   grid: x = n rows, 128 threads; k ≤ MOE_MAX_K
-template <typename T>
-__device__ __forceinline__ void moe_combine(T* __restrict__ dst, const T* __restrict__ y, const int* __restrict__ ids,
-                                            const float* __restrict__ weights, int d, int k) {
-    __shared__ int ord[MOE_MAX_K];
-    const int r = blockIdx.x;
-    const int* id = ids + (long long)r * k;
-    for (int j = threadIdx.x; j < k; j += blockDim.x) { // slot j's rank among the row's slots
-        int rank = 0;
-        for (int i = 0; i < k; i++) rank += id[i] < id[j] || (id[i] == id[j] && i < j);
-        ord[rank] = j;
-    }
-    __syncthreads();
-    for (int c = threadIdx.x; c < d; c += blockDim.x) {
-        float o = 0.f;
-        for (int t = 0; t < k; t++) {
-            const long long s = (long long)r * k + ord[t];
-            o = __fadd_rn(o, __fmul_rn(ld1(y + s * d + c), weights[s]));
-        }
-        store_out(dst + (long long)r * d + c, o);
-    }
-}
-
-#define HYBRID_INSTANTIATE(T, SFX)                                                                                \
+#define DELTANET_INSTANTIATE(T, SFX)                                                                          \
     extern "C" __global__ void causal_conv_##SFX##_wf32(T* dst, const T* x, const float* w, float* conv,         \
                                                         const int* seq, const int* pos, int n, int C, int K) { pdl_begin(); \
         causal_conv<T, float>(dst, x, w, conv, seq, pos, n, C, K);                                              \
@@ -367,18 +217,6 @@ __device__ __forceinline__ void moe_combine(T* __restrict__ dst, const T* __rest
     extern "C" __global__ void sigmoid_mul_##SFX(T* dst, const T* x, const T* g, long long total, int c,        \
                                                  int per_row) { pdl_begin();                                   \
         sigmoid_mul<T>(dst, x, g, total, c, per_row);                                                           \
-    }                                                                                                          \
-    extern "C" __global__ void moe_accum_##SFX(T* dst, const T* y, const int* ids, const float* weights, int d,  \
-                                               int k, int e, int first) { pdl_begin();                         \
-        moe_accum<T>(dst, y, ids, weights, d, k, e, first);                                                     \
-    }                                                                                                          \
-    extern "C" __global__ void moe_gemv_##SFX(T* y, const T* x, const int* ids, const bf16_t* const* W, int in,  \
-                                              int out, int k, int xslot) { pdl_begin();                        \
-        moe_gemv<T>(y, x, ids, W, in, out, k, xslot);                                                           \
-    }                                                                                                          \
-    extern "C" __global__ void moe_combine_##SFX(T* dst, const T* y, const int* ids, const float* weights, int d, \
-                                                 int k) { pdl_begin();                                         \
-        moe_combine<T>(dst, y, ids, weights, d, k);                                                             \
     }
 
 // The delta-rule instantiations, one per key-dim bound KD (internal/cuda/kernels.go: deltaName).
@@ -391,5 +229,5 @@ __device__ __forceinline__ void moe_combine(T* __restrict__ dst, const T* __rest
         gated_delta<KD, T>(dst, qkv, a, b, aLog, dtBias, S, seq, pos, n, KH, VH, dk, dv, scale);                  \
     }
 
-HYBRID_INSTANTIATE(float, f32)
-HYBRID_INSTANTIATE(bf16_t, bf16)
+DELTANET_INSTANTIATE(float, f32)
+DELTANET_INSTANTIATE(bf16_t, bf16)

@@ -1,47 +1,9 @@
-// gemma.cu: the kernels the Gemma families add to the CUDA backend (docs/gemma.md): the pointwise ops Scale,
-// Softcap and GeGLU (backend/pointwise.go), the ring-slot store of a sliding-window layer's keys and values, and
-// windowed / softcapped attention (backend.WindowedAttention) in a split (decode) and a rows form. The CPU
-// reference is internal/cpu (pointwise.go, attention.go); contracts are repeated in docs/kernels.md ("CUDA").
-// Activations are T = float (names ending _f32, the backend's) or bf16 (_bf16: tests and tools); arithmetic f32.
-// The instantiation list of the attention forms is appended by the host (internal/cuda/kernels.go: winSplitName,
-// winRowsName).
-
-// ---- pointwise ----------------------------------------------------------------------------------------------
-
-#define GRID_STRIDE(i, n)                                                                                   \
-    for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < (long long)(n);              \
-         i += (long long)gridDim.x * blockDim.x)
-
-// scale_{f32,bf16}
-//   in:  x T [n], s f32; out: dst T [n] = f32(x·s) rounded to T; dst may alias x
-//   grid: grid-stride over n; promise: exactly the CPU's f32 product (one more rounding for bf16)
-// softcap_{f32,bf16} (Gemma's final logit softcap, fused: one pass for the divide, tanh and multiply)
-//   in:  x T [n], c f32 > 0; out: dst T [n] = f32(tanh(f64(f32(x/c))))·c, each step rounded to f32 as the CPU does
-//   promise: f64 tanh rounded to f32 (the CPU's math.Tanh may differ by an ulp of f64: the f32 results agree
-//        but in rare double-rounding ties)
-// geglu_{f32,bf16}
-//   in:  gate, up T [n]; out: dst T [n] = f32(gelu_tanh(gate))·up, gelu_tanh(x) = ½·x·(1 + tanh(√(2/π)·(x +
-//        0.044715·x³))) in f64 in the CPU's order (no FMA contraction), rounded once, then the f32 product
-//   promise: as softcap
-__device__ __forceinline__ float softcap1(float x, float c) {
-    return __fmul_rn((float)tanh((double)__fdiv_rn(x, c)), c);
-}
-__device__ __forceinline__ float gelu_tanh1(float x) {
-    const double v = (double)x;
-    const double k = 0.7978845608028654; // sqrt(2/pi), as math.Sqrt(2/math.Pi) rounds it
-    const double cube = __dmul_rn(__dmul_rn(__dmul_rn(0.044715, v), v), v);
-    const double inner = __dmul_rn(k, __dadd_rn(v, cube));
-    return (float)__dmul_rn(__dmul_rn(0.5, v), __dadd_rn(1.0, tanh(inner)));
-}
-template <typename T> __device__ __forceinline__ void scale_op(T* dst, const T* x, float s, long long n) {
-    GRID_STRIDE(k, n) store_out(dst + k, __fmul_rn(ld1(x + k), s));
-}
-template <typename T> __device__ __forceinline__ void softcap_op(T* dst, const T* x, float c, long long n) {
-    GRID_STRIDE(k, n) store_out(dst + k, softcap1(ld1(x + k), c));
-}
-template <typename T> __device__ __forceinline__ void geglu_op(T* dst, const T* gate, const T* up, long long n) {
-    GRID_STRIDE(k, n) store_out(dst + k, __fmul_rn(gelu_tanh1(ld1(gate + k)), ld1(up + k)));
-}
+// attention_win.cu: windowed / softcapped attention (backend.WindowedAttention; the Gemma families, docs/gemma.md)
+// over a per-layer cache whose sliding-window layers keep a ring of Window slots: the ring-slot store of such a
+// layer's keys and values, and the attention in a split (decode) and a rows form. The CPU reference is
+// internal/cpu/attention.go; contracts are repeated in docs/kernels.md ("CUDA"). Activations are T = float
+// (names ending _f32, the backend's) or bf16 (_bf16: tests and tools); arithmetic f32. The instantiation list of
+// the attention forms is appended by the host (internal/cuda/kernels.go: winSplitName, winRowsName).
 
 // kv_store_ring_{f32,bf16}
 //   in:  k, v T [n, width]; seq, pos int32 [n]; a ring layer's geometry (seqs, slots)
@@ -70,22 +32,13 @@ __device__ __forceinline__ void kv_store_ring(kv_t* __restrict__ kc, kv_t* __res
     }
 }
 
-#define GEMMA_INSTANTIATE(T, SFX)                                                                                \
-    extern "C" __global__ void scale_##SFX(T* dst, const T* x, float s, long long n) { pdl_begin(); scale_op<T>(dst, x, s, n); } \
-    extern "C" __global__ void softcap_##SFX(T* dst, const T* x, float c, long long n) { pdl_begin();           \
-        softcap_op<T>(dst, x, c, n);                                                                            \
-    }                                                                                                          \
-    extern "C" __global__ void geglu_##SFX(T* dst, const T* gate, const T* up, long long n) { pdl_begin();      \
-        geglu_op<T>(dst, gate, up, n);                                                                          \
-    }                                                                                                          \
+#define KV_STORE_RING_INSTANTIATE(T, SFX)                                                                        \
     extern "C" __global__ void kv_store_ring_##SFX(kv_t* kc, kv_t* vc, const T* k, const T* v, const int* seq, \
                                                    const int* pos, int n, int width, int seqs, int slots) { pdl_begin(); \
         kv_store_ring<T>(kc, vc, k, v, seq, pos, n, width, seqs, slots);                                       \
     }
-GEMMA_INSTANTIATE(float, f32)
-GEMMA_INSTANTIATE(bf16_t, bf16)
-
-// ---- windowed attention -------------------------------------------------------------------------------------
+KV_STORE_RING_INSTANTIATE(float, f32)
+KV_STORE_RING_INSTANTIATE(bf16_t, bf16)
 
 #define WIN_WARPS 4
 #define WIN_MAX_SPLITS 128 // must match attnMaxSplits in internal/cuda/attention.go (shared with the split form)
