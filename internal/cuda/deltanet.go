@@ -32,8 +32,14 @@ const convKMax = 8
 // in registers, rows ≥ KeyDim zero (deltaName picks the smallest bound ≥ KeyDim).
 var deltaKDs = []int{32, 64, 128, 256}
 
-// deltaCols is the value columns one delta-rule block takes (DELTA_COLS in deltanet.cu).
-const deltaCols = 128
+// deltaCols is the value columns one delta-rule block takes and deltaLanes the lanes sharing each (DELTA_COLS,
+// DELTA_LANES in deltanet.cu): a lane holds KD/deltaLanes of its column's state rows, so a head's dv columns
+// spread over dv/deltaCols blocks (Qwen3.5's 48 value heads of 128: 192 blocks, not 48) and each dot product over
+// the key dim is deltaLanes partial sums.
+const (
+	deltaCols  = 32
+	deltaLanes = 4
+)
 
 func deltaName(kd int, x backend.DType) string {
 	return fmt.Sprintf("gated_delta_%s_k%d", dtName(x), kd)
@@ -173,8 +179,10 @@ func (b *Backend) CausalConv(dst, x, w backend.Tensor, st backend.RecurrentState
 	})
 }
 
-// GatedDeltaRule (backend.LinearAttention): gated_delta, the recurrent form run in the kernel over each
-// sequence's rows in order (a decode step and a prompt alike).
+// GatedDeltaRule (backend.LinearAttention): gated_delta_prep normalizes every row's q and k and forms its gates
+// in parallel, then gated_delta runs the recurrent form over each sequence's rows in order (a decode step and a
+// prompt alike), its dot products split over deltaLanes lanes. The pre-pass's output lives in the split
+// attention's scratch (ensureScratch), which the stream's order keeps apart from attention's use of it.
 func (b *Backend) GatedDeltaRule(dst, qkv, a, bt, aLog, dtBias backend.Tensor, st backend.RecurrentState, layer int, seq, pos backend.Tensor) {
 	const op = "GatedDeltaRule"
 	s := stateOf(op, st, layer)
@@ -208,17 +216,30 @@ func (b *Backend) GatedDeltaRule(dst, qkv, a, bt, aLog, dtBias backend.Tensor, s
 			break
 		}
 	}
-	name := deltaName(kd, xs.dt)
+	name, prep := deltaName(kd, xs.dt), opName("gated_delta_prep", xs.dt)
+	// the pre-pass's output: every row's normalized q and k per key head, then β and the decay per value head
+	qkBytes := 4 * n * c.KeyHeads * 2 * c.KeyDim
+	scr, err := b.ensureScratch(qkBytes + 4*n*c.ValueHeads*2)
+	if err != nil {
+		b.fail(fmt.Errorf("cuda backend: %s scratch: %w", op, err))
+		return
+	}
+	coef := scr.Add(qkBytes)
 	S := s.s.Add(layer * s.sBytes())
 	grid := driver.Dim3{X: (c.ValueDim + deltaCols - 1) / deltaCols, Y: c.ValueHeads, Z: c.Seqs}
 	scale := float32(1 / math.Sqrt(float64(c.KeyDim)))
 	bytes := float64(n*(C+2*c.ValueHeads+vw)*xs.dt.Size() + 2*s.sBytes())
+	prepBytes := float64(n*(2*kw+2*c.ValueHeads)*xs.dt.Size() + 4*n*(2*kw+2*c.ValueHeads))
 	b.logf("GatedDeltaRule n=%d heads=%d/%d dk=%d dv=%d seqs=%d: %s", n, c.KeyHeads, c.ValueHeads, c.KeyDim, c.ValueDim, c.Seqs, name)
 	b.enqueue(func() error {
-		args := driver.NewArgs().Ptr(d.ptr).Ptr(xs.ptr).Ptr(as.ptr).Ptr(bs.ptr).Ptr(al.ptr).Ptr(db.ptr).Ptr(S).
-			Ptr(sq.ptr).Ptr(ps.ptr).I32(int32(n)).I32(int32(c.KeyHeads)).I32(int32(c.ValueHeads)).
-			I32(int32(c.KeyDim)).I32(int32(c.ValueDim)).F32(scale)
-		return b.launch(name, grid, driver.Dim3{X: deltaCols}, 0, args, bytes)
+		args := driver.NewArgs().Ptr(scr).Ptr(coef).Ptr(xs.ptr).Ptr(as.ptr).Ptr(bs.ptr).Ptr(al.ptr).Ptr(db.ptr).
+			I32(int32(c.KeyHeads)).I32(int32(c.ValueHeads)).I32(int32(c.KeyDim)).I32(int32(c.ValueDim)).F32(scale)
+		if err := b.launch(prep, driver.Dim3{X: n, Y: c.KeyHeads}, driver.Dim3{X: 128}, 0, args, prepBytes); err != nil {
+			return err
+		}
+		args = driver.NewArgs().Ptr(d.ptr).Ptr(xs.ptr).Ptr(scr).Ptr(coef).Ptr(S).Ptr(sq.ptr).Ptr(ps.ptr).
+			I32(int32(n)).I32(int32(c.KeyHeads)).I32(int32(c.ValueHeads)).I32(int32(c.KeyDim)).I32(int32(c.ValueDim))
+		return b.launch(name, grid, driver.Dim3{X: deltaCols * deltaLanes}, 0, args, bytes)
 	})
 }
 

@@ -93,87 +93,152 @@ func emulConv(dst, x, w, conv []float32, seq, pos []int32, layer, seqs, C, K, km
 	}
 }
 
-// emulDelta is gated_delta over a whole grid for bound kd: S is the state of all layers,
-// [layers, seqs, VH, dk, dv].
-func emulDelta(dst, qkv, a, b, aLog, dtBias, S []float32, seq, pos []int32, layer int, cfg backend.RecurrentConfig, kd, cols int) {
-	n := len(seq)
+// emulWarpSum is warp_sum over one warp's 32 values: the xor tree at offsets 16, 8, 4, 2, 1; lane 0's result.
+func emulWarpSum(v []float32) float32 {
+	w := append([]float32(nil), v...)
+	for o := 16; o > 0; o >>= 1 {
+		nw := make([]float32, 32)
+		for l := range 32 {
+			nw[l] = w[l] + w[l^o]
+		}
+		w = nw
+	}
+	return w[0]
+}
+
+// emulDeltaPrep is gated_delta_prep over its whole grid with threads threads a block: qk [n, KH, 2, dk] and
+// coef [n, VH, 2].
+func emulDeltaPrep(qkv, a, b, aLog, dtBias []float32, n int, cfg backend.RecurrentConfig, threads int) (qk, coef []float32) {
 	KH, VH, dk, dv := cfg.KeyHeads, cfg.ValueHeads, cfg.KeyDim, cfg.ValueDim
 	C := 2*KH*dk + VH*dv
 	scale := float32(1 / math.Sqrt(float64(dk)))
+	qk, coef = make([]float32, n*KH*2*dk), make([]float32, n*VH*2)
+	for r := 0; r < n; r++ {
+		row := qkv[r*C:]
+		for kh := 0; kh < KH; kh++ {
+			qp, kp := row[kh*dk:], row[KH*dk+kh*dk:]
+			pq, pk := make([]float32, threads), make([]float32, threads)
+			for t := range threads {
+				for i := t; i < dk; i += threads {
+					pq[t] = pq[t] + float32(qp[i]*qp[i])
+					pk[t] = pk[t] + float32(kp[i]*kp[i])
+				}
+			}
+			var sq, sk float32
+			for w := 0; w < threads/32; w++ {
+				sq = sq + emulWarpSum(pq[32*w:32*w+32])
+				sk = sk + emulWarpSum(pk[32*w:32*w+32])
+			}
+			iq := 1 / float32(math.Sqrt(float64(sq+1e-6)))
+			ik := 1 / float32(math.Sqrt(float64(sk+1e-6)))
+			o := qk[(r*KH+kh)*2*dk:]
+			for i := 0; i < dk; i++ {
+				o[i] = float32(qp[i]*iq) * scale
+				o[dk+i] = kp[i] * ik
+			}
+			G := VH / KH
+			for t := 0; t < G; t++ {
+				h := kh*G + t
+				ab := r*VH + h
+				A := -f32exp(aLog[h])
+				coef[2*ab] = emSigmoid(b[ab])
+				coef[2*ab+1] = f32exp(A * emSoftplus(a[ab]+dtBias[h]))
+			}
+		}
+	}
+	return qk, coef
+}
+
+// emulDelta is gated_delta_prep then gated_delta over their whole grids for bound kd, cols columns a block and
+// lanes lanes a column: S is the state of all layers, [layers, seqs, VH, dk, dv].
+func emulDelta(dst, qkv, a, b, aLog, dtBias, S []float32, seq, pos []int32, layer int, cfg backend.RecurrentConfig, kd, cols, lanes, threads int) {
+	n := len(seq)
+	KH, VH, dk, dv := cfg.KeyHeads, cfg.ValueHeads, cfg.KeyDim, cfg.ValueDim
+	C := 2*KH*dk + VH*dv
+	qk, coef := emulDeltaPrep(qkv, a, b, aLog, dtBias, n, cfg, threads)
 	base := layer * cfg.Seqs * VH * dk * dv
+	R := kd / lanes
+	// reduce is the shuffle tree over one column's lanes (xor 1, 2, …): lane 0's sum
+	reduce := func(p []float32) float32 {
+		w := append([]float32(nil), p...)
+		for m := 1; m < lanes; m <<= 1 {
+			nw := make([]float32, lanes)
+			for l := range lanes {
+				nw[l] = w[l] + w[l^m]
+			}
+			w = nw
+		}
+		return w[0]
+	}
 	for bx := 0; bx < (dv+cols-1)/cols; bx++ {
 		for h := 0; h < VH; h++ {
 			for s := 0; s < cfg.Seqs; s++ {
 				kh := h / (VH / KH)
 				sh := base + (s*VH+h)*dk*dv
-				A := -f32exp(aLog[h])
-				st := make([][]float32, cols) // per thread: its column, kd registers
-				for tid := range cols {
-					st[tid] = make([]float32, kd)
-					j := bx*cols + tid
-					for i := 0; i < kd; i++ {
-						if j < dv && i < dk {
-							st[tid][i] = S[sh+i*dv+j]
+				st := make([][]float32, cols*lanes) // per thread: R registers, rows sub + lanes·e of its column
+				for tid := range st {
+					st[tid] = make([]float32, R)
+					sub, j := tid%lanes, bx*cols+tid/lanes
+					for e := 0; e < R; e++ {
+						if i := sub + lanes*e; j < dv && i < dk {
+							st[tid][e] = S[sh+i*dv+j]
 						}
 					}
 				}
 				touched := false
-				qs, ks := make([]float32, kd), make([]float32, kd)
 				for r := 0; r < n; r++ {
 					if int(seq[r]) != s {
 						continue
 					}
 					touched = true
-					row := qkv[r*C:]
-					for i := 0; i < kd; i++ {
-						qs[i], ks[i] = 0, 0
-						if i < dk {
-							qs[i], ks[i] = row[kh*dk+i], row[KH*dk+kh*dk+i]
+					q := qk[(r*KH+kh)*2*dk:]
+					k := q[dk:]
+					beta, decay := coef[2*(r*VH+h)], coef[2*(r*VH+h)+1]
+					for c0 := 0; c0 < cols; c0++ {
+						j := bx*cols + c0
+						po, py := make([]float32, lanes), make([]float32, lanes)
+						kv := func(sub, e int) (float32, float32) {
+							if i := sub + lanes*e; i < dk {
+								return k[i], q[i]
+							}
+							return 0, 0
 						}
-					}
-					var sq, sk float32
-					for i := 0; i < dk; i++ {
-						sq = sq + float32(qs[i]*qs[i])
-						sk = sk + float32(ks[i]*ks[i])
-					}
-					iq := 1 / float32(math.Sqrt(float64(sq+1e-6)))
-					ik := 1 / float32(math.Sqrt(float64(sk+1e-6)))
-					for i := 0; i < dk; i++ {
-						qs[i] = float32(qs[i]*iq) * scale
-						ks[i] = float32(ks[i]*ik) * 1
-					}
-					ab := r*VH + h
-					beta := emSigmoid(b[ab])
-					decay := f32exp(A * emSoftplus(a[ab]+dtBias[h]))
-					for tid := range cols {
-						j := bx*cols + tid
-						if j >= dv {
-							continue
+						for sub := range lanes {
+							c := st[c0*lanes+sub]
+							if pos[r] == 0 {
+								clear(c)
+							}
+							for e := 0; e < R; e++ {
+								ke, _ := kv(sub, e)
+								c[e] = c[e] * decay
+								po[sub] = po[sub] + float32(c[e]*ke)
+							}
 						}
-						c := st[tid]
-						if pos[r] == 0 {
-							clear(c)
+						o := reduce(po)
+						var vj float32
+						if j < dv {
+							vj = qkv[r*C+2*KH*dk+h*dv+j]
 						}
-						var o float32
-						for i := 0; i < kd; i++ {
-							c[i] = c[i] * decay
-							o = o + float32(c[i]*ks[i])
+						d := (vj - o) * beta
+						for sub := range lanes {
+							c := st[c0*lanes+sub]
+							for e := 0; e < R; e++ {
+								ke, qe := kv(sub, e)
+								c[e] = c[e] + float32(ke*d)
+								py[sub] = py[sub] + float32(c[e]*qe)
+							}
 						}
-						d := (row[2*KH*dk+h*dv+j] - o) * beta
-						o = 0
-						for i := 0; i < kd; i++ {
-							c[i] = c[i] + float32(ks[i]*d)
-							o = o + float32(c[i]*qs[i])
+						if j < dv {
+							dst[r*VH*dv+h*dv+j] = reduce(py)
 						}
-						dst[r*VH*dv+h*dv+j] = o
 					}
 				}
 				if touched {
-					for tid := range cols {
-						j := bx*cols + tid
-						for i := 0; i < kd && i < dk; i++ {
-							if j < dv {
-								S[sh+i*dv+j] = st[tid][i]
+					for tid := range st {
+						sub, j := tid%lanes, bx*cols+tid/lanes
+						for e := 0; e < R; e++ {
+							if i := sub + lanes*e; j < dv && i < dk {
+								S[sh+i*dv+j] = st[tid][e]
 							}
 						}
 					}
@@ -227,9 +292,13 @@ func relErr(want, got []float32) float64 {
 }
 
 func TestDeltaNetEmulated(t *testing.T) {
-	kmax, cols := deltaConst(t, "CONV_KMAX"), deltaConst(t, "DELTA_COLS")
-	if kmax != convKMax || cols != deltaCols {
-		t.Fatalf("CONV_KMAX %d / convKMax %d, DELTA_COLS %d / deltaCols %d", kmax, convKMax, cols, deltaCols)
+	kmax, cols, lanes := deltaConst(t, "CONV_KMAX"), deltaConst(t, "DELTA_COLS"), deltaConst(t, "DELTA_LANES")
+	threads := deltaConst(t, "DN_THREADS")
+	if cols != deltaCols || lanes != deltaLanes {
+		t.Fatalf("deltanet.cu's DELTA_COLS, DELTA_LANES = %d, %d; deltanet.go's %d, %d", cols, lanes, deltaCols, deltaLanes)
+	}
+	if kmax != convKMax {
+		t.Fatalf("CONV_KMAX %d / convKMax %d", kmax, convKMax)
 	}
 	type call struct{ seq, pos []int32 }
 	runOf := func(s int32, from, n int) call {
@@ -246,10 +315,12 @@ func TestDeltaNetEmulated(t *testing.T) {
 	}{
 		{"fixture, prompt then batched decode", backend.RecurrentConfig{Layers: 3, Seqs: 3, ConvKernel: 4, KeyHeads: 2, ValueHeads: 4, KeyDim: 32, ValueDim: 32},
 			[]call{runOf(1, 0, 11), {[]int32{0, 1, 2}, []int32{0, 11, 0}}, {[]int32{2, 0, 2, 1}, []int32{1, 1, 2, 12}}, runOf(1, 0, 3)}},
-		{"odd: dk 20 (padded to 32), dv 150 (two column tiles), group 3, kernel 3", backend.RecurrentConfig{Layers: 2, Seqs: 2, ConvKernel: 3, KeyHeads: 2, ValueHeads: 6, KeyDim: 20, ValueDim: 150},
+		{"odd: dk 20 (padded to 32), dv 150 (five column tiles, the last short), group 3, kernel 3", backend.RecurrentConfig{Layers: 2, Seqs: 2, ConvKernel: 3, KeyHeads: 2, ValueHeads: 6, KeyDim: 20, ValueDim: 150},
 			[]call{runOf(0, 0, 5), {[]int32{1, 0, 1}, []int32{0, 5, 1}}, runOf(0, 6, 2)}},
 		{"kernel 1 (no tail), dk 64", backend.RecurrentConfig{Layers: 1, Seqs: 1, ConvKernel: 1, KeyHeads: 1, ValueHeads: 1, KeyDim: 64, ValueDim: 8},
 			[]call{runOf(0, 0, 4), runOf(0, 4, 1)}},
+		{"dk 256 (two dims a pre-pass thread), group 2", backend.RecurrentConfig{Layers: 1, Seqs: 1, ConvKernel: 4, KeyHeads: 1, ValueHeads: 2, KeyDim: 256, ValueDim: 40},
+			[]call{runOf(0, 0, 6), runOf(0, 6, 1)}},
 	}
 	rng := rand.New(rand.NewPCG(11, 12))
 	randn := func(n int, std float64) []float32 {
@@ -294,8 +365,8 @@ func TestDeltaNetEmulated(t *testing.T) {
 			dt := ref.f(make([]float32, n*vw), n, vw)
 			ref.GatedDeltaRule(dt, xt, ref.f(a, n, VH), ref.f(b, n, VH), ref.f(aLog, VH), ref.f(dtBias, VH), st, layer, sq, ps)
 			got := make([]float32, n*vw)
-			emulDelta(got, xt.(*cpu.Tensor).Float32s(), a, b, aLog, dtBias, S, cl.seq, cl.pos, layer, cfg, kd, cols)
-			if e := relErr(dt.(*cpu.Tensor).Float32s(), got); e > 1e-6 {
+			emulDelta(got, xt.(*cpu.Tensor).Float32s(), a, b, aLog, dtBias, S, cl.seq, cl.pos, layer, cfg, kd, cols, lanes, threads)
+			if e := relErr(dt.(*cpu.Tensor).Float32s(), got); e > 2e-6 { // the parallel sums' order: f32 rounding
 				t.Errorf("%s, call %d: GatedDeltaRule off by %.3g of max", c.name, ci, e)
 			}
 		}

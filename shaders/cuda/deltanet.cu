@@ -5,14 +5,17 @@
 // bf16 (_bf16: tests and tools); the recurrent state and all arithmetic are f32.
 //
 // Arithmetic follows the CPU reference step by step (__fmul_rn / __fadd_rn: no FMA contraction, which Go does
-// not do on amd64; exp and log in f64 rounded to f32 as the CPU's math.Exp), so the conv, the recurrent delta
-// rule and the sigmoid gate are bit-exact against the CPU's recurrent form on f32 inputs. Every
+// not do on amd64; exp and log in f64 rounded to f32 as the CPU's math.Exp), so the conv and the sigmoid gate are
+// bit-exact against the CPU on f32 inputs; the delta rule sums its norms and dot products in another (parallel)
+// order, equal to the CPU's recurrent form within f32 rounding. Every
 // kernel reads seq/pos on the device and its grid depends on the row count and the state's geometry only, so a
 // recorded decode graph replays for any sequence/position values.
 
 #define DN_THREADS 128
 #define CONV_KMAX 8   // largest conv kernel (Qwen3.5/Next use 4); must match convKMax in internal/cuda/deltanet.go
-#define DELTA_COLS 128 // value columns per delta-rule block: one per thread
+#define DELTA_LANES 4 // lanes sharing one column of S (must match deltaLanes in internal/cuda/deltanet.go)
+#define DELTA_COLS 32 // value columns per delta-rule block (must match deltaCols)
+#define DELTA_THREADS (DELTA_COLS * DELTA_LANES)
 
 __device__ __forceinline__ float dn_sigmoid(float x) { return __fdiv_rn(1.0f, __fadd_rn(1.0f, (float)exp(-(double)x))); }
 __device__ __forceinline__ float dn_silu(float x) { return __fdiv_rn(x, __fadd_rn(1.0f, (float)exp(-(double)x))); }
@@ -75,89 +78,132 @@ __device__ __forceinline__ void causal_conv(T* dst, const T* x, const TW* __rest
     }
 }
 
-// gated_delta_{f32,bf16}_k{KD}
+// gated_delta_prep_{f32,bf16} (the delta rule's per-row pre-pass, every row at once)
 //   in:  qkv T [n, 2·KH·dk + VH·dv] ([q | k | v], heads in order); a, b T [n, VH]; aLog, dtBias f32 [VH];
-//        seq, pos int32 [n]; S f32 [seqs, VH, dk, dv]: this layer's delta-rule states; scale = f32(1/√dk); dk ≤ KD
+//        scale = f32(1/√dk)
+//   out: qk f32 [n, KH, 2, dk]: q·iq·scale then k·ik, iq = f32(1/√(Σq² + 1e-6)) (ik likewise, sqrt in f64);
+//        coef f32 [n, VH, 2]: β = sigmoid(b), decay = f32(exp(−f32(exp(aLog))·softplus(a + dtBias)))
+//   grid: (n, KH) blocks of DN_THREADS threads; Σq², Σk²: thread t sums dims t, t+DN_THREADS, … in order, warp_sum,
+//        then the warps' sums in warp order from 0; threads < VH/KH form the coefficients of the key head's value
+//        heads
+//   promise: the CPU's f32 steps but the order of the two sums (f32 rounding of Σ over dk terms)
+template <typename T>
+__device__ __forceinline__ void gated_delta_prep(float* __restrict__ qk, float* __restrict__ coef,
+                                                 const T* __restrict__ qkv, const T* __restrict__ a,
+                                                 const T* __restrict__ bt, const float* __restrict__ aLog,
+                                                 const float* __restrict__ dtBias, int KH, int VH, int dk, int dv,
+                                                 float scale) {
+    __shared__ float red[2][DN_THREADS / 32];
+    const int r = blockIdx.x, kh = blockIdx.y;
+    const int lane = threadIdx.x & 31, w = threadIdx.x >> 5;
+    const T* row = qkv + (long long)r * (2 * KH * dk + VH * dv);
+    const T* qp = row + kh * dk;
+    const T* kp = row + KH * dk + kh * dk;
+    float sq = 0.f, sk = 0.f;
+    for (int i = threadIdx.x; i < dk; i += DN_THREADS) {
+        const float q = ld1(qp + i), k = ld1(kp + i);
+        sq = __fadd_rn(sq, __fmul_rn(q, q));
+        sk = __fadd_rn(sk, __fmul_rn(k, k));
+    }
+    sq = warp_sum(sq);
+    sk = warp_sum(sk);
+    if (lane == 0) red[0][w] = sq, red[1][w] = sk;
+    __syncthreads();
+    sq = 0.f, sk = 0.f;
+#pragma unroll
+    for (int i = 0; i < DN_THREADS / 32; i++) sq = __fadd_rn(sq, red[0][i]), sk = __fadd_rn(sk, red[1][i]);
+    const float iq = __fdiv_rn(1.0f, (float)sqrt((double)__fadd_rn(sq, 1e-6f)));
+    const float ik = __fdiv_rn(1.0f, (float)sqrt((double)__fadd_rn(sk, 1e-6f)));
+    float* o = qk + ((long long)r * KH + kh) * 2 * dk;
+    for (int i = threadIdx.x; i < dk; i += DN_THREADS) {
+        o[i] = __fmul_rn(__fmul_rn(ld1(qp + i), iq), scale);
+        o[dk + i] = __fmul_rn(ld1(kp + i), ik);
+    }
+    const int G = VH / KH;
+    for (int t = threadIdx.x; t < G; t += DN_THREADS) {
+        const int h = kh * G + t;
+        const long long ab = (long long)r * VH + h;
+        const float A = -(float)exp((double)aLog[h]);
+        coef[2 * ab] = dn_sigmoid(ld1(bt + ab));
+        coef[2 * ab + 1] = (float)exp((double)__fmul_rn(A, dn_softplus(__fadd_rn(ld1(a + ab), dtBias[h]))));
+    }
+}
+
+// gated_delta_{f32,bf16}_k{KD}
+//   in:  qkv T [n, 2·KH·dk + VH·dv] (its v part); qk, coef f32 from gated_delta_prep; seq, pos int32 [n];
+//        S f32 [seqs, VH, dk, dv]: this layer's delta-rule states; dk ≤ KD
 //   out: dst T [n, VH·dv]; S updated. For value head h (key head h/(VH/KH)) of each row r of sequence s, in row
-//        order: S = 0 at a row of position 0; q = l2(q)·scale, k = l2(k) (Σx² summed in order by one thread);
-//        β = sigmoid(b), g = −f32(exp(aLog))·softplus(a + dtBias); S ← f32(exp(g))·S; per column j:
-//        o_j = Σ_i S[i][j]·k_i; δ_j = (v_j − o_j)·β; S[i][j] += k_i·δ_j; dst = Σ_i S[i][j]·q_i (i ascending)
-//   grid: (ceil(dv/128), VH, seqs) blocks of 128 threads; thread = one column j of S, held in KD registers
-//        (rows ≥ dk are zero and stay zero: their k and q are zero); the rows of the block's sequence run one
-//        after the other inside the kernel (the recurrent form, for a decode step and a prompt alike)
-//   promise: bit-exact against cpu.deltaStep (the CPU's recurrent form, runs under 64 rows); against its
-//        chunked form (runs of ≥ 64 rows) equal within f32 rounding
+//        order: S = 0 at a row of position 0; S ← decay·S; per column j: o_j = Σ_i S[i][j]·k_i;
+//        δ_j = (v_j − o_j)·β; S[i][j] += k_i·δ_j; dst = Σ_i S[i][j]·q_i
+//   grid: (ceil(dv/DELTA_COLS), VH, seqs) blocks of DELTA_THREADS; DELTA_LANES consecutive lanes share one column
+//        j of S, lane l holding rows i = l + DELTA_LANES·e (e < KD/DELTA_LANES) in registers (rows ≥ dk zero and
+//        kept zero: their k and q are zero): each dot product is DELTA_LANES partial sums in i order, combined by
+//        shuffles as (p0 + p1) + (p2 + p3). The rows of the block's sequence run one after the other (the
+//        recurrent form, for a decode step and a prompt alike), with no barrier between them
+//   promise: the CPU's recurrent form (cpu.deltaStep) but the order of the sums: within f32 rounding
 template <int KD, typename T>
-__device__ __forceinline__ void gated_delta(T* __restrict__ dst, const T* __restrict__ qkv, const T* __restrict__ a,
-                                            const T* __restrict__ bt, const float* __restrict__ aLog,
-                                            const float* __restrict__ dtBias, float* __restrict__ S,
+__device__ __forceinline__ void gated_delta(T* __restrict__ dst, const T* __restrict__ qkv, const float* __restrict__ qk,
+                                            const float* __restrict__ coef, float* __restrict__ S,
                                             const int* __restrict__ seq, const int* __restrict__ pos, int n, int KH,
-                                            int VH, int dk, int dv, float scale) {
-    __shared__ float qs[KD], ks[KD];
-    __shared__ float coef[2]; // β, decay of the current row
-    const int j = blockIdx.x * DELTA_COLS + threadIdx.x;
+                                            int VH, int dk, int dv) {
+    constexpr int R = KD / DELTA_LANES;
+    const int sub = threadIdx.x % DELTA_LANES;
+    const int j = blockIdx.x * DELTA_COLS + threadIdx.x / DELTA_LANES;
     const int h = blockIdx.y, s = blockIdx.z;
     const int kh = h / (VH / KH);
     const int C = 2 * KH * dk + VH * dv;
     const bool col = j < dv;
     float* Sh = S + ((long long)s * VH + h) * dk * dv;
-    float st[KD];
+    float st[R];
 #pragma unroll
-    for (int i = 0; i < KD; i++) st[i] = col && i < dk ? Sh[(long long)i * dv + j] : 0.f;
-    const float A = -(float)exp((double)aLog[h]);
+    for (int e = 0; e < R; e++) {
+        const int i = sub + DELTA_LANES * e;
+        st[e] = col && i < dk ? Sh[(long long)i * dv + j] : 0.f;
+    }
     bool touched = false;
     for (int r = 0; r < n; r++) {
         if (seq[r] != s) continue; // uniform across the block
         touched = true;
-        const T* row = qkv + (long long)r * C;
-        __syncthreads(); // the previous row's readers of qs, ks, coef are done
-        for (int i = threadIdx.x; i < KD; i += blockDim.x) {
-            qs[i] = i < dk ? ld1(row + kh * dk + i) : 0.f;
-            ks[i] = i < dk ? ld1(row + KH * dk + kh * dk + i) : 0.f;
-        }
-        __syncthreads();
-        if (threadIdx.x == 0) { // l2 norms in the CPU's order; then β and the decay
-            float sq = 0.f, sk = 0.f;
-            for (int i = 0; i < dk; i++) {
-                sq = __fadd_rn(sq, __fmul_rn(qs[i], qs[i]));
-                sk = __fadd_rn(sk, __fmul_rn(ks[i], ks[i]));
-            }
-            const float iq = __fdiv_rn(1.0f, (float)sqrt((double)__fadd_rn(sq, 1e-6f)));
-            const float ik = __fdiv_rn(1.0f, (float)sqrt((double)__fadd_rn(sk, 1e-6f)));
-            for (int i = 0; i < dk; i++) {
-                qs[i] = __fmul_rn(__fmul_rn(qs[i], iq), scale);
-                ks[i] = __fmul_rn(__fmul_rn(ks[i], ik), 1.0f);
-            }
-            const long long ab = (long long)r * VH + h;
-            coef[0] = dn_sigmoid(ld1(bt + ab));
-            coef[1] = (float)exp((double)__fmul_rn(A, dn_softplus(__fadd_rn(ld1(a + ab), dtBias[h]))));
-        }
-        __syncthreads();
-        if (!col) continue;
+        const float* q = qk + ((long long)r * KH + kh) * 2 * dk;
+        const float* k = q + dk;
+        const float beta = coef[2 * ((long long)r * VH + h)], decay = coef[2 * ((long long)r * VH + h) + 1];
         if (pos[r] == 0) {
 #pragma unroll
-            for (int i = 0; i < KD; i++) st[i] = 0.f;
+            for (int e = 0; e < R; e++) st[e] = 0.f;
         }
-        const float beta = coef[0], decay = coef[1];
+        float kv[R], qv[R];
+#pragma unroll
+        for (int e = 0; e < R; e++) {
+            const int i = sub + DELTA_LANES * e;
+            kv[e] = i < dk ? k[i] : 0.f;
+            qv[e] = i < dk ? q[i] : 0.f;
+        }
         float o = 0.f;
 #pragma unroll
-        for (int i = 0; i < KD; i++) {
-            st[i] = __fmul_rn(st[i], decay);
-            o = __fadd_rn(o, __fmul_rn(st[i], ks[i]));
+        for (int e = 0; e < R; e++) {
+            st[e] = __fmul_rn(st[e], decay);
+            o = __fadd_rn(o, __fmul_rn(st[e], kv[e]));
         }
-        const float d = __fmul_rn(__fsub_rn(ld1(row + 2 * KH * dk + h * dv + j), o), beta);
+#pragma unroll
+        for (int m = 1; m < DELTA_LANES; m <<= 1) o = __fadd_rn(o, __shfl_xor_sync(0xffffffffu, o, m));
+        const float vj = col ? ld1(qkv + (long long)r * C + 2 * KH * dk + h * dv + j) : 0.f;
+        const float d = __fmul_rn(__fsub_rn(vj, o), beta);
         o = 0.f;
 #pragma unroll
-        for (int i = 0; i < KD; i++) {
-            st[i] = __fadd_rn(st[i], __fmul_rn(ks[i], d));
-            o = __fadd_rn(o, __fmul_rn(st[i], qs[i]));
+        for (int e = 0; e < R; e++) {
+            st[e] = __fadd_rn(st[e], __fmul_rn(kv[e], d));
+            o = __fadd_rn(o, __fmul_rn(st[e], qv[e]));
         }
-        store_out(dst + (long long)r * VH * dv + h * dv + j, o);
+#pragma unroll
+        for (int m = 1; m < DELTA_LANES; m <<= 1) o = __fadd_rn(o, __shfl_xor_sync(0xffffffffu, o, m));
+        if (col && sub == 0) store_out(dst + (long long)r * VH * dv + h * dv + j, o);
     }
     if (touched && col) {
 #pragma unroll
-        for (int i = 0; i < KD; i++)
-            if (i < dk) Sh[(long long)i * dv + j] = st[i];
+        for (int e = 0; e < R; e++) {
+            const int i = sub + DELTA_LANES * e;
+            if (i < dk) Sh[(long long)i * dv + j] = st[e];
+        }
     }
 }
 
@@ -217,16 +263,20 @@ __device__ __forceinline__ void sigmoid_mul(T* dst, const T* x, const T* g, long
     extern "C" __global__ void sigmoid_mul_##SFX(T* dst, const T* x, const T* g, long long total, int c,        \
                                                  int per_row) { pdl_begin();                                   \
         sigmoid_mul<T>(dst, x, g, total, c, per_row);                                                           \
+    }                                                                                                          \
+    extern "C" __global__ void __launch_bounds__(DN_THREADS) gated_delta_prep_##SFX(float* qk, float* coef,     \
+        const T* qkv, const T* a, const T* b, const float* aLog, const float* dtBias, int KH, int VH, int dk,     \
+        int dv, float scale) { pdl_begin();                                                                    \
+        gated_delta_prep<T>(qk, coef, qkv, a, b, aLog, dtBias, KH, VH, dk, dv, scale);                          \
     }
 
 // The delta-rule instantiations, one per key-dim bound KD (internal/cuda/kernels.go: deltaName).
 #define GATED_DELTA(NAME, KD, T)                                                                                  \
-    extern "C" __global__ void __launch_bounds__(DELTA_COLS) NAME(T* dst, const T* qkv, const T* a, const T* b,   \
-                                                                  const float* aLog, const float* dtBias,       \
-                                                                  float* S, const int* seq, const int* pos,     \
-                                                                  int n, int KH, int VH, int dk, int dv,        \
-                                                                  float scale) { pdl_begin();                   \
-        gated_delta<KD, T>(dst, qkv, a, b, aLog, dtBias, S, seq, pos, n, KH, VH, dk, dv, scale);                  \
+    extern "C" __global__ void __launch_bounds__(DELTA_THREADS) NAME(T* dst, const T* qkv, const float* qk,       \
+                                                                     const float* coef, float* S, const int* seq, \
+                                                                     const int* pos, int n, int KH, int VH, int dk, \
+                                                                     int dv) { pdl_begin();                     \
+        gated_delta<KD, T>(dst, qkv, qk, coef, S, seq, pos, n, KH, VH, dk, dv);                                   \
     }
 
 DELTANET_INSTANTIATE(float, f32)
