@@ -116,3 +116,33 @@ func TestOpenForFallbacksAndFailures(t *testing.T) {
 		t.Errorf("unknown device: %v", err)
 	}
 }
+
+// TestOpenForAttentionShape: a device whose attention kernels stop short of a layer's head dim is passed over by
+// "auto" with one line naming the op, the layer and the shape, and fails a forced choice the same way.
+func TestOpenForAttentionShape(t *testing.T) {
+	narrow := func(q Query) string {
+		if q.Op == OpAttention && q.Attn.HeadDim > 256 {
+			return "decode attention with head dim 512: the kernels take up to 256"
+		}
+		return ""
+	}
+	withDevices(t,
+		Device{Name: "cpu", Rank: 0, Open: func() (Backend, error) {
+			return &fakeDevice{name: "cpu", accept: func(Query) string { return "" }}, nil
+		}},
+		Device{Name: "gpu", Rank: 10, Open: func() (Backend, error) { return &fakeDevice{name: "gpu", accept: narrow}, nil }})
+	global := Query{Op: OpAttention, Name: "model.layers.5.self_attn", Attn: AttnShape{Heads: 32, KVHeads: 4, HeadDim: 512}}
+	sliding := Query{Op: OpAttention, Name: "model.layers.0.self_attn", Attn: AttnShape{Heads: 32, KVHeads: 16, HeadDim: 256, Window: true}}
+	b, choice, err := OpenFor("auto", []Query{denseQ, sliding, global})
+	want := "device cpu: gpu cannot serve attention model.layers.5.self_attn (32/4 heads of 512): decode attention with head dim 512: the kernels take up to 256"
+	if err != nil || b.Name() != "cpu" || choice.Line != want || !choice.FellBack {
+		t.Errorf("auto: %v\n got %q\nwant %q", err, choice.Line, want)
+	}
+	_, _, err = OpenFor("gpu", []Query{denseQ, sliding, global})
+	if !errors.Is(err, ErrUnsupported) || strings.Contains(err.Error(), "\n") || !strings.Contains(err.Error(), "(32/4 heads of 512)") {
+		t.Errorf("forced gpu: %v", err)
+	}
+	if s := sliding.String(); s != "attention model.layers.0.self_attn (32/16 heads of 256, windowed)" {
+		t.Errorf("sliding query reads %q", s)
+	}
+}

@@ -94,10 +94,37 @@ type Query struct {
 	Name    string // the layer, for messages
 	Weight  Weight
 	Out, In int
-	Rows    int // activation rows per call; 0 means any count (prompts and decode alike)
+	Rows    int       // activation rows per call; 0 means any count (prompts and decode alike)
+	Attn    AttnShape // OpAttention: the shape of the layers it stands for
+}
+
+// OpAttention is Attention (or AttentionWith) over one kind of attention layer: a Query per distinct AttnShape,
+// named after the first layer of that shape, Rows 0 (the model runs prompts and decode steps). A backend whose
+// kernels stop at some head dim answers no here, before loading, rather than mid-forward.
+const OpAttention Op = "attention"
+
+// AttnShape is what a backend's attention kernels see of a kind of layer.
+type AttnShape struct {
+	Heads, KVHeads, HeadDim int
+	Window                  bool // a sliding window (AttnOptions.Window > 0)
+	Softcap                 bool // a score softcap (AttnOptions.Softcap > 0)
+}
+
+func (s AttnShape) String() string {
+	out := fmt.Sprintf("%d/%d heads of %d", s.Heads, s.KVHeads, s.HeadDim)
+	if s.Window {
+		out += ", windowed"
+	}
+	if s.Softcap {
+		out += ", softcapped"
+	}
+	return out
 }
 
 func (q Query) String() string {
+	if q.Op == OpAttention {
+		return fmt.Sprintf("%s %s (%s)", q.Op, q.Name, q.Attn)
+	}
 	if q.Weight == (Weight{}) && q.Op != OpMatMul { // an op over activations (the hybrids', the Gemmas')
 		return fmt.Sprintf("%s %s", q.Op, q.Name)
 	}

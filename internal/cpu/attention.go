@@ -10,7 +10,7 @@ import (
 )
 
 func init() {
-	for _, op := range []backend.Op{backend.OpKVLayers, backend.OpWindowAttention, backend.OpSoftcapAttention} {
+	for _, op := range []backend.Op{backend.OpAttention, backend.OpKVLayers, backend.OpWindowAttention, backend.OpSoftcapAttention} {
 		extraOps[op] = true
 	}
 }

@@ -20,7 +20,7 @@ const kvSize = 4
 
 // kvCache is [layers, seqs, maxLen, kvHeads·headDim] f32 keys and the same for values; a cache with per-layer
 // geometry (KVConfig.PerLayer, the Gemmas) instead holds one [seqs, slots, kvHeads·headDim] pair per layer
-// (perLayer), a sliding-window layer's slots a ring of Window positions (gemma.go).
+// (perLayer), a sliding-window layer's slots a ring of Window positions (windowed.go).
 type kvCache struct {
 	b        *Backend
 	cfg      backend.KVConfig
@@ -110,11 +110,21 @@ func (b *Backend) NewKVCache(cfg backend.KVConfig) (backend.KVCache, error) {
 	return c, nil
 }
 
-// attnMinChunk and attnMaxSplits must match ATTN_MIN_CHUNK and ATTN_MAX_SPLITS in attention.cu.
+// attnMinChunk and attnMaxSplits must match ATTN_MIN_CHUNK and ATTN_MAX_SPLITS in attention.cu; attnWideDV and
+// attnWideBK ATTN_WIDE_DV and ATTN_WIDE_BK.
 const (
 	attnMinChunk  = 8
 	attnMaxSplits = 128
+	attnWideDV    = 128
+	attnWideBK    = 32
 )
+
+// attnPromptWideSmem is the dynamic shared memory of attn_prompt_wide_hd{hd}: q's 64 rows and a K tile of
+// attnWideBK rows over the whole head, V's tile over one attnWideDV slice, bf16 rows padded by 8 (108.5 KiB at
+// 512: opt-in, allowed at Open; H200: 227 KiB a block).
+func attnPromptWideSmem(hd int) int {
+	return 2 * ((64+attnWideBK)*(hd+8) + attnWideBK*(attnWideDV+8))
+}
 
 // attnCase is what kernel selection sees of one Attention call.
 type attnCase struct {
@@ -124,6 +134,16 @@ type attnCase struct {
 	positions             int64         // Σ (pos[r]+1) as last written, for the profiler's byte count; 0 when unknown
 	rowsMax               int64         // tuning.attnRowsMax: prompt chunks of less work run the f32 rows form
 	sms                   int           // multiprocessors (the split form's reach beyond decode batches)
+	smem                  int           // the device's opt-in shared memory a block (0: unknown, as Supports asks)
+}
+
+// promptForm reports whether the tensor-core prompt kernels have a at its head dim: the narrow form, or the
+// wide one where the device allows its shared memory (any device when unknown: the rows form stands behind).
+func (a attnCase) promptForm() bool {
+	if slices.Contains(attnPromptHDs, a.hd) {
+		return true
+	}
+	return slices.Contains(attnPromptWideHDs, a.hd) && (a.smem == 0 || a.smem >= attnPromptWideSmem(a.hd))
 }
 
 // kvBytes is the cache traffic of reading every row's keys and values once per kv head (an estimate of half the
@@ -152,7 +172,8 @@ type attnPtrs struct {
 //
 //   - split: decode batches (n ≤ 8): flash-decoding over the positions with a grid that depends only on n, so a
 //     recorded graph replays at every position.
-//   - prompt: one sequence at consecutive positions (a prompt chunk), head dims the tensor-core kernel has, with
+//   - prompt: one sequence at consecutive positions (a prompt chunk), head dims the tensor-core kernels have
+//     (attnPromptHDs; attnPromptWideHDs where the device's shared memory allows attnPromptWideSmem), with
 //     more work than tuning.attnRowsMax (2^16: a prompt of up to ~360 tokens from position 0, where either form
 //     takes a few µs; the rows form keeps q and the softmax weights in f32 where the tensor-core form rounds q, K,
 //     V and P to bf16).
@@ -162,14 +183,60 @@ type attnPtrs struct {
 //     form spreads the same work over 640.
 //   - rows: anything else (one block per row and kv head).
 var attnForms = []attnForm{
-	{name: "split", supports: func(a attnCase) bool { return a.n <= maxGemvRows && a.hd <= 32*attnEPTs[len(attnEPTs)-1] }, enqueue: enqueueAttnSplit},
+	{name: "split", supports: func(a attnCase) bool { return a.n <= maxGemvRows && a.hd <= attnMaxHD() }, enqueue: enqueueAttnSplit},
 	{name: "prompt", supports: func(a attnCase) bool {
-		return a.run && slices.Contains(attnPromptHDs, a.hd) && (a.positions == 0 || a.positions > a.rowsMax)
+		return a.run && a.promptForm() && (a.positions == 0 || a.positions > a.rowsMax)
 	}, enqueue: enqueueAttnPrompt},
 	{name: "split", supports: func(a attnCase) bool {
-		return a.n*a.kvHeads < 4*a.sms && a.hd <= 32*attnEPTs[len(attnEPTs)-1]
+		return a.n*a.kvHeads < 4*a.sms && a.hd <= attnMaxHD()
 	}, enqueue: enqueueAttnSplit},
-	{name: "rows", supports: func(a attnCase) bool { return a.hd <= 32*attnEPTs[len(attnEPTs)-1] }, enqueue: enqueueAttnRows},
+	{name: "rows", supports: func(a attnCase) bool { return a.hd <= attnMaxHD() }, enqueue: enqueueAttnRows},
+}
+
+// attnMaxHD is the widest head the decode and rows forms take (32 lanes × the widest dims per lane).
+func attnMaxHD() int { return 32 * attnEPTs[len(attnEPTs)-1] }
+
+// attnFormOf is the form of attnForms a plain Attention call takes, "" when none serves it.
+func attnFormOf(a attnCase) string {
+	for _, f := range attnForms {
+		if f.supports(a) {
+			return f.name
+		}
+	}
+	return ""
+}
+
+// attnSupport is Supports for an attention shape at rows (0: prompts and decode steps alike): why no form
+// serves it, or "". It asks the same tables a call selects from (attnForms; the windowed forms take any head
+// dim up to attnMaxHD), so a shape answered yes here cannot fail for want of a kernel mid-forward.
+func attnSupport(s backend.AttnShape, rows int) string {
+	if s.Heads <= 0 || s.KVHeads <= 0 || s.HeadDim <= 0 || s.Heads%s.KVHeads != 0 {
+		return fmt.Sprintf("attention of %s: heads must be a positive multiple of kv heads", s)
+	}
+	ns := []int{rows}
+	if rows == 0 { // a decode step and a prompt chunk
+		ns = []int{1, backend.MaxDecodeRows, backend.MaxDecodeRows + 1}
+	}
+	for _, n := range ns {
+		kind := "decode"
+		if n > backend.MaxDecodeRows {
+			kind = "prompt"
+		}
+		if s.Window || s.Softcap {
+			if s.HeadDim > attnMaxHD() {
+				return fmt.Sprintf("%s windowed attention with head dim %d: the kernels take up to %d", kind, s.HeadDim, attnMaxHD())
+			}
+			continue
+		}
+		for _, run := range []bool{true, false} { // a prompt chunk, or rows of several sequences
+			a := attnCase{n: n, heads: s.Heads, kvHeads: s.KVHeads, hd: s.HeadDim, run: run}
+			if attnFormOf(a) == "" {
+				return fmt.Sprintf("%s attention with head dim %d: no kernel form (decode and rows forms up to %d, the prompt form at %v)",
+					kind, s.HeadDim, attnMaxHD(), attnPromptHDs)
+			}
+		}
+	}
+	return ""
 }
 
 // attnEPT is the smallest instantiated dims-per-lane that covers hd.
@@ -310,9 +377,32 @@ func enqueueAttnRows(b *Backend, a attnCase, p attnPtrs) {
 	})
 }
 
+// allowAttnSmem raises the dynamic shared memory limit of the wide prompt kernels, at Open (device thread; not
+// at launch, where a graph may be recording). On a device whose opt-in limit is lower they stay unused
+// (attnCase.promptForm) and such prompts take the rows form.
+func (b *Backend) allowAttnSmem() error {
+	for _, x := range actTypes {
+		for _, hd := range attnPromptWideHDs {
+			if smem := attnPromptWideSmem(hd); smem <= b.info.MaxSharedPerBlock {
+				f, err := b.fn(attnPromptWideName(hd, x))
+				if err != nil {
+					return err
+				}
+				if err := f.SetMaxDynamicShared(smem); err != nil {
+					return err
+				}
+			}
+		}
+	}
+	return nil
+}
+
 func enqueueAttnPrompt(b *Backend, a attnCase, p attnPtrs) {
-	name := attnPromptName(a.hd, a.act)
-	tiles := (a.n + 63) / 64
+	name, grid, smem := attnPromptName(a.hd, a.act), driver.Dim3{X: (a.n + 63) / 64, Y: a.heads}, 0
+	if !slices.Contains(attnPromptHDs, a.hd) {
+		name, grid.Z, smem = attnPromptWideName(a.hd, a.act), a.hd/attnWideDV, attnPromptWideSmem(a.hd)
+	}
+	tiles := grid.X
 	// bytes: q and out once, and each block's k/v tiles (every head's blocks read their kv head's tiles)
 	bytes := float64(2*a.act.Size()*a.n*a.heads*a.hd) + float64(a.heads*tiles*2*kvSize*a.hd)*float64(a.n)/2
 	out := &Tensor{ptr: p.out, shape: []int{a.n, a.heads * a.hd}, dt: a.act, kind: kindView}
@@ -321,7 +411,7 @@ func enqueueAttnPrompt(b *Backend, a attnCase, p attnPtrs) {
 			args := driver.NewArgs().Ptr(p.out).Ptr(p.q).Ptr(p.kc).Ptr(p.vc).Ptr(p.seq).Ptr(p.pos).I32(int32(a.n)).
 				I32(int32(a.heads)).I32(int32(a.kvHeads)).I32(int32(p.seqs)).I32(int32(p.maxLen)).
 				I32(int32(p.layer)).F32(p.scale).Ptr(y16)
-			return b.launch(name, driver.Dim3{X: tiles, Y: a.heads}, driver.Dim3{X: 128}, 0, args, bytes)
+			return b.launch(name, grid, driver.Dim3{X: 128}, smem, args, bytes)
 		}
 	})
 }

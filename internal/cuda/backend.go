@@ -74,8 +74,8 @@ type Backend struct {
 	gemmLen     int
 	retired     []driver.DevPtr          // scratch buffers replaced while graphs may still point at them
 	quant       quantState               // quantized layers' mode and scratch (trellis.go)
-	moe         map[moeKey]*moeScratch   // Experts' intermediates (hybrid.go)
-	moeTables   map[string]driver.DevPtr // Experts' device tables of expert weight pointers, by content (hybrid.go)
+	moe         map[moeKey]*moeScratch   // Experts' intermediates (moe.go)
+	moeTables   map[string]driver.DevPtr // Experts' device tables of expert weight pointers, by content (moe.go)
 	copyBW      float64
 	closed      bool
 	tune        tuning // launch choices (tuning.go), fixed at open
@@ -131,7 +131,10 @@ func New(ordinal int) (*Backend, error) {
 		if b.up, err = dev.AllocHost(upBytes, 0); err != nil {
 			return err
 		}
-		return b.loadKernels(cubins)
+		if err := b.loadKernels(cubins); err != nil {
+			return err
+		}
+		return b.allowAttnSmem()
 	})
 	if err != nil {
 		b.Close()

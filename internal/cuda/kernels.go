@@ -18,7 +18,7 @@ import (
 
 // kernelFiles are the sources compiled at Open, each prefixed with common.cuh.
 // A name "file.cu#unit" is one compilation unit of file.cu holding part of its instantiation list (quantUnits).
-var kernelFiles = append(append([]string{"ops.cu", "gemv.cu", "attention.cu", "gemma.cu", "hybrid.cu", "viterbi.cu"}, quantUnits()...), exl3Units()...)
+var kernelFiles = append(append([]string{"ops.cu", "gemv.cu", "attention.cu", "attention_win.cu", "pointwise.cu", "deltanet.cu", "moe.cu", "viterbi.cu"}, quantUnits()...), exl3Units()...)
 
 // kernelHeaders are the shared headers a file gets after common.cuh.
 var kernelHeaders = map[string][]string{"trellis.cu": {"quant.cuh", "code1mad.cuh"}, "affine.cu": {"quant.cuh"},
@@ -93,12 +93,17 @@ var gemvLab = map[int][]gemvForm{1: {{1, 2}, {1, 8}, {2, 2}, {2, 4}, {4, 2}}, 8:
 // row bound, which the model's recorded decode workspaces share.
 const maxGemvRows = backend.MaxDecodeRows
 
-// attnEPTs are the decode-attention instantiations: dims per lane (head dim ≤ 32·EPT).
-var attnEPTs = []int{1, 2, 3, 4, 8}
+// attnEPTs are the decode-attention instantiations: dims per lane (head dim ≤ 32·EPT; 16: Gemma 4's global
+// head dim 512).
+var attnEPTs = []int{1, 2, 3, 4, 8, 16}
 
 // attnPromptHDs are the head dims the tensor-core prompt attention is instantiated for (multiples of 16 whose
 // accumulators fit the registers).
 var attnPromptHDs = []int{32, 64, 96, 128}
+
+// attnPromptWideHDs are the head dims of the wide prompt form (attn_prompt_wide_hd*: the output split over
+// blocks of attnWideDV dims, operands in dynamic shared memory).
+var attnPromptWideHDs = []int{256, 512}
 
 // outType is the C type a kernel writes for an output dtype.
 func outType(dt backend.DType) string {
@@ -145,6 +150,9 @@ func attnRowsName(ept int, x backend.DType) string {
 func attnPromptName(hd int, x backend.DType) string {
 	return fmt.Sprintf("attn_prompt_hd%d%s", hd, xSuffix(x))
 }
+func attnPromptWideName(hd int, x backend.DType) string {
+	return fmt.Sprintf("attn_prompt_wide_hd%d%s", hd, xSuffix(x))
+}
 func winSplitName(ept int, x backend.DType) string {
 	return fmt.Sprintf("attn_win_split_e%d%s", ept, xSuffix(x))
 }
@@ -184,18 +192,21 @@ func instantiations(lab bool) map[string][]string {
 			attn = append(attn, fmt.Sprintf("ATTN_SPLIT(%s, %d, %s)", attnSplitName(e, x), e, outType(x)))
 			attn = append(attn, fmt.Sprintf("ATTN_ROWS(%s, %d, %s)", attnRowsName(e, x), e, outType(x)))
 		}
-		for _, e := range attnEPTs { // gemma.cu: windowed and softcapped attention
+		for _, e := range attnEPTs { // attention_win.cu: windowed and softcapped attention
 			win = append(win, fmt.Sprintf("ATTN_WIN_SPLIT(%s, %d, %s)", winSplitName(e, x), e, outType(x)))
 			win = append(win, fmt.Sprintf("ATTN_WIN_ROWS(%s, %d, %s)", winRowsName(e, x), e, outType(x)))
 		}
 		for _, hd := range attnPromptHDs {
 			attn = append(attn, fmt.Sprintf("ATTN_PROMPT(%s, %d, %s)", attnPromptName(hd, x), hd, outType(x)))
 		}
+		for _, hd := range attnPromptWideHDs {
+			attn = append(attn, fmt.Sprintf("ATTN_PROMPT_WIDE(%s, %d, %s)", attnPromptWideName(hd, x), hd, outType(x)))
+		}
 	}
 	m := quantInstantiations(lab)
 	maps.Copy(m, exl3Instantiations()) // exl3.go
-	m["gemv.cu"], m["attention.cu"], m["gemma.cu"] = gemv, attn, win
-	m["hybrid.cu"] = hybridInstantiations()
+	m["gemv.cu"], m["attention.cu"], m["attention_win.cu"] = gemv, attn, win
+	m["deltanet.cu"] = deltaInstantiations()
 	m["viterbi.cu"] = viterbiInstantiations()
 	return m
 }

@@ -96,12 +96,15 @@ func TestInstantiations(t *testing.T) {
 		}
 	}
 	for _, x := range actTypes {
-		for _, hd := range []int{16, 32, 64, 80, 96, 128, 256} {
+		for _, hd := range []int{16, 32, 64, 80, 96, 128, 256, 300, 512} {
 			want = append(want, attnSplitName(attnEPT(hd), x), attnRowsName(attnEPT(hd), x))
 			want = append(want, winSplitName(attnEPT(hd), x), winRowsName(attnEPT(hd), x))
 		}
 		for _, hd := range attnPromptHDs {
 			want = append(want, attnPromptName(hd, x))
+		}
+		for _, hd := range attnPromptWideHDs {
+			want = append(want, attnPromptWideName(hd, x))
 		}
 	}
 	want = append(want, exl3HadName) // exl3.go: every K, codebook and row count
@@ -122,6 +125,9 @@ func TestInstantiations(t *testing.T) {
 	if !strings.Contains(src, fmt.Sprintf("#define ATTN_MIN_CHUNK %d ", attnMinChunk)) ||
 		!strings.Contains(src, fmt.Sprintf("#define ATTN_MAX_SPLITS %d ", attnMaxSplits)) {
 		t.Errorf("attention.cu's ATTN_MIN_CHUNK / ATTN_MAX_SPLITS differ from attnMinChunk = %d / attnMaxSplits = %d", attnMinChunk, attnMaxSplits)
+	}
+	if !strings.Contains(src, fmt.Sprintf("#define ATTN_WIDE_DV %d ", attnWideDV)) || !strings.Contains(src, fmt.Sprintf("#define ATTN_WIDE_BK %d ", attnWideBK)) {
+		t.Errorf("attention.cu's ATTN_WIDE_DV / ATTN_WIDE_BK differ from attnWideDV = %d / attnWideBK = %d", attnWideDV, attnWideBK)
 	}
 	// The plain kernels are extern "C" definitions in the sources.
 	plain := []string{"bias_add_f32", "bias_add_bf16", "argmax_f32", "cvt_f32_bf16"}
@@ -191,7 +197,11 @@ func TestSelection(t *testing.T) {
 		{attnCase{n: 66, heads: 40, kvHeads: 8, hd: 128, run: true, positions: 66 * 2040, rowsMax: 1 << 16, sms: 132}, "prompt"},
 		{attnCase{n: 66, heads: 40, kvHeads: 8, hd: 128, sms: 132}, "rows"},
 		{attnCase{n: 100, heads: 4, kvHeads: 2, hd: 80, run: true}, "rows"},
-		{attnCase{n: 100, heads: 4, kvHeads: 2, hd: 512, run: true}, ""},
+		{attnCase{n: 100, heads: 4, kvHeads: 2, hd: 512, run: true}, "prompt"},
+		{attnCase{n: 100, heads: 24, kvHeads: 4, hd: 256, run: true, smem: 227 << 10}, "prompt"},
+		{attnCase{n: 100, heads: 32, kvHeads: 4, hd: 512, run: true, smem: 99 << 10}, "rows"}, // the wide form's 108.5 KiB do not fit
+		{attnCase{n: 8, heads: 32, kvHeads: 4, hd: 512}, "split"},
+		{attnCase{n: 100, heads: 4, kvHeads: 2, hd: 1024, run: true}, ""},
 	} {
 		if got := apick(tc.a); got != tc.want {
 			t.Errorf("%+v: %q, want %q", tc.a, got, tc.want)

@@ -376,9 +376,12 @@ func enqueueGemvChunks(b *Backend, c matmulCase, y, x driver.DevPtr, l *linear) 
 func (b *Backend) Supports(q backend.Query) error {
 	why := ""
 	switch {
-	case hybridOps[q.Op]: // the hybrids' DeltaNet, sigmoid gate and MoE ops (hybrid.go)
+	case hybridOps[q.Op]: // the hybrids' DeltaNet, sigmoid gate and MoE ops (deltanet.go, moe.go)
 	case q.Op == backend.OpAddScaled: // LoRA adapters (adapter.go)
-	case gemmaOps[q.Op]: // the Gemmas' pointwise ops and windowed attention (gemma.go)
+	case pointwiseOps[q.Op]: // Scale, Softcap, GeGLU (pointwise.go)
+	case windowedOps[q.Op]: // per-layer caches, windowed and softcapped attention (windowed.go)
+	case q.Op == backend.OpAttention: // the head dims and forms attention.go has kernels for
+		why = attnSupport(q.Attn, q.Rows)
 	case q.Op == backend.OpHadamard: // rotate.go
 	case slices.Contains(backend.FusedOps, q.Op): // fused.go
 		if err := backend.ServesFused(b, q.Op); err != nil {

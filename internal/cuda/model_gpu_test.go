@@ -52,7 +52,7 @@ func margin(l []float32) float64 {
 
 // The Gemmas run windowed and softcapped attention (gemma.go); tiny-gemma2's golden was made without the attention
 // softcap the engine applies (docs/gemma.md: the capped CPU model is within 1e-3 of it), inside this bound. The
-// hybrids run the DeltaNet and MoE ops of hybrid.go.
+// hybrids run the DeltaNet and MoE ops of deltanet.go and moe.go.
 var modelFixtures = []string{"models/tiny-llama3", "models/tiny-qwen3", "models/tiny-qwen2-yarn", "trained/pycoder-12m",
 	"models/tiny-gemma2", "models/tiny-gemma3", "models/tiny-gemma4", "models/tiny-qwen3_5", "models/tiny-qwen3-next-moe"}
 

@@ -73,6 +73,9 @@ func Required(f Family, q backend.Query) ([]string, error) {
 		}
 		return fns, nil
 	}
+	if q.Op == backend.OpAttention {
+		return attnRequired(f, q)
+	}
 	if q.Op != backend.OpMatMul {
 		return nil, fmt.Errorf("no Metal kernel for %s yet", q.Op)
 	}
@@ -116,6 +119,38 @@ func Required(f Family, q backend.Query) ([]string, error) {
 			add(PlanDense(f, q.Out, q.In, n, true)) // stored as bf16 on the device, as CUDA stores them
 		default:
 			return nil, fmt.Errorf("no Metal kernel for %s weights", q.Weight)
+		}
+	}
+	return fns, nil
+}
+
+// attnRequired plans an attention query's shape at each row count it runs (PlanAttention, or PlanWinAttention for
+// a window or softcap), so a head dim past the kernels' is refused before loading.
+func attnRequired(f Family, q backend.Query) ([]string, error) {
+	s := q.Attn
+	var fns []string
+	for _, n := range queryRows(q.Rows) {
+		var p Plan
+		var err error
+		if s.Window || s.Softcap {
+			c := WinCase{N: n, Heads: s.Heads, KVHeads: s.KVHeads, HeadDim: s.HeadDim, Seqs: 1, Slots: 1, Store: true}
+			if s.Window {
+				c.Window = 1
+			}
+			if s.Softcap {
+				c.Softcap = 1
+			}
+			p, err = PlanWinAttention(f, c)
+		} else {
+			p, err = PlanAttention(f, AttnCase{N: n, Heads: s.Heads, KV: KVGeometry{Layers: 1, Seqs: 1, MaxLen: 1, KVHeads: s.KVHeads, HeadDim: s.HeadDim}})
+		}
+		if err != nil {
+			return nil, fmt.Errorf("%d rows: %w", n, err)
+		}
+		for _, l := range p.Launches {
+			if !slices.Contains(fns, l.Function) {
+				fns = append(fns, l.Function)
+			}
 		}
 	}
 	return fns, nil

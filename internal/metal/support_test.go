@@ -31,6 +31,9 @@ func queries() map[string]backend.Query {
 		"hadamard":           {Op: backend.OpHadamard, Name: "q"},
 		"geglu":              {Op: backend.OpGeGLU, Name: "mlp"},
 		"window attention":   {Op: backend.OpWindowAttention, Name: "layer 0"},
+		"attention 256":      {Op: backend.OpAttention, Name: "layer 3", Attn: backend.AttnShape{Heads: 24, KVHeads: 4, HeadDim: 256}},
+		"windowed 256":       {Op: backend.OpAttention, Name: "layer 0", Attn: backend.AttnShape{Heads: 32, KVHeads: 16, HeadDim: 256, Window: true}},
+		"attention 512":      {Op: backend.OpAttention, Name: "layer 5", Attn: backend.AttnShape{Heads: 32, KVHeads: 4, HeadDim: 512}},
 	}
 }
 
@@ -47,7 +50,7 @@ func TestSupportsWithEveryKernel(t *testing.T) {
 		"trellis q": "", "trellis down": "", "trellis 2-bit": "", "affine decode": "",
 		"affine any rows": "", "affine 3-bit g128": "", "affine 7-bit": "kernels exist for bits 2, 3, 4, 5, 6, 8", "dense": "", "trellis 5-bit": "kernels exist for k 2, 3, 4",
 		"softcap (Gemma op)": "", "add_scaled (LoRA)": "", "hadamard": "", "geglu": "",
-		"window attention": "",
+		"window attention": "", "attention 256": "", "windowed 256": "", "attention 512": "attention with head dim 512",
 	}
 	for name, q := range queries() {
 		err := Supports(has, M1, q)
@@ -99,7 +102,9 @@ func TestSupportsTrellisModel(t *testing.T) {
 			if err := Supports(func(fn string) bool { return all[fn] }, M1, q); err != nil {
 				t.Errorf("%s refused: %v", q, err)
 			}
-			formats[q.Weight.Format]++
+			if q.Op == backend.OpMatMul {
+				formats[q.Weight.Format]++
+			}
 		}
 		head := map[bool]backend.Format{false: backend.FormatAffine, true: backend.FormatDense}[bf16Head]
 		if formats[backend.FormatTrellis] != 280 || formats[head] != 1 || len(formats) != 2 {

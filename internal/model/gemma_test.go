@@ -217,10 +217,11 @@ func TestGemma4DoubleWideMLP(t *testing.T) {
 // CPU serves; a backend that says yes but lacks one fails the load naming it.
 func TestGemmaQueries(t *testing.T) {
 	for name, want := range map[string][]backend.Op{
-		"models/tiny-gemma2": {backend.OpWindowAttention, backend.OpSoftcapAttention, backend.OpKVLayers, backend.OpGeGLU, backend.OpScale, backend.OpSoftcap},
-		"models/tiny-gemma3": {backend.OpWindowAttention, backend.OpKVLayers, backend.OpGeGLU, backend.OpScale},
-		"models/tiny-gemma4": {backend.OpWindowAttention, backend.OpKVLayers, backend.OpGeGLU, backend.OpScale, backend.OpSoftcap},
-		"models/tiny-llama3": nil,
+		// each asks OpAttention once per attention shape: the sliding layers' and the global layers'
+		"models/tiny-gemma2": {backend.OpAttention, backend.OpAttention, backend.OpWindowAttention, backend.OpSoftcapAttention, backend.OpKVLayers, backend.OpGeGLU, backend.OpScale, backend.OpSoftcap},
+		"models/tiny-gemma3": {backend.OpAttention, backend.OpAttention, backend.OpWindowAttention, backend.OpKVLayers, backend.OpGeGLU, backend.OpScale},
+		"models/tiny-gemma4": {backend.OpAttention, backend.OpAttention, backend.OpWindowAttention, backend.OpKVLayers, backend.OpGeGLU, backend.OpScale, backend.OpSoftcap},
+		"models/tiny-llama3": {backend.OpAttention},
 	} {
 		dir := testutil.Fixture(t, name)
 		qs, err := model.Queries(dir)

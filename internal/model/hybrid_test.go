@@ -184,7 +184,8 @@ func TestHybridQueries(t *testing.T) {
 	want := "gated_deltanet model.layers.0.linear_attn,moe model.layers.0.mlp,sigmoid_gate model.layers.0.mlp.shared_expert_gate," +
 		"gated_deltanet model.layers.1.linear_attn,moe model.layers.1.mlp,sigmoid_gate model.layers.1.mlp.shared_expert_gate," +
 		"gated_deltanet model.layers.2.linear_attn,moe model.layers.2.mlp,sigmoid_gate model.layers.2.mlp.shared_expert_gate," +
-		"sigmoid_gate model.layers.3.self_attn,moe model.layers.3.mlp,sigmoid_gate model.layers.3.mlp.shared_expert_gate"
+		"sigmoid_gate model.layers.3.self_attn,moe model.layers.3.mlp,sigmoid_gate model.layers.3.mlp.shared_expert_gate," +
+		"attention model.layers.3.self_attn (4/2 heads of 64)" // the full-attention layer's shape (DeltaNet layers ask none)
 	if got := strings.Join(ops, ","); got != want {
 		t.Errorf("op queries\n got %s\nwant %s", got, want)
 	}

@@ -44,7 +44,8 @@ func SyntheticQueries(name string) ([]backend.Query, error) {
 // SourceQueries lists one matmul query per linear layer the model binds, in binding order: every layer's
 // projections (a fused one gives a query per part, named as LoadLinear will see it), the side projections
 // (Gemma 4's per-layer inputs) and the output head; then one query per op beyond the Backend interface the
-// model needs (variations.go: windowed or softcapped attention, GeGLU, ...). Each query's weight is described
+// model needs (variations.go: windowed or softcapped attention, GeGLU, ...), and one per attention shape
+// (attnQueries). Each query's weight is described
 // from its tensors' headers: dtype for dense weights, the quantization block's spec and the stored shape (the
 // 3-bit interleave) for quantized ones, K and the codebook marker for EXL3 ones. A tensor missing, or shaped unlike the config implies, is an error
 // naming it.
@@ -81,7 +82,28 @@ func SourceQueries(cfg *config.Model, src Source) ([]backend.Query, error) {
 		return nil, err
 	}
 	qs = append(qs, needs(cfg, fam, tm)...)
-	return append(qs, hybridQueries(tm)...), nil
+	qs = append(qs, hybridQueries(tm)...)
+	return append(qs, attnQueries(tm)...), nil
+}
+
+// attnQueries asks one OpAttention query per distinct attention shape (heads, head dim, window, softcap), named
+// after the first layer of that shape: a device whose kernels stop short of a head dim (Gemma 4's global 512)
+// is passed over before loading. A DeltaNet layer attends through its recurrent state and asks nothing here.
+func attnQueries(tm *family.Map) []backend.Query {
+	var qs []backend.Query
+	seen := map[backend.AttnShape]bool{}
+	for i, L := range tm.Layers {
+		if L.Hybrid != nil && L.Hybrid.DeltaNet != nil {
+			continue
+		}
+		a := L.Attn
+		s := backend.AttnShape{Heads: a.Heads, KVHeads: a.KVHeads, HeadDim: a.HeadDim, Window: a.Window > 0, Softcap: a.Softcap > 0}
+		if !seen[s] {
+			seen[s] = true
+			qs = append(qs, backend.Query{Op: backend.OpAttention, Name: fmt.Sprintf("model.layers.%d.self_attn", i), Attn: s})
+		}
+	}
+	return qs
 }
 
 // describe is the Weight of module l as src stores it.

@@ -12,7 +12,8 @@ import (
 )
 
 // TestQueries: one matmul query per linear layer, in binding order, with the shapes and formats the loader will
-// hand LoadLinear; Phi-3's fused projections give one query per part, named by its rows.
+// hand LoadLinear; Phi-3's fused projections give one query per part, named by its rows; then the one attention
+// shape of the layers.
 func TestQueries(t *testing.T) {
 	for _, c := range []struct {
 		typ   string
@@ -28,8 +29,11 @@ func TestQueries(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if len(qs) != 2*7+1 {
-				t.Fatalf("%d queries, want 15", len(qs))
+			if len(qs) != 2*7+1+1 {
+				t.Fatalf("%d queries, want 15 matmuls and one attention shape", len(qs))
+			}
+			if a := qs[15]; a.Op != backend.OpAttention || a.Name != "model.layers.0.self_attn" || a.Attn.Window || a.Attn.Softcap || a.Attn.Heads*a.Attn.HeadDim != 256 {
+				t.Errorf("last query %s, want layer 0's plain attention over 256-wide queries", a)
 			}
 			for i, n := range c.names {
 				q := qs[i]

@@ -1,7 +1,7 @@
 // Attention cases: a cache filled step by step and the output of one step compared, for decode batches (the
 // split form), prompt chunks of one sequence at consecutive positions (the prompt form), interleaved sequences
 // and head dims only the general form serves (the rows form), GQA groups from 1 to 16, at fixture, Qwen3-14B and
-// odd shapes.
+// odd shapes, and wide heads (256: Qwen3.5's full attention, 512: Gemma 4's global layers).
 package verify
 
 import (
@@ -49,6 +49,12 @@ var attnConfigs = []attnConfig{
 		pos: []int32{0, 0, 1, 1, 2, 2, 3, 3, 4, 4}}}, false},
 	{"odd hd 80", 4, 2, 80, 1, 40, 1, []attnStep{run(0, 0, 20), run(0, 20, 1)}, false},
 	{"odd GQA group 16", 32, 2, 64, 1, 64, 1, []attnStep{run(0, 0, 33), run(0, 33, 1)}, false},
+	// Wide heads: a prompt of 380 rows from 0 has more work than tuning.attnRowsMax, so it takes the prompt form
+	// (on CUDA the wide one at 256 and 512), then decode steps of 1 and 3 rows (the split form).
+	{"wide hd 256", 4, 2, 256, 1, 400, 1, []attnStep{run(0, 0, 380), run(0, 380, 1), run(0, 381, 3)}, false},
+	{"wide hd 512", 4, 2, 512, 1, 400, 1, []attnStep{run(0, 0, 380), run(0, 380, 1), run(0, 381, 3)}, false},
+	{"qwen3.5-27b full attention", 24, 4, 256, 1, 1100, 1, []attnStep{run(0, 0, 600), run(0, 600, 1), run(0, 601, 8), run(0, 609, 400)}, true},
+	{"gemma4-31b global", 32, 4, 512, 1, 1100, 1, []attnStep{run(0, 0, 600), run(0, 600, 1), run(0, 601, 8), run(0, 609, 400)}, true},
 }
 
 // attentionCases has one case per (config, step, layer): the case runs the config's steps up to its own on its

@@ -2,7 +2,7 @@
 // and GeGLU, and AttentionWith over caches with per-layer geometry: sliding windows kept in a ring of Window
 // slots (prompt chunks longer than the window, decode batches, interleaved sequences, deferred stores of
 // KV-sharing layers), a window over a full cache, the attention-logit softcap with query_pre_attn_scalar's
-// scale, GQA groups 2 to 8, head dims 64 to 256, windows past the kernels' 1024-position source tile.
+// scale, GQA groups 2 to 8, head dims 64 to 512, windows past the kernels' 1024-position source tile.
 package verify
 
 import (
@@ -155,6 +155,18 @@ var winConfigs = []winConfig{
 			{run(0, 14, 1), false}}, false},
 	{"gemma2-9b sliding past a tile", 16, backend.KVLayer{KVHeads: 8, HeadDim: 256, Window: 1500}, 1500, 50, 256, 1, 4096,
 		steps(run(0, 0, 1300), run(0, 1300, 1), run(0, 1301, 700), run(0, 2001, 8)), true},
+	// Wide heads, windowed and not: prompts past the window (a ring) and decode steps of 1 and 8 rows; a global
+	// layer without window or softcap takes Attention's forms (the prompt form past tuning.attnRowsMax's work).
+	{"wide hd 256 sliding", 8, backend.KVLayer{KVHeads: 4, HeadDim: 256, Window: 16}, 16, 0, 256, 1, 64,
+		steps(run(0, 0, 40), run(0, 40, 1), run(0, 41, 8)), false},
+	{"wide hd 512 sliding", 4, backend.KVLayer{KVHeads: 2, HeadDim: 512, Window: 16}, 16, 0, 512, 1, 64,
+		steps(run(0, 0, 40), run(0, 40, 1), run(0, 41, 8)), false},
+	{"wide hd 512 softcapped", 4, backend.KVLayer{KVHeads: 2, HeadDim: 512}, 0, 50, 512, 1, 64,
+		steps(run(0, 0, 30), run(0, 30, 1), run(0, 31, 8)), false},
+	{"wide hd 512 global", 8, backend.KVLayer{KVHeads: 2, HeadDim: 512}, 0, 0, 512, 1, 420,
+		steps(run(0, 0, 400), run(0, 400, 1), run(0, 401, 8)), false},
+	{"gemma4-31b sliding", 32, backend.KVLayer{KVHeads: 16, HeadDim: 256, Window: 1024}, 1024, 0, 256, 1, 2048,
+		steps(run(0, 0, 1100), run(0, 1100, 1), run(0, 1101, 8)), true},
 }
 
 // attendWith runs one AttentionWith step with fresh q, k, v on both backends and compares the outputs.

@@ -51,8 +51,13 @@ var deltaConfigs = []deltaConfig{
 	{"qwen3.5-27b", deltaCfg(2, 16, 48, 128, 128), []attnStep{run(0, 0, 9), {seq: []int32{0, 1}, pos: []int32{9, 0}},
 		{seq: []int32{1, 0}, pos: []int32{1, 10}}}, false},
 	{"qwen3.5-27b prompt", deltaCfg(1, 16, 48, 128, 128), []attnStep{run(0, 0, 130), run(0, 130, 1)}, true},
-	// odd: key dim 48 (a padded register column), value dim 160 (two column blocks), 3 value heads per key head
+	// odd: key dim 48 (a padded register column), value dim 160 (five column blocks), 3 value heads per key head
 	{"odd dims", deltaCfg(2, 1, 3, 48, 160), []attnStep{run(1, 0, 6), {seq: []int32{1, 0}, pos: []int32{6, 0}}}, false},
+	// the delta rule's parallel pre-pass (norms and gates of every row at once) over prompts: key dim 256 (two dims
+	// a pre-pass thread, the widest register bound), a value dim of 72 (a short last column block), then decode;
+	// and Qwen3.5-27B's geometry over a 512-row prompt (the CPU's chunked form as the reference)
+	{"pre-pass dk 256 prompt", deltaCfg(1, 1, 2, 256, 72), []attnStep{run(0, 0, 80), run(0, 80, 1), run(0, 81, 8)}, false},
+	{"qwen3.5-27b long prompt", deltaCfg(1, 16, 48, 128, 128), []attnStep{run(0, 0, 512), run(0, 512, 1)}, true},
 }
 
 // hybridCases are the hybrid cases in activation dtype act (Route and Experts in f32 only: the router's logits

@@ -8,12 +8,13 @@
 //   attn_rows_e*    any rows, no split: one block per (row, kv head) over all of the row's positions (fallback).
 //   attn_prompt_hd* prompt: the rows are one sequence at consecutive positions; 64 query rows × one head per block,
 //                   tensor-core (mma.sync m16n8k16 bf16) flash attention over 64-position tiles.
+//   attn_prompt_wide_hd* the same for head dims 256 and 512, each block one 128-dim slice of a head's output.
 // Cache layout: [layers, seqs, max_len, kv_heads·hd] f32. Contracts are repeated in docs/kernels.md ("CUDA").
 // The instantiation list is appended by the host (internal/cuda/kernels.go: attnSplitName, attnRowsName,
-// attnPromptName).
+// attnPromptName, attnPromptWideName).
 
 #define ATTN_WARPS 4
-#define ATTN_GMAX 8       // query heads held per pass (a larger GQA group takes several passes)
+
 #define ATTN_MAX_SPLITS 128 // most position slices per row (must match attnMaxSplits in attention.go)
 #define ATTN_MIN_CHUNK 8 // fewest positions a split block takes (must match attnMinChunk in attention.go)
 
@@ -29,7 +30,8 @@ __device__ __forceinline__ int split_chunk(int len, int S) {
 //        positions; rows: out T [n, heads·hd] = softmax(q·Kᵀ·scale)·V over positions 0..pos[r]
 //   grid: (S, kv_heads, n) blocks of 128 threads (rows: S = 1); block s takes positions [s·cl, min((s+1)·cl, len))
 //         with cl = max(ceil(len/S), 8), len = pos[r]+1; warp w takes every 4th position, two per step; lane l
-//         holds dims [l·EPT, l·EPT+EPT) of q, k, v; warps merge through shared memory
+//         holds dims [l·EPT, l·EPT+EPT) of q, k, v for attn_group<EPT>::G query heads a pass; warps merge through
+//         shared memory
 //   promise: f32 scores, online softmax in f32 (expf), f32 accumulation: relative error ~1e-6 of the CPU's f32
 //         result on the same inputs, before the rounding of the output to T (none for f32)
 template <int EPT, bool DIRECT, typename T>
@@ -38,8 +40,9 @@ __device__ __forceinline__ void attn_rows_body(float* __restrict__ part, T* __re
                                                const kv_t* __restrict__ vc, const int* __restrict__ seq,
                                                const int* __restrict__ pos, int heads, int kv_heads, int hd,
                                                int seqs, int max_len, int layer, float scale) {
-    __shared__ float sm_m[ATTN_WARPS][ATTN_GMAX], sm_l[ATTN_WARPS][ATTN_GMAX];
-    __shared__ float sm_o[ATTN_WARPS][ATTN_GMAX][EPT * 32];
+    constexpr int GM = attn_group<EPT>::G;
+    __shared__ float sm_m[ATTN_WARPS][GM], sm_l[ATTN_WARPS][GM];
+    __shared__ float sm_o[ATTN_WARPS][GM][EPT * 32];
     const int s = blockIdx.x, kvh = blockIdx.y, r = blockIdx.z;
     const int S = gridDim.x;
     const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
@@ -62,11 +65,11 @@ __device__ __forceinline__ void attn_rows_body(float* __restrict__ part, T* __re
     const long long base = (((long long)layer * seqs + sq) * max_len) * width + (long long)kvh * hd;
     const int d0 = lane * EPT;
 
-    for (int g0 = 0; g0 < group; g0 += ATTN_GMAX) {
-        const int gn = min(ATTN_GMAX, group - g0);
-        float qv[ATTN_GMAX][EPT], acc[ATTN_GMAX][EPT], m[ATTN_GMAX], l[ATTN_GMAX];
+    for (int g0 = 0; g0 < group; g0 += GM) {
+        const int gn = min(GM, group - g0);
+        float qv[GM][EPT], acc[GM][EPT], m[GM], l[GM];
 #pragma unroll
-        for (int g = 0; g < ATTN_GMAX; g++) {
+        for (int g = 0; g < GM; g++) {
             const int h = kvh * group + g0 + g;
             const T* qp = q + (long long)r * heads * hd + (long long)h * hd;
 #pragma unroll
@@ -93,7 +96,7 @@ __device__ __forceinline__ void attn_rows_body(float* __restrict__ part, T* __re
                 v1[e] = in ? ld1(vp + (nx + d0 + e)) : 0.f;
             }
 #pragma unroll
-            for (int g = 0; g < ATTN_GMAX; g++) {
+            for (int g = 0; g < GM; g++) {
                 if (g < gn) {
                     float a = 0.f, b = 0.f;
 #pragma unroll
@@ -122,7 +125,7 @@ __device__ __forceinline__ void attn_rows_body(float* __restrict__ part, T* __re
                 vv[e] = d0 + e < hd ? ld1(vp + (d0 + e)) : 0.f;
             }
 #pragma unroll
-            for (int g = 0; g < ATTN_GMAX; g++) {
+            for (int g = 0; g < GM; g++) {
                 if (g < gn) {
                     float d = 0.f;
 #pragma unroll
@@ -139,7 +142,7 @@ __device__ __forceinline__ void attn_rows_body(float* __restrict__ part, T* __re
             }
         }
 #pragma unroll
-        for (int g = 0; g < ATTN_GMAX; g++) {
+        for (int g = 0; g < GM; g++) {
             if (g < gn) {
                 if (lane == 0) {
                     sm_m[warp][g] = m[g];
@@ -428,6 +431,166 @@ __device__ __forceinline__ void attn_prompt_body(T* __restrict__ out, bf16_t* __
     }
 }
 
+// attn_prompt_wide_hd{HD} (HD ∈ {256, 512}: Qwen3.5's full-attention and Gemma 4's global layers)
+//   in:  as attn_prompt_hd*; out: as attn_prompt_hd*, block z writing output dims [z·DV, (z+1)·DV) of its head
+//   grid: (ceil(n/64), heads, HD/DV) blocks of 128 threads, DV = ATTN_WIDE_DV; warp w owns query rows 16w..16w+15
+//         of its block's 64. The accumulators of a whole 512-wide head (256 f32 a lane) do not fit the registers,
+//         so each block forms the full q·Kᵀ of its rows (over all HD dims) and P·V over its DV dims only: q·Kᵀ is
+//         formed HD/DV times per head, cheap beside the cache reads at these widths. q (64 × HD), a K tile
+//         (ATTN_WIDE_BK positions × HD) and V's slice (ATTN_WIDE_BK × DV) are bf16 in dynamic shared memory, rows
+//         padded by 8 bf16 (conflict-free fragment loads): attnPromptWideSmem(HD) bytes (internal/cuda/attention.go;
+//         above 48 KiB, allowed at Open)
+//   promise: as attn_prompt_hd* (the same bf16 operands and f32 sums; the softmax statistics of the DV slices of
+//         one head are computed identically, so the slices agree)
+#define ATTN_WIDE_DV 128 // output dims per block (must match attnWideDV in attention.go)
+#define ATTN_WIDE_BK 32  // positions per K/V tile (must match attnWideBK)
+template <int HD, typename T>
+__device__ __forceinline__ void attn_prompt_wide_body(T* __restrict__ out, bf16_t* __restrict__ y16,
+                                                      const T* __restrict__ q, const kv_t* __restrict__ kc,
+                                                      const kv_t* __restrict__ vc, const int* __restrict__ seq,
+                                                      const int* __restrict__ pos, int n, int heads, int kv_heads,
+                                                      int seqs, int max_len, int layer, float scale) {
+    constexpr int BQ = 64, BK = ATTN_WIDE_BK, DV = ATTN_WIDE_DV, LD = HD + 8, LDV = DV + 8;
+    constexpr int KSTEPS = HD / 16, DTILES = DV / 8, NT = BK / 8;
+    extern __shared__ __align__(16) unsigned char attn_wide_smem[];
+    bf16_t* Qs = (bf16_t*)attn_wide_smem;
+    bf16_t* Ks = Qs + BQ * LD;
+    bf16_t* Vs = Ks + BK * LD;
+    const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
+    const int g = lane >> 2, c = lane & 3;
+    const int h = blockIdx.y, kvh = h / (heads / kv_heads);
+    const int z0 = blockIdx.z * DV;
+    const int q0 = blockIdx.x * BQ;
+    const int sq = seq[0];
+    const int width = kv_heads * HD;
+    const float ninf = -__int_as_float(0x7f800000);
+    const int qstride = heads * HD;
+    const int ra = q0 + warp * 16 + g, rb = ra + 8;
+    const int pa = ra < n ? pos[ra] : -1, pb = rb < n ? pos[rb] : -1;
+    const int last = pos[min(q0 + BQ, n) - 1];
+    if (sq < 0 || sq >= seqs || last >= max_len || pos[q0] < 0) return;
+    const long long cbase = ((long long)layer * seqs + sq) * max_len * width + (long long)kvh * HD;
+
+    for (int idx = threadIdx.x; idx < BQ * (HD / 2); idx += blockDim.x) {
+        const int i = idx / (HD / 2), cc = idx - i * (HD / 2);
+        const int r = q0 + i;
+        *(unsigned*)(Qs + i * LD + cc * 2) = r < n ? ld2bf(q + (long long)r * qstride + h * HD + cc * 2) : 0u;
+    }
+    float o[DTILES][4];
+#pragma unroll
+    for (int dt = 0; dt < DTILES; dt++) o[dt][0] = o[dt][1] = o[dt][2] = o[dt][3] = 0.f;
+    float mA = ninf, mB = ninf, lA = 0.f, lB = 0.f;
+    const bf16_t* qw = Qs + (warp * 16 + g) * LD + c * 2; // this lane's a-fragment base
+
+    const int ntiles = last / BK + 1;
+    for (int kt = 0; kt < ntiles; kt++) {
+        __syncthreads(); // the previous tile is consumed (and, at kt = 0, q is staged)
+        for (int idx = threadIdx.x; idx < BK * (HD / 8); idx += blockDim.x) {
+            const int i = idx / (HD / 8), cc = idx - i * (HD / 8);
+            const int t = kt * BK + i;
+            uint4 kv = make_uint4(0, 0, 0, 0);
+            if (t <= last) {
+                float f[8];
+                ld8(kc + cbase + (long long)t * width + cc * 8, f);
+                kv = pack8(f);
+            }
+            *(uint4*)(Ks + i * LD + cc * 8) = kv;
+        }
+        for (int idx = threadIdx.x; idx < BK * (DV / 8); idx += blockDim.x) {
+            const int i = idx / (DV / 8), cc = idx - i * (DV / 8);
+            const int t = kt * BK + i;
+            uint4 vv = make_uint4(0, 0, 0, 0);
+            if (t <= last) {
+                float f[8];
+                ld8(vc + cbase + (long long)t * width + z0 + cc * 8, f);
+                vv = pack8(f);
+            }
+            *(uint4*)(Vs + i * LDV + cc * 8) = vv;
+        }
+        __syncthreads();
+        float s[NT][4];
+#pragma unroll
+        for (int j = 0; j < NT; j++) s[j][0] = s[j][1] = s[j][2] = s[j][3] = 0.f;
+#pragma unroll 4
+        for (int kk = 0; kk < KSTEPS; kk++) {
+            const bf16_t* qp = qw + kk * 16;
+            const unsigned a[4] = {*(const unsigned*)qp, *(const unsigned*)(qp + 8 * LD), *(const unsigned*)(qp + 8),
+                                   *(const unsigned*)(qp + 8 * LD + 8)};
+#pragma unroll
+            for (int j = 0; j < NT; j++) {
+                const bf16_t* kp = Ks + (j * 8 + g) * LD + kk * 16 + c * 2;
+                mma_bf16_16816(s[j], a, *(const unsigned*)kp, *(const unsigned*)(kp + 8));
+            }
+        }
+        float mxA = ninf, mxB = ninf;
+#pragma unroll
+        for (int j = 0; j < NT; j++) {
+#pragma unroll
+            for (int e = 0; e < 4; e++) {
+                const int t = kt * BK + j * 8 + c * 2 + (e & 1);
+                const int rp = e < 2 ? pa : pb;
+                s[j][e] = t <= rp ? s[j][e] * scale : ninf;
+            }
+            mxA = fmaxf(mxA, fmaxf(s[j][0], s[j][1]));
+            mxB = fmaxf(mxB, fmaxf(s[j][2], s[j][3]));
+        }
+        mxA = fmaxf(mxA, __shfl_xor_sync(0xffffffffu, mxA, 1));
+        mxA = fmaxf(mxA, __shfl_xor_sync(0xffffffffu, mxA, 2));
+        mxB = fmaxf(mxB, __shfl_xor_sync(0xffffffffu, mxB, 1));
+        mxB = fmaxf(mxB, __shfl_xor_sync(0xffffffffu, mxB, 2));
+        const float nA = fmaxf(mA, mxA), nB = fmaxf(mB, mxB);
+        const float uA = nA == ninf ? 0.f : nA, uB = nB == ninf ? 0.f : nB;
+        const float corrA = expf(mA - uA), corrB = expf(mB - uB);
+        mA = nA;
+        mB = nB;
+        float sumA = 0.f, sumB = 0.f;
+#pragma unroll
+        for (int j = 0; j < NT; j++) {
+            s[j][0] = expf(s[j][0] - uA);
+            s[j][1] = expf(s[j][1] - uA);
+            s[j][2] = expf(s[j][2] - uB);
+            s[j][3] = expf(s[j][3] - uB);
+            sumA += s[j][0] + s[j][1];
+            sumB += s[j][2] + s[j][3];
+        }
+        lA = lA * corrA + sumA;
+        lB = lB * corrB + sumB;
+#pragma unroll
+        for (int dt = 0; dt < DTILES; dt++) {
+            o[dt][0] *= corrA;
+            o[dt][1] *= corrA;
+            o[dt][2] *= corrB;
+            o[dt][3] *= corrB;
+        }
+#pragma unroll
+        for (int u = 0; u < BK / 16; u++) {
+            const unsigned pf[4] = {pack_bf2(s[2 * u][0], s[2 * u][1]), pack_bf2(s[2 * u][2], s[2 * u][3]),
+                                    pack_bf2(s[2 * u + 1][0], s[2 * u + 1][1]),
+                                    pack_bf2(s[2 * u + 1][2], s[2 * u + 1][3])};
+#pragma unroll
+            for (int dt = 0; dt < DTILES; dt++) {
+                const bf16_t* vp = Vs + (u * 16 + c * 2) * LDV + dt * 8 + g;
+                const unsigned b0 = (unsigned)vp[0] | ((unsigned)vp[LDV] << 16);
+                const unsigned b1 = (unsigned)vp[8 * LDV] | ((unsigned)vp[9 * LDV] << 16);
+                mma_bf16_16816(o[dt], pf, b0, b1);
+            }
+        }
+    }
+    lA += __shfl_xor_sync(0xffffffffu, lA, 1);
+    lA += __shfl_xor_sync(0xffffffffu, lA, 2);
+    lB += __shfl_xor_sync(0xffffffffu, lB, 1);
+    lB += __shfl_xor_sync(0xffffffffu, lB, 2);
+    const float iA = lA > 0.f ? 1.0f / lA : 0.f, iB = lB > 0.f ? 1.0f / lB : 0.f;
+#pragma unroll
+    for (int dt = 0; dt < DTILES; dt++) {
+        const int col = h * HD + z0 + dt * 8 + c * 2;
+        if (ra < n) st2(out + (long long)ra * qstride + col, o[dt][0] * iA, o[dt][1] * iA);
+        if (rb < n) st2(out + (long long)rb * qstride + col, o[dt][2] * iB, o[dt][3] * iB);
+        if (y16 && ra < n) st2(y16 + (long long)ra * qstride + col, o[dt][0] * iA, o[dt][1] * iA);
+        if (y16 && rb < n) st2(y16 + (long long)rb * qstride + col, o[dt][2] * iB, o[dt][3] * iB);
+    }
+}
+
 // out, counters: null — attn_combine_{f32,bf16} finishes in its own launch; else attn_split_finish does, in this one.
 #define ATTN_SPLIT(name, EPT, T)                                                                                \
     extern "C" __global__ void __launch_bounds__(128)                                                         \
@@ -452,4 +615,12 @@ __device__ __forceinline__ void attn_prompt_body(T* __restrict__ out, bf16_t* __
         name(T* out, const T* q, const kv_t* kc, const kv_t* vc, const int* seq, const int* pos, int n,    \
              int heads, int kv_heads, int seqs, int max_len, int layer, float scale, bf16_t* y16) { pdl_begin(); \
         attn_prompt_body<HD, T>(out, y16, q, kc, vc, seq, pos, n, heads, kv_heads, seqs, max_len, layer, scale); \
+    }
+
+#define ATTN_PROMPT_WIDE(name, HD, T)                                                                           \
+    extern "C" __global__ void __launch_bounds__(128)                                                         \
+        name(T* out, const T* q, const kv_t* kc, const kv_t* vc, const int* seq, const int* pos, int n,    \
+             int heads, int kv_heads, int seqs, int max_len, int layer, float scale, bf16_t* y16) { pdl_begin(); \
+        attn_prompt_wide_body<HD, T>(out, y16, q, kc, vc, seq, pos, n, heads, kv_heads, seqs, max_len, layer,   \
+                                     scale);                                                                   \
     }

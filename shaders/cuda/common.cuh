@@ -116,3 +116,15 @@ __device__ __forceinline__ uint4 ld_stream(const void* p) {
 __device__ __forceinline__ bool aligned16(const void* a, const void* b, const void* c) {
     return ((((unsigned long long)a) | ((unsigned long long)b) | ((unsigned long long)c)) & 15ull) == 0;
 }
+
+// Query heads a decode-attention pass holds at EPT dims per lane (attention.cu's and the windowed forms; a larger
+// GQA group takes several passes): 8 up to EPT 8 (head dim 256), fewer beyond, so q and the accumulators stay at
+// 2·8·8 registers a lane and the warps' merge buffer at 32 KiB of static shared memory (head dim 512: EPT 16,
+// four heads a pass).
+template <int EPT> struct attn_group { static constexpr int G = EPT > 8 ? 64 / EPT : 8; };
+
+// softcap1 is Gemma's cap tanh(x/c)·c as the CPU rounds it: the divide in f32, tanh in f64 rounded to f32, the
+// product in f32 (pointwise.cu's Softcap and attention_win.cu's capped scores).
+__device__ __forceinline__ float softcap1(float x, float c) {
+    return __fmul_rn((float)tanh((double)__fdiv_rn(x, c)), c);
+}

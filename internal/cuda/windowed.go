@@ -1,7 +1,7 @@
-// What the Gemma families ask of the CUDA backend beside the Backend interface (docs/gemma.md; kernels in
-// shaders/cuda/gemma.cu): the pointwise ops Scale, Softcap and GeGLU, a KV cache with per-layer geometry whose
-// sliding-window layers keep a ring of Window slots, and AttentionWith (window, softcap, scale). The CPU
-// backend (internal/cpu: pointwise.go, attention.go) is the reference of every one.
+// Windowed attention (backend.WindowedAttention; the Gemma families, docs/gemma.md; kernels in
+// shaders/cuda/attention_win.cu): a KV cache with per-layer geometry whose sliding-window layers keep a ring of
+// Window slots, and AttentionWith (window, softcap, scale). The CPU backend (internal/cpu/attention.go) is the
+// reference.
 
 package cuda
 
@@ -12,62 +12,8 @@ import (
 	"github.com/mlxbun/mlxbun/internal/cuda/driver"
 )
 
-// gemmaOps are the ops of this file Supports answers yes for.
-var gemmaOps = map[backend.Op]bool{
-	backend.OpScale: true, backend.OpSoftcap: true, backend.OpGeGLU: true,
-	backend.OpKVLayers: true, backend.OpWindowAttention: true, backend.OpSoftcapAttention: true,
-}
-
-// pointwise queues one grid-stride launch of kernel (an _f32/_bf16 pair of gemma.cu) over dst and its operands,
-// all of one activation dtype and length; f adds the arguments after the pointers.
-func (b *Backend) pointwise(op, kernel string, d *Tensor, xs []*Tensor, f func(*driver.Args) *driver.Args) {
-	wantDType(op, "x", xs[0], backend.F32, backend.BF16)
-	wantDType(op, "dst", d, xs[0].dt)
-	n := d.elems()
-	for _, x := range xs {
-		wantDType(op, "operand", x, xs[0].dt)
-		if x.elems() != n {
-			backend.ShapeError(op, "dst", d.shape, x.shape)
-		}
-	}
-	if n == 0 {
-		return
-	}
-	name, grid := opName(kernel, d.dt), b.grid1D(int64(n), 256)
-	ptrs := []driver.DevPtr{d.ptr}
-	for _, x := range xs {
-		ptrs = append(ptrs, x.ptr)
-	}
-	bytes := float64((len(xs) + 1) * n * d.dt.Size())
-	b.enqueue(func() error {
-		args := driver.NewArgs()
-		for _, p := range ptrs {
-			args = args.Ptr(p)
-		}
-		return b.launch(name, grid, driver.Dim3{X: 256}, 0, f(args).I64(int64(n)), bytes)
-	})
-}
-
-// Scale: dst = x·s (backend.Scaler).
-func (b *Backend) Scale(dst, x backend.Tensor, s float32) {
-	b.pointwise("Scale", "scale", tensorOf("Scale", dst), []*Tensor{tensorOf("Scale", x)},
-		func(a *driver.Args) *driver.Args { return a.F32(s) })
-}
-
-// Softcap: dst = tanh(x/c)·c in one launch (backend.Softcapper).
-func (b *Backend) Softcap(dst, x backend.Tensor, c float32) {
-	if !(c > 0) {
-		panic(fmt.Sprintf("backend: Softcap: cap %v is not positive", c))
-	}
-	b.pointwise("Softcap", "softcap", tensorOf("Softcap", dst), []*Tensor{tensorOf("Softcap", x)},
-		func(a *driver.Args) *driver.Args { return a.F32(c) })
-}
-
-// GeGLU: dst = gelu_tanh(gate)·up (backend.GeGLUer).
-func (b *Backend) GeGLU(dst, gate, up backend.Tensor) {
-	b.pointwise("GeGLU", "geglu", tensorOf("GeGLU", dst), []*Tensor{tensorOf("GeGLU", gate), tensorOf("GeGLU", up)},
-		func(a *driver.Args) *driver.Args { return a })
-}
+// windowedOps are the ops of this file Supports answers yes for.
+var windowedOps = map[backend.Op]bool{backend.OpKVLayers: true, backend.OpWindowAttention: true, backend.OpSoftcapAttention: true}
 
 // newLayeredCache allocates one pair of slot buffers per layer that stores anything: [seqs, slots, width] f32,
 // slots = KVLayer.Slots(MaxLen) (a ring of Window slots on a sliding layer shorter than the context).
@@ -112,7 +58,7 @@ type winCase struct {
 }
 
 // AttentionWith (backend.WindowedAttention): a layer without window or softcap takes Attention's forms over its
-// slots; otherwise the windowed forms of gemma.cu: split (≤ MaxDecodeRows rows, a grid that depends on the row
+// slots; otherwise the windowed forms of attention_win.cu: split (≤ MaxDecodeRows rows, a grid that depends on the row
 // count only, so recorded decode graphs replay) or rows. A ring layer reads the positions this call holds from
 // its k and v rows and stores the rows after attending (not at all under DeferStore); any other layer stores
 // first, as Attention does.
@@ -169,7 +115,7 @@ func (b *Backend) AttentionWith(dst, q, k, v backend.Tensor, cache backend.KVCac
 		b.attendPlain(a, p, ks.ptr, vs.ptr, width)
 		return
 	}
-	if a.hd > 32*attnEPTs[len(attnEPTs)-1] {
+	if a.hd > attnMaxHD() { // attnSupport refuses such a shape before loading
 		b.fail(fmt.Errorf("cuda backend: windowed attention with head dim %d: %w", a.hd, backend.ErrUnsupported))
 		return
 	}

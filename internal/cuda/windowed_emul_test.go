@@ -1,4 +1,4 @@
-// The index arithmetic of gemma.cu's windowed attention transcribed into Go and checked against the CPU
+// The index arithmetic of attention_win.cu's windowed attention transcribed into Go and checked against the CPU
 // reference (cpu.AttentionWith) with no GPU: each row's window (win_first), the split of its positions
 // (win_chunk, the combine's active count), the per-tile map of the positions the call holds (last row wins, as
 // atomicMax), ring slots (t mod slots), the store before attending on full caches and after it on rings
@@ -29,8 +29,8 @@ func cuConst(t *testing.T, file, name string) int {
 	return v
 }
 
-// gemmaConst reads a #define of gemma.cu.
-func gemmaConst(t *testing.T, name string) int { return cuConst(t, "gemma.cu", name) }
+// winConst reads a #define of attention_win.cu.
+func winConst(t *testing.T, name string) int { return cuConst(t, "attention_win.cu", name) }
 
 // emulRing is one layer's slots as the kernels see them: [seqs, slots, width].
 type emulRing struct {
@@ -177,14 +177,14 @@ func emulAttend(L *emulRing, q, k, v []float32, seq, pos []int32, heads, hd int,
 // softcapped scores, for the rows form and the split form at 1, 3 and 128 splits, with the real source tile and a
 // 5-position one (several tiles per block).
 func TestWindowedAttentionEmulated(t *testing.T) {
-	if w, a := gemmaConst(t, "WIN_MAX_SPLITS"), attnMaxSplits; w != a {
+	if w, a := winConst(t, "WIN_MAX_SPLITS"), attnMaxSplits; w != a {
 		t.Errorf("WIN_MAX_SPLITS %d, attnMaxSplits %d", w, a)
 	}
-	minChunk := gemmaConst(t, "WIN_MIN_CHUNK")
+	minChunk := winConst(t, "WIN_MIN_CHUNK")
 	if minChunk != attnMinChunk {
 		t.Errorf("WIN_MIN_CHUNK %d, attnMinChunk %d", minChunk, attnMinChunk)
 	}
-	realTile := gemmaConst(t, "WIN_TILE")
+	realTile := winConst(t, "WIN_TILE")
 	type call struct {
 		seq, pos []int32
 		deferred bool

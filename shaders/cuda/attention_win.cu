@@ -1,47 +1,9 @@
-// gemma.cu: the kernels the Gemma families add to the CUDA backend (docs/gemma.md): the pointwise ops Scale,
-// Softcap and GeGLU (backend/pointwise.go), the ring-slot store of a sliding-window layer's keys and values, and
-// windowed / softcapped attention (backend.WindowedAttention) in a split (decode) and a rows form. The CPU
-// reference is internal/cpu (pointwise.go, attention.go); contracts are repeated in docs/kernels.md ("CUDA").
-// Activations are T = float (names ending _f32, the backend's) or bf16 (_bf16: tests and tools); arithmetic f32.
-// The instantiation list of the attention forms is appended by the host (internal/cuda/kernels.go: winSplitName,
-// winRowsName).
-
-// ---- pointwise ----------------------------------------------------------------------------------------------
-
-#define GRID_STRIDE(i, n)                                                                                   \
-    for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < (long long)(n);              \
-         i += (long long)gridDim.x * blockDim.x)
-
-// scale_{f32,bf16}
-//   in:  x T [n], s f32; out: dst T [n] = f32(x·s) rounded to T; dst may alias x
-//   grid: grid-stride over n; promise: exactly the CPU's f32 product (one more rounding for bf16)
-// softcap_{f32,bf16} (Gemma's final logit softcap, fused: one pass for the divide, tanh and multiply)
-//   in:  x T [n], c f32 > 0; out: dst T [n] = f32(tanh(f64(f32(x/c))))·c, each step rounded to f32 as the CPU does
-//   promise: f64 tanh rounded to f32 (the CPU's math.Tanh may differ by an ulp of f64: the f32 results agree
-//        but in rare double-rounding ties)
-// geglu_{f32,bf16}
-//   in:  gate, up T [n]; out: dst T [n] = f32(gelu_tanh(gate))·up, gelu_tanh(x) = ½·x·(1 + tanh(√(2/π)·(x +
-//        0.044715·x³))) in f64 in the CPU's order (no FMA contraction), rounded once, then the f32 product
-//   promise: as softcap
-__device__ __forceinline__ float softcap1(float x, float c) {
-    return __fmul_rn((float)tanh((double)__fdiv_rn(x, c)), c);
-}
-__device__ __forceinline__ float gelu_tanh1(float x) {
-    const double v = (double)x;
-    const double k = 0.7978845608028654; // sqrt(2/pi), as math.Sqrt(2/math.Pi) rounds it
-    const double cube = __dmul_rn(__dmul_rn(__dmul_rn(0.044715, v), v), v);
-    const double inner = __dmul_rn(k, __dadd_rn(v, cube));
-    return (float)__dmul_rn(__dmul_rn(0.5, v), __dadd_rn(1.0, tanh(inner)));
-}
-template <typename T> __device__ __forceinline__ void scale_op(T* dst, const T* x, float s, long long n) {
-    GRID_STRIDE(k, n) store_out(dst + k, __fmul_rn(ld1(x + k), s));
-}
-template <typename T> __device__ __forceinline__ void softcap_op(T* dst, const T* x, float c, long long n) {
-    GRID_STRIDE(k, n) store_out(dst + k, softcap1(ld1(x + k), c));
-}
-template <typename T> __device__ __forceinline__ void geglu_op(T* dst, const T* gate, const T* up, long long n) {
-    GRID_STRIDE(k, n) store_out(dst + k, __fmul_rn(gelu_tanh1(ld1(gate + k)), ld1(up + k)));
-}
+// attention_win.cu: windowed / softcapped attention (backend.WindowedAttention; the Gemma families, docs/gemma.md)
+// over a per-layer cache whose sliding-window layers keep a ring of Window slots: the ring-slot store of such a
+// layer's keys and values, and the attention in a split (decode) and a rows form. The CPU reference is
+// internal/cpu/attention.go; contracts are repeated in docs/kernels.md ("CUDA"). Activations are T = float
+// (names ending _f32, the backend's) or bf16 (_bf16: tests and tools); arithmetic f32. The instantiation list of
+// the attention forms is appended by the host (internal/cuda/kernels.go: winSplitName, winRowsName).
 
 // kv_store_ring_{f32,bf16}
 //   in:  k, v T [n, width]; seq, pos int32 [n]; a ring layer's geometry (seqs, slots)
@@ -70,25 +32,15 @@ __device__ __forceinline__ void kv_store_ring(kv_t* __restrict__ kc, kv_t* __res
     }
 }
 
-#define GEMMA_INSTANTIATE(T, SFX)                                                                                \
-    extern "C" __global__ void scale_##SFX(T* dst, const T* x, float s, long long n) { pdl_begin(); scale_op<T>(dst, x, s, n); } \
-    extern "C" __global__ void softcap_##SFX(T* dst, const T* x, float c, long long n) { pdl_begin();           \
-        softcap_op<T>(dst, x, c, n);                                                                            \
-    }                                                                                                          \
-    extern "C" __global__ void geglu_##SFX(T* dst, const T* gate, const T* up, long long n) { pdl_begin();      \
-        geglu_op<T>(dst, gate, up, n);                                                                          \
-    }                                                                                                          \
+#define KV_STORE_RING_INSTANTIATE(T, SFX)                                                                        \
     extern "C" __global__ void kv_store_ring_##SFX(kv_t* kc, kv_t* vc, const T* k, const T* v, const int* seq, \
                                                    const int* pos, int n, int width, int seqs, int slots) { pdl_begin(); \
         kv_store_ring<T>(kc, vc, k, v, seq, pos, n, width, seqs, slots);                                       \
     }
-GEMMA_INSTANTIATE(float, f32)
-GEMMA_INSTANTIATE(bf16_t, bf16)
-
-// ---- windowed attention -------------------------------------------------------------------------------------
+KV_STORE_RING_INSTANTIATE(float, f32)
+KV_STORE_RING_INSTANTIATE(bf16_t, bf16)
 
 #define WIN_WARPS 4
-#define WIN_GMAX 8         // query heads held per pass
 #define WIN_MAX_SPLITS 128 // must match attnMaxSplits in internal/cuda/attention.go (shared with the split form)
 #define WIN_MIN_CHUNK 8    // must match attnMinChunk
 #define WIN_TILE 1024      // positions whose in-call sources one pass maps in shared memory
@@ -111,7 +63,7 @@ __device__ __forceinline__ int win_chunk(int len, int S) {
 //        t) if any (mapped per WIN_TILE positions through shared memory), else from its ring slot
 //   grid: (S, kv_heads, n) blocks of 128 threads (rows: S = 1); block s takes window indices [s·cl, min((s+1)·cl,
 //         len)), cl = max(ceil(len/S), 8), len = pos[r]−first+1; warp w every 4th position; lane l holds dims
-//         [l·EPT, l·EPT+EPT)
+//         [l·EPT, l·EPT+EPT) of attn_group<EPT>::G query heads a pass (common.cuh)
 //   promise: f32 scores, online softmax (expf), f32 accumulation: ~1e-6 relative of the CPU's f32 result
 template <int EPT, typename T> __device__ __forceinline__ void win_load(const T* p, int d0, int hd, float* o) {
 #pragma unroll
@@ -124,8 +76,9 @@ __device__ __forceinline__ void attn_win_body(float* __restrict__ part, T* __res
                                               const int* __restrict__ seq, const int* __restrict__ pos, int n,
                                               int heads, int kv_heads, int hd, int seqs, int slots, int ring,
                                               int window, float scale, float softcap) {
-    __shared__ float sm_m[WIN_WARPS][WIN_GMAX], sm_l[WIN_WARPS][WIN_GMAX];
-    __shared__ float sm_o[WIN_WARPS][WIN_GMAX][EPT * 32];
+    constexpr int GM = attn_group<EPT>::G;
+    __shared__ float sm_m[WIN_WARPS][GM], sm_l[WIN_WARPS][GM];
+    __shared__ float sm_o[WIN_WARPS][GM][EPT * 32];
     __shared__ int src[WIN_TILE];
     const int s = blockIdx.x, kvh = blockIdx.y, r = blockIdx.z;
     const int S = gridDim.x;
@@ -150,11 +103,11 @@ __device__ __forceinline__ void attn_win_body(float* __restrict__ part, T* __res
     const long long base = (long long)sq * slots * width + (long long)kvh * hd;
     const int d0 = lane * EPT;
 
-    for (int g0 = 0; g0 < group; g0 += WIN_GMAX) {
-        const int gn = min(WIN_GMAX, group - g0);
-        float qv[WIN_GMAX][EPT], acc[WIN_GMAX][EPT], m[WIN_GMAX], l[WIN_GMAX];
+    for (int g0 = 0; g0 < group; g0 += GM) {
+        const int gn = min(GM, group - g0);
+        float qv[GM][EPT], acc[GM][EPT], m[GM], l[GM];
 #pragma unroll
-        for (int g = 0; g < WIN_GMAX; g++) {
+        for (int g = 0; g < GM; g++) {
             const int h = kvh * group + g0 + g;
             const T* qp = q + (long long)r * heads * hd + (long long)h * hd;
 #pragma unroll
@@ -190,7 +143,7 @@ __device__ __forceinline__ void attn_win_body(float* __restrict__ part, T* __res
                     win_load<EPT>(vc + off, d0, hd, vv);
                 }
 #pragma unroll
-                for (int g = 0; g < WIN_GMAX; g++) {
+                for (int g = 0; g < GM; g++) {
                     if (g < gn) {
                         float d = 0.f;
 #pragma unroll
@@ -210,7 +163,7 @@ __device__ __forceinline__ void attn_win_body(float* __restrict__ part, T* __res
             __syncthreads(); // the tile's sources are read before the next tile overwrites them
         }
 #pragma unroll
-        for (int g = 0; g < WIN_GMAX; g++) {
+        for (int g = 0; g < GM; g++) {
             if (g < gn) {
                 if (lane == 0) {
                     sm_m[warp][g] = m[g];

@@ -1,0 +1,226 @@
+// The sparse MoE block of the hybrid and MoE models (Qwen3-Next, Qwen3-30B-A3B; backend.MoE) on the CUDA
+// backend: Route and Experts (kernels in shaders/cuda/moe.cu). The CPU backend (internal/cpu/moe.go) is the
+// reference. No op reads device data back to the host: the kernels read the routed ids on the device, so a
+// decode step records into one CUDA graph.
+
+package cuda
+
+import (
+	"encoding/binary"
+	"fmt"
+
+	"github.com/mlxbun/mlxbun/internal/backend"
+	"github.com/mlxbun/mlxbun/internal/cuda/driver"
+)
+
+var _ backend.MoE = (*Backend)(nil)
+
+// maxRouteExperts bounds moe_route's shared memory (E floats).
+const maxRouteExperts = 8192
+
+// Route (backend.MoE): moe_route, one block per row.
+func (b *Backend) Route(ids, weights, logits backend.Tensor, k int, norm bool) {
+	const op = "Route"
+	is, ws, ls := tensorOf(op, ids), tensorOf(op, weights), tensorOf(op, logits)
+	wantDType(op, "logits", ls, backend.F32)
+	wantDType(op, "ids", is, backend.I32)
+	wantDType(op, "weights", ws, backend.F32)
+	n, e := dims(ls)
+	if k < 1 || k > e || is.elems() != n*k || ws.elems() != n*k {
+		backend.ShapeError(op, "ids, weights", []any{is.shape, ws.shape}, []int{n, k})
+	}
+	if e > maxRouteExperts {
+		b.fail(fmt.Errorf("cuda backend: Route over %d experts (at most %d): %w", e, maxRouteExperts, backend.ErrUnsupported))
+		return
+	}
+	is.shadow = nil // written on the device from here on
+	if n == 0 {
+		return
+	}
+	b.enqueue(func() error {
+		args := driver.NewArgs().Ptr(is.ptr).Ptr(ws.ptr).Ptr(ls.ptr).I32(int32(e)).I32(int32(k)).I32(int32(boolInt(norm)))
+		return b.launch("moe_route", driver.Dim3{X: n}, driver.Dim3{X: 128}, 4*e, args, float64(4*n*e+8*n*k))
+	})
+}
+
+// moeScratch is the per-expert intermediates of Experts for one (rows, width, hidden, dtype): kept for the
+// backend's life, since a recorded graph holds their addresses.
+type moeScratch struct{ g, u, y *Tensor }
+
+type moeKey struct {
+	n, inter, hidden int
+	dt               backend.DType
+}
+
+func (b *Backend) moeScratchFor(k moeKey) (*moeScratch, error) {
+	if s, ok := b.moe[k]; ok {
+		return s, nil
+	}
+	alloc := func(shape ...int) (*Tensor, error) {
+		t, err := b.Alloc(k.dt, shape...)
+		if err != nil {
+			return nil, err
+		}
+		return t.(*Tensor), nil
+	}
+	var s moeScratch
+	var err error
+	if s.g, err = alloc(k.n, k.inter); err == nil {
+		if s.u, err = alloc(k.n, k.inter); err == nil {
+			s.y, err = alloc(k.n, k.hidden)
+		}
+	}
+	if err != nil {
+		for _, t := range []*Tensor{s.g, s.u} {
+			if t != nil {
+				b.Free(t)
+			}
+		}
+		return nil, err
+	}
+	if b.moe == nil {
+		b.moe = map[moeKey]*moeScratch{}
+	}
+	b.moe[k] = &s
+	return &s, nil
+}
+
+// moeMaxK is the most routed experts per row the routed form takes (MOE_MAX_K in moe.cu).
+const moeMaxK = 64
+
+// routedExperts returns the device table [gate E | up E | down E] of the experts' bf16 weight pointers when the
+// routed form can serve them (dense bf16 experts without bias, one intermediate width), else 0. Tables are kept
+// by their content (the pointers themselves), so a table always names the weights it was made for.
+func (b *Backend) routedExperts(gate, up, down []backend.Linear) driver.DevPtr {
+	if b.tune.moeDense { // the dense form at every row count: the comparison (tuning key moe_dense)
+		return 0
+	}
+	inter := gate[0].Out()
+	buf := make([]byte, 0, 8*3*len(gate))
+	for si, set := range [][]backend.Linear{gate, up, down} {
+		for _, l := range set {
+			d, ok := l.(*linear)
+			if !ok || d.bias != 0 || (si < 2 && d.out != inter) || (si == 2 && d.in != inter) {
+				return 0
+			}
+			buf = binary.LittleEndian.AppendUint64(buf, uint64(d.w))
+		}
+	}
+	if p, ok := b.moeTables[string(buf)]; ok {
+		return p
+	}
+	p, err := b.allocExact(len(buf))
+	if err == nil {
+		err = b.uploadBytes(p, len(buf), func(dst []byte, off int) { copy(dst, buf[off:]) })
+	}
+	if err != nil {
+		b.logf("Experts: no routed table (%v): the dense form", err)
+		return 0
+	}
+	if b.moeTables == nil {
+		b.moeTables = map[string]driver.DevPtr{}
+	}
+	b.moeTables[string(buf)] = p
+	return p
+}
+
+// Experts (backend.MoE). Decode batches (n ≤ MaxDecodeRows) of dense bf16 experts take the routed form: one
+// moe_gemv launch per projection computes, for each of the n·k (row, choice) slots, its routed expert's product,
+// the expert's weights found through a device table of pointers (gate, up, then swiglu over all slots, down), and
+// moe_combine sums each row's slots weighted, in increasing expert id: k experts' weights read per row, four
+// launches plus the swiglu whatever E. Otherwise (prompts, trellis or affine experts) the dense form: every
+// expert runs over all n rows through the Linear kernels and moe_accum adds its output, weighted, into the rows
+// routed to it, experts in increasing order; its cost is that of a dense block of E experts (docs/kernels.md).
+// Neither reads the routed ids on the host, so the step records into a graph.
+func (b *Backend) Experts(dst, x, ids, weights backend.Tensor, gate, up, down []backend.Linear) {
+	const op = "Experts"
+	d, xs, is, ws := tensorOf(op, dst), tensorOf(op, x), tensorOf(op, ids), tensorOf(op, weights)
+	wantDType(op, "x", xs, backend.F32, backend.BF16)
+	wantDType(op, "dst", d, xs.dt)
+	wantDType(op, "ids", is, backend.I32)
+	wantDType(op, "weights", ws, backend.F32)
+	n, hidden := dims(xs)
+	_, k := dims(is)
+	if d.elems() != n*hidden || is.elems() != n*k || ws.elems() != n*k || len(up) != len(gate) || len(down) != len(gate) || len(gate) == 0 {
+		backend.ShapeError(op, "x, ids, experts", []any{xs.shape, is.shape, len(gate), len(up), len(down)}, "matching")
+	}
+	if d.ptr == xs.ptr {
+		panic("backend: Experts: dst aliases x")
+	}
+	for r, e := range is.shadow {
+		if e < 0 || int(e) >= len(gate) {
+			panic(fmt.Sprintf("backend: Experts: row %d routed to expert %d of %d", r/k, e, len(gate)))
+		}
+	}
+	if n == 0 {
+		return
+	}
+	inter := 0
+	for e := range gate {
+		if gate[e].In() != hidden || up[e].In() != hidden || up[e].Out() != gate[e].Out() || down[e].In() != gate[e].Out() || down[e].Out() != hidden {
+			backend.ShapeError(op, fmt.Sprintf("expert %d", e), []any{gate[e].In(), gate[e].Out(), up[e].Out(), down[e].In(), down[e].Out()},
+				fmt.Sprintf("gate/up %d→I, down I→%d", hidden, hidden))
+		}
+		inter = max(inter, gate[e].Out())
+	}
+	if n <= backend.MaxDecodeRows && k <= moeMaxK && xs.ptr%16 == 0 {
+		if table := b.routedExperts(gate, up, down); table != 0 {
+			b.expertsRouted(d, xs, is, ws, table, len(gate), k, inter)
+			return
+		}
+	}
+	sc, err := b.moeScratchFor(moeKey{n, inter, hidden, xs.dt})
+	if err != nil {
+		b.fail(fmt.Errorf("cuda backend: Experts scratch: %w", err))
+		return
+	}
+	name := opName("moe_accum", xs.dt)
+	for e := range gate {
+		I := gate[e].Out()
+		g, u := sc.g, sc.u
+		if I != inter { // a narrower expert: views of the scratch's leading elements
+			g = &Tensor{ptr: sc.g.ptr, shape: []int{n, I}, dt: xs.dt, kind: kindView}
+			u = &Tensor{ptr: sc.u.ptr, shape: []int{n, I}, dt: xs.dt, kind: kindView}
+		}
+		b.MatMul(g, xs, gate[e])
+		b.MatMul(u, xs, up[e])
+		b.SwiGLU(g, g, u)
+		b.MatMul(sc.y, g, down[e])
+		first := int32(boolInt(e == 0))
+		y := sc.y
+		b.enqueue(func() error {
+			args := driver.NewArgs().Ptr(d.ptr).Ptr(y.ptr).Ptr(is.ptr).Ptr(ws.ptr).I32(int32(hidden)).I32(int32(k)).
+				I32(int32(e)).I32(first)
+			return b.launch(name, driver.Dim3{X: n}, driver.Dim3{X: 128}, 0, args, float64(3*n*hidden*xs.dt.Size()+8*n*k))
+		})
+	}
+}
+
+// expertsRouted queues the routed form: slots = n·k, table [gate E | up E | down E] of bf16 weight pointers.
+func (b *Backend) expertsRouted(d, xs, is, ws *Tensor, table driver.DevPtr, E, k, inter int) {
+	n, hidden := dims(xs)
+	slots := n * k
+	sc, err := b.moeScratchFor(moeKey{slots, inter, hidden, xs.dt})
+	if err != nil {
+		b.fail(fmt.Errorf("cuda backend: Experts scratch: %w", err))
+		return
+	}
+	b.logf("Experts n=%d k=%d of %d experts %d→%d→%d: routed", n, k, E, hidden, inter, hidden)
+	gemv, combine := opName("moe_gemv", xs.dt), opName("moe_combine", xs.dt)
+	proj := func(y, x driver.DevPtr, tab driver.DevPtr, in, out int, xslot int32) {
+		bytes := float64(slots * (2*out*in + xs.dt.Size()*(in+out)))
+		b.enqueue(func() error {
+			args := driver.NewArgs().Ptr(y).Ptr(x).Ptr(is.ptr).Ptr(tab).I32(int32(in)).I32(int32(out)).I32(int32(k)).I32(xslot)
+			return b.launch(gemv, driver.Dim3{X: (out + 3) / 4, Y: slots}, driver.Dim3{X: 128}, 0, args, bytes)
+		})
+	}
+	proj(sc.g.ptr, xs.ptr, table, hidden, inter, 0)
+	proj(sc.u.ptr, xs.ptr, table.Add(8*E), hidden, inter, 0)
+	b.SwiGLU(sc.g, sc.g, sc.u)
+	proj(sc.y.ptr, sc.g.ptr, table.Add(16*E), inter, hidden, 1)
+	y := sc.y
+	b.enqueue(func() error {
+		args := driver.NewArgs().Ptr(d.ptr).Ptr(y.ptr).Ptr(is.ptr).Ptr(ws.ptr).I32(int32(hidden)).I32(int32(k))
+		return b.launch(combine, driver.Dim3{X: n}, driver.Dim3{X: 128}, 0, args, float64((slots+n)*hidden*xs.dt.Size()+8*slots))
+	})
+}

@@ -1,0 +1,283 @@
+// deltanet.cu: the gated DeltaNet layers' kernels (backend.LinearAttention and backend.SigmoidGate; the hybrid
+// models Qwen3.5 and Qwen3-Next, backend/hybrid.go): the short causal conv with SiLU, the gated delta rule over
+// each sequence's recurrent state, the gated RMSNorm and the sigmoid gate. The CPU reference is
+// internal/cpu/deltanet.go; contracts are repeated in docs/kernels.md ("CUDA"). Activations are T = float (_f32, the backend's) or
+// bf16 (_bf16: tests and tools); the recurrent state and all arithmetic are f32.
+//
+// Arithmetic follows the CPU reference step by step (__fmul_rn / __fadd_rn: no FMA contraction, which Go does
+// not do on amd64; exp and log in f64 rounded to f32 as the CPU's math.Exp), so the conv and the sigmoid gate are
+// bit-exact against the CPU on f32 inputs; the delta rule sums its norms and dot products in another (parallel)
+// order, equal to the CPU's recurrent form within f32 rounding. Every
+// kernel reads seq/pos on the device and its grid depends on the row count and the state's geometry only, so a
+// recorded decode graph replays for any sequence/position values.
+
+#define DN_THREADS 128
+#define CONV_KMAX 8   // largest conv kernel (Qwen3.5/Next use 4); must match convKMax in internal/cuda/deltanet.go
+#define DELTA_LANES 4 // lanes sharing one column of S (must match deltaLanes in internal/cuda/deltanet.go)
+#define DELTA_COLS 32 // value columns per delta-rule block (must match deltaCols)
+#define DELTA_THREADS (DELTA_COLS * DELTA_LANES)
+
+__device__ __forceinline__ float dn_sigmoid(float x) { return __fdiv_rn(1.0f, __fadd_rn(1.0f, (float)exp(-(double)x))); }
+__device__ __forceinline__ float dn_silu(float x) { return __fdiv_rn(x, __fadd_rn(1.0f, (float)exp(-(double)x))); }
+// softplus is torch's F.softplus (beta 1, threshold 20), as cpu.softplus.
+__device__ __forceinline__ float dn_softplus(float x) { return x > 20.0f ? x : (float)log1p(exp((double)x)); }
+
+// causal_conv_{f32,bf16}_w{f32,bf16}
+//   in:  x T [n, C]; w TW [C, K] (K ≤ CONV_KMAX); seq, pos int32 [n]; conv f32 [seqs, K-1, C]: this layer's
+//        state, the last K-1 inputs of each sequence, oldest first
+//   out: dst T [n, C] (may alias x): dst[r][c] = silu(Σ_{j<K-1} w[c][j]·win[j] + w[c][K-1]·x[r][c]) in that order,
+//        win the sequence's window (zeroed at a row of position 0), which then shifts in x[r][c]; conv updated
+//   grid: (ceil(C/128), seqs) blocks of 128 threads; thread = one channel of one sequence, its rows in row order
+//        (rows of other sequences skipped; rows with seq outside [0, seqs) touch nothing)
+//   promise: bit-exact against cpu.CausalConv on f32 activations
+template <typename T, typename TW>
+__device__ __forceinline__ void causal_conv(T* dst, const T* x, const TW* __restrict__ w, float* __restrict__ conv,
+                                            const int* __restrict__ seq, const int* __restrict__ pos, int n, int C,
+                                            int K) {
+    const int c = blockIdx.x * blockDim.x + threadIdx.x;
+    const int s = blockIdx.y;
+    if (c >= C) return;
+    float win[CONV_KMAX - 1];
+    float wc[CONV_KMAX];
+    float* st = conv + (long long)s * (K - 1) * C + c;
+#pragma unroll
+    for (int j = 0; j < CONV_KMAX - 1; j++) win[j] = j < K - 1 ? st[(long long)j * C] : 0.f;
+#pragma unroll
+    for (int j = 0; j < CONV_KMAX; j++) wc[j] = j < K ? ld1(w + (long long)c * K + j) : 0.f;
+    bool touched = false;
+    for (int r = 0; r < n; r++) {
+        if (seq[r] != s) continue;
+        touched = true;
+        if (pos[r] == 0) {
+#pragma unroll
+            for (int j = 0; j < CONV_KMAX - 1; j++) win[j] = 0.f;
+        }
+        const float xv = ld1(x + (long long)r * C + c);
+        float acc = 0.f;
+#pragma unroll
+        for (int j = 0; j < CONV_KMAX - 1; j++)
+            if (j < K - 1) acc = __fadd_rn(acc, __fmul_rn(wc[j], win[j]));
+        // w[c][K-1] is wc[K-1]: pick it without a dynamic register index
+        float wl = 0.f;
+#pragma unroll
+        for (int j = 0; j < CONV_KMAX; j++)
+            if (j == K - 1) wl = wc[j];
+        acc = __fadd_rn(acc, __fmul_rn(wl, xv));
+#pragma unroll
+        for (int j = 0; j < CONV_KMAX - 2; j++)
+            if (j < K - 2) win[j] = win[j + 1];
+#pragma unroll
+        for (int j = 0; j < CONV_KMAX - 1; j++)
+            if (j == K - 2) win[j] = xv;
+        store_out(dst + (long long)r * C + c, dn_silu(acc));
+    }
+    if (touched) {
+#pragma unroll
+        for (int j = 0; j < CONV_KMAX - 1; j++)
+            if (j < K - 1) st[(long long)j * C] = win[j];
+    }
+}
+
+// gated_delta_prep_{f32,bf16} (the delta rule's per-row pre-pass, every row at once)
+//   in:  qkv T [n, 2·KH·dk + VH·dv] ([q | k | v], heads in order); a, b T [n, VH]; aLog, dtBias f32 [VH];
+//        scale = f32(1/√dk)
+//   out: qk f32 [n, KH, 2, dk]: q·iq·scale then k·ik, iq = f32(1/√(Σq² + 1e-6)) (ik likewise, sqrt in f64);
+//        coef f32 [n, VH, 2]: β = sigmoid(b), decay = f32(exp(−f32(exp(aLog))·softplus(a + dtBias)))
+//   grid: (n, KH) blocks of DN_THREADS threads; Σq², Σk²: thread t sums dims t, t+DN_THREADS, … in order, warp_sum,
+//        then the warps' sums in warp order from 0; threads < VH/KH form the coefficients of the key head's value
+//        heads
+//   promise: the CPU's f32 steps but the order of the two sums (f32 rounding of Σ over dk terms)
+template <typename T>
+__device__ __forceinline__ void gated_delta_prep(float* __restrict__ qk, float* __restrict__ coef,
+                                                 const T* __restrict__ qkv, const T* __restrict__ a,
+                                                 const T* __restrict__ bt, const float* __restrict__ aLog,
+                                                 const float* __restrict__ dtBias, int KH, int VH, int dk, int dv,
+                                                 float scale) {
+    __shared__ float red[2][DN_THREADS / 32];
+    const int r = blockIdx.x, kh = blockIdx.y;
+    const int lane = threadIdx.x & 31, w = threadIdx.x >> 5;
+    const T* row = qkv + (long long)r * (2 * KH * dk + VH * dv);
+    const T* qp = row + kh * dk;
+    const T* kp = row + KH * dk + kh * dk;
+    float sq = 0.f, sk = 0.f;
+    for (int i = threadIdx.x; i < dk; i += DN_THREADS) {
+        const float q = ld1(qp + i), k = ld1(kp + i);
+        sq = __fadd_rn(sq, __fmul_rn(q, q));
+        sk = __fadd_rn(sk, __fmul_rn(k, k));
+    }
+    sq = warp_sum(sq);
+    sk = warp_sum(sk);
+    if (lane == 0) red[0][w] = sq, red[1][w] = sk;
+    __syncthreads();
+    sq = 0.f, sk = 0.f;
+#pragma unroll
+    for (int i = 0; i < DN_THREADS / 32; i++) sq = __fadd_rn(sq, red[0][i]), sk = __fadd_rn(sk, red[1][i]);
+    const float iq = __fdiv_rn(1.0f, (float)sqrt((double)__fadd_rn(sq, 1e-6f)));
+    const float ik = __fdiv_rn(1.0f, (float)sqrt((double)__fadd_rn(sk, 1e-6f)));
+    float* o = qk + ((long long)r * KH + kh) * 2 * dk;
+    for (int i = threadIdx.x; i < dk; i += DN_THREADS) {
+        o[i] = __fmul_rn(__fmul_rn(ld1(qp + i), iq), scale);
+        o[dk + i] = __fmul_rn(ld1(kp + i), ik);
+    }
+    const int G = VH / KH;
+    for (int t = threadIdx.x; t < G; t += DN_THREADS) {
+        const int h = kh * G + t;
+        const long long ab = (long long)r * VH + h;
+        const float A = -(float)exp((double)aLog[h]);
+        coef[2 * ab] = dn_sigmoid(ld1(bt + ab));
+        coef[2 * ab + 1] = (float)exp((double)__fmul_rn(A, dn_softplus(__fadd_rn(ld1(a + ab), dtBias[h]))));
+    }
+}
+
+// gated_delta_{f32,bf16}_k{KD}
+//   in:  qkv T [n, 2·KH·dk + VH·dv] (its v part); qk, coef f32 from gated_delta_prep; seq, pos int32 [n];
+//        S f32 [seqs, VH, dk, dv]: this layer's delta-rule states; dk ≤ KD
+//   out: dst T [n, VH·dv]; S updated. For value head h (key head h/(VH/KH)) of each row r of sequence s, in row
+//        order: S = 0 at a row of position 0; S ← decay·S; per column j: o_j = Σ_i S[i][j]·k_i;
+//        δ_j = (v_j − o_j)·β; S[i][j] += k_i·δ_j; dst = Σ_i S[i][j]·q_i
+//   grid: (ceil(dv/DELTA_COLS), VH, seqs) blocks of DELTA_THREADS; DELTA_LANES consecutive lanes share one column
+//        j of S, lane l holding rows i = l + DELTA_LANES·e (e < KD/DELTA_LANES) in registers (rows ≥ dk zero and
+//        kept zero: their k and q are zero): each dot product is DELTA_LANES partial sums in i order, combined by
+//        shuffles as (p0 + p1) + (p2 + p3). The rows of the block's sequence run one after the other (the
+//        recurrent form, for a decode step and a prompt alike), with no barrier between them
+//   promise: the CPU's recurrent form (cpu.deltaStep) but the order of the sums: within f32 rounding
+template <int KD, typename T>
+__device__ __forceinline__ void gated_delta(T* __restrict__ dst, const T* __restrict__ qkv, const float* __restrict__ qk,
+                                            const float* __restrict__ coef, float* __restrict__ S,
+                                            const int* __restrict__ seq, const int* __restrict__ pos, int n, int KH,
+                                            int VH, int dk, int dv) {
+    constexpr int R = KD / DELTA_LANES;
+    const int sub = threadIdx.x % DELTA_LANES;
+    const int j = blockIdx.x * DELTA_COLS + threadIdx.x / DELTA_LANES;
+    const int h = blockIdx.y, s = blockIdx.z;
+    const int kh = h / (VH / KH);
+    const int C = 2 * KH * dk + VH * dv;
+    const bool col = j < dv;
+    float* Sh = S + ((long long)s * VH + h) * dk * dv;
+    float st[R];
+#pragma unroll
+    for (int e = 0; e < R; e++) {
+        const int i = sub + DELTA_LANES * e;
+        st[e] = col && i < dk ? Sh[(long long)i * dv + j] : 0.f;
+    }
+    bool touched = false;
+    for (int r = 0; r < n; r++) {
+        if (seq[r] != s) continue; // uniform across the block
+        touched = true;
+        const float* q = qk + ((long long)r * KH + kh) * 2 * dk;
+        const float* k = q + dk;
+        const float beta = coef[2 * ((long long)r * VH + h)], decay = coef[2 * ((long long)r * VH + h) + 1];
+        if (pos[r] == 0) {
+#pragma unroll
+            for (int e = 0; e < R; e++) st[e] = 0.f;
+        }
+        float kv[R], qv[R];
+#pragma unroll
+        for (int e = 0; e < R; e++) {
+            const int i = sub + DELTA_LANES * e;
+            kv[e] = i < dk ? k[i] : 0.f;
+            qv[e] = i < dk ? q[i] : 0.f;
+        }
+        float o = 0.f;
+#pragma unroll
+        for (int e = 0; e < R; e++) {
+            st[e] = __fmul_rn(st[e], decay);
+            o = __fadd_rn(o, __fmul_rn(st[e], kv[e]));
+        }
+#pragma unroll
+        for (int m = 1; m < DELTA_LANES; m <<= 1) o = __fadd_rn(o, __shfl_xor_sync(0xffffffffu, o, m));
+        const float vj = col ? ld1(qkv + (long long)r * C + 2 * KH * dk + h * dv + j) : 0.f;
+        const float d = __fmul_rn(__fsub_rn(vj, o), beta);
+        o = 0.f;
+#pragma unroll
+        for (int e = 0; e < R; e++) {
+            st[e] = __fadd_rn(st[e], __fmul_rn(kv[e], d));
+            o = __fadd_rn(o, __fmul_rn(st[e], qv[e]));
+        }
+#pragma unroll
+        for (int m = 1; m < DELTA_LANES; m <<= 1) o = __fadd_rn(o, __shfl_xor_sync(0xffffffffu, o, m));
+        if (col && sub == 0) store_out(dst + (long long)r * VH * dv + h * dv + j, o);
+    }
+    if (touched && col) {
+#pragma unroll
+        for (int e = 0; e < R; e++) {
+            const int i = sub + DELTA_LANES * e;
+            if (i < dk) Sh[(long long)i * dv + j] = st[e];
+        }
+    }
+}
+
+// rmsnorm_gated_{f32,bf16}
+//   in:  x, z T [groups·g]; w f32 [g]; out: dst T (may alias x) = w·(x·inv)·silu(z), inv = f32(1/√(Σx²/g + eps))
+//        with Σx² in f64 (as the CPU)
+//   grid: one block of 128 threads per group (x: groups)
+//   promise: the CPU's f32 steps; Σx² in f64 in another order (equal after the f32 rounding but in rare ties)
+template <typename T>
+__device__ __forceinline__ void rmsnorm_gated(T* dst, const T* x, const T* __restrict__ z,
+                                              const float* __restrict__ w, int g, float eps) {
+    __shared__ double part[DN_THREADS / 32];
+    const long long base = (long long)blockIdx.x * g;
+    double ss = 0;
+    for (int j = threadIdx.x; j < g; j += blockDim.x) {
+        const double v = ld1(x + base + j);
+        ss += v * v;
+    }
+#pragma unroll
+    for (int o = 16; o > 0; o >>= 1) ss += __shfl_xor_sync(0xffffffffu, ss, o);
+    if ((threadIdx.x & 31) == 0) part[threadIdx.x >> 5] = ss;
+    __syncthreads();
+    double tot = 0;
+    for (int i = 0; i < (int)(blockDim.x >> 5); i++) tot += part[i];
+    const float inv = (float)(1.0 / sqrt(tot / g + (double)eps));
+    for (int j = threadIdx.x; j < g; j += blockDim.x) {
+        const float e = ld1(x + base + j);
+        store_out(dst + base + j, __fmul_rn(__fmul_rn(w[j], __fmul_rn(e, inv)), dn_silu(ld1(z + base + j))));
+    }
+}
+
+// sigmoid_mul_{f32,bf16}
+//   in:  x T [n·c]; g T [n·c] (per_row = 0) or [n] (per_row = 1: one gate per row of c columns)
+//   out: dst T (may alias x) = x·sigmoid(g), sigmoid = 1/(1 + f32(exp(−g)))
+//   grid: grid-stride over n·c; promise: bit-exact against the CPU on f32 activations
+template <typename T>
+__device__ __forceinline__ void sigmoid_mul(T* dst, const T* x, const T* g, long long total, int c, int per_row) {
+    for (long long k = blockIdx.x * (long long)blockDim.x + threadIdx.x; k < total; k += (long long)gridDim.x * blockDim.x) {
+        const float gv = ld1(g + (per_row ? k / c : k));
+        store_out(dst + k, __fmul_rn(ld1(x + k), dn_sigmoid(gv)));
+    }
+}
+
+#define DELTANET_INSTANTIATE(T, SFX)                                                                          \
+    extern "C" __global__ void causal_conv_##SFX##_wf32(T* dst, const T* x, const float* w, float* conv,         \
+                                                        const int* seq, const int* pos, int n, int C, int K) { pdl_begin(); \
+        causal_conv<T, float>(dst, x, w, conv, seq, pos, n, C, K);                                              \
+    }                                                                                                          \
+    extern "C" __global__ void causal_conv_##SFX##_wbf16(T* dst, const T* x, const bf16_t* w, float* conv,       \
+                                                         const int* seq, const int* pos, int n, int C, int K) { pdl_begin(); \
+        causal_conv<T, bf16_t>(dst, x, w, conv, seq, pos, n, C, K);                                             \
+    }                                                                                                          \
+    extern "C" __global__ void rmsnorm_gated_##SFX(T* dst, const T* x, const T* z, const float* w, int g,        \
+                                                   float eps) { pdl_begin();                                   \
+        rmsnorm_gated<T>(dst, x, z, w, g, eps);                                                                 \
+    }                                                                                                          \
+    extern "C" __global__ void sigmoid_mul_##SFX(T* dst, const T* x, const T* g, long long total, int c,        \
+                                                 int per_row) { pdl_begin();                                   \
+        sigmoid_mul<T>(dst, x, g, total, c, per_row);                                                           \
+    }                                                                                                          \
+    extern "C" __global__ void __launch_bounds__(DN_THREADS) gated_delta_prep_##SFX(float* qk, float* coef,     \
+        const T* qkv, const T* a, const T* b, const float* aLog, const float* dtBias, int KH, int VH, int dk,     \
+        int dv, float scale) { pdl_begin();                                                                    \
+        gated_delta_prep<T>(qk, coef, qkv, a, b, aLog, dtBias, KH, VH, dk, dv, scale);                          \
+    }
+
+// The delta-rule instantiations, one per key-dim bound KD (internal/cuda/kernels.go: deltaName).
+#define GATED_DELTA(NAME, KD, T)                                                                                  \
+    extern "C" __global__ void __launch_bounds__(DELTA_THREADS) NAME(T* dst, const T* qkv, const float* qk,       \
+                                                                     const float* coef, float* S, const int* seq, \
+                                                                     const int* pos, int n, int KH, int VH, int dk, \
+                                                                     int dv) { pdl_begin();                     \
+        gated_delta<KD, T>(dst, qkv, qk, coef, S, seq, pos, n, KH, VH, dk, dv);                                   \
+    }
+
+DELTANET_INSTANTIATE(float, f32)
+DELTANET_INSTANTIATE(bf16_t, bf16)
