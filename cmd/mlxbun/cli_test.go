@@ -62,7 +62,12 @@ func mlxbun(t *testing.T, stdin string, args ...string) result {
 // copyModel copies a fixture model directory into a temp dir so a test can damage it.
 func copyModel(t *testing.T, fixture string) string {
 	t.Helper()
-	src := testutil.Fixture(t, fixture)
+	return copyDir(t, testutil.Fixture(t, fixture))
+}
+
+// copyDir copies the files of the flat directory src into a temp dir.
+func copyDir(t *testing.T, src string) string {
+	t.Helper()
 	dst := t.TempDir()
 	entries, err := os.ReadDir(src)
 	if err != nil {

@@ -98,20 +98,7 @@ func edited(t *testing.T, fixture string, edit func(map[string]any)) string {
 // editedDir is a copy of the (flat) model directory src with its config.json edited.
 func editedDir(t *testing.T, src string, edit func(map[string]any)) string {
 	t.Helper()
-	dst := t.TempDir()
-	entries, err := os.ReadDir(src)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, e := range entries {
-		b, err := os.ReadFile(filepath.Join(src, e.Name()))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(filepath.Join(dst, e.Name()), b, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	dst := copyDir(t, src)
 	editConfig(t, dst, edit)
 	return dst
 }
