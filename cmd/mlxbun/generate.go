@@ -253,7 +253,7 @@ func runGenerate(cmd *cobra.Command, f *generateFlags) error {
 	if err != nil {
 		return err
 	}
-	prompt, err := buildPrompt(cmd.InOrStdin(), f, d, tok, cfg.VocabSize)
+	prompt, plain, err := buildPrompt(cmd.InOrStdin(), f, d, tok, cfg.VocabSize)
 	if err != nil {
 		return err
 	}
@@ -276,6 +276,9 @@ func runGenerate(cmd *cobra.Command, f *generateFlags) error {
 	}
 	defer b.Close()
 	defer m.Close()
+	if plain { // after the load, so a model that fails to load says one line
+		log.Warn().Msg("the model has no chat template: the prompt goes in as plain text (--no-chat-template says so and drops this notice)")
+	}
 	tokEOS := -1
 	if tok != nil {
 		tokEOS = tok.Specials().EOS
@@ -427,46 +430,46 @@ func loadTokenizer(d *modeldir.Dir, needed bool) (*tokenizer.Tokenizer, error) {
 	return d.Tokenizer()
 }
 
-// buildPrompt returns the prompt ids: --prompt-ids as given (each checked against the vocabulary of the logits,
+// buildPrompt returns the prompt ids, and true when they are plain text for want of a chat template (the caller
+// warns once the model has loaded): --prompt-ids as given (each checked against the vocabulary of the logits,
 // vocab), else the text (flag or stdin) through the chat template (when the model has one and it is not disabled)
 // and the tokenizer.
-func buildPrompt(stdin io.Reader, f *generateFlags, d *modeldir.Dir, tok *tokenizer.Tokenizer, vocab int) ([]int, error) {
+func buildPrompt(stdin io.Reader, f *generateFlags, d *modeldir.Dir, tok *tokenizer.Tokenizer, vocab int) ([]int, bool, error) {
 	if f.promptIDs != "" {
 		ids, err := parseIDs("--prompt-ids", f.promptIDs)
 		if err != nil {
-			return nil, err
+			return nil, false, err
 		}
 		for _, id := range ids {
 			if id >= vocab {
-				return nil, fmt.Errorf("--prompt-ids: id %d is outside the vocabulary of %d (ids 0..%d)", id, vocab, vocab-1)
+				return nil, false, fmt.Errorf("--prompt-ids: id %d is outside the vocabulary of %d (ids 0..%d)", id, vocab, vocab-1)
 			}
 		}
-		return ids, nil
+		return ids, false, nil
 	}
 	text := f.prompt
 	if text == "" || text == "-" {
 		b, err := readArg("--prompt", "-", stdin, maxPromptBytes)
 		if err != nil {
-			return nil, err
+			return nil, false, err
 		}
 		text = string(b)
 	}
 	if text == "" {
-		return nil, errors.New("generate: empty prompt (give --prompt, --prompt-ids or text on stdin)")
+		return nil, false, errors.New("generate: empty prompt (give --prompt, --prompt-ids or text on stdin)")
 	}
 	if f.noChatTemplate {
-		return tok.Encode(text, true), nil
+		return tok.Encode(text, true), false, nil
 	}
 	tmpl, err := d.ChatTemplate()
 	if err != nil {
 		if !errors.Is(err, modeldir.ErrNoChatTemplate) {
-			return nil, err
+			return nil, false, err
 		}
 		if f.system != "" || f.chatKwargs != "" {
-			return nil, fmt.Errorf("%s: --system and --chat-template-args fill a chat template, and the model has none", d.Path())
+			return nil, false, fmt.Errorf("%s: --system and --chat-template-args fill a chat template, and the model has none", d.Path())
 		}
-		log.Warn().Msg("the model has no chat template: the prompt goes in as plain text (--no-chat-template says so and drops this notice)")
-		return tok.Encode(text, true), nil
+		return tok.Encode(text, true), true, nil
 	}
 	var msgs []chat.Message
 	if f.system != "" {
@@ -476,14 +479,14 @@ func buildPrompt(stdin io.Reader, f *generateFlags, d *modeldir.Dir, tok *tokeni
 	kwargs := map[string]any{}
 	if f.chatKwargs != "" {
 		if err := json.Unmarshal([]byte(f.chatKwargs), &kwargs); err != nil {
-			return nil, fmt.Errorf("--chat-template-args: %w", err)
+			return nil, false, fmt.Errorf("--chat-template-args: %w", err)
 		}
 	}
 	rendered, err := tmpl.Render(msgs, true, kwargs)
 	if err != nil {
-		return nil, err
+		return nil, false, err
 	}
-	return tok.Encode(rendered, false), nil
+	return tok.Encode(rendered, false), false, nil
 }
 
 // parseIDs reads comma-separated token ids given to flag.

@@ -75,6 +75,8 @@ func TestLimitsCLI(t *testing.T) {
 		{"config.json is /dev/zero", gen(broken("config.json", "zero"), "--prompt", "hi"), "", []string{"config.json: not a regular file (a device)"}},
 		{"tokenizer.json is /dev/zero", gen(broken("tokenizer.json", "zero"), "--prompt", "hi"), "", []string{"tokenizer.json: not a regular file (a device)"}},
 		{"model.safetensors is a pipe", gen(broken("model.safetensors", "pipe"), "--prompt-ids", "1,2"), "", []string{"model.safetensors: not a regular file (a named pipe)"}},
+		// the no-chat-template warning waits for the load, so a model that fails to load still says one line
+		{"model.safetensors is a pipe, text prompt", gen(broken("model.safetensors", "pipe"), "--prompt", "def"), "", []string{"model.safetensors: not a regular file (a named pipe)"}},
 		// chat template constructs
 		{"template range of 10¹⁰", gen(template("{% for i in range(10000000000) %}x{% endfor %}"), "--prompt", "hi"), "", []string{"range: 10000000000 items"}},
 		{"template nested loops", gen(template("{% for i in range(100000) %}{% for j in range(100000) %}x{% endfor %}{% endfor %}"), "--prompt", "hi"), "", []string{"range(100000)", "more than 1048576 iterations"}},
