@@ -195,9 +195,9 @@ type Event struct {
 	// Encode events: the tensor's layer (a checkpoint unit: a model layer, or a coded table outside the layers;
 	// -1 for tensors of neither) among Layers, and the trellis weights of that layer encoded so far and in all.
 	// Resumed marks the tensors taken from a checkpoint rather than encoded (their Work costs no time).
-	Layer, Layers          int
-	LayerWork, LayerTotal  int64
-	Resumed                bool
+	Layer, Layers         int
+	LayerWork, LayerTotal int64
+	Resumed               bool
 }
 
 // Run quantizes the model in inDir into outDir. The output is built in a temporary directory beside outDir and
