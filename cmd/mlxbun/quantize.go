@@ -174,6 +174,7 @@ func quantizeSettings(cmd *cobra.Command, o *quantize.Options, calib string, fas
 			calib = "none"
 		}
 	}
+	o.CalibAuto, o.Calib = false, ""
 	switch calib {
 	case "auto":
 		o.CalibAuto = true
