@@ -436,7 +436,7 @@ func printQuantizeSummary(w io.Writer, out string, rep *quantize.Report) {
 	}
 	fmt.Fprintf(w, "  bits/weight  %.4f over the coded projections, %.4f over all %d parameters\n", rep.BitsPerWeight, rep.BitsPerParam, rep.Params)
 	fmt.Fprintf(w, "  SNR          mean %.2f dB, min %.2f dB (%s)\n", rep.MeanSNRdB, rep.MinSNRdB, rep.MinSNRTensor)
-	hname := "H = I (no --calib)"
+	hname := "H = I (no calibration)"
 	if rep.Calibrated {
 		hname = "H = calibration XᵀX"
 	}
