@@ -8,8 +8,6 @@ package quantize
 
 import (
 	"bufio"
-	"crypto/sha256"
-	"encoding/hex"
 	"fmt"
 	"math/rand/v2"
 	"os"
@@ -86,29 +84,6 @@ func TestHelperQuantizeRun(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-}
-
-// filesSHA maps every file under dir (relative path) to its sha256.
-func filesSHA(t *testing.T, dir string) map[string]string {
-	t.Helper()
-	m := map[string]string{}
-	err := filepath.Walk(dir, func(p string, info os.FileInfo, err error) error {
-		if err != nil || info.IsDir() {
-			return err
-		}
-		b, err := os.ReadFile(p)
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(dir, p)
-		s := sha256.Sum256(b)
-		m[rel] = hex.EncodeToString(s[:])
-		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return m
 }
 
 func TestResumeAfterKill(t *testing.T) {
