@@ -255,7 +255,7 @@ func mustJSON(v any) []byte {
 }
 
 // units assigns every item its checkpoint unit: the layer prefix of a tensor inside the model's layers, the
-// tensor's own name for a quantized one outside them; -1 for the others. names are the units in order of
+// module path of a quantized one outside them; -1 for the others. names are the units in order of
 // first appearance, left the number of quantized items per unit, total their trellis weights.
 type units struct {
 	of    []int
@@ -271,7 +271,7 @@ func unitsOf(items []item) units {
 		u.of[i] = -1
 		name := layerPrefix(it.name)
 		if name == "" && (it.role == roleCoded || it.role == roleAffine) {
-			name = it.name
+			name = it.path // the module: "model.embed_tokens", "lm_head"
 		}
 		if name == "" {
 			continue
