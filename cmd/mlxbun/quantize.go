@@ -245,6 +245,13 @@ func (c *etaClock) update(e quantize.Event) {
 	}
 }
 
+// skip leaves weights taken from a checkpoint after the clock started out of the rate.
+func (c *etaClock) skip(weights int64) {
+	if !c.start.IsZero() {
+		c.startWork += weights
+	}
+}
+
 // begin starts the clock at the first encoded tensor.
 func (c *etaClock) begin(e quantize.Event) {
 	if c.start.IsZero() {
@@ -337,7 +344,9 @@ func (p *quantizeProgress) event(e quantize.Event) {
 				t.ldlq++
 			}
 			t.resumed = t.resumed || e.Resumed
-			if !e.Resumed {
+			if e.Resumed {
+				p.eta.skip(int64(r.Shape[0]) * int64(r.Shape[1]))
+			} else {
 				p.eta.update(e)
 			}
 		}
