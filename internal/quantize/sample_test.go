@@ -88,8 +88,8 @@ func TestSampleCalibration(t *testing.T) {
 }
 
 // TestCalibAutoRun: the recommended settings quantize tiny-qwen3 with self-calibration (calibrated, every coded
-// projection by LDLQ, rotated), record the settings in the config's quantization block, and another
-// --calib-seed gives other codes.
+// projection by LDLQ, rotated) and record the settings in the config's quantization block (another
+// --calib-seed draws other tokens: TestSampleCalibration).
 func TestCalibAutoRun(t *testing.T) {
 	in := filepath.Dir(testutil.Fixture(t, "models/tiny-qwen3/config.json"))
 	o := resumeOptions()
@@ -117,13 +117,6 @@ func TestCalibAutoRun(t *testing.T) {
 		if q[k] != v {
 			t.Errorf("quantizer.%s = %v, want %v (block %v)", k, q[k], v, q)
 		}
-	}
-	o.CalibSeed = 99
-	if _, err := Run(in, filepath.Join(dir, "b"), o, nil); err != nil {
-		t.Fatal(err)
-	}
-	if a, b := filesSHA(t, filepath.Join(dir, "a"))[singleFile], filesSHA(t, filepath.Join(dir, "b"))[singleFile]; a == b {
-		t.Error("--calib-seed 99 wrote the same tensors as the default seed")
 	}
 }
 
