@@ -357,7 +357,7 @@ func TestTokenizeGolden(t *testing.T) {
 func TestQuantizedPhi3DeviceChoice(t *testing.T) {
 	src := variant.For(t, "phi3").Dir
 	out := filepath.Join(t.TempDir(), "phi3-q2")
-	if r := mlxbun(t, "", "quantize", "--model", src, "--out", out, "--bits", "2", "--L", "8", "--group-size", "64", "--quiet"); r.code != 0 {
+	if r := mlxbun(t, "", "quantize", "--model", src, "--out", out, "--bits", "2", "--L", "8", "--group-size", "64", "--fast", "--quiet"); r.code != 0 {
 		t.Fatalf("quantize: exit %d: %s", r.code, r.stderr)
 	}
 	r := mlxbun(t, "", "generate", "--model", out, "--prompt-ids=1,2,3", "--max-tokens", "4", "--ignore-eos", "--json",
@@ -383,13 +383,13 @@ func TestQuantizedPhi3DeviceChoice(t *testing.T) {
 	}
 }
 
-// TestQuantizeRHT: `quantize --rht --axis0 --verbose` logs one info line per layer and prints the proxy-loss summary with the
+// TestQuantizeRHT: `quantize --fast --rht --axis0 --verbose` (rotation without calibration) logs one info line per layer and prints the proxy-loss summary with the
 // rotated tensors marked; the artifact generates on the CPU; a missing --calib file is one error line.
 func TestQuantizeRHT(t *testing.T) {
 	src := variant.For(t, "qwen3").Dir
 	out := filepath.Join(t.TempDir(), "qwen3-rht")
 	r := mlxbun(t, "", "quantize", "--model", src, "--out", out, "--bits", "3", "--L", "6", "--group-size", "64",
-		"--rht", "--axis0", "--quiet", "--verbose", "--log-format", "json")
+		"--fast", "--rht", "--axis0", "--quiet", "--verbose", "--log-format", "json")
 	if r.code != 0 {
 		t.Fatalf("quantize: exit %d: %s", r.code, r.stderr)
 	}
@@ -404,7 +404,7 @@ func TestQuantizeRHT(t *testing.T) {
 		t.Errorf("%d 'layer quantized' lines for the 2 layers:\n%s", layers, r.stderr)
 	}
 	// "affine 8-bit ×1": the tied table, the output head, as quantize stores it by default
-	for _, want := range []string{"proxy loss", "H = I (no --calib)", "model.layers.1.mlp.down_proj", "rht(in,out)", "affine 8-bit ×1"} {
+	for _, want := range []string{"proxy loss", "H = I (no calibration)", "model.layers.1.mlp.down_proj", "rht(in,out)", "affine 8-bit ×1"} {
 		if !strings.Contains(r.stdout, want) {
 			t.Errorf("summary lacks %q:\n%s", want, r.stdout)
 		}
@@ -421,7 +421,7 @@ func TestQuantizeRHT(t *testing.T) {
 func TestQuantizeHeadFlag(t *testing.T) {
 	src := variant.For(t, "qwen3").Dir
 	out := filepath.Join(t.TempDir(), "qwen3-bf16-head")
-	r := mlxbun(t, "", "quantize", "--model", src, "--out", out, "--bits", "2", "--L", "6", "--group-size", "64", "--head", "bf16", "--quiet")
+	r := mlxbun(t, "", "quantize", "--model", src, "--out", out, "--bits", "2", "--L", "6", "--group-size", "64", "--fast", "--head", "bf16", "--quiet")
 	if r.code != 0 {
 		t.Fatalf("quantize: exit %d: %s", r.code, r.stderr)
 	}

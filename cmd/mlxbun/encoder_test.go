@@ -21,7 +21,7 @@ func TestQuantizeDevice(t *testing.T) {
 	var files [][]byte
 	for _, dev := range []string{"cpu", "auto"} {
 		out := filepath.Join(dir, dev)
-		r := mlxbun(t, "", "quantize", "--model", src, "--out", out, "--bits", "2", "--L", "8", "--group-size", "64",
+		r := mlxbun(t, "", "quantize", "--model", src, "--out", out, "--bits", "2", "--L", "8", "--group-size", "64", "--fast",
 			"--quiet", "--log-format", "json", "--log-level", "debug", "--device", dev)
 		if r.code != 0 {
 			t.Fatalf("--device %s: exit %d: %s", dev, r.code, r.stderr)

@@ -335,9 +335,14 @@ func TestMisleadingResults(t *testing.T) {
 		{"quantize negative workers", quant("--bits", "3", "--workers", "-2"), "", []string{"--workers -2"}},
 		{"quantize negative damp", quant("--bits", "3", "--damp", "-1", "--calib", held), "", []string{"--damp -1"}},
 		{"quantize infinite damp", quant("--bits", "3", "--damp", "+Inf", "--calib", held), "", []string{"--damp +Inf: want a finite number"}},
-		{"quantize damp without calib", quant("--bits", "3", "--damp", "0.1"), "", []string{"--damp damps LDLQ's Hessian: it needs --calib"}},
-		{"quantize seed without rht", quant("--bits", "3", "--seed", "5"), "", []string{"--seed draws the Hadamard signs: it needs --rht"}},
-		{"quantize calib-tokens without calib", quant("--bits", "3", "--calib-tokens", "64"), "", []string{"--calib-tokens", "needs --calib"}},
+		{"quantize damp without calib", quant("--bits", "3", "--calib", "none", "--damp", "0.1"), "", []string{"--damp damps LDLQ's Hessian: it needs calibration (--calib none turns it off)"}},
+		{"quantize damp with fast", quant("--bits", "3", "--fast", "--damp", "0.1"), "", []string{"--damp damps LDLQ's Hessian: it needs calibration (--fast turns it off)"}},
+		{"quantize seed without rht", quant("--bits", "3", "--rht=false", "--seed", "5"), "", []string{"--seed draws the Hadamard signs: it needs --rht"}},
+		{"quantize seed with fast", quant("--bits", "3", "--fast", "--seed", "5"), "", []string{"--seed draws the Hadamard signs: it needs --rht"}},
+		{"quantize calib-tokens without calib", quant("--bits", "3", "--fast", "--calib-tokens", "64"), "", []string{"--calib-tokens", "needs calibration"}},
+		{"quantize calib-seed with a file", quant("--bits", "3", "--calib", held, "--calib-seed", "3"), "", []string{"--calib-seed", "needs --calib auto"}},
+		{"quantize refit without calib", quant("--bits", "3", "--calib", "none", "--refit-scales"), "", []string{"--refit-scales", "needs calibration"}},
+		{"quantize resume sequential", quant("--bits", "3", "--resume", "--sequential"), "", []string{"--resume does not resume --sequential"}},
 		{"tokenize id past the vocabulary", []string{"tokenize", "--model", py, "--decode", "--text", "[99999]"}, "", []string{"id 99999 outside the vocabulary"}},
 	})
 	// The NaN path of perplexity, on a poisoned copy that keeps pycoder's tokenizer.
@@ -507,7 +512,7 @@ func TestFirstRun(t *testing.T) {
 		src := variant.For(t, "qwen3").Dir
 		q := func(extra ...string) result {
 			out := filepath.Join(t.TempDir(), "q")
-			return bounded(t, "", append([]string{"quantize", "--model", src, "--out", out, "--bits", "2", "--L", "4", "--group-size", "64"}, extra...)...)
+			return bounded(t, "", append([]string{"quantize", "--model", src, "--out", out, "--bits", "2", "--L", "4", "--group-size", "64", "--fast"}, extra...)...)
 		}
 		for _, c := range []struct {
 			name  string

@@ -24,45 +24,57 @@ import (
 )
 
 func newQuantize() *cobra.Command {
-	var in, out, rules, emb, head, device string
-	var o quantize.Options
+	var in, out, rules, emb, head, device, calib string
+	best := quantize.Best(0)
+	o := best
 	var workers int
-	var quiet bool
+	var quiet, fast bool
 	cmd := &cobra.Command{
 		Use:   "quantize",
 		Short: "Trellis-code a Hugging Face model's linear layers (1-8 bits per weight; 2-4 are the useful widths)",
 		Long: `quantize reads an unquantized Hugging Face model directory (bf16, f16 or f32 safetensors) and writes an mlxbun
-model: the q/k/v/o and gate/up projections trellis-coded along their input dimension, down_proj along its output
-dimension (3-bit down projections in the block-interleaved layout when out-features are a multiple of 512),
-lm_head as MLX affine 8-bit in groups of 64 (--head bf16 keeps it bf16), the embeddings and norms in bf16 (the
-embeddings affine 8-bit too with --embeddings affine8), and config.json with a "quantization" block; the tokenizer
-files are copied. A tied model (no lm_head: the embedding table is the output projection) stays tied, its one
-table affine 8-bit unless both --head and --embeddings say bf16. In the hybrids (Qwen3.5, Qwen3-Next) the
-DeltaNet projections and the MoE experts are coded too (each expert stack as one matrix along its input dimension);
-their small gates and routers, conv weights, A_log and dt_bias are kept as they are.
+model: the q/k/v/o and gate/up projections trellis-coded, down_proj along its output dimension (3-bit down
+projections in the block-interleaved layout when out-features are a multiple of 512), lm_head as MLX affine 8-bit
+in groups of 64 (--head bf16 keeps it bf16), the embeddings and norms in bf16 (the embeddings affine 8-bit too with
+--embeddings affine8), and config.json with a "quantization" block recording the settings; the tokenizer files are
+copied. A tied model (no lm_head: the embedding table is the output projection) stays tied, its one table affine
+8-bit unless both --head and --embeddings say bf16. In the hybrids (Qwen3.5, Qwen3-Next) the DeltaNet
+projections and the MoE experts are coded too (each expert stack as one matrix along its input dimension); their
+small gates and routers, conv weights, A_log and dt_bias are kept as they are.
+
+The defaults are the best settings measured (docs/quantize.md): --rht codes each layer projection's
+random-Hadamard-rotated weight R_out·W·R_inᵀ (incoherence processing; the sign vectors are stored beside the
+codes), --axis0 codes every unfused projection whose out-features allow it along its output dimension, and
+--calib auto runs the unquantized model on the CPU over --calib-tokens tokens it samples itself (temperature 1,
+top-p 0.95, seeded by --calib-seed: no corpus needed), collects each linear's input Hessian H = XᵀX and chooses
+the codes by LDLQ (feedback rounding against H + --damp·mean(diag H)·I, every --ldlq-rows inputs along axis 0),
+then refits the axis-0 scales against H (--refit-scales). --calib FILE calibrates on the first --calib-tokens
+tokens of a text file instead; --calib none rounds plainly. Each piece turns off on its own (--rht=false,
+--axis0=false, --refit-scales=false). --fast is the plain coder (no rotation, no calibration: minutes instead of
+the calibration's extra time, and lower quality); flags given beside it turn single pieces back on.
 
 --bits-per-path gives some projections other widths: comma-separated pattern=bits rules over module paths such as
 model.layers.0.mlp.down_proj, a pattern matching when the path contains it ('*' matching any run of characters);
 the first matching rule wins. A projection whose coded dimension is not a multiple of --group-size is an error.
 
---rht codes each layer projection's random-Hadamard-rotated weight R_out·W·R_inᵀ (incoherence processing) and stores
-the sign vectors beside the codes (q/k/v and gate/up share their input signs, so the activation is rotated once);
---calib FILE runs the unquantized model on the CPU over the first --calib-tokens tokens of FILE, collects each
-linear's input Hessian H = XᵀX and chooses the codes by LDLQ (feedback rounding against H + --damp·mean(diag H)·I).
-Without --calib the Hessians are identities and LDLQ is plain rounding. A progress bar shows on a terminal
-(--quiet: none); each layer logs an info line (--verbose); the summary on stdout gives the SNR and the proxy loss
-tr(ΔW·H·ΔWᵀ) relative to tr(W·H·Wᵀ) (H = I without --calib).
+A progress bar shows on a terminal with the time left for the layer and for the run (--quiet: none); each layer
+logs an info line with its time and the run's time left (--verbose); the summary on stdout gives the SNR and the
+proxy loss tr(ΔW·H·ΔWᵀ) relative to tr(W·H·Wᵀ) (H = I without calibration).
 
 The output is built beside --out and renamed into place when complete; an existing --out is an error unless
---force (which replaces only a model directory). Encoding costs about 10 µs per weight per core at L 12
-(2^L states per position): a 1B-parameter model takes on the order of an hour on 16 cores. --device cuda (and
-auto, when a CUDA device opens) runs the trellis search on the GPU instead, with the same codes bit for bit
+--force (which replaces only a model directory). Every finished layer is checkpointed in that work folder: a run
+that was killed continues from its last finished layer with --resume (the same command plus --resume; the
+result is byte for byte an uninterrupted run's; a work folder made from other inputs or settings is refused).
+Without --resume, work folders of runs that died are removed. Encoding costs about 10 µs per weight per core at
+L 12 (2^L states per position): a 1B-parameter model takes on the order of an hour on 16 cores. --device cuda
+(and auto, when a CUDA device opens) runs the trellis search on the GPU instead, with the same codes bit for bit
 (k 2-4, L 12-16; other specs stay on the CPU).`,
 		Example: `  mlxbun quantize --model ./Qwen3-0.6B --bits 3 --out ./Qwen3-0.6B-3bit
+  mlxbun quantize --model ./Qwen3-0.6B --bits 3 --out ./Qwen3-0.6B-3bit --resume     # after a crash
+  mlxbun quantize --model ./pycoder-12m --bits 2 --calib calib.txt --out ./pycoder-2bit
   mlxbun quantize --model ./Llama-3.2-1B --bits 2 --bits-per-path 'mlp.down_proj=3,layers.0.*=4' --out ./llama-2bit
-  mlxbun quantize --model ./pycoder-12m --bits 4 --embeddings affine8 --out ./pycoder-4bit --force
-  mlxbun quantize --model ./Qwen3-8B --bits 3 --head bf16 --out ./Qwen3-8B-3bit-bf16-head
-  mlxbun quantize --model ./pycoder-12m --bits 2 --rht --calib calib.txt --calib-tokens 32768 --out ./pycoder-2bit`,
+  mlxbun quantize --model ./pycoder-12m --bits 4 --fast --embeddings affine8 --out ./pycoder-4bit --force
+  mlxbun quantize --model ./Qwen3-8B --bits 3 --head bf16 --out ./Qwen3-8B-3bit-bf16-head`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if in == "" || out == "" {
@@ -80,18 +92,8 @@ auto, when a CUDA device opens) runs the trellis search on the GPU instead, with
 			if err := checkFinite("quantize: --damp", o.Damp); err != nil {
 				return err
 			}
-			for _, c := range []struct {
-				flag  string
-				needs bool
-				msg   string
-			}{
-				{"seed", o.RHT, "--seed draws the Hadamard signs: it needs --rht"},
-				{"damp", o.Calib != "", "--damp damps LDLQ's Hessian: it needs --calib"},
-				{"calib-tokens", o.Calib != "", "--calib-tokens counts the tokens of --calib: it needs --calib"},
-			} {
-				if cmd.Flags().Changed(c.flag) && !c.needs {
-					return errors.New("quantize: " + c.msg)
-				}
+			if err := quantizeSettings(cmd, &o, calib, fast); err != nil {
+				return err
 			}
 			var err error
 			if in, err = resolveModel(in); err != nil {
@@ -139,63 +141,163 @@ auto, when a CUDA device opens) runs the trellis search on the GPU instead, with
 	fl.IntVar(&workers, "workers", 0, "encoder goroutines (0: every core)")
 	fl.BoolVar(&quiet, "quiet", false, "no progress bar (the summary still goes to stdout)")
 	fl.StringVar(&device, "device", "cpu", encoderHelp)
-	fl.BoolVar(&o.RHT, "rht", false, "random Hadamard incoherence processing (sign vectors stored beside the codes)")
+	fl.BoolVar(&fast, "fast", false, "the plain coder: no rotation, no axis-0 coding, no calibration (flags given with it turn pieces back on)")
+	fl.BoolVar(&o.Resume, "resume", false, "continue the killed run for --out from its last finished layer (same flags; a run made with others is refused)")
+	fl.BoolVar(&o.RHT, "rht", best.RHT, "random Hadamard incoherence processing (sign vectors stored beside the codes)")
 	fl.Uint64Var(&o.Seed, "seed", quantize.DefaultSeed, "seed of the Hadamard sign vectors")
-	fl.StringVar(&o.Calib, "calib", "", "calibration text: collect input Hessians on the CPU and round by LDLQ")
-	fl.BoolVar(&o.Axis0, "axis0", false, "code every unfused projection whose out-features allow it along its output dimension (LDLQ feeds back every 16 inputs)")
-	fl.IntVar(&o.CalibTokens, "calib-tokens", quantize.DefaultCalibTokens, "calibration tokens read from the start of --calib")
-	fl.Float64Var(&o.Damp, "damp", quantize.DefaultDamp, "LDLQ damping λ: H + λ·mean(diag H)·I")
-	fl.BoolVar(&o.Sequential, "sequential", false, "with --calib: collect each layer's Hessians with the earlier layers already quantized (one calibration pass per layer)")
+	fl.StringVar(&calib, "calib", "auto", "calibration: auto (tokens sampled from the model itself), a text FILE, or none (plain rounding, no LDLQ)")
+	fl.Uint64Var(&o.CalibSeed, "calib-seed", best.CalibSeed, "with --calib auto: seed of the sampled calibration tokens")
+	fl.BoolVar(&o.Axis0, "axis0", best.Axis0, "code every unfused projection whose out-features allow it along its output dimension (LDLQ feeds back every --ldlq-rows inputs)")
+	fl.IntVar(&o.CalibTokens, "calib-tokens", best.CalibTokens, "calibration tokens: sampled (--calib auto) or read from the start of --calib FILE")
+	fl.Float64Var(&o.Damp, "damp", best.Damp, "LDLQ damping λ: H + λ·mean(diag H)·I")
+	fl.BoolVar(&o.Sequential, "sequential", false, "with calibration: collect each layer's Hessians with the earlier layers already quantized (one calibration pass per layer; not resumable)")
 	fl.BoolVar(&o.Asymmetric, "asymmetric", false, "with --sequential: code the weight that maps the quantized model's layer inputs to the unquantized outputs (GPTAQ; experimental: worse on pycoder-12m)")
-	fl.BoolVar(&o.RefitScales, "refit-scales", false, "with --calib: after LDLQ, re-solve the axis-0 scales jointly by least squares against the Hessian")
-	fl.StringVar(&o.Hessians, "hessians", "", "with --calib: Hessian cache file, read when it matches the model and calibration, else written")
-	fl.IntVar(&o.LDLQRows, "ldlq-rows", 0, "with --calib: axis-0 LDLQ feedback block in input features (0: 16; smaller feeds back more, searches less in parallel)")
+	fl.BoolVar(&o.RefitScales, "refit-scales", best.RefitScales, "with calibration: after LDLQ, re-solve the axis-0 scales jointly by least squares against the Hessian")
+	fl.StringVar(&o.Hessians, "hessians", "", "with calibration: Hessian cache file, read when it matches the model and calibration, else written")
+	fl.IntVar(&o.LDLQRows, "ldlq-rows", best.LDLQRows, "with calibration: axis-0 LDLQ feedback block in input features (0: 16; smaller feeds back more, searches less in parallel)")
 	return cmd
 }
 
-// quantizeProgress shows a bar over the weights to encode, or at debug level one log line per tensor instead, and
-// an info line per calibration milestone and per finished layer.
+// quantizeSettings turns the flags into o: --calib's three spellings, --fast's plain coder under the flags given
+// beside it, the calibration-only settings dropped (unless given) when there is no calibration, and one error
+// for a flag whose setting the others switch off.
+func quantizeSettings(cmd *cobra.Command, o *quantize.Options, calib string, fast bool) error {
+	changed := cmd.Flags().Changed
+	if fast {
+		if !changed("rht") {
+			o.RHT = false
+		}
+		if !changed("axis0") {
+			o.Axis0 = false
+		}
+		if !changed("calib") {
+			calib = "none"
+		}
+	}
+	o.CalibAuto, o.Calib = false, ""
+	switch calib {
+	case "auto":
+		o.CalibAuto = true
+	case "none", "":
+	default:
+		o.Calib = calib
+	}
+	calibrated := o.CalibAuto || o.Calib != ""
+	if !calibrated {
+		if !changed("refit-scales") {
+			o.RefitScales = false
+		}
+		if !changed("ldlq-rows") {
+			o.LDLQRows = 0
+		}
+	}
+	noCalib := "--calib none"
+	if fast && !changed("calib") {
+		noCalib = "--fast"
+	}
+	for _, c := range []struct {
+		flag  string
+		needs bool
+		msg   string
+	}{
+		{"seed", o.RHT, "--seed draws the Hadamard signs: it needs --rht (off with --rht=false or --fast)"},
+		{"damp", calibrated, "--damp damps LDLQ's Hessian: it needs calibration (" + noCalib + " turns it off)"},
+		{"calib-tokens", calibrated, "--calib-tokens counts the calibration tokens: it needs calibration (" + noCalib + " turns it off)"},
+		{"calib-seed", o.CalibAuto, "--calib-seed seeds the sampled calibration tokens: it needs --calib auto"},
+		{"refit-scales", calibrated || !o.RefitScales, "--refit-scales refits against the calibration Hessians: it needs calibration (" + noCalib + " turns it off)"},
+		{"ldlq-rows", calibrated, "--ldlq-rows is LDLQ's feedback block: it needs calibration (" + noCalib + " turns it off)"},
+		{"sequential", calibrated || !o.Sequential, "--sequential collects the Hessians layer by layer: it needs calibration (" + noCalib + " turns it off)"},
+		{"hessians", calibrated, "--hessians caches the calibration Hessians: it needs calibration (" + noCalib + " turns it off)"},
+	} {
+		if changed(c.flag) && !c.needs {
+			return errors.New("quantize: " + c.msg)
+		}
+	}
+	return nil
+}
+
+// quantizeProgress shows a bar over the weights to encode with the time left for the layer and the run, or at
+// debug level one log line per tensor instead, and an info line per calibration milestone and per finished layer.
 type quantizeProgress struct {
 	w     io.Writer
 	bar   *progressbar.ProgressBar
 	show  bool
 	debug bool
 	layer layerTally
+	eta   etaClock
+}
+
+// etaClock estimates the time left from the encoding rate of this run: weights encoded (not taken from a
+// checkpoint) per second since the first tensor was encoded.
+type etaClock struct {
+	start     time.Time
+	startWork int64
+	rate      float64 // weights per second; 0 until a tensor has been encoded
+}
+
+// update measures the rate at a Done event of an encoded tensor (work: the weights done so far).
+func (c *etaClock) update(e quantize.Event) {
+	if c.start.IsZero() {
+		return
+	}
+	if d := time.Since(c.start).Seconds(); d > 0 && e.Work > c.startWork {
+		c.rate = float64(e.Work-c.startWork) / d
+	}
+}
+
+// skip leaves weights taken from a checkpoint after the clock started out of the rate.
+func (c *etaClock) skip(weights int64) {
+	if !c.start.IsZero() {
+		c.startWork += weights
+	}
+}
+
+// begin starts the clock at the first encoded tensor.
+func (c *etaClock) begin(e quantize.Event) {
+	if c.start.IsZero() {
+		c.start, c.startWork = time.Now(), e.Work
+	}
+}
+
+// left is the time the remaining weights take at the measured rate, "" before there is a rate.
+func (c *etaClock) left(remaining int64) string {
+	if c.rate <= 0 {
+		return ""
+	}
+	d := time.Duration(float64(remaining) / c.rate * float64(time.Second))
+	switch {
+	case d >= time.Minute:
+		return d.Round(time.Second).String()
+	default:
+		return d.Round(100 * time.Millisecond).String()
+	}
 }
 
 // layerTally sums one layer's tensors for its log line.
 type layerTally struct {
-	name          string // "model.layers.3"
 	tensors       int
 	snr, proxy    float64
 	weights       int64
 	elapsed       time.Duration
 	rotated, ldlq int
+	resumed       bool
 }
 
-// layerOf is a tensor's layer prefix ("model.layers.3", a wrapped checkpoint's "model.language_model.layers.3"),
-// "" outside the layers.
-func layerOf(name string) string {
-	at := strings.Index("."+name, ".layers.")
-	if at < 0 {
-		return ""
-	}
-	start := at + len("layers.")
-	i := strings.IndexByte(name[start:], '.')
-	if i < 0 {
-		return ""
-	}
-	return name[:start+i]
-}
-
-// flushLayer logs the finished layer's line.
-func (p *quantizeProgress) flushLayer() {
+// flushLayer logs the finished layer's line (e: its StageLayer event).
+func (p *quantizeProgress) flushLayer(e quantize.Event) {
 	t := p.layer
 	if t.tensors > 0 {
-		log.Info().Str("layer", t.name).Int("tensors", t.tensors).Int64("weights", t.weights).
+		ev := log.Info().Str("layer", e.Tensor).Int("index", e.Index+1).Int("of", e.Count).Int("tensors", t.tensors).Int64("weights", t.weights).
 			Str("mean_snr_db", fmt.Sprintf("%.2f", t.snr/float64(t.tensors))).
 			Str("mean_proxy_rel", fmt.Sprintf("%.4g", t.proxy/float64(t.tensors))).
-			Int("rotated", t.rotated).Int("ldlq", t.ldlq).Str("took", t.elapsed.Round(time.Millisecond).String()).Msg("layer quantized")
+			Int("rotated", t.rotated).Int("ldlq", t.ldlq).Str("took", t.elapsed.Round(time.Millisecond).String())
+		if t.resumed {
+			ev = ev.Bool("from_checkpoint", true)
+		}
+		if eta := p.eta.left(e.Total - e.Work); eta != "" {
+			ev = ev.Str("eta", eta)
+		}
+		ev.Msg("layer quantized")
 	}
 	p.layer = layerTally{}
 }
@@ -206,21 +308,28 @@ func newQuantizeProgress(w io.Writer, quiet bool) *quantizeProgress {
 }
 
 func (p *quantizeProgress) event(e quantize.Event) {
-	if e.Stage == quantize.StageNote {
+	switch e.Stage {
+	case quantize.StageNote:
 		log.Warn().Msg(e.Note)
 		return
-	}
-	if e.Stage == quantize.StageCalibrate {
+	case quantize.StageCalibrate:
 		if e.Done && (e.Index+1 == e.Count || (e.Index+1)%max(1, e.Count/8) == 0) {
 			log.Info().Int("window", e.Index+1).Int("of", e.Count).Msg("calibration: Hessians collected")
 		}
 		return
+	case quantize.StageSample:
+		if e.Done && (e.Index+1 == e.Count || (e.Index+1)%max(1, e.Count/4) == 0) {
+			log.Info().Int("batch", e.Index+1).Int("of", e.Count).Msg("calibration: sequences sampled from the model")
+		}
+		return
+	case quantize.StageLayer:
+		p.flushLayer(e)
+		return
+	}
+	if !e.Done && !e.Resumed && e.Result == nil {
+		p.eta.begin(e)
 	}
 	if e.Done {
-		if l := layerOf(e.Tensor); l != p.layer.name {
-			p.flushLayer()
-			p.layer.name = l
-		}
 		if r := e.Result; r != nil && r.Spec.Mode == "trellis" {
 			t := &p.layer
 			t.tensors++
@@ -234,9 +343,12 @@ func (p *quantizeProgress) event(e quantize.Event) {
 			if r.LDLQ {
 				t.ldlq++
 			}
-		}
-		if e.Index+1 == e.Count {
-			p.flushLayer()
+			t.resumed = t.resumed || e.Resumed
+			if e.Resumed {
+				p.eta.skip(int64(r.Shape[0]) * int64(r.Shape[1]))
+			} else {
+				p.eta.update(e)
+			}
 		}
 	}
 	if p.debug && e.Done {
@@ -246,6 +358,9 @@ func (p *quantizeProgress) event(e quantize.Event) {
 				Str("snr_db", fmt.Sprintf("%.2f", r.SNRdB)).Str("proxy", fmt.Sprintf("%.4g", r.Proxy)).
 				Str("proxy_rel", fmt.Sprintf("%.4g", r.ProxyRel)).Bool("rht_in", r.RotatedIn).Bool("rht_out", r.RotatedOut).
 				Bool("ldlq", r.LDLQ).Str("bits", fmt.Sprintf("%.4f", r.Bits)).Str("took", r.Elapsed.Round(time.Millisecond).String())
+			if e.Resumed {
+				ev = ev.Bool("from_checkpoint", true)
+			}
 			ev.Msg("quantized")
 		} else {
 			ev.Msg("copied")
@@ -256,13 +371,29 @@ func (p *quantizeProgress) event(e quantize.Event) {
 	}
 	if p.bar == nil {
 		p.bar = progressbar.NewOptions64(e.Total, progressbar.OptionSetWriter(p.w), progressbar.OptionSetWidth(30),
-			progressbar.OptionShowCount(), progressbar.OptionSetPredictTime(true), progressbar.OptionClearOnFinish(),
+			progressbar.OptionShowCount(), progressbar.OptionClearOnFinish(),
 			progressbar.OptionSetDescription("encoding"), progressbar.OptionThrottle(200*time.Millisecond))
 	}
 	if !e.Done {
-		p.bar.Describe(shortName(e.Tensor))
+		p.bar.Describe(barDescription(e, &p.eta))
 	}
 	p.bar.Set64(e.Work)
+}
+
+// barDescription is the bar's text for a starting tensor: its name, its layer's place and the time left for the
+// layer and for the run ("layers.3.mlp.down_proj  layer 4/30 12s left, run 5m2s left").
+func barDescription(e quantize.Event, c *etaClock) string {
+	d := shortName(e.Tensor)
+	if e.Layer >= 0 && e.Layers > 0 {
+		d += fmt.Sprintf("  layer %d/%d", e.Layer+1, e.Layers)
+		if l := c.left(e.LayerTotal - e.LayerWork); l != "" && e.LayerTotal > 0 {
+			d += " " + l + " left"
+		}
+	}
+	if l := c.left(e.Total - e.Work); l != "" {
+		d += ", run " + l + " left"
+	}
+	return d
 }
 
 func (p *quantizeProgress) finish() {
@@ -314,7 +445,7 @@ func printQuantizeSummary(w io.Writer, out string, rep *quantize.Report) {
 	}
 	fmt.Fprintf(w, "  bits/weight  %.4f over the coded projections, %.4f over all %d parameters\n", rep.BitsPerWeight, rep.BitsPerParam, rep.Params)
 	fmt.Fprintf(w, "  SNR          mean %.2f dB, min %.2f dB (%s)\n", rep.MeanSNRdB, rep.MinSNRdB, rep.MinSNRTensor)
-	hname := "H = I (no --calib)"
+	hname := "H = I (no calibration)"
 	if rep.Calibrated {
 		hname = "H = calibration XᵀX"
 	}

@@ -63,8 +63,9 @@ var modeDefaults = map[string]*struct{ bits, groupSize int }{
 // trellisCodes are the trellis code names the engine decodes.
 var trellisCodes = map[string]bool{"1mad": true}
 
-// specKeys are the keys of the block (or of an entry) that describe a spec rather than name a module.
-var specKeys = map[string]bool{"mode": true, "bits": true, "group_size": true, "trellis": true, "rotation": true}
+// specKeys are the keys of the block (or of an entry) that describe a spec rather than name a module; "quantizer"
+// is the record of the settings mlxbun quantize ran with, which loading does not need.
+var specKeys = map[string]bool{"mode": true, "bits": true, "group_size": true, "trellis": true, "rotation": true, "quantizer": true}
 
 // quantization reads "quantization", or "quantization_config" when that is the same MLX-shaped block (mlx-lm
 // writes both); an HF quantization_config of another method (gptq, awq, fp8...) is refused, not ignored,

@@ -142,18 +142,24 @@ func collectHessians(inDir string, o Options, progress func(Event)) (map[site]*h
 	if o.CalibIDs != nil {
 		return runCalibration(inDir, o.CalibIDs, o, progress, nil, -1)
 	}
-	st, err := os.Stat(o.Calib)
-	if err != nil {
-		return nil, fmt.Errorf("quantize: --calib: %w", err)
-	}
 	abs, _ := filepath.Abs(inDir)
-	key := calibKey{abs, o.Calib, st.Size(), st.ModTime(), o.CalibTokens, o.CalibCtx}
+	var key calibKey
+	if o.CalibAuto {
+		key = calibKey{inDir: abs, calib: fmt.Sprintf("auto seed %d", o.CalibSeed), tokens: o.CalibTokens, ctx: o.CalibCtx}
+	} else {
+		st, err := os.Stat(o.Calib)
+		if err != nil {
+			return nil, fmt.Errorf("quantize: --calib: %w", err)
+		}
+		key = calibKey{abs, o.Calib, st.Size(), st.ModTime(), o.CalibTokens, o.CalibCtx}
+	}
 	calibMemo.Lock()
 	defer calibMemo.Unlock()
 	if calibMemo.hs != nil && calibMemo.key == key {
 		return calibMemo.hs, nil
 	}
 	var hkey hcacheHeader
+	var err error
 	if o.Hessians != "" {
 		if hkey, err = hcacheKey(inDir, o); err != nil {
 			return nil, err
@@ -166,7 +172,7 @@ func collectHessians(inDir string, o Options, progress func(Event)) (map[site]*h
 			return hs, err
 		}
 	}
-	ids, err := calibTokens(inDir, o.Calib)
+	ids, err := calibIDs(inDir, o, progress)
 	if err != nil {
 		return nil, err
 	}
@@ -219,12 +225,36 @@ func (s overlay) Tensor(name string) (backend.Host, error) {
 	return s.Source.Tensor(name)
 }
 
-// calibIDs is the calibration text's token ids (o.CalibIDs, or o.Calib tokenized).
-func calibIDs(inDir string, o Options) ([]int, error) {
-	if o.CalibIDs != nil {
+// calibIDs is the calibration text's token ids (o.CalibIDs, the self-calibration's samples, or o.Calib
+// tokenized).
+func calibIDs(inDir string, o Options, progress func(Event)) ([]int, error) {
+	switch {
+	case o.CalibIDs != nil:
 		return o.CalibIDs, nil
+	case o.CalibAuto:
+		return sampleCalibration(inDir, o, progress)
 	}
 	return calibTokens(inDir, o.Calib)
+}
+
+// workHessians is collectHessians through the work folder: the Hessians a run killed earlier left there (the
+// run record, already checked, says they are this run's), else collected and, when not too large, kept there
+// for a resumed run.
+func workHessians(tmp, inDir string, o Options, settings []setting, progress func(Event)) (map[site]*hessian, error) {
+	file, key := filepath.Join(tmp, hessFile), runHessKey(settings)
+	if hs, ok, err := loadHessians(file, key); err == nil && ok {
+		return hs, nil
+	}
+	hs, err := collectHessians(inDir, o, progress)
+	if err != nil {
+		return nil, err
+	}
+	if hessianBytes(hs) <= maxKeepHes {
+		if err := saveHessians(file, key, hs); err != nil {
+			return nil, err
+		}
+	}
+	return hs, nil
 }
 
 // runCalibration runs the model over windows of ids and taps every linear input: of layer only when layer ≥ 0
@@ -233,7 +263,11 @@ func runCalibration(inDir string, ids []int, o Options, progress func(Event), ov
 	ctx := o.CalibCtx
 	windows := min(len(ids), o.CalibTokens) / ctx
 	if windows < 1 {
-		return nil, fmt.Errorf("quantize: --calib %s: %d tokens (of --calib-tokens %d) make no window of %d", o.Calib, len(ids), o.CalibTokens, ctx)
+		what := o.Calib
+		if o.CalibAuto {
+			what = "auto"
+		}
+		return nil, fmt.Errorf("quantize: --calib %s: %d tokens (of --calib-tokens %d) make no window of %d", what, len(ids), o.CalibTokens, ctx)
 	}
 	b := cpu.New()
 	defer b.Close()

@@ -36,9 +36,15 @@ type hcacheHeader struct {
 const hcacheFormat = "mlxbun-hessians-1"
 
 func hcacheKey(inDir string, o Options) (hcacheHeader, error) {
-	st, err := os.Stat(o.Calib)
-	if err != nil {
-		return hcacheHeader{}, fmt.Errorf("quantize: --calib: %w", err)
+	calib, size := filepath.Base(o.Calib), int64(0)
+	if o.CalibAuto {
+		calib = fmt.Sprintf("auto seed %d", o.CalibSeed)
+	} else {
+		st, err := os.Stat(o.Calib)
+		if err != nil {
+			return hcacheHeader{}, fmt.Errorf("quantize: --calib: %w", err)
+		}
+		size = st.Size()
 	}
 	var sizes []int64
 	for _, n := range []string{"config.json", "model.safetensors", "model.safetensors.index.json"} {
@@ -48,7 +54,7 @@ func hcacheKey(inDir string, o Options) (hcacheHeader, error) {
 	}
 	abs, _ := filepath.Abs(inDir)
 	return hcacheHeader{Format: hcacheFormat, Model: fmt.Sprintf("%s %v", filepath.Base(abs), sizes),
-		Calib: filepath.Base(o.Calib), CalibSize: st.Size(), CalibTokens: o.CalibTokens, CalibCtx: o.CalibCtx}, nil
+		Calib: calib, CalibSize: size, CalibTokens: o.CalibTokens, CalibCtx: o.CalibCtx}, nil
 }
 
 // loadHessians reads file if it exists and its header matches key: the Hessians and true; a missing or

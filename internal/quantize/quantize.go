@@ -54,9 +54,24 @@ const (
 
 	DefaultCalibTokens = 32768 // calibration tokens (--calib-tokens)
 	DefaultCalibCtx    = 512   // tokens per calibration window
-	DefaultDamp        = 0.01  // LDLQ damping λ: H + λ·mean(diag H)·I
+	DefaultDamp        = 0.03  // LDLQ damping λ: H + λ·mean(diag H)·I (the best of 0.01-0.1 on pycoder-12m)
 	DefaultSeed        = 0x5eed_51605
+	DefaultCalibSeed   = 0xca11b_5eed // seed of the self-calibration's sampled tokens (--calib-seed)
+
+	// BestCalibTokens and BestLDLQRows are what Best asks for: the measured best of pycoder-12m's settings
+	// (docs/quantize.md, "Defaults").
+	BestCalibTokens = 131072
+	BestLDLQRows    = 4
 )
+
+// Best returns the recommended options for bits: random-Hadamard incoherence processing, axis-0 coding,
+// self-calibration (CalibAuto) with LDLQ against the Hessians, damped by DefaultDamp, a feedback block of
+// BestLDLQRows inputs and the scales refit. These are the CLI's defaults; the zero Options (the plain coder:
+// no rotation, no calibration) are what --fast gives.
+func Best(bits int) Options {
+	return Options{Bits: bits, RHT: true, Axis0: true, CalibAuto: true, CalibSeed: DefaultCalibSeed,
+		CalibTokens: BestCalibTokens, Damp: DefaultDamp, RefitScales: true, LDLQRows: BestLDLQRows}
+}
 
 // Options choose how a model is quantized. Bits is required; zero values of the others take the defaults.
 type Options struct {
@@ -78,6 +93,10 @@ type Options struct {
 	// DefaultCalibTokens) tokens from its start, in windows of CalibCtx (0: DefaultCalibCtx).
 	Calib    string
 	CalibIDs []int // calibration token ids instead of a file (tests: models without a tokenizer)
+	// CalibAuto calibrates on tokens sampled from the unquantized model itself (sample.go) instead of a file:
+	// CalibTokens/CalibCtx sequences of CalibCtx tokens, drawn with CalibSeed (0: DefaultCalibSeed).
+	CalibAuto bool
+	CalibSeed uint64
 	// Axis0 codes every unfused projection whose out-features are whole blocks along its output dimension (axis 0,
 	// the down projection's layout; the config block records it per path): LDLQ then feeds errors back every
 	// 16 input features instead of every group-size of them (trellis.QuantizeLDLQ).
@@ -101,6 +120,11 @@ type Options struct {
 	// Hessians, when set with Calib, is a cache file: read when it holds this model's and calibration's Hessians,
 	// else written after collecting them (not used by Sequential, whose Hessians depend on the quantized layers).
 	Hessians string
+
+	// Resume continues the interrupted run for the same output from its work folder's checkpoints (resume.go)
+	// when one is left and was made with the same input and settings; a differing one is an error. Without it
+	// the work folders of dead runs are removed.
+	Resume bool
 
 	// Searcher does the trellis block searches (nil: the CPU's, trellis.CPU); a device's (cuda --device) returns
 	// the same paths, so the artifact does not depend on it.
@@ -154,6 +178,8 @@ const (
 	StageEncode    = ""          // a tensor
 	StageCalibrate = "calibrate" // a calibration window (Index, Count count windows)
 	StageNote      = "note"      // a sentence for the log (Note): work folders of killed runs removed
+	StageSample    = "sample"    // a batch of self-calibration sequences sampled (Index, Count count batches)
+	StageLayer     = "layer"     // a layer finished and checkpointed (Tensor names it; Index, Count count layers)
 )
 
 // Event reports progress: one with Done false when a tensor (or calibration window) starts, one with Done true
@@ -166,6 +192,12 @@ type Event struct {
 	Work, Total  int64         // trellis weights encoded so far (after this tensor when Done) and in all
 	Result       *TensorReport // Done events of quantized tensors
 	Note         string        // StageNote events
+	// Encode events: the tensor's layer (a checkpoint unit: a model layer, or a coded table outside the layers;
+	// -1 for tensors of neither) among Layers, and the trellis weights of that layer encoded so far and in all.
+	// Resumed marks the tensors taken from a checkpoint rather than encoded (their Work costs no time).
+	Layer, Layers         int
+	LayerWork, LayerTotal int64
+	Resumed               bool
 }
 
 // Run quantizes the model in inDir into outDir. The output is built in a temporary directory beside outDir and
@@ -216,10 +248,22 @@ func Run(inDir, outDir string, o Options, progress func(Event)) (*Report, error)
 		return nil, fmt.Errorf("%s: %w", inDir, err)
 	}
 
-	dest.sweep(func(msg string) { progress(Event{Stage: StageNote, Note: "quantize: " + msg}) })
-	tmp, err := dest.makeTemp()
+	settings, err := runSettings(inDir, o)
 	if err != nil {
 		return nil, err
+	}
+	note := func(msg string) { progress(Event{Stage: StageNote, Note: "quantize: " + msg}) }
+	var tmp string
+	if o.Resume {
+		if tmp, err = dest.resume(settings, note); err != nil {
+			return nil, err
+		}
+	}
+	dest.sweep(note)
+	if tmp == "" {
+		if tmp, err = dest.makeTemp(); err != nil {
+			return nil, err
+		}
 	}
 	committed := false
 	defer func() {
@@ -227,19 +271,38 @@ func Run(inDir, outDir string, o Options, progress func(Event)) (*Report, error)
 			dest.removeTemp(tmp)
 		}
 	}()
+	calibrated := o.Calib != "" || o.CalibIDs != nil || o.CalibAuto
+	seq := calibrated && o.Sequential
+	us := unitsOf(items)
+	ck := &checkpoints{items: map[string]ckptItem{}, done: map[int]bool{}}
+	if !seq { // a sequential run is not resumable (resume.go), so it keeps no checkpoints
+		if err := writeRunRecord(tmp, settings); err != nil {
+			return nil, err
+		}
+		if ck, err = openCheckpoints(tmp, us); err != nil {
+			return nil, err
+		}
+		defer ck.close()
+		if len(ck.done) > 0 {
+			note(fmt.Sprintf("resuming %s: %d of %d layers are done", tmp, len(ck.done), len(us.names)))
+		}
+	}
+	encodeLeft := false
+	for u := range us.names {
+		encodeLeft = encodeLeft || !ck.done[u] && us.total[u] > 0
+	}
 
 	var hs map[site]*hessian
-	calibrated := o.Calib != "" || o.CalibIDs != nil
-	seq := calibrated && o.Sequential
 	var ids []int
 	switch {
 	case seq:
-		if ids, err = calibIDs(inDir, o); err != nil {
+		if ids, err = calibIDs(inDir, o, progress); err != nil {
 			return nil, err
 		}
 		items = layerOrder(items)
-	case calibrated:
-		if hs, err = collectHessians(inDir, o, progress); err != nil {
+		us = unitsOf(items)
+	case calibrated && encodeLeft:
+		if hs, err = workHessians(tmp, inDir, o, settings, progress); err != nil {
 			return nil, err
 		}
 	}
@@ -253,26 +316,47 @@ func Run(inDir, outDir string, o Options, progress func(Event)) (*Report, error)
 			total += int64(it.out) * int64(it.in)
 		}
 	}
+	left := append([]int(nil), us.left...)
+	layerWork := make([]int64, len(us.names))
+	pend := map[int]*capture{} // the unfinished units' quantized items, for their checkpoints
+	pendItems := map[int][]ckptItem{}
 	for i, it := range items {
 		if err := o.Context.Err(); err != nil {
 			return nil, fmt.Errorf("quantize: %w", err)
 		}
-		progress(Event{Tensor: it.name, Index: i, Count: len(items), Work: work, Total: total})
+		u := us.of[i]
+		ev := Event{Tensor: it.name, Index: i, Count: len(items), Work: work, Total: total, Layer: u, Layers: len(us.names)}
+		if u >= 0 {
+			ev.LayerWork, ev.LayerTotal = layerWork[u], us.total[u]
+		}
+		quantized := it.role == roleCoded || it.role == roleAffine
+		ev.Resumed = quantized && ck.done[u]
+		progress(ev)
 		h, err := arch.Tensor(it.name)
 		if err != nil {
 			return nil, err
 		}
 		var res *TensorReport
-		switch it.role {
-		case roleDrop:
+		resumed := false
+		if ev.Resumed {
+			if res, resumed, err = ck.replay(it.name, sink); err != nil {
+				return nil, err
+			}
+		}
+		if quantized && !resumed && !seq {
+			sink.rec = &capture{}
+		}
+		switch {
+		case resumed:
+		case it.role == roleDrop:
 			rep.Dropped = append(rep.Dropped, it.name)
-		case roleKeep:
+		case it.role == roleKeep:
 			rep.Kept = append(rep.Kept, it.name)
 			err = keepBF16(h, sink)
-		case roleCopy:
+		case it.role == roleCopy:
 			rep.Copied = append(rep.Copied, it.name)
 			err = sink.add(h)
-		case roleCoded:
+		case it.role == roleCoded:
 			if seq && it.site.layer >= 0 && it.site.layer != hsLayer {
 				hsLayer = it.site.layer
 				if hs, err = runCalibration(inDir, ids, o, progress, over, hsLayer); err != nil {
@@ -281,15 +365,28 @@ func Run(inDir, outDir string, o Options, progress func(Event)) (*Report, error)
 			}
 			var w *trellis.Weights
 			res, w, err = encodeTrellis(it, h, sink, hs[it.site], o)
-			work += int64(it.out) * int64(it.in)
 			if err == nil && seq && it.site.layer >= 0 {
 				over[it.text] = decodedBF16(it, w)
 			}
-		case roleAffine:
+		case it.role == roleAffine:
 			res, err = encodeAffine(it, h, sink)
 		}
 		if err != nil {
 			return nil, err
+		}
+		if it.role == roleCoded {
+			work += int64(it.out) * int64(it.in)
+			if u >= 0 {
+				layerWork[u] += int64(it.out) * int64(it.in)
+			}
+		}
+		if rec := sink.rec; rec != nil {
+			sink.rec = nil
+			if pend[u] == nil {
+				pend[u] = &capture{}
+			}
+			pendItems[u] = append(pendItems[u], ckptItem{Name: it.name, Writes: rec.writes, Report: res})
+			pend[u].tensors = append(pend[u].tensors, rec.tensors...)
 		}
 		if it.role != roleDrop {
 			rep.Params += int64(h.Elements())
@@ -297,10 +394,26 @@ func Run(inDir, outDir string, o Options, progress func(Event)) (*Report, error)
 		if res != nil {
 			rep.Tensors = append(rep.Tensors, *res)
 		}
-		progress(Event{Tensor: it.name, Index: i, Count: len(items), Done: true, Work: work, Total: total, Result: res})
+		progress(Event{Tensor: it.name, Index: i, Count: len(items), Done: true, Work: work, Total: total, Result: res,
+			Layer: ev.Layer, Layers: ev.Layers, LayerWork: layerWork[max(u, 0)], LayerTotal: ev.LayerTotal, Resumed: resumed})
+		if quantized && u >= 0 {
+			if left[u]--; left[u] == 0 {
+				if !ck.done[u] && !seq {
+					if err := ck.write(u, us.names[u], pendItems[u], pend[u].tensors); err != nil {
+						return nil, err
+					}
+					delete(pend, u)
+					delete(pendItems, u)
+				}
+				progress(Event{Stage: StageLayer, Tensor: us.names[u], Index: u, Count: len(us.names), Work: work, Total: total, Resumed: resumed})
+			}
+		}
 	}
 	files, bytes, err := sink.finish()
 	if err != nil {
+		return nil, err
+	}
+	if err := clearWork(tmp); err != nil {
 		return nil, err
 	}
 	written, err := writeConfig(inDir, dir.ConfigJSON(), tmp, o, items)
@@ -353,7 +466,10 @@ func (o *Options) normalize() error {
 	if o.Damp == 0 {
 		o.Damp = DefaultDamp
 	}
-	calib := o.Calib != "" || o.CalibIDs != nil
+	if o.CalibSeed == 0 {
+		o.CalibSeed = DefaultCalibSeed
+	}
+	calib := o.Calib != "" || o.CalibIDs != nil || o.CalibAuto
 	for _, c := range []struct {
 		bad bool
 		msg string
@@ -362,6 +478,8 @@ func (o *Options) normalize() error {
 			"--sequential, --asymmetric, --refit-scales, --hessians and --ldlq-rows apply to LDLQ: they need --calib"},
 		{o.Asymmetric && !o.Sequential, "--asymmetric needs --sequential (the quantized earlier layers' inputs)"},
 		{o.Sequential && o.Hessians != "", "--hessians caches the unquantized model's Hessians; --sequential collects others per layer"},
+		{o.CalibAuto && (o.Calib != "" || o.CalibIDs != nil), "--calib auto samples its own calibration tokens; it takes no calibration file"},
+		{o.Resume && o.Sequential, "--resume does not resume --sequential runs (each layer's Hessians depend on the earlier layers' codes); drop one of them"},
 	} {
 		if c.bad {
 			return errors.New("quantize: " + c.msg)

@@ -224,9 +224,22 @@ func TestTinyQwen3(t *testing.T) {
 	if !slices.Equal(rep.Files, []string{"config.json", "model.safetensors"}) {
 		t.Errorf("files %v", rep.Files)
 	}
-	// Progress: a start and a done event per tensor, work rising to the total.
-	if len(events) != 2*24 || events[len(events)-1].Work != rep.CodedWeights || events[len(events)-1].Total != rep.CodedWeights {
-		t.Errorf("%d events, last %+v", len(events), events[len(events)-1])
+	// Progress: a start and a done event per tensor, work rising to the total, and one per finished layer (the
+	// tied table, two layers), in order.
+	var layers []string
+	tensorEvents := 0
+	for _, e := range events {
+		if e.Stage == StageLayer {
+			layers = append(layers, e.Tensor)
+		} else {
+			tensorEvents++
+		}
+	}
+	if tensorEvents != 2*24 || events[len(events)-1].Work != rep.CodedWeights || events[len(events)-1].Total != rep.CodedWeights {
+		t.Errorf("%d tensor events, last %+v", tensorEvents, events[len(events)-1])
+	}
+	if !slices.Equal(layers, []string{"model.embed_tokens", "model.layers.0", "model.layers.1"}) {
+		t.Errorf("layer events %q", layers)
 	}
 	t.Logf("tiny-qwen3 4-bit: %.4f bits/weight (%.3f over all), SNR mean %.2f min %.2f dB, %v",
 		rep.BitsPerWeight, rep.BitsPerParam, rep.MeanSNRdB, rep.MinSNRdB, rep.Elapsed)

@@ -48,7 +48,7 @@ func TestSearcherKeepsOutput(t *testing.T) {
 	}{
 		{"plain", "8789c55a5a47fe4b2c4e8b0535d3353d81681df90ecd258036e089c4d22bd80d", quantize.Options{Bits: 2, L: 8, GroupSize: 64, Head: quantize.HeadBF16}},
 		{"ldlq", "70b3943b9665ea1112288dbd316081d4909bf3fc02331ae051eb5fca0efd6346", quantize.Options{Bits: 3, L: 8, GroupSize: 64, Head: quantize.HeadBF16,
-			RHT: true, CalibIDs: ids, CalibTokens: 256, CalibCtx: 64, RefitScales: true, LDLQRows: 4}},
+			RHT: true, CalibIDs: ids, CalibTokens: 256, CalibCtx: 64, RefitScales: true, LDLQRows: 4, Damp: 0.01}},
 	} {
 		var rb rebatch
 		var files [][]byte

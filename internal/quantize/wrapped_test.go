@@ -65,7 +65,7 @@ func TestQuantizeWrapped(t *testing.T) {
 			prefix := variant.TextPrefix("model.", c.style)
 			for k := range block {
 				if !strings.HasPrefix(k, prefix) && !strings.HasPrefix(k, variant.TextPrefix("lm_head", c.style)) &&
-					!slices.Contains([]string{"mode", "bits", "group_size", "trellis", "rotation"}, k) {
+					!slices.Contains([]string{"mode", "bits", "group_size", "trellis", "rotation", "quantizer"}, k) {
 					t.Errorf("quantization block key %q is not a stored module path", k)
 				}
 			}

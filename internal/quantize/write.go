@@ -50,6 +50,13 @@ type sink struct {
 	size   int64
 	shards [][]string // tensor names of each written shard
 	bytes  int64      // tensor data written in all
+	rec    *capture   // when set, every add is also recorded (a layer's checkpoint, resume.go)
+}
+
+// capture is what a sink was handed while recording: the add calls and their tensors.
+type capture struct {
+	writes  []write
+	tensors []backend.Host
 }
 
 func newSink(dir string, limit int64) *sink { return &sink{dir: dir, limit: limit} }
@@ -74,6 +81,20 @@ func (s *sink) addWithMeta(meta map[string]string, ts ...backend.Host) error {
 	}
 	s.cur = append(s.cur, ts...)
 	s.size += n
+	if s.rec != nil {
+		w := write{Tensors: make([]string, len(ts))}
+		for i, t := range ts {
+			w.Tensors[i] = t.Name
+		}
+		if len(meta) > 0 {
+			w.Meta = map[string]string{}
+			for k, v := range meta {
+				w.Meta[k] = v
+			}
+		}
+		s.rec.writes = append(s.rec.writes, w)
+		s.rec.tensors = append(s.rec.tensors, ts...)
+	}
 	for k, v := range meta {
 		if s.meta == nil {
 			s.meta = map[string]string{}
@@ -172,6 +193,9 @@ func quantBlock(o Options, items []item) *orderedObject {
 			break
 		}
 	}
+	if q := quantizerObject(o); q != nil {
+		block.set("quantizer", q)
+	}
 	var paths []string
 	entries := map[string]any{}
 	for _, it := range items {
@@ -190,6 +214,48 @@ func quantBlock(o Options, items []item) *orderedObject {
 		block.set(p, entries[p])
 	}
 	return block
+}
+
+// quantizerObject records the settings beyond the plain coder's that made the codes (nil for the plain coder,
+// whose output stays what it always was): rotation seed, calibration source and size, LDLQ's damping, feedback
+// block and scale refit, the sequential and asymmetric calibration. The loader does not read it.
+func quantizerObject(o Options) *orderedObject {
+	calib := o.Calib != "" || o.CalibIDs != nil || o.CalibAuto
+	if !o.RHT && !o.Axis0 && !calib {
+		return nil
+	}
+	q := &orderedObject{}
+	q.set("rht", o.RHT)
+	if o.RHT {
+		q.set("rht_seed", o.Seed)
+	}
+	q.set("axis0", o.Axis0)
+	switch {
+	case o.CalibAuto:
+		q.set("calibration", "auto")
+		q.set("calib_seed", o.CalibSeed)
+	case o.Calib != "":
+		q.set("calibration", filepath.Base(o.Calib))
+	case o.CalibIDs != nil:
+		q.set("calibration", "token ids")
+	default:
+		q.set("calibration", "none")
+	}
+	if calib {
+		q.set("calib_tokens", o.CalibTokens)
+		q.set("calib_ctx", o.CalibCtx)
+		q.set("ldlq", true)
+		q.set("damp", o.Damp)
+		rows := o.LDLQRows
+		if rows == 0 {
+			rows = trellis.DefaultLDLQRows
+		}
+		q.set("ldlq_rows", rows)
+		q.set("refit_scales", o.RefitScales)
+		q.set("sequential", o.Sequential)
+		q.set("asymmetric", o.Asymmetric)
+	}
+	return q
 }
 
 func specObject(s config.QuantSpec) *orderedObject {

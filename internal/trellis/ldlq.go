@@ -6,7 +6,7 @@
 //
 // The block is the format's: along axis 1 a coded block runs along the input dimension, so a feedback block is T
 // columns (one trellis block of every row); along axis 0 a coded row is one input feature, so the feedback block
-// is ldlqRows coded rows (each searched whole, with its own least-squares scale).
+// is DefaultLDLQRows coded rows (each searched whole, with its own least-squares scale).
 package trellis
 
 import (
@@ -21,9 +21,9 @@ import (
 	"github.com/mlxbun/mlxbun/internal/vec"
 )
 
-// ldlqRows is the feedback block along axis 0 (input features coded together): smaller blocks feed back more
+// DefaultLDLQRows is the default feedback block along axis 0 (input features coded together): smaller blocks feed back more
 // (1 is exact LDLQ) but search fewer blocks in parallel; 16 rows of a 512-wide output are 32 trellis blocks.
-const ldlqRows = 16
+const DefaultLDLQRows = 16
 
 // ErrNotPositiveDefinite is returned for a Hessian whose Cholesky factorisation fails (damp it more).
 var ErrNotPositiveDefinite = errors.New("hessian is not positive definite")
@@ -94,7 +94,7 @@ func QuantizeLDLQ(dense []float32, out, in int, spec Spec, interleave bool, h []
 // LDLQOptions tune QuantizeLDLQWith; the zero value is QuantizeLDLQ's behaviour.
 type LDLQOptions struct {
 	// Rows is the axis-0 feedback block (coded rows searched together before their errors are fed forward); 0
-	// means ldlqRows. Smaller is closer to exact LDLQ (1) and searches fewer blocks in parallel. It is halved until
+	// means DefaultLDLQRows. Smaller is closer to exact LDLQ (1) and searches fewer blocks in parallel. It is halved until
 	// it divides the input features.
 	Rows int
 	// RefitScales re-solves the axis-0 scales jointly against H after rounding (refitScalesAxis0).
@@ -283,10 +283,10 @@ func ldlqAxis1(dense []float32, out, in int, spec Spec, h []float64, s Searcher)
 	return wt, nil
 }
 
-// ldlqAxis0: coded row j is input feature j (column j of W, Cols = out positions); blocks of ldlqRows coded rows
+// ldlqAxis0: coded row j is input feature j (column j of W, Cols = out positions); blocks of DefaultLDLQRows coded rows
 // are searched together by Encode, then their errors are fed into the later rows' targets.
 func ldlqAxis0(dense []float32, out, in int, spec Spec, h []float64, rows int, s Searcher) (*Weights, error) {
-	gsz := ldlqRows
+	gsz := DefaultLDLQRows
 	if rows > 0 {
 		gsz = rows
 	}
