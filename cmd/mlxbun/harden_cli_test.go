@@ -108,7 +108,7 @@ func editedDir(t *testing.T, src string, edit func(map[string]any)) string {
 func trellisCoded(t *testing.T) string {
 	t.Helper()
 	out := filepath.Join(t.TempDir(), "q2")
-	r := bounded(t, "", "quantize", "--model", testutil.Fixture(t, "models/tiny-qwen3"), "--out", out, "--bits", "2", "--L", "4", "--group-size", "64")
+	r := bounded(t, "", "quantize", "--model", testutil.Fixture(t, "models/tiny-qwen3"), "--out", out, "--bits", "2", "--L", "4", "--group-size", "64", "--fast")
 	if r.code != 0 {
 		t.Fatalf("quantize: exit %d: %s", r.code, r.stderr)
 	}
