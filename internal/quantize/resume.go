@@ -199,12 +199,7 @@ func (d destination) resume(settings []setting, note func(string)) (string, erro
 	}
 	var best *cand
 	var mismatch string
-	for _, e := range entries {
-		work, old := d.isWorkName(e.Name())
-		if !work || old || !e.IsDir() {
-			continue
-		}
-		path := filepath.Join(parent, e.Name())
+	for _, path := range d.workFolders(entries) {
 		o, ok := readOwner(path)
 		if !ok || o.state() != dead {
 			continue

@@ -99,6 +99,17 @@ func (d destination) isWorkName(name string) (work, old bool) {
 	return true, old
 }
 
+// workFolders are the paths of d's work folders among entries of its parent (not the ".old" ones of a commit).
+func (d destination) workFolders(entries []os.DirEntry) []string {
+	var paths []string
+	for _, e := range entries {
+		if work, old := d.isWorkName(e.Name()); work && !old && e.IsDir() {
+			paths = append(paths, filepath.Join(filepath.Dir(d.path), e.Name()))
+		}
+	}
+	return paths
+}
+
 // sweep removes the work folders of dead runs for this destination and settles a commit they left half done;
 // note reports each action in a sentence. Failures to remove are reported, not returned: the run can proceed.
 func (d destination) sweep(note func(string)) {
@@ -113,12 +124,7 @@ func (d destination) sweep(note func(string)) {
 			d.settleOld(filepath.Join(parent, e.Name()), note)
 		}
 	}
-	for _, e := range entries {
-		work, old := d.isWorkName(e.Name())
-		if !work || old || !e.IsDir() {
-			continue
-		}
-		path := filepath.Join(parent, e.Name())
+	for _, path := range d.workFolders(entries) {
 		o, ok := readOwner(path)
 		if !ok {
 			note(fmt.Sprintf("left %s alone: it looks like an interrupted quantize's work folder but holds no owner record (an older version's?); remove it by hand if no run is using it", path))
