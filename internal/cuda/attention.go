@@ -88,9 +88,6 @@ func firstErr(errs ...error) error {
 }
 
 func (b *Backend) NewKVCache(cfg backend.KVConfig) (backend.KVCache, error) {
-	if err := b.ensureAttnCounters(); err != nil {
-		return nil, err
-	}
 	if cfg.PerLayer != nil {
 		return b.newLayeredCache(cfg)
 	}
@@ -180,7 +177,7 @@ type attnPtrs struct {
 //   - split again for the other chunks of few rows (n·kv_heads < 4 blocks per multiprocessor): the rows form would
 //     give each of its n·kv_heads blocks a whole context to walk — a 16-row chunk at position 2032 of Qwen3-14B
 //     (the follow-up prompt of a cached conversation) runs 128 blocks over 2048 positions each, where the split
-//     form spreads the same work over 640.
+//     form, sized by the chunk's positions (enqueueAttnSplit), spreads the same work over 4,096 blocks of 64.
 //   - rows: anything else (one block per row and kv head).
 var attnForms = []attnForm{
 	{name: "split", supports: func(a attnCase) bool { return a.n <= maxGemvRows && a.hd <= attnMaxHD() }, enqueue: enqueueAttnSplit},
@@ -326,44 +323,17 @@ func enqueueAttnSplit(b *Backend, a attnCase, p attnPtrs) {
 	}
 	name, combine := attnSplitName(attnEPT(a.hd), a.act), opName("attn_combine", a.act)
 	bytes := float64(a.act.Size()*a.n*a.heads*a.hd) + a.kvBytes(p.maxLen)
-	cbytes := float64(a.n * a.heads * (S*4*(a.hd+2) + a.act.Size()*a.hd))
-	// The combine in the split launch (attn_split_finish) where the arrival counters cover the rows.
-	var out, counters driver.DevPtr
-	if b.tune.attnFinish && b.attnCtr != 0 && a.n*a.kvHeads <= attnCounters {
-		out, counters = p.out, b.attnCtr
-		bytes += cbytes
-	}
 	b.enqueue(func() error {
 		args := driver.NewArgs().Ptr(part).Ptr(p.q).Ptr(p.kc).Ptr(p.vc).Ptr(p.seq).Ptr(p.pos).
 			I32(int32(a.heads)).I32(int32(a.kvHeads)).I32(int32(a.hd)).I32(int32(p.seqs)).I32(int32(p.maxLen)).
-			I32(int32(p.layer)).F32(p.scale).Ptr(out).Ptr(counters)
-		if err := b.launch(name, driver.Dim3{X: S, Y: a.kvHeads, Z: a.n}, driver.Dim3{X: 128}, 0, args, bytes); err != nil || counters != 0 {
+			I32(int32(p.layer)).F32(p.scale)
+		if err := b.launch(name, driver.Dim3{X: S, Y: a.kvHeads, Z: a.n}, driver.Dim3{X: 128}, 0, args, bytes); err != nil {
 			return err
 		}
 		args = driver.NewArgs().Ptr(p.out).Ptr(part).Ptr(p.seq).Ptr(p.pos).I32(int32(a.heads)).I32(int32(a.hd)).
 			I32(int32(S)).I32(int32(p.seqs)).I32(int32(p.maxLen))
-		return b.launch(combine, driver.Dim3{X: a.heads, Y: a.n}, driver.Dim3{X: 128}, 0, args, cbytes)
+		return b.launch(combine, driver.Dim3{X: a.heads, Y: a.n}, driver.Dim3{X: 128}, 0, args, float64(a.n*a.heads*(S*4*(a.hd+2)+a.act.Size()*a.hd)))
 	})
-}
-
-// attnCounters is how many (row, kv head) pairs attn_split_finish can count in one launch.
-const attnCounters = 4096
-
-// ensureAttnCounters allocates and zeroes the split attention's arrival counters once, when a KV cache is made (not
-// while a graph may be recording).
-func (b *Backend) ensureAttnCounters() error {
-	if b.attnCtr != 0 {
-		return nil
-	}
-	p, err := b.allocExact(4 * attnCounters)
-	if err != nil {
-		return fmt.Errorf("cuda: attention counters: %w", err)
-	}
-	if err := b.dev.Do(func() error { return b.dev.MemsetD32(p, 0, attnCounters) }); err != nil {
-		return fmt.Errorf("cuda: attention counters: %w", err)
-	}
-	b.attnCtr = p
-	return nil
 }
 
 func enqueueAttnRows(b *Backend, a attnCase, p attnPtrs) {

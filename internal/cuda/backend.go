@@ -69,7 +69,6 @@ type Backend struct {
 	ropes       map[*rope.Table]driver.DevPtr // inverse frequencies per rope table
 	scratch     driver.DevPtr                 // split-attention partials
 	scrLen      int
-	attnCtr     driver.DevPtr // attn_split_finish's arrival counters (attnCounters, zero between launches)
 	gemmScratch driver.DevPtr // bf16 copies of prompt-GEMM inputs
 	gemmLen     int
 	retired     []driver.DevPtr          // scratch buffers replaced while graphs may still point at them

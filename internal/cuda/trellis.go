@@ -34,12 +34,7 @@ type quantState struct {
 	exl3XLen, exl3X16Len, exl3YLen int
 	smemReady                      bool          // the qgemv_rows kernels may take qSmemMax of dynamic shared memory
 	ctr                            driver.DevPtr // trellis_gemvg's two work counters (zero between launches)
-	skCtr                          driver.DevPtr // the split-K tiles' arrival counters (splitkCounters, zero between launches)
 }
-
-// splitkCounters is how many column tiles of one split-K launch splitk_finish can count (trellis.cu): a
-// 5120-wide down projection has 40 (trellis_mma0, P 16) or 160 (trellis_gemv0, P 32).
-const splitkCounters = 4096
 
 // SetQuantExact makes layers loaded afterwards use the reference arithmetic (trellis.Reciprocal per weight, f32
 // weights for prompts too) or the default forms. The tuning key exact=1 does the same for the whole process.
@@ -272,15 +267,8 @@ func (b *Backend) allowQSmem() error {
 	if err != nil {
 		return fmt.Errorf("trellis_gemvg counters: %w", err)
 	}
-	skCtr, err := b.allocExact(4 * splitkCounters)
-	if err != nil {
-		return fmt.Errorf("split-K counters: %w", err)
-	}
 	err = b.dev.Do(func() error {
 		if err := b.dev.MemsetD32(ctr, 0, 2); err != nil {
-			return err
-		}
-		if err := b.dev.MemsetD32(skCtr, 0, splitkCounters); err != nil {
 			return err
 		}
 		for name, f := range b.fns {
@@ -293,7 +281,7 @@ func (b *Backend) allowQSmem() error {
 		}
 		return nil
 	})
-	b.quant.smemReady, b.quant.ctr, b.quant.skCtr = err == nil, ctr, skCtr
+	b.quant.smemReady, b.quant.ctr = err == nil, ctr
 	return err
 }
 
@@ -378,8 +366,7 @@ func enqueueTrellisGemv0(b *Backend, c quantCase, y, x driver.DevPtr, l *qlinear
 }
 
 // enqueueSplitK launches an axis-0 split-K kernel (grid.Y splits of rps coded rows, partial sums per split) and
-// has the splits' partials added into y: by the last block of each column tile to finish (splitk_finish, one
-// launch; tuning.splitkFinish) or by trellis_splitk_reduce in a second launch — the same sums in the same order.
+// trellis_splitk_reduce, which adds the splits' partials into y.
 func enqueueSplitK(b *Backend, c quantCase, y, x driver.DevPtr, l *qlinear, name string, grid driver.Dim3, rps int) {
 	splits := grid.Y
 	part, err := b.ensurePartial(4 * splits * c.n * c.out)
@@ -392,18 +379,11 @@ func enqueueSplitK(b *Backend, c quantCase, y, x driver.DevPtr, l *qlinear, name
 	p.RowsPerSplit = int32(rps)
 	raw := p.raw()
 	bytes := l.bytes(c.n) + float64(4*splits*c.n*c.out)
-	var counters driver.DevPtr // 0: the reduce launch finishes y
-	if b.tune.splitkFinish && b.quant.skCtr != 0 && grid.X <= splitkCounters {
-		counters = b.quant.skCtr
-		bytes += float64(4 * splits * c.n * c.out)
-		b.logf("  %s grid %dx%d rows/split %d; splitk_finish", name, grid.X, grid.Y, rps)
-	} else {
-		b.logf("  %s grid %dx%d rows/split %d; %s", name, grid.X, grid.Y, rps, trellisReduceName)
-	}
 	rgrid := driver.Dim3{X: (c.n*c.out + 31) / 32}
 	rbytes := float64(4 * (splits + 1) * c.n * c.out)
+	b.logf("  %s grid %dx%d rows/split %d; %s", name, grid.X, grid.Y, rps, trellisReduceName)
 	b.enqueue(func() error {
-		if err := b.launch(name, grid, driver.Dim3{X: 256}, 0, driver.NewArgs().Raw(raw, 8).Ptr(counters), bytes); err != nil || counters != 0 {
+		if err := b.launch(name, grid, driver.Dim3{X: 256}, 0, driver.NewArgs().Raw(raw, 8), bytes); err != nil {
 			return err
 		}
 		return b.launch(trellisReduceName, rgrid, driver.Dim3{X: 256}, 0, driver.NewArgs().Raw(raw, 8).I32(int32(splits)), rbytes)

@@ -39,16 +39,6 @@ type tuning struct {
 	// SwiGLU folded) with one trellis_gemvg launch whose warps take two-row units from a counter. Measured (H200,
 	// 2026-12-01, 3-bit 14B tg128): 159.7 → 173.2 tok/s (+8.5 %; +12.8 % without PDL).
 	gemvGroup bool
-	// splitkFinish has the last block of each column tile of an axis-0 split-K launch (trellis_gemv0,
-	// trellis_mma0) add the splits' partials into y (splitk_finish, trellis.cu) instead of a trellis_splitk_reduce
-	// launch after it: one launch fewer per down projection, the same bits. Measured (H200, 2026-12-02, 3-bit 14B
-	// tg128, one call): 134.8 ± 0.7 tok/s on against 171.2 ± 0.8 off (predicted +2 %): the tile's last block sums
-	// every split alone while the rest of the GPU idles, a fence and an atomic in every block — off.
-	splitkFinish bool
-	// attnFinish has the last split block of each (row, kv head) of decode attention run the combine for its query
-	// heads (attn_split_finish, attention.cu) instead of an attn_combine launch after it: the same bits, one
-	// launch fewer per attention layer. Measured as splitkFinish: 163.5 ± 0.7 on against 171.2 ± 0.8 off — off.
-	attnFinish bool
 	// moeDense forces the Experts op's dense form at every row count (the routed form's comparison).
 	moeDense bool
 	// splitGemmMax bounds n·in·out of the small prompt GEMMs cublaslt_split serves (linear.go): 2^28 takes every
@@ -93,8 +83,6 @@ var tuneKeys = map[string]tuneKey{
 	"mma0_rows":      {set: func(t *tuning, v string) error { return parseInt(&t.mma0Rows, v, 0, 8) }},
 	"pdl":            {set: func(t *tuning, v string) error { return parseBool(&t.pdl, v) }},
 	"gemv_group":     {set: func(t *tuning, v string) error { return parseBool(&t.gemvGroup, v) }},
-	"splitk_finish":  {set: func(t *tuning, v string) error { return parseBool(&t.splitkFinish, v) }},
-	"attn_finish":    {set: func(t *tuning, v string) error { return parseBool(&t.attnFinish, v) }},
 	"moe_dense":      {set: func(t *tuning, v string) error { return parseBool(&t.moeDense, v) }},
 	"split_gemm_max": {set: func(t *tuning, v string) error { return parseInt(&t.splitGemmMax, v, 0, 1<<62) }},
 	"attn_rows_max":  {set: func(t *tuning, v string) error { return parseInt(&t.attnRowsMax, v, 0, 1<<62) }},

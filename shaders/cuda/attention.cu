@@ -193,9 +193,10 @@ __device__ __forceinline__ void attn_rows_body(float* __restrict__ part, T* __re
 template <typename T>
 __device__ __forceinline__ void attn_combine(T* __restrict__ out, const float* __restrict__ part,
                                              const int* __restrict__ seq, const int* __restrict__ pos, int heads,
-                                             int hd, int S, int seqs, int max_len, int h, int r) {
+                                             int hd, int S, int seqs, int max_len) {
     __shared__ float wt[ATTN_MAX_SPLITS];
     __shared__ float red[2];
+    const int h = blockIdx.x, r = blockIdx.y;
     const int P = pos[r], sq = seq[r];
     T* o = out + (long long)r * heads * hd + (long long)h * hd;
     if (P < 0 || P >= max_len || sq < 0 || sq >= seqs) {
@@ -205,17 +206,16 @@ __device__ __forceinline__ void attn_combine(T* __restrict__ out, const float* _
     const int len = P + 1;
     const int cl = split_chunk(len, S);
     const int active = (len + cl - 1) / cl;
-    // Partials are read through L2 (__ldcg): in attn_split's finish they were written by other blocks of the launch.
     const float* pp = part + ((long long)r * heads + h) * S * (hd + 2);
     if (threadIdx.x < 32) {
         float M = -__int_as_float(0x7f800000);
-        for (int s = threadIdx.x; s < active; s += 32) M = fmaxf(M, __ldcg(pp + s * (hd + 2) + hd));
+        for (int s = threadIdx.x; s < active; s += 32) M = fmaxf(M, pp[s * (hd + 2) + hd]);
         M = warp_max(M);
         float L = 0.f;
         for (int s = threadIdx.x; s < active; s += 32) {
-            const float w = expf(__ldcg(pp + s * (hd + 2) + hd) - M);
+            const float w = expf(pp[s * (hd + 2) + hd] - M);
             wt[s] = w;
-            L += __ldcg(pp + s * (hd + 2) + hd + 1) * w;
+            L += pp[s * (hd + 2) + hd + 1] * w;
         }
         L = warp_sum(L);
         if (threadIdx.x == 0) red[0] = L;
@@ -226,58 +226,22 @@ __device__ __forceinline__ void attn_combine(T* __restrict__ out, const float* _
         float a0 = 0.f, a1 = 0.f, a2 = 0.f, a3 = 0.f; // four independent chains keep four loads in flight
         int s = 0;
         for (; s + 4 <= active; s += 4) {
-            a0 = fmaf(__ldcg(pp + s * (hd + 2) + d), wt[s], a0);
-            a1 = fmaf(__ldcg(pp + (s + 1) * (hd + 2) + d), wt[s + 1], a1);
-            a2 = fmaf(__ldcg(pp + (s + 2) * (hd + 2) + d), wt[s + 2], a2);
-            a3 = fmaf(__ldcg(pp + (s + 3) * (hd + 2) + d), wt[s + 3], a3);
+            a0 = fmaf(pp[s * (hd + 2) + d], wt[s], a0);
+            a1 = fmaf(pp[(s + 1) * (hd + 2) + d], wt[s + 1], a1);
+            a2 = fmaf(pp[(s + 2) * (hd + 2) + d], wt[s + 2], a2);
+            a3 = fmaf(pp[(s + 3) * (hd + 2) + d], wt[s + 3], a3);
         }
-        for (; s < active; s++) a0 = fmaf(__ldcg(pp + s * (hd + 2) + d), wt[s], a0);
+        for (; s < active; s++) a0 = fmaf(pp[s * (hd + 2) + d], wt[s], a0);
         store_out(o + d, ((a0 + a1) + (a2 + a3)) * inv);
     }
-    __syncthreads(); // wt and red are reused by the next head of attn_split_finish
 }
 extern "C" __global__ void attn_combine_f32(float* out, const float* part, const int* seq, const int* pos, int heads,
                                             int hd, int S, int seqs, int max_len) { pdl_begin();
-    attn_combine<float>(out, part, seq, pos, heads, hd, S, seqs, max_len, blockIdx.x, blockIdx.y);
+    attn_combine<float>(out, part, seq, pos, heads, hd, S, seqs, max_len);
 }
 extern "C" __global__ void attn_combine_bf16(bf16_t* out, const float* part, const int* seq, const int* pos, int heads,
                                              int hd, int S, int seqs, int max_len) { pdl_begin();
-    attn_combine<bf16_t>(out, part, seq, pos, heads, hd, S, seqs, max_len, blockIdx.x, blockIdx.y);
-}
-
-// attn_split_finish: attn_split's combine in the same launch, when the host passes counters (unsigned
-// [n·kv_heads], zero between launches). Each block of (row r, kv head kvh) that holds positions counts itself
-// on counters[r·kv_heads + kvh] after storing its partials; the last of the row's active splits to arrive runs
-// attn_combine for the group's query heads (the same arithmetic: the same bits as the combine launch) and sets
-// the counter back to zero for the next launch. A row with an invalid position or sequence has its output zeroed
-// by split 0.
-template <typename T>
-__device__ __forceinline__ void attn_split_finish(T* __restrict__ out, const float* __restrict__ part,
-                                                  const int* __restrict__ seq, const int* __restrict__ pos,
-                                                  int heads, int kv_heads, int hd, int seqs, int max_len,
-                                                  unsigned* __restrict__ counters) {
-    __shared__ unsigned last;
-    const int s = blockIdx.x, kvh = blockIdx.y, r = blockIdx.z, S = gridDim.x;
-    const int group = heads / kv_heads;
-    const int P = pos[r], sq = seq[r];
-    if (P < 0 || P >= max_len || sq < 0 || sq >= seqs) {
-        if (s == 0)
-            for (int g = 0; g < group; g++) attn_combine<T>(out, part, seq, pos, heads, hd, S, seqs, max_len, kvh * group + g, r);
-        return;
-    }
-    const int len = P + 1, cl = split_chunk(len, S), active = (len + cl - 1) / cl;
-    if (s >= active) return; // attn_rows_body returned before storing anything
-    __threadfence();
-    __syncthreads();
-    if (threadIdx.x == 0) {
-        const unsigned done = atomicAdd(counters + r * kv_heads + kvh, 1u);
-        last = done == (unsigned)active - 1;
-        if (last) counters[r * kv_heads + kvh] = 0;
-    }
-    __syncthreads();
-    if (!last) return;
-    __threadfence();
-    for (int g = 0; g < group; g++) attn_combine<T>(out, part, seq, pos, heads, hd, S, seqs, max_len, kvh * group + g, r);
+    attn_combine<bf16_t>(out, part, seq, pos, heads, hd, S, seqs, max_len);
 }
 
 __device__ __forceinline__ void mma_bf16_16816(float* d, const unsigned* a, unsigned b0, unsigned b1) {
@@ -591,15 +555,12 @@ __device__ __forceinline__ void attn_prompt_wide_body(T* __restrict__ out, bf16_
     }
 }
 
-// out, counters: null — attn_combine_{f32,bf16} finishes in its own launch; else attn_split_finish does, in this one.
 #define ATTN_SPLIT(name, EPT, T)                                                                                \
     extern "C" __global__ void __launch_bounds__(128)                                                         \
         name(float* part, const T* q, const kv_t* kc, const kv_t* vc, const int* seq, const int* pos,      \
-             int heads, int kv_heads, int hd, int seqs, int max_len, int layer, float scale, T* out,         \
-             unsigned* counters) { pdl_begin();                                                              \
+             int heads, int kv_heads, int hd, int seqs, int max_len, int layer, float scale) { pdl_begin();    \
         attn_rows_body<EPT, false, T>(part, 0, q, kc, vc, seq, pos, heads, kv_heads, hd, seqs, max_len, layer, \
                                       scale);                                                                  \
-        if (counters) attn_split_finish<T>(out, part, seq, pos, heads, kv_heads, hd, seqs, max_len, counters); \
     }
 
 #define ATTN_ROWS(name, EPT, T)                                                                                 \

@@ -714,49 +714,6 @@ __device__ __forceinline__ void trellis_mma(const QMmaParams& p) {
 //   ...: the rows it sums) to int8 with one scale per activation row m, s_m = max|x'|/127 over them (≤ 128 rows),
 //   stored replicated in the four bytes; per position and m an exact int32 sum Σ_r bytesum(x_r)·a_r − 510·Σa,
 //   times s_m at the end (one dp4a per weight and row instead of dp4a, FADD, FFMA).
-// splitk_finish: the split-K epilogue that replaces the trellis_splitk_reduce launch when the host passes counters
-// (unsigned [gridDim.x], zero between launches). Each block counts itself on its column tile's counter after its
-// partial is stored; the last block of the tile to arrive sums every split's partial for the tile's columns
-// [c0, c0 + nc) of every row into y in trellis_splitk_reduce's order (warp w sums splits w, w+8, ... in turn, the 8
-// sums in its fixed tree, then the bias) — the same bits as the reduce launch — and sets the counter back to zero
-// for the next launch (a recorded graph replays it). Partials written by other blocks of this launch are read
-// through L2 (__ldcg), after the fence that orders them before the count.
-__device__ __forceinline__ void splitk_finish(const QGemvParams& p, unsigned* counters, int c0, int nc) {
-    __shared__ unsigned last;
-    __shared__ float red[8][33];
-    __threadfence();
-    __syncthreads();
-    if (threadIdx.x == 0) {
-        const unsigned done = atomicAdd(counters + blockIdx.x, 1u);
-        last = done == gridDim.y - 1;
-        if (last) counters[blockIdx.x] = 0;
-    }
-    __syncthreads();
-    if (!last) return;
-    __threadfence();
-    const int splits = gridDim.y, lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
-    const long long total = (long long)p.nrows * p.out;
-    for (int m = 0; m < p.nrows; m++) {
-        for (int j0 = 0; j0 < nc; j0 += 32) {
-            const int c = c0 + j0 + lane;
-            const bool in = j0 + lane < nc && c < p.out;
-            const long long i = (long long)m * p.out + c;
-            float s = 0.f;
-            if (in)
-                for (int k = warp; k < splits; k += 8) s += __ldcg(p.partial + k * total + i);
-            red[warp][lane] = s;
-            __syncthreads();
-            if (warp == 0 && in) {
-                float t = ((red[0][lane] + red[1][lane]) + (red[2][lane] + red[3][lane])) +
-                          ((red[4][lane] + red[5][lane]) + (red[6][lane] + red[7][lane]));
-                if (p.bias) t += p.bias[c];
-                p.y[i] = t;
-            }
-            __syncthreads();
-        }
-    }
-}
-
 template <int K, int N, int VAR, bool I8>
 __device__ __forceinline__ void trellis_gemv0(const QGemvParams& p) {
     constexpr int P = N <= 2 ? 32 : (N <= 4 ? 16 : 8);
@@ -912,19 +869,13 @@ __device__ __forceinline__ void trellis_gemv0(const QGemvParams& p) {
     }
 }
 
-// counters: null — trellis_splitk_reduce finishes y in a second launch; else splitk_finish does, in this one.
-#define TRELLIS_GEMV0_P(N) ((N) <= 2 ? 32 : ((N) <= 4 ? 16 : 8))
 #define TRELLIS_GEMV_SPLITK(name, K, N, VAR)                                                                    \
-    extern "C" __global__ void __launch_bounds__(256) name(const QGemvParams p, unsigned* counters) {          \
-        pdl_begin();                                                                                            \
+    extern "C" __global__ void __launch_bounds__(256) name(const QGemvParams p) { pdl_begin();                  \
         trellis_gemv0<K, N, VAR, false>(p);                                                                     \
-        if (counters) splitk_finish(p, counters, blockIdx.x * 32 * TRELLIS_GEMV0_P(N), 32 * TRELLIS_GEMV0_P(N)); \
     }
 #define TRELLIS_GEMV_SPLITK_INT(name, K, N)                                                                     \
-    extern "C" __global__ void __launch_bounds__(256) name(const QGemvParams p, unsigned* counters) {          \
-        pdl_begin();                                                                                            \
+    extern "C" __global__ void __launch_bounds__(256) name(const QGemvParams p) { pdl_begin();                  \
         trellis_gemv0<K, N, 1, true>(p);                                                                        \
-        if (counters) splitk_finish(p, counters, blockIdx.x * 32 * TRELLIS_GEMV0_P(N), 32 * TRELLIS_GEMV0_P(N)); \
     }
 
 // ---- Tensor-core form of axis 0 (trellis_mma0): the down projection of a batch on mma.m16n8k32 ----
@@ -1117,10 +1068,8 @@ __device__ __forceinline__ void trellis_mma0(const QGemvParams& p) {
 
 // Three blocks per SM (≤ 80 registers a thread) at P 16; the lab P 32 holds 64 accumulators (two blocks).
 #define TRELLIS_MMA_SPLITK(name, K, N, P)                                                                             \
-    extern "C" __global__ void __launch_bounds__(256, (P) <= 16 ? 3 : 2) name(const QGemvParams p, unsigned* counters) { \
-        pdl_begin();                                                                                                  \
-        trellis_mma0<K, N, P>(p);                                                                                     \
-        if (counters) splitk_finish(p, counters, blockIdx.x * 8 * (P), 8 * (P));                                       \
+    extern "C" __global__ void __launch_bounds__(256, (P) <= 16 ? 3 : 2) name(const QGemvParams p) { pdl_begin(); \
+        trellis_mma0<K, N, P>(p);                                                                               \
     }
 
 // trellis_splitk_reduce
