@@ -30,6 +30,7 @@ type benchFlags struct {
 	head                                       string // a synthetic trellis model's output head: affine8 or bf16
 	pp, tg                                     []int  // llama-bench's -p and -n lists: a row per value
 	reps, bits, batch                          int
+	depth                                      int // tg rows decode after a prompt of this many tokens per sequence (llama-bench's -d)
 	profile, dryRun                            bool
 	seed                                       uint64
 	jsonSchema                                 string // bench --json-schema: constrained-decoding costs (benchgrammar.go)
@@ -112,6 +113,7 @@ table (device time, GB/s, % of the measured copy bandwidth) on backends that can
 	fl.IntSliceVarP(&f.tg, "n-gen", "n", []int{128}, "generated tokens, comma-separated for several rows (0: no tg row)")
 	fl.IntVarP(&f.reps, "repetitions", "r", 5, "runs per test")
 	fl.IntVar(&f.batch, "batch", 1, fmt.Sprintf("sequences decoding together in the tg row (1..%d; tokens/s counts all of them)", backend.MaxDecodeRows))
+	fl.IntVarP(&f.depth, "depth", "d", 0, "tg rows decode after a prompt of this many tokens in every sequence (untimed), as llama-bench's -d")
 	fl.BoolVar(&f.profile, "profile", false, "per-kernel device time table (backends with a profiler)")
 	fl.BoolVar(&f.dryRun, "dry-run", false, "with --synthetic: print its parameters, stored bytes and bytes read per decode token, build nothing")
 	fl.Uint64Var(&f.seed, "seed", 1, "seed of the synthetic weights and token ids")
@@ -147,6 +149,12 @@ func runBench(cmd *cobra.Command, f *benchFlags) error {
 	if f.batch < 1 || f.batch > backend.MaxDecodeRows {
 		return fmt.Errorf("bench: --batch %d: want 1..%d sequences", f.batch, backend.MaxDecodeRows)
 	}
+	if f.depth < 0 {
+		return fmt.Errorf("bench: --depth %d: want 0 or more prompt tokens", f.depth)
+	}
+	if f.depth > 0 && (f.streams > 0 || f.draft != "") {
+		return errors.New("bench: --depth sets where the tg rows decode; --streams and --draft take their prompts from -p and --draft-prompt")
+	}
 	if err := checkBenchSizes(f); err != nil {
 		return err
 	}
@@ -166,9 +174,9 @@ func runBench(cmd *cobra.Command, f *benchFlags) error {
 		return runStreamsBench(cmd, f, b, m, name)
 	}
 	maxPP, maxTG := slices.Max(f.pp), slices.Max(f.tg)
-	ctx := maxPP + maxTG + 1
+	ctx := max(maxPP, f.depth) + maxTG + 1
 	if mp := m.Config.MaxPositions; mp > 0 && ctx > mp {
-		return fmt.Errorf("bench: -p %d -n %d needs %d positions, the model has %d", maxPP, maxTG, ctx, mp)
+		return fmt.Errorf("bench: -p %d -d %d -n %d needs %d positions, the model has %d", maxPP, f.depth, maxTG, ctx, mp)
 	}
 	size, err := benchSize(f, m)
 	if err != nil {
@@ -194,13 +202,23 @@ func runBench(cmd *cobra.Command, f *benchFlags) error {
 		rep.Rows = append(rep.Rows, row)
 		return nil
 	}
-	prompt := func(cache backend.KVCache, n int) error {
+	promptSeq := func(cache backend.KVCache, seq, n int) error {
 		s := model.Step{}
 		for p := 0; p < n; p++ {
-			s.IDs, s.Seq, s.Pos = append(s.IDs, token(p)), append(s.Seq, 0), append(s.Pos, int32(p))
+			s.IDs, s.Seq, s.Pos = append(s.IDs, token(p+7919*seq)), append(s.Seq, int32(seq)), append(s.Pos, int32(p))
 		}
 		_, err := m.Forward(s, cache, 1)
 		return err
+	}
+	prompt := func(cache backend.KVCache, n int) error { return promptSeq(cache, 0, n) }
+	// deep fills every sequence's first --depth positions (untimed) so the tg rows attend over them.
+	deep := func(cache backend.KVCache) error {
+		for q := 0; q < f.batch && f.depth > 0; q++ {
+			if err := promptSeq(cache, q, f.depth); err != nil {
+				return err
+			}
+		}
+		return nil
 	}
 	// decode steps n positions from start, one row per sequence (--batch), every row's logits read back as a
 	// batched sampler would.
@@ -247,10 +265,16 @@ func runBench(cmd *cobra.Command, f *benchFlags) error {
 		if f.batch > 1 {
 			test += fmt.Sprintf(" ×%d seqs", f.batch)
 		}
+		if f.depth > 0 {
+			test += fmt.Sprintf(" @ d%d", f.depth)
+		}
 		err := measure(test, 0, f.batch*tg, func() (time.Duration, error) {
 			return withCache(func(c backend.KVCache) (time.Duration, error) {
+				if err := deep(c); err != nil {
+					return 0, err
+				}
 				start := time.Now()
-				err := decode(c, 0, tg)
+				err := decode(c, f.depth, tg)
 				return time.Since(start), err
 			})
 		})
@@ -272,6 +296,12 @@ func runBench(cmd *cobra.Command, f *benchFlags) error {
 			start := maxPP // after the prompt, as the tg row would follow it; a batch from 0 (its other sequences have no prompt)
 			if f.batch > 1 {
 				start = 0
+			}
+			if f.depth > 0 { // or after the depth, as the tg rows decode
+				if err := deep(c); err != nil {
+					return 0, err
+				}
+				start = f.depth
 			}
 			p.StartProfile()
 			err := decode(c, start, steps)

@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"math"
 	"testing"
+
+	"github.com/mlxbun/mlxbun/internal/testutil"
 )
 
 // TestBenchDryRun: bench --synthetic NAME --dry-run prints the published configs' parameter totals (within 1 %)
@@ -81,4 +83,26 @@ func TestBenchDryRun(t *testing.T) {
 	oneErrorLine(t, mlxbun(t, "", "bench", "--model", t.TempDir(), "--dry-run"), "--dry-run", "--synthetic")
 	oneErrorLine(t, mlxbun(t, "", "bench", "--synthetic", "gemma4-31b", "--bits", "9", "--dry-run"), "9")
 	oneErrorLine(t, mlxbun(t, "", "bench", "--synthetic", "gemma-9000", "--dry-run"), "gemma-9000", "qwen3.5-27b")
+}
+
+// TestBenchDepth: --depth (llama-bench's -d) names the tg row by its depth, counts it in the positions the model
+// must hold, and refuses what it cannot mean.
+func TestBenchDepth(t *testing.T) {
+	dir := testutil.Fixture(t, "models/tiny-qwen3")
+	r := mlxbun(t, "", "bench", "--model", dir, "--device", "cpu", "-p", "0", "-n", "4", "-r", "1", "-d", "8", "--batch", "2", "-o", "json")
+	if r.code != 0 {
+		t.Fatalf("exit %d: %s", r.code, r.stderr)
+	}
+	var rep struct {
+		Results []benchRow `json:"results"`
+	}
+	if err := json.Unmarshal([]byte(r.stdout), &rep); err != nil || len(rep.Results) != 1 {
+		t.Fatalf("%v in %q", err, r.stdout)
+	}
+	if got := rep.Results[0]; got.Test != "tg4 ×2 seqs @ d8" || got.NGen != 8 || got.NPrompt != 0 {
+		t.Errorf("row %+v, want tg4 ×2 seqs @ d8 of 8 generated tokens", got)
+	}
+	oneErrorLine(t, mlxbun(t, "", "bench", "--model", dir, "--device", "cpu", "-p", "0", "-n", "4", "-d", "-1"), "--depth", "-1")
+	oneErrorLine(t, mlxbun(t, "", "bench", "--model", dir, "--device", "cpu", "-p", "0", "-n", "4", "-d", "100000000"), "-d 100000000", "positions")
+	oneErrorLine(t, mlxbun(t, "", "bench", "--model", dir, "--device", "cpu", "-d", "8", "--streams", "2"), "--depth", "--streams")
 }

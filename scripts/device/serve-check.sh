@@ -9,7 +9,8 @@
 # greedy answer equals the one with cache_prompt false, both from a slot in place and from a prompt-cache entry
 # copied back; 8 concurrent streams (tokens/s against one); greedy output identical with and without n-gram
 # drafts (generate --draft ngram) and bench --draft's speed-up. DEVICE=cpu runs the same checks here.
-# SYNTH=1 adds issue 19's H200 lines on the Qwen3-14B shape at 3 bits: bench --batch 8 (the decode forms alone)
+# SYNTH=1 adds issue 19's H200 lines on the Qwen3-14B shape at 3 bits: bench --batch 8 (the decode forms alone, at
+# depth 0 and at the streams' depth 2,048)
 # against bench --streams 8 (the same through the scheduler; its "all decoding" row, want ≥ 80 %), whose second part prefills a 2048-token
 # prompt and then one sharing all but 16 of it (want the second ≤ 10 % of the first).
 set -euo pipefail
@@ -95,6 +96,10 @@ fi
 "$BIN" bench --model "$MODEL" --device "$DEVICE" --draft ngram --draft-prompt "$tmp/edit.py" -n 128 -r 3 || status=1
 if [ "${SYNTH:-0}" = 1 ]; then
 	"$BIN" bench --synthetic qwen3-14b --bits 3 --device "$DEVICE" --batch 8 -p 16 -n 128 -r 3 || status=1
+	# The same decode forms at the streams' depth (each sequence 2,048 positions deep), the fair comparison for the
+	# streams row below, and the streams with short prompts beside the -p 16 batch row.
+	"$BIN" bench --synthetic qwen3-14b --bits 3 --device "$DEVICE" --batch 8 -p 0 -d 2048 -n 128 -r 3 || status=1
+	"$BIN" bench --synthetic qwen3-14b --bits 3 --device "$DEVICE" --streams 8 -p 16 -n 128 -r 3 || status=1
 	"$BIN" bench --synthetic qwen3-14b --bits 3 --device "$DEVICE" --streams 8 -p 2048 -n 128 -r 3 --profile || status=1
 fi
 exit $status
