@@ -33,53 +33,12 @@ type qmmaParams struct {
 	NTiles                               int32
 }
 
-// qgroupParams mirrors QGroupParams (192 bytes), the parameters of trellis_gemvg.
+// qgroupParams mirrors QGroupParams (168 bytes), the parameters of trellis_gemvg.
 type qgroupParams struct {
 	Seg                        [3]qmmaSeg
 	X, H, Ctr                  driver.DevPtr
 	NSeg, In, Shift, L, NUnits int32
-	Parts, QPP                 int32
 	_                          int32
-	Part, Cnt                  driver.DevPtr
-}
-
-// The piece scratch of trellis_gemvg (allocated once with the counters): a launch of more row units, or a cut into
-// more pieces, runs whole rows.
-const (
-	gemvgMaxUnits = 1 << 16
-	gemvgMaxParts = 8
-)
-
-// gemvgPieceCost is the cost of one work item of trellis_gemvg beyond its weights (taking it from the counter,
-// binding its rows, the warp sums, the piece's store, fence and atomic), as a fraction of a whole two-row unit of
-// in = 5120: ~70 of the ~1,570 instructions a lane issues for such a unit (SASS of trellis_gemvg_k3, NVRTC 11.8).
-const gemvgPieceCost = 0.045
-
-// gemvgParts is how many pieces trellis_gemvg cuts each of units row units into (runs of 32 positions nq) on a
-// grid of warps warps: the count minimizing the predicted time, rounds·(1 + cost·parts) + 1/parts in whole units
-// (the counter's rounds of work, each item's overhead, and the tail: the last item to start runs while the rest
-// of the grid idles). Pieces are whole runs per lane (32 runs each at least). forced > 0 is the tuning table's
-// override.
-func gemvgParts(units, nq, warps, forced int) (parts, qpp int) {
-	lanes := (nq + 31) / 32 // runs of a row per lane
-	best, bestCost := 1, 0.0
-	for p := 1; p <= min(lanes, gemvgMaxParts); p++ {
-		q := 32 * ((lanes + p - 1) / p)
-		pp := (nq + q - 1) / q // the pieces that cover nq at q runs each
-		if pp != p {
-			continue
-		}
-		rounds := float64(units) / float64(warps)
-		cost := rounds*(1+gemvgPieceCost*float64(p)) + 1/float64(p)
-		if forced > 0 && p == min(forced, lanes) || forced == 0 && (p == 1 || cost < bestCost) {
-			best, bestCost = p, cost
-		}
-	}
-	if units > gemvgMaxUnits {
-		best = 1
-	}
-	q := 32 * ((lanes + best - 1) / best)
-	return best, min(q, max(nq, 1))
 }
 
 // trellisGemvgName names the one-row grouped form for k-bit codes (pf: each lane's words loaded one run ahead).
@@ -276,16 +235,10 @@ func (g *qmmaGroup) launchGemvg(b *Backend) func() error {
 	case lab != (gemvgShape{}):
 		shape, name = lab, lab.name(3)
 	}
-	nq := l0.in / 32
-	parts, qpp := 1, nq
-	if !b.tune.gemvgPrefetch && b.tune.gemvgParts != 1 {
-		parts, qpp = gemvgParts(units, nq, 8*shape.bps*b.info.SMs, b.tune.gemvgParts)
-	}
-	p.Parts, p.QPP, p.Part, p.Cnt = int32(parts), int32(qpp), b.quant.pieceSum, b.quant.pieceCnt
-	grid := driver.Dim3{X: max(1, min((units*parts+7)/8, shape.bps*b.info.SMs))}
+	grid := driver.Dim3{X: max(1, min((units+7)/8, shape.bps*b.info.SMs))}
 	smem := l0.in / 32 * 36 * 4
 	raw := append([]byte(nil), (*[unsafe.Sizeof(qgroupParams{})]byte)(unsafe.Pointer(&p))[:]...)
-	b.logf("  %s grid %d units %d parts %d qpp %d smem %d layers %d swiglu %v", name, grid.X, units, parts, qpp, smem, len(g.segs), g.h != 0)
+	b.logf("  %s grid %d units %d smem %d layers %d swiglu %v", name, grid.X, units, smem, len(g.segs), g.h != 0)
 	return func() error {
 		return b.launch(name, grid, driver.Dim3{X: 256}, smem, driver.NewArgs().Raw(raw, 8), bytes)
 	}

@@ -398,53 +398,18 @@ func TestQMmaParamsLayout(t *testing.T) {
 // TestQGroupParamsLayout: qgroupParams matches QGroupParams in trellis.cu.
 func TestQGroupParamsLayout(t *testing.T) {
 	var p qgroupParams
-	if unsafe.Sizeof(p) != 192 || unsafe.Offsetof(p.X) != 120 || unsafe.Offsetof(p.H) != 128 || unsafe.Offsetof(p.Ctr) != 136 ||
-		unsafe.Offsetof(p.NSeg) != 144 || unsafe.Offsetof(p.In) != 148 || unsafe.Offsetof(p.NUnits) != 160 ||
-		unsafe.Offsetof(p.Parts) != 164 || unsafe.Offsetof(p.QPP) != 168 || unsafe.Offsetof(p.Part) != 176 || unsafe.Offsetof(p.Cnt) != 184 {
-		t.Errorf("qgroupParams: size %d, X %d, H %d, Ctr %d, NSeg %d, In %d, NUnits %d, Parts %d, QPP %d, Part %d, Cnt %d; "+
-			"trellis.cu has 192, 120, 128, 136, 144, 148, 160, 164, 168, 176, 184",
+	if unsafe.Sizeof(p) != 168 || unsafe.Offsetof(p.X) != 120 || unsafe.Offsetof(p.H) != 128 || unsafe.Offsetof(p.Ctr) != 136 ||
+		unsafe.Offsetof(p.NSeg) != 144 || unsafe.Offsetof(p.In) != 148 || unsafe.Offsetof(p.NUnits) != 160 {
+		t.Errorf("qgroupParams: size %d, X %d, H %d, Ctr %d, NSeg %d, In %d, NUnits %d; trellis.cu has 168, 120, 128, 136, 144, 148, 160",
 			unsafe.Sizeof(p), unsafe.Offsetof(p.X), unsafe.Offsetof(p.H), unsafe.Offsetof(p.Ctr), unsafe.Offsetof(p.NSeg),
-			unsafe.Offsetof(p.In), unsafe.Offsetof(p.NUnits), unsafe.Offsetof(p.Parts), unsafe.Offsetof(p.QPP),
-			unsafe.Offsetof(p.Part), unsafe.Offsetof(p.Cnt))
+			unsafe.Offsetof(p.In), unsafe.Offsetof(p.NUnits))
 	}
 	src := cudashaders.Sources["trellis.cu"]
 	for _, want := range []string{"int* ctr;              // 136", "int nseg;              // 144", "int in;                // 148",
-		"int nunits;            // 160", "int parts;             // 164", "int qpp;               // 168",
-		"float2* part;          // 176", "int* cnt;              // 184", "};                         // 192 bytes"} {
+		"int nunits;            // 160", "int pad;               // 164"} {
 		if !strings.Contains(src, want) {
 			t.Errorf("trellis.cu no longer declares %q", want)
 		}
-	}
-}
-
-// TestGemvgParts: the pieces trellis_gemvg cuts a unit into cover its runs exactly once, each a whole number of
-// runs per lane, and the cost model cuts under-filled launches (Qwen3-14B's o and q/k/v on an H200's 4,224 warps)
-// and leaves a launch of many rounds whole or nearly so.
-func TestGemvgParts(t *testing.T) {
-	for _, nq := range []int{1, 8, 31, 32, 33, 64, 160, 544, 1000} {
-		for _, units := range []int{1, 100, 2560, 3584, 17408, 1 << 17} {
-			for _, forced := range []int{0, 1, 2, 3, 5, 8} {
-				parts, qpp := gemvgParts(units, nq, 4224, forced)
-				if parts < 1 || parts > gemvgMaxParts || qpp < 1 || (parts > 1 && qpp%32 != 0) {
-					t.Fatalf("nq %d units %d forced %d: parts %d qpp %d", nq, units, forced, parts, qpp)
-				}
-				if (parts-1)*qpp >= nq || parts*qpp < nq {
-					t.Errorf("nq %d units %d forced %d: %d pieces of %d runs do not cover %d runs once", nq, units, forced, parts, qpp, nq)
-				}
-				if units > gemvgMaxUnits && parts != 1 {
-					t.Errorf("units %d past the scratch: %d pieces", units, parts)
-				}
-			}
-		}
-	}
-	if p, _ := gemvgParts(2560, 160, 4224, 0); p != 5 {
-		t.Errorf("o (2560 units, 0.6 rounds): %d pieces, want 5", p)
-	}
-	if p, _ := gemvgParts(3584, 160, 4224, 0); p != 5 {
-		t.Errorf("q/k/v (3584 units): %d pieces, want 5", p)
-	}
-	if p, _ := gemvgParts(17408, 160, 4224, 0); p > 2 {
-		t.Errorf("gate/up (17408 units, 4.1 rounds): %d pieces, want at most 2", p)
 	}
 }
 

@@ -34,7 +34,6 @@ type quantState struct {
 	exl3XLen, exl3X16Len, exl3YLen int
 	smemReady                      bool          // the qgemv_rows kernels may take qSmemMax of dynamic shared memory
 	ctr                            driver.DevPtr // trellis_gemvg's two work counters (zero between launches)
-	pieceCnt, pieceSum             driver.DevPtr // trellis_gemvg's per-unit piece counters (zero between launches) and sums
 }
 
 // SetQuantExact makes layers loaded afterwards use the reference arithmetic (trellis.Reciprocal per weight, f32
@@ -268,20 +267,8 @@ func (b *Backend) allowQSmem() error {
 	if err != nil {
 		return fmt.Errorf("trellis_gemvg counters: %w", err)
 	}
-	cnt, err := b.allocExact(4 * gemvgMaxUnits)
-	if err != nil {
-		return fmt.Errorf("trellis_gemvg piece counters: %w", err)
-	}
-	sums, err := b.allocExact(8 * gemvgMaxUnits * gemvgMaxParts)
-	if err != nil {
-		return fmt.Errorf("trellis_gemvg piece sums: %w", err)
-	}
-	b.quant.pieceCnt, b.quant.pieceSum = cnt, sums
 	err = b.dev.Do(func() error {
 		if err := b.dev.MemsetD32(ctr, 0, 2); err != nil {
-			return err
-		}
-		if err := b.dev.MemsetD32(cnt, 0, gemvgMaxUnits); err != nil {
 			return err
 		}
 		for name, f := range b.fns {

@@ -39,9 +39,6 @@ type tuning struct {
 	// SwiGLU folded) with one trellis_gemvg launch whose warps take two-row units from a counter. Measured (H200,
 	// 2026-12-01, 3-bit 14B tg128): 159.7 → 173.2 tok/s (+8.5 %; +12.8 % without PDL).
 	gemvGroup bool
-	// gemvgParts is how many pieces trellis_gemvg cuts a two-row unit into: 0 the cost model's count (gemvgParts,
-	// qmma.go), 1 whole rows (the form measured through 2026-12-02), N at most N pieces.
-	gemvgParts int
 	// moeDense forces the Experts op's dense form at every row count (the routed form's comparison).
 	moeDense bool
 	// splitGemmMax bounds n·in·out of the small prompt GEMMs cublaslt_split serves (linear.go): 2^28 takes every
@@ -68,7 +65,7 @@ type tuning struct {
 
 // defaultTuning is the table for the devices measured so far (the NVIDIA H200).
 func defaultTuning() tuning {
-	return tuning{act8: [2]bool{true, true}, mmaRows: qmmaDefaultRows, mma0Rows: qmma0DefaultRows, pdl: true, gemvGroup: true, gemvgParts: 1,
+	return tuning{act8: [2]bool{true, true}, mmaRows: qmmaDefaultRows, mma0Rows: qmma0DefaultRows, pdl: true, gemvGroup: true,
 		splitGemmMax: 1 << 28, attnRowsMax: 1 << 16}
 }
 
@@ -86,7 +83,6 @@ var tuneKeys = map[string]tuneKey{
 	"mma0_rows":      {set: func(t *tuning, v string) error { return parseInt(&t.mma0Rows, v, 0, 8) }},
 	"pdl":            {set: func(t *tuning, v string) error { return parseBool(&t.pdl, v) }},
 	"gemv_group":     {set: func(t *tuning, v string) error { return parseBool(&t.gemvGroup, v) }},
-	"gemvg_parts":    {set: func(t *tuning, v string) error { return parseInt(&t.gemvgParts, v, 0, gemvgMaxParts) }},
 	"moe_dense":      {set: func(t *tuning, v string) error { return parseBool(&t.moeDense, v) }},
 	"split_gemm_max": {set: func(t *tuning, v string) error { return parseInt(&t.splitGemmMax, v, 0, 1<<62) }},
 	"attn_rows_max":  {set: func(t *tuning, v string) error { return parseInt(&t.attnRowsMax, v, 0, 1<<62) }},

@@ -315,27 +315,6 @@ shapes() {
 	done
 }
 
-# parts: trellis_gemvg's pieces (tuning key gemvg_parts: 0 the cost model, N at most N pieces, 1 whole rows):
-# the grouped one-row verify cases under each, then 3-bit tg128 for each and the profile of the cost model's.
-parts() {
-	for v in gemvg_parts=0 gemvg_parts=5; do
-		for only in Fused/trellis/gemvg MatMul/trellis/i8; do
-			step "parts: verify-kernels --only $only, $v"
-			MLXBUN_CUDA_TUNE=$v timeout 200 $B verify-kernels --device cuda --only "$only" >>"$OUT/verify.md" 2>&1
-			echo "verify $only $v exit $?" | tee -a "$OUT/run.log"
-			grep -E "FAIL|passed" "$OUT/verify.md" | tail -2 | tee -a "$OUT/run.log"
-		done
-	done
-	for v in ${PARTS_AB:-gemvg_parts=1 gemvg_parts=0 gemvg_parts=5 gemvg_parts=3 gemvg_parts=2 gemvg_parts=1}; do
-		step "parts: bench qwen3-14b 3-bit MLXBUN_CUDA_TUNE=$v"
-		MLXBUN_CUDA_TUNE=$v timeout 100 $B bench --synthetic qwen3-14b --bits 3 --device cuda -p 0 -n 128 -r 3 2>&1 | grep -E "tg128 |rror" | tee -a "$OUT/run.log"
-	done
-	step "parts: profile, gemvg_parts=0"
-	MLXBUN_CUDA_DEBUG=1 MLXBUN_CUDA_TUNE=gemvg_parts=0 timeout 100 $B bench --synthetic qwen3-14b --bits 3 --device cuda -p 0 -n 16 -r 1 --profile >"$OUT/profile-parts.md" 2>/tmp/parts-debug.log
-	grep -E "trellis_gemvg.*parts" /tmp/parts-debug.log | sort | uniq -c | head -8 | tee -a "$OUT/run.log"
-	grep -E "trellis_|launches|tg16" "$OUT/profile-parts.md" | head -12 | tee -a "$OUT/run.log"
-}
-
 # full: every verify case, not only --quick (the acceptance runs it three times in a row).
 full() {
 	for i in ${FULL_RUNS:-1}; do

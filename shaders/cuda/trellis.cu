@@ -319,13 +319,9 @@ struct QGroupParams {
     int in;                // 148: a multiple of 32, in·36/32 words of shared memory
     int shift;             // 152: log2 T
     int L;                 // 156
-    int nunits;            // 160: row units (two rows, or a gate/up row pair)
-    int parts;             // 164: pieces a row unit's runs are cut into (1: whole rows, no combine)
-    int qpp;               // 168: runs of 32 positions a piece covers (the last may be short)
-    int pad;               // 172
-    float2* part;          // 176: [nunits, parts] the pieces' sums (parts > 1)
-    int* cnt;              // 184: [nunits] pieces arrived, zero before and after every launch (parts > 1)
-};                         // 192 bytes
+    int nunits;            // 160
+    int pad;               // 164
+};                         // 168 bytes
 
 // gemvg_unit: which rows unit u multiplies — gate row u and up row u (SwiGLU), else rows 2v, 2v+1 of the segment
 // holding u (v = u − tile0; the second is clamped to the last row, and not stored, for an odd out).
@@ -338,10 +334,12 @@ __device__ __forceinline__ void gemvg_unit(const QGroupParams& p, int u, int& si
     r0 = 2 * (u - qmma_seg_of(p, si).tile0), r1 = r0 + 1;
 }
 
-// gemvg_put: unit (r0, r1)'s finished sums a0, a1 stored (and h for SwiGLU).
+// gemvg_store: unit (r0, r1)'s warp sums finished and stored by lane 0 (and h for SwiGLU).
 template <int K>
-__device__ __forceinline__ void gemvg_put(const QGroupParams& p, const TrellisRow<K, 1> (&rw)[2], float a0, float a1, const QMmaSeg& s0,
-                                          const QMmaSeg& s1, int r0, int r1) {
+__device__ __forceinline__ void gemvg_store(const QGroupParams& p, const TrellisRow<K, 1> (&rw)[2], float (&acc)[2][1], const QMmaSeg& s0,
+                                            const QMmaSeg& s1, int r0, int r1, int lane) {
+    const float a0 = warp_sum(acc[0][0]), a1 = warp_sum(acc[1][0]);
+    if (lane != 0) return;
     const float y0 = __fadd_rn(rw[0].finish(a0), s0.bias ? __ldg(s0.bias + r0) : 0.f);
     s0.y[r0] = y0;
     if (r1 < s1.out) {
@@ -349,32 +347,6 @@ __device__ __forceinline__ void gemvg_put(const QGroupParams& p, const TrellisRo
         s1.y[r1] = y1;
         if (p.h) p.h[r0] = silu_mul(y0, y1);
     }
-}
-
-// gemvg_store: a piece's warp sums. Whole rows (parts 1) are stored by lane 0; a piece of a row unit is written to
-// p.part and the last piece to arrive (the unit's counter) adds the unit's pieces in piece order, so the sum is the
-// same whichever warp finishes last, and stores it.
-template <int K>
-__device__ __forceinline__ void gemvg_store(const QGroupParams& p, const TrellisRow<K, 1> (&rw)[2], float (&acc)[2][1], const QMmaSeg& s0,
-                                            const QMmaSeg& s1, int r0, int r1, int lane, int ru, int piece) {
-    const float a0 = warp_sum(acc[0][0]), a1 = warp_sum(acc[1][0]);
-    if (lane != 0) return;
-    if (p.parts == 1) {
-        gemvg_put<K>(p, rw, a0, a1, s0, s1, r0, r1);
-        return;
-    }
-    float2* pp = p.part + (long long)ru * p.parts;
-    pp[piece] = make_float2(a0, a1);
-    __threadfence();
-    if (atomicAdd(p.cnt + ru, 1) != p.parts - 1) return;
-    __threadfence();
-    float t0 = 0.f, t1 = 0.f;
-    for (int i = 0; i < p.parts; i++) {
-        const float2 v = __ldcg(pp + i);
-        t0 = __fadd_rn(t0, v.x), t1 = __fadd_rn(t1, v.y);
-    }
-    p.cnt[ru] = 0;
-    gemvg_put<K>(p, rw, t0, t1, s0, s1, r0, r1);
 }
 
 // gemvg_done: the last warp of the grid to finish (every warp has taken its last unit) zeroes the counters.
@@ -390,15 +362,13 @@ __device__ __forceinline__ void gemvg_done(const QGroupParams& p, int lane, int 
 //   in:  seg[0..nseg) trellis layers of coded axis 1 (K-bit, blocks of T = 2^shift, L ≤ 16) on x f32 [1, in]
 //   out: each seg's y f32 [1, out] = x·Wᵀ (+ bias); with h: seg 0 = gate, seg 1 = up (same out), both written and
 //        h = silu_mul(gate, up)
-//   units: two rows each (SwiGLU: gate row u and up row u; else consecutive rows of one segment), cut into p.parts
-//          pieces of p.qpp runs (work item u·parts + piece); warp w of the grid takes item w first, then the items a
-//          shared counter hands out (p.ctr[0], the next one fetched while the current one computes), so the grid's
-//          warps finish within about one piece of each other whatever the row counts (pieces shorten that tail for
-//          launches of few units: o, q/k/v); the last warp to finish zeroes the counters for the next launch
+//   units: two rows each (SwiGLU: gate row u and up row u; else consecutive rows of one segment); warp w of the
+//          grid takes unit w first, then the units a shared counter hands out (p.ctr[0], the next one fetched
+//          while the current one computes), so the grid's warps finish within about one unit of each other
+//          whatever the row counts; the last warp to finish zeroes the counters for the next launch
 //   grid: 256-thread blocks (at most four per SM), activations quantized once per block (qstage_i8's values)
-//   order: per lane and piece the i8_runs sums of the one-row int8 form (U at a time), a warp tree sum, the pieces
-//          added in piece order by the last to arrive (gemvg_store), finish (scale·rcp) and bias: each output the
-//          same for any grid and any order the counter hands out items in, for a given parts and qpp
+//   order: per lane and unit the i8_runs sums of the one-row int8 form (U at a time), a warp tree sum, finish (scale·rcp)
+//          and bias: each output the same for any grid and any order the counter hands out units in
 //   promise: as trellis_gemv1_i8 (MatMul/trellis/i8 bound 1e-2 of max|ref|); h as swiglu of the stored y
 template <int K, int U>
 __device__ __forceinline__ void trellis_gemvg(const QGroupParams& p) {
@@ -407,37 +377,33 @@ __device__ __forceinline__ void trellis_gemvg(const QGroupParams& p) {
     const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
     const int nwarps = gridDim.x * 8, nq = p.in >> 5, cs = nq * 36;
     const unsigned mask = (1u << p.L) - 1u;
-    const int parts = p.parts, total = p.nunits * parts;
-    const unsigned pieceBytes = (unsigned)min(p.qpp, nq) * K * 4;
+    const unsigned rowBytes = (unsigned)nq * K * 4;
     int u = blockIdx.x * 8 + warp;
-    if (lane == 0 && u < total) { // weights only before the dependency wait
+    if (lane == 0 && u < p.nunits) { // weights only before the dependency wait
         int si, r0, r1;
-        const int ru = u / parts, q0 = (u - ru * parts) * p.qpp;
-        gemvg_unit(p, ru, si, r0, r1);
+        gemvg_unit(p, u, si, r0, r1);
         const QMmaSeg s0 = qmma_seg_of(p, si), s1 = p.h ? p.seg[1] : s0;
-        l2_prefetch(s0.W + ((long long)r0 * nq + q0) * K, pieceBytes);
-        l2_prefetch(s1.W + ((long long)min(r1, s1.out - 1) * nq + q0) * K, pieceBytes);
+        l2_prefetch(s0.W + (long long)r0 * nq * K, rowBytes);
+        l2_prefetch(s1.W + (long long)min(r1, s1.out - 1) * nq * K, rowBytes);
     }
     pdl_begin();
     qstage_i8<1>(xs, cs, p.x, p.in, 1, 0, p.in);
     __syncthreads();
-    while (u < total) {
+    while (u < p.nunits) {
         int next = 0;
         if (lane == 0) next = atomicAdd(p.ctr, 1);
         int si, r0, r1;
-        const int ru = u / parts, piece = u - ru * parts;
-        const int qb = piece * p.qpp, qe = min(nq, qb + p.qpp);
-        gemvg_unit(p, ru, si, r0, r1);
+        gemvg_unit(p, u, si, r0, r1);
         const QMmaSeg s0 = qmma_seg_of(p, si), s1 = p.h ? p.seg[1] : s0;
         TrellisRow<K, 1> rw[2];
         rw[0].bind(s0.W, s0.scales, p.in, p.L, r0);
         rw[1].bind(s1.W, s1.scales, p.in, p.L, min(r1, s1.out - 1));
         float acc[2][1] = {{0.f}, {0.f}};
-        int lq = qb + lane;
-        for (; lq + 32 * (U - 1) < qe; lq += 32 * U) i8_runs<K, 1, 2, U>(p.shift, rw, xs, cs, 0, lq, 32, mask, acc);
+        int lq = lane;
+        for (; lq + 32 * (U - 1) < nq; lq += 32 * U) i8_runs<K, 1, 2, U>(p.shift, rw, xs, cs, 0, lq, 32, mask, acc);
         if (U > 1)
-            for (; lq < qe; lq += 32) i8_runs<K, 1, 2, 1>(p.shift, rw, xs, cs, 0, lq, 32, mask, acc);
-        gemvg_store(p, rw, acc, s0, s1, r0, r1, lane, ru, piece);
+            for (; lq < nq; lq += 32) i8_runs<K, 1, 2, 1>(p.shift, rw, xs, cs, 0, lq, 32, mask, acc);
+        gemvg_store(p, rw, acc, s0, s1, r0, r1, lane);
         u = __shfl_sync(0xffffffffu, next, 0) + nwarps;
     }
     gemvg_done(p, lane, nwarps);
@@ -494,7 +460,7 @@ __device__ __forceinline__ void trellis_gemvg_pf(const QGroupParams& p) {
             else if (un < p.nunits && lane < nq) i8_load<K, 2, 1>(p.shift, rn, 0, lane, 32, nxt);
             i8_dot<K, 1, 2, 1>(cur, xs, cs, lq, 32, mask, acc);
         }
-        gemvg_store(p, rw, acc, s0, s1, r0, r1, lane, u, 0); // parts 1 (the host's rule for this lab form)
+        gemvg_store(p, rw, acc, s0, s1, r0, r1, lane);
         u = un, si = sn, r0 = n0, r1 = n1, rw[0] = rn[0], rw[1] = rn[1];
         if (u < p.nunits) un = __shfl_sync(0xffffffffu, after, 0) + nwarps;
     }
