@@ -145,3 +145,33 @@ func TestLayoutsServedBeforeLoading(t *testing.T) {
 		})
 	}
 }
+
+// TestIssue20PresetsServed: the synthetic presets scripts/device/quant.sh issue20 benches on the GPU —
+// qwen3-30b-a3b at 3 bits (trellis expert stacks behind the MoE op), gemma4-31b at bf16 and 3 bits — are served
+// whole, so `bench --device cuda` builds them rather than failing before the first weight.
+func TestIssue20PresetsServed(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		bits int
+	}{{"qwen3-30b-a3b", 3}, {"gemma4-31b", 0}, {"gemma4-31b", 3}} {
+		qs, err := model.SyntheticTrellisQueries(c.name, model.SyntheticQuant{Bits: c.bits})
+		if c.bits == 0 {
+			qs, err = model.SyntheticQueries(c.name)
+		}
+		if err != nil {
+			t.Fatalf("%s %d-bit: %v", c.name, c.bits, err)
+		}
+		coded := 0
+		for _, q := range qs {
+			if q.Weight.Format == backend.FormatTrellis {
+				coded++
+			}
+		}
+		if c.bits > 0 && coded == 0 {
+			t.Errorf("%s %d-bit: no trellis layer asked about", c.name, c.bits)
+		}
+		if err := backend.SupportsAll(&Backend{}, qs); err != nil {
+			t.Errorf("%s %d-bit: %v", c.name, c.bits, err)
+		}
+	}
+}
