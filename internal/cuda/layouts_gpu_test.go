@@ -55,7 +55,9 @@ func openAuto(t *testing.T, dir string, exact bool) (*Backend, *model.Model) {
 		arch.Close()
 		t.Fatalf("MISMATCH %s: --device auto opened %s, not cuda as the best device: %s", dir, b.Name(), choice.Line)
 	}
-	g.SetQuantExact(exact)
+	if exact {
+		g.SetQuantExact(true)
+	}
 	m, err := model.LoadFrom(cfg, arch, g) // closes arch on failure
 	if err != nil {
 		g.Close()
