@@ -63,9 +63,13 @@ type benchReport struct {
 	PeakDeviceBytes int64                `json:"peak_device_bytes,omitempty"`
 	PeakHostGB      float64              `json:"peak_host_memory_gb"`
 	// A synthetic model's weight bytes read per decode step, and the tokens per second reading them at the copy
-	// bandwidth would give (× --batch: the weights are read once per step for every sequence).
-	DecodeBytes int64   `json:"decode_bytes_per_token,omitempty"`
-	RooflineTS  float64 `json:"roofline_ts,omitempty"`
+	// bandwidth would give (× --batch: the weights are read once per step for every sequence). A MoE model's
+	// step reads its active parameters only (the routed experts' share of each stack, SyntheticSize), which
+	// ActiveParams of Params counts.
+	DecodeBytes  int64   `json:"decode_bytes_per_token,omitempty"`
+	RooflineTS   float64 `json:"roofline_ts,omitempty"`
+	Params       int64   `json:"params,omitempty"`
+	ActiveParams int64   `json:"active_params,omitempty"`
 }
 
 // sizeReport is bench --dry-run's answer: a synthetic model counted from its tensor headers.
@@ -323,7 +327,7 @@ func runBench(cmd *cobra.Command, f *benchFlags) error {
 		}
 	}
 	if f.synthetic != "" {
-		rep.DecodeBytes = size.DecodeBytes
+		rep.DecodeBytes, rep.Params, rep.ActiveParams = size.DecodeBytes, size.Params, size.ActiveParams
 		if rep.CopyBandwidth > 0 {
 			rep.RooflineTS = rep.CopyBandwidth / float64(size.DecodeBytes) * float64(f.batch)
 		}
@@ -539,12 +543,16 @@ func writeRoofline(w io.Writer, rep benchReport) {
 		return
 	}
 	gb := float64(rep.DecodeBytes) / 1e9
+	read := fmt.Sprintf("%.2f GB of weights read per decode step", gb)
+	if rep.ActiveParams > 0 && rep.ActiveParams < rep.Params {
+		read += fmt.Sprintf(" (the active parameters: %.2f G of %.2f G, the routed experts only)",
+			float64(rep.ActiveParams)/1e9, float64(rep.Params)/1e9)
+	}
 	if rep.RooflineTS == 0 {
-		fmt.Fprintf(w, "\nroofline: %.2f GB of weights read per decode step; no copy bandwidth measured on this device\n", gb)
+		fmt.Fprintf(w, "\nroofline: %s; no copy bandwidth measured on this device\n", read)
 		return
 	}
-	fmt.Fprintf(w, "\nroofline: %.2f GB of weights read per decode step / %.0f GB/s copy bandwidth = %.1f tok/s\n",
-		gb, rep.CopyBandwidth/1e9, rep.RooflineTS)
+	fmt.Fprintf(w, "\nroofline: %s / %.0f GB/s copy bandwidth = %.1f tok/s\n", read, rep.CopyBandwidth/1e9, rep.RooflineTS)
 	for _, r := range rep.Rows {
 		if r.NGen > 0 {
 			fmt.Fprintf(w, "%s: %.1f %% of the roofline\n", r.Test, 100*r.AvgTS/rep.RooflineTS)

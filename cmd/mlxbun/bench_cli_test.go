@@ -2,9 +2,12 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"math"
+	"strings"
 	"testing"
 
+	"github.com/mlxbun/mlxbun/internal/model"
 	"github.com/mlxbun/mlxbun/internal/testutil"
 )
 
@@ -105,4 +108,38 @@ func TestBenchDepth(t *testing.T) {
 	oneErrorLine(t, mlxbun(t, "", "bench", "--model", dir, "--device", "cpu", "-p", "0", "-n", "4", "-d", "-1"), "--depth", "-1")
 	oneErrorLine(t, mlxbun(t, "", "bench", "--model", dir, "--device", "cpu", "-p", "0", "-n", "4", "-d", "100000000"), "-d 100000000", "positions")
 	oneErrorLine(t, mlxbun(t, "", "bench", "--model", dir, "--device", "cpu", "-d", "8", "--streams", "2"), "--depth", "--streams")
+}
+
+// TestBenchRooflineMoE: a MoE preset's roofline line divides the copy bandwidth by the bytes its active
+// parameters take (the routed experts only: internal/model's TestSyntheticMoEDecodeBytes counts them by hand)
+// and says so; a dense preset's line names no active share.
+func TestBenchRooflineMoE(t *testing.T) {
+	const bw = 4.0e12 // bytes/s, an H200's order of magnitude
+	for _, c := range []struct {
+		name   string
+		bits   int
+		active string // "" for a dense preset
+	}{{"qwen3-30b-a3b", 3, "3.35 G of 30.53 G"}, {"qwen3-next-80b-a3b", 3, "3.87 G of 79.67 G"}, {"qwen3-30b-a3b", 0, "3.35 G of 30.53 G"}, {"qwen3-14b", 3, ""}} {
+		size, err := model.SyntheticStats(c.name, model.SyntheticQuant{Bits: c.bits})
+		if err != nil {
+			t.Fatal(err)
+		}
+		rep := benchReport{DecodeBytes: size.DecodeBytes, Params: size.Params, ActiveParams: size.ActiveParams,
+			CopyBandwidth: bw, RooflineTS: bw / float64(size.DecodeBytes),
+			Rows: []benchRow{{Test: "tg64", NGen: 64, AvgTS: bw / float64(size.DecodeBytes) / 2}}}
+		var out strings.Builder
+		writeRoofline(&out, rep)
+		want := fmt.Sprintf("roofline: %.2f GB of weights read per decode step", float64(size.DecodeBytes)/1e9)
+		if c.active != "" {
+			want += " (the active parameters: " + c.active + ", the routed experts only)"
+		}
+		want += fmt.Sprintf(" / 4000 GB/s copy bandwidth = %.1f tok/s\ntg64: 50.0 %% of the roofline\n", bw/float64(size.DecodeBytes))
+		if got := strings.TrimPrefix(out.String(), "\n"); got != want {
+			t.Errorf("%s %d-bit:\n got %q\nwant %q", c.name, c.bits, got, want)
+		}
+	}
+	// The 3-bit Qwen3-30B-A3B roofline is the active count's, not the 12.23 GB stored: 1.38 GB a token.
+	if s, _ := model.SyntheticStats("qwen3-30b-a3b", model.SyntheticQuant{Bits: 3}); s.DecodeBytes > 1.4e9 {
+		t.Errorf("qwen3-30b-a3b 3-bit: %d bytes a decode token: experts counted whole", s.DecodeBytes)
+	}
 }

@@ -93,6 +93,64 @@ func TestSyntheticPresetSizes(t *testing.T) {
 	}
 }
 
+// moeDecodeBytes are the MoE presets' weight bytes one decode token reads at 3 bits (quantize's defaults, the
+// affine head), worked out by hand from the published configs: the bandwidth roofline's numerator, which must
+// count the routed experts only (num_experts_per_tok of num_experts), never the whole stacks. A coded row of
+// width w is w·3/8 bytes of words and one fp16 scale; the routers, norms and small linears stay bf16; the untied
+// embedding table is read one bf16 row; the affine head is 151936 rows of 2048 bytes and 32 bf16 scales and
+// biases each. Qwen3-30B-A3B, per layer: q, k, v (4096 + 512 + 512 rows of 2048) and o (2048 rows of 4096),
+// norms 2·2048 + 2·128, router 128×2048, and 8 of 128 experts of gate_up (1536 rows of 2048) and down (2048
+// rows of 768). Qwen3-Next-80B-A3B: 36 DeltaNet layers of in_proj_qkvz (12288 rows of 2048), in_proj_ba
+// 64×2048, conv 8192·4, A_log and dt_bias 2·32, norm 128, out_proj (2048 rows of 4096); 12 attention layers of
+// q (8192 rows), k, v (512 rows each) of 2048, o (2048 rows of 4096), q/k norms 2·256; every layer 10 of 512
+// experts of gate_up (1024 rows of 2048) and down (2048 rows of 512), the shared expert's gate and up (512 rows
+// of 2048) and down (2048 columns of 512 coded along axis 0: 512 scales), its gate 1×2048, norms 2·2048, router
+// 512×2048.
+const (
+	moeHead    = 151936*2048 + 151936*32*2*2 // affine 8-bit head: bytes, then bf16 scales and biases
+	moeGlobals = 2048*2 + 2048*2 + moeHead   // one embedding row, the final norm, the head
+)
+
+var moeDecodeBytes = map[string]int64{
+	"qwen3-30b-a3b": 48*((4096+512+512)*(768+2)+2048*(1536+2)+(2*2048+2*128)*2+128*2048*2+
+		8*(1536*(768+2)+2048*(288+2))) + moeGlobals,
+	"qwen3-next-80b-a3b": 36*(12288*(768+2)+64*2048*2+8192*4*2+2*32*2+128*2+2048*(1536+2)) +
+		12*((8192+512+512)*(768+2)+2048*(1536+2)+2*256*2) +
+		48*(10*(1024*(768+2)+2048*(192+2))+2*512*(768+2)+2048*192+512*2+2048*2+2*2048*2+512*2048*2) + moeGlobals,
+}
+
+// TestSyntheticMoEDecodeBytes: the MoE presets' bytes read per decode token, the roofline bench prints, are the
+// active parameters' and not the stored experts': bf16, two bytes for each active parameter but the embedding
+// table, of which one row; 3 bits, the hand count above; and far below what the whole stacks would read.
+func TestSyntheticMoEDecodeBytes(t *testing.T) {
+	for name, want3 := range moeDecodeBytes {
+		cfg, err := model.SyntheticConfig(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s, err := model.SyntheticStats(name, model.SyntheticQuant{})
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		table := int64(cfg.VocabSize) * int64(cfg.HiddenSize)
+		if want := 2 * (activeParams[name] - table + int64(cfg.HiddenSize)); s.DecodeBytes != want {
+			t.Errorf("%s bf16: %d bytes read per decode token, want %d (the active parameters, one embedding row)", name, s.DecodeBytes, want)
+		}
+		q, err := model.SyntheticStats(name, model.SyntheticQuant{Bits: 3})
+		if err != nil {
+			t.Fatalf("%s 3 bits: %v", name, err)
+		}
+		if q.DecodeBytes != want3 {
+			t.Errorf("%s 3 bits: %d bytes read per decode token, want %d by hand (%+d)", name, q.DecodeBytes, want3, q.DecodeBytes-want3)
+		}
+		if q.DecodeBytes*8 > q.StoredBytes {
+			t.Errorf("%s 3 bits: reads %d of %d stored bytes a token: the experts are counted whole", name, q.DecodeBytes, q.StoredBytes)
+		}
+		t.Logf("%s: %.3f GB read per bf16 token, %.3f GB at 3 bits (of %.2f GB stored)", name,
+			float64(s.DecodeBytes)/1e9, float64(q.DecodeBytes)/1e9, float64(q.StoredBytes)/1e9)
+	}
+}
+
 // TestSyntheticPresetShapes checks tensors of the full presets against shapes worked out by hand from the
 // published configs (hidden 5120/5376, heads × head dims, DeltaNet widths, vocabularies), absent ones included.
 func TestSyntheticPresetShapes(t *testing.T) {

@@ -9,7 +9,8 @@
 # compiled for sm_90 here), cross-compiles (CGO_ENABLED=0, GOEXPERIMENT=simd so the CPU oracle is fast,
 # linux/amd64, stripped) the two GPU test binaries (.devbin/cuda.test, .devbin/driver.test) and the mlxbun CLI
 # into the git-ignored .devbin/, copies the model fixtures the GPU tests read into the git-ignored .devdata/
-# (about 65 MB: tiny models, the three tiny Gemmas and pycoder-12m), then prints the one `run` call to make with the device tool. That
+# (about 65 MB: tiny models, the three tiny Gemmas and pycoder-12m; issue 20's layout goldens are read from the tree,
+# internal/model/testdata/layouts, which travels with the checkout), then prints the one `run` call to make with the device tool. That
 # call carries .devbin/ and .devdata/ and runs scripts/device/remote.sh there, which needs no Go.
 set -euo pipefail
 cd "$(git rev-parse --show-toplevel)"

@@ -12,7 +12,7 @@
 # heldout.txt); the SASS of the one-row 3-bit forms; compute-sanitizer memcheck on the fixture-shape cases.
 # Files under $OUT: run.log, verify.md, bench.md, greedy.txt, sass.txt, memcheck.log, kl.log (lab.md, ncu-*.txt).
 # Phases (arguments; default all but lab and ncu): verify bench kl greedy ppl sass memcheck batch lora gemma regress
-# quality grammar lab ncu synth viterbi.
+# quality grammar lab ncu synth viterbi issue20.
 set -u -o pipefail
 OUT=${OUT:-/tmp/mlxbun-out}
 mkdir -p "$OUT"
@@ -421,6 +421,39 @@ layouts() {
 	timeout ${LAYOUTS_TIMEOUT:-240} python3 scripts/device/layout_goldens.py "$OUT/layouts.tar.gz" >"$OUT/layouts.log" 2>&1
 	echo "layout_goldens exit $?" | tee -a "$OUT/run.log"
 	tail -15 "$OUT/layouts.log" | tee -a "$OUT/run.log"
+}
+
+# issue20: issue 20's open acceptance lines in one bounded call (≤ 350 s in all: each step's timeout is the smaller
+# of its own and what is left). The layout goldens (internal/model/testdata/layouts, in the tree) and both
+# Qwen3-MoE layouts quantized at 3 bits, opened as --device auto opens them with no MLXBUN_CUDA_* switch
+# (TestLayoutModels, TestLayoutQuantizedMoE, and TestLayoutsServedBeforeLoading / TestIssue20PresetsServed, the
+# device's answers before loading), with TestBackendModels beside them; then the decode figures against their
+# rooflines: Qwen3-30B-A3B 3-bit (the roofline counted from the active parameters, 1.38 GB a token: 8 of 128
+# experts), Gemma 4 31B bf16 (61.4 GB of weights, within the H200's 141 GB with its KV cache) and 3-bit (12.5 GB).
+# Each bench is its own process, so one model's memory is free before the next is built. Files: issue20.log (the
+# tests, with their measurement table), issue20.md (the bench tables and rooflines).
+issue20() {
+	local t0 lim args budget=350
+	t0=$(date +%s)
+	# issue20_cap N: N seconds, or what is left of the phase's budget when that is less (at least 1)
+	issue20_cap() { local left=$((budget - ($(date +%s) - t0))); echo $((left < $1 ? (left > 1 ? left : 1) : $1)); }
+	lim=$(issue20_cap 150)
+	step "issue20: TestLayoutModels, TestLayoutQuantizedMoE, TestBackendModels (--device auto, default table; $lim s)"
+	env -u MLXBUN_CUDA_TUNE timeout "$lim" .devbin/cuda.test -test.v -test.count=1 -test.timeout "$((lim > 20 ? lim - 10 : lim))s" \
+		-test.run '^(TestLayoutModels|TestLayoutQuantizedMoE|TestLayoutsServedBeforeLoading|TestIssue20PresetsServed|TestBackendModels)$' \
+		>"$OUT/issue20.log" 2>&1
+	echo "issue20 tests exit $?" | tee -a "$OUT/run.log"
+	grep -E "MISMATCH|--- (PASS|FAIL|SKIP)|^(ok|PASS|FAIL)|^(layout|layout-q|model) |panic:" "$OUT/issue20.log" | head -60 | tee -a "$OUT/run.log"
+	for args in "qwen3-30b-a3b --bits 3 -p 512 -n 64 -r 2:90" "gemma4-31b --bits 0 -p 512 -n 32 -r 1:110" \
+		"gemma4-31b --bits 3 -p 512 -n 32 -r 1:70"; do
+		lim=$(issue20_cap "${args##*:}")
+		step "issue20: bench --synthetic ${args%:*} --device cuda ($lim s)"
+		# shellcheck disable=SC2086
+		env -u MLXBUN_CUDA_TUNE timeout "$lim" $B bench --synthetic ${args%:*} --device cuda >/tmp/issue20-bench.md 2>&1
+		echo "bench ${args%:*} exit $?" | tee -a "$OUT/run.log"
+		{ echo "## bench --synthetic ${args%:*} --device cuda"; cat /tmp/issue20-bench.md; } >>"$OUT/issue20.md"
+		grep -E "pp512|tg(32|64)|roofline|peak device|rror" /tmp/issue20-bench.md | tail -8 | tee -a "$OUT/run.log"
+	done
 }
 
 # profile: the per-kernel profile of the default 3-bit step (where the time of one token goes).
