@@ -31,6 +31,7 @@ type benchFlags struct {
 	pp, tg                                     []int  // llama-bench's -p and -n lists: a row per value
 	reps, bits, batch                          int
 	profile, dryRun                            bool
+	readLogits                                 bool // every row's logits back instead of the device's greedy picks
 	seed                                       uint64
 	jsonSchema                                 string // bench --json-schema: constrained-decoding costs (benchgrammar.go)
 	draft, draftPrompt                         string // bench --draft ngram: speculative decoding (benchdraft.go)
@@ -113,6 +114,7 @@ table (device time, GB/s, % of the measured copy bandwidth) on backends that can
 	fl.IntVarP(&f.reps, "repetitions", "r", 5, "runs per test")
 	fl.IntVar(&f.batch, "batch", 1, fmt.Sprintf("sequences decoding together in the tg row (1..%d; tokens/s counts all of them)", backend.MaxDecodeRows))
 	fl.BoolVar(&f.profile, "profile", false, "per-kernel device time table (backends with a profiler)")
+	fl.BoolVar(&f.readLogits, "read-logits", false, "read every row's logits back, as a sampler does, instead of the device's greedy picks (tg, --streams, --draft)")
 	fl.BoolVar(&f.dryRun, "dry-run", false, "with --synthetic: print its parameters, stored bytes and bytes read per decode token, build nothing")
 	fl.Uint64Var(&f.seed, "seed", 1, "seed of the synthetic weights and token ids")
 	fl.StringVar(&f.draft, "draft", "", "ngram: greedy -n tokens with and without prompt-lookup drafts (speed-up, acceptance)")
@@ -199,18 +201,31 @@ func runBench(cmd *cobra.Command, f *benchFlags) error {
 		for p := 0; p < n; p++ {
 			s.IDs, s.Seq, s.Pos = append(s.IDs, token(p)), append(s.Seq, 0), append(s.Pos, int32(p))
 		}
-		_, err := m.Forward(s, cache, 1)
-		return err
+		if f.readLogits {
+			_, err := m.Forward(s, cache, 1)
+			return err
+		}
+		var first model.Picks // the first token's pick, as greedy generation takes it
+		return m.ForwardPicks(s, cache, 1, &first)
 	}
-	// decode steps n positions from start, one row per sequence (--batch), every row's logits read back as a
-	// batched sampler would.
+	// decode steps n positions from start, one row per sequence (--batch), each row's greedy pick read back as
+	// greedy decoding does (the device argmax in the step), or with --read-logits every row's logits as a sampler
+	// reads them.
+	var picks model.Picks
+	var logits []float32
 	decode := func(cache backend.KVCache, start, n int) error {
 		for p := start; p < start+n; p++ {
 			var s model.Step
 			for q := range f.batch {
 				s.IDs, s.Seq, s.Pos = append(s.IDs, token(p+7919*q)), append(s.Seq, int32(q)), append(s.Pos, int32(p))
 			}
-			if _, err := m.Forward(s, cache, f.batch); err != nil {
+			var err error
+			if f.readLogits {
+				logits, err = m.ForwardInto(s, cache, f.batch, logits)
+			} else {
+				err = m.ForwardPicks(s, cache, f.batch, &picks)
+			}
+			if err != nil {
 				return err
 			}
 		}

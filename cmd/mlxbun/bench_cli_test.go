@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"math"
 	"testing"
+
+	"github.com/mlxbun/mlxbun/internal/testutil"
 )
 
 // TestBenchDryRun: bench --synthetic NAME --dry-run prints the published configs' parameter totals (within 1 %)
@@ -81,4 +83,25 @@ func TestBenchDryRun(t *testing.T) {
 	oneErrorLine(t, mlxbun(t, "", "bench", "--model", t.TempDir(), "--dry-run"), "--dry-run", "--synthetic")
 	oneErrorLine(t, mlxbun(t, "", "bench", "--synthetic", "gemma4-31b", "--bits", "9", "--dry-run"), "9")
 	oneErrorLine(t, mlxbun(t, "", "bench", "--synthetic", "gemma-9000", "--dry-run"), "gemma-9000", "qwen3.5-27b")
+}
+
+// TestBenchPicks: the tg row of bench --batch takes the device's picks by default and reads every row's logits
+// with --read-logits, both giving a tg row of the batch's tokens; bench --draft agrees with itself either way
+// (the outputs with and without drafts are identical, each through picks or through logits alike).
+func TestBenchPicks(t *testing.T) {
+	dir := testutil.Fixture(t, "trained/pycoder-12m")
+	for _, extra := range [][]string{nil, {"--read-logits"}} {
+		args := append([]string{"bench", "--model", dir, "--device", "cpu", "-p", "8", "-n", "4", "-r", "1", "--batch", "2", "-o", "json"}, extra...)
+		r := mlxbun(t, "", args...)
+		var rep benchReport
+		if r.code != 0 || json.Unmarshal([]byte(r.stdout), &rep) != nil || len(rep.Rows) != 2 || rep.Rows[1].NGen != 8 || rep.Rows[1].AvgTS <= 0 {
+			t.Errorf("%v: exit %d, %+v\n%s", extra, r.code, rep.Rows, r.stderr)
+		}
+		args = append([]string{"bench", "--model", dir, "--device", "cpu", "--draft", "ngram", "-p", "48", "-n", "12", "-r", "1", "-o", "json"}, extra...)
+		r = mlxbun(t, "", args...)
+		var d draftReport
+		if r.code != 0 || json.Unmarshal([]byte(r.stdout), &d) != nil || !d.Identical {
+			t.Errorf("%v --draft: exit %d, %+v\n%s", extra, r.code, d, r.stderr)
+		}
+	}
 }
