@@ -57,7 +57,7 @@ func loadOn(t *testing.T, fixture string, b backend.Backend) *model.Model {
 // and of three (a sequence with two draft-like rows), through ForwardPicks on one cache and Forward on another:
 // each pick is GreedyNormalizedArgmax of Forward's row, on the device path and the host path alike.
 func TestForwardPicksEqualsHostArgmax(t *testing.T) {
-	for _, fixture := range []string{"trained/pycoder-12m", "models/tiny-llama3", "models/tiny-qwen3", "models/tiny-gemma2"} {
+	for _, fixture := range []string{"trained/pycoder-12m", "models/tiny-llama3", "models/tiny-qwen3", "models/tiny-gemma2", "models/tiny-qwen3_5", "models/tiny-qwen3-next-moe"} {
 		for _, host := range []bool{false, true} {
 			name := fixture + "/device"
 			var b backend.Backend = &countingArgmax{Backend: cpu.New()}
