@@ -22,6 +22,7 @@ import (
 	"github.com/mlxbun/mlxbun/internal/backend"
 	"github.com/mlxbun/mlxbun/internal/model"
 	"github.com/mlxbun/mlxbun/internal/quantize"
+	"github.com/mlxbun/mlxbun/internal/sample"
 	"github.com/mlxbun/mlxbun/internal/trellis"
 )
 
@@ -327,6 +328,17 @@ func runBench(cmd *cobra.Command, f *benchFlags) error {
 	}
 	writeBenchMD(cmd.OutOrStdout(), rep)
 	return nil
+}
+
+// benchPicker is the bench verb's greedy picker: model.Greedy, which takes the device's picks, or with
+// --read-logits the same choice made from every row's logits on the host (the path a sampler takes).
+func benchPicker(readLogits bool) model.Picker {
+	if readLogits {
+		return pickerFunc(func(l []float32, _ []int) (int, error) {
+			return sample.GreedyNormalizedArgmax(l, model.PicksRounding), nil
+		})
+	}
+	return model.Greedy{}
 }
 
 // checkBenchSizes range-checks -r and every -p and -n value: a cache of positions is int32-indexed.

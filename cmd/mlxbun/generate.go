@@ -414,17 +414,6 @@ type pickerFunc func([]float32, []int) (int, error)
 
 func (p pickerFunc) Pick(l []float32, h []int) (int, error) { return p(l, h) }
 
-// benchPicker is the bench verb's greedy picker: model.Greedy, which takes the device's picks, or with
-// --read-logits the same choice made from every row's logits on the host (the path a sampler takes).
-func benchPicker(readLogits bool) model.Picker {
-	if readLogits {
-		return pickerFunc(func(l []float32, _ []int) (int, error) {
-			return sample.GreedyNormalizedArgmax(l, model.PicksRounding), nil
-		})
-	}
-	return model.Greedy{}
-}
-
 func rate(n int, sec float64) float64 {
 	if n <= 0 || sec <= 0 {
 		return 0

@@ -161,7 +161,7 @@ func (s *Scheduler) run(c *call) {
 		return
 	}
 	v := s.m.Config.VocabSize
-	take := func(q *seq, i int) (int, bool) {
+	choose := func(q *seq, i int) (int, bool) { // q's token from output row i
 		if picks {
 			return s.accept(q, Token{ID: int(s.picks.IDs[i])})
 		}
@@ -177,7 +177,7 @@ func (s *Scheduler) run(c *call) {
 		if c.preFinal {
 			q.first = time.Now()
 			q.res.PromptTime = q.first.Sub(q.admitted)
-			take(q, 0)
+			choose(q, 0)
 			next = 1
 		}
 	}
@@ -186,7 +186,7 @@ func (s *Scheduler) run(c *call) {
 		accepted, p := 0, q.fed
 		for r := range rows {
 			q.fed = p + r + 1 // row r's input (tokens[p+r]) is stored, and every draft before it was accepted
-			id, ok := take(q, next+r)
+			id, ok := choose(q, next+r)
 			if !ok || r == len(q.drafts) || id != q.drafts[r] {
 				break
 			}
