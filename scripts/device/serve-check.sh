@@ -12,8 +12,7 @@
 # SYNTH=1 adds issue 19's H200 lines on the Qwen3-14B shape at 3 bits: bench --batch 8 (the decode forms alone)
 # against bench --streams 8 (the same through the scheduler; its "all decoding" row, want ≥ 80 %), whose second part prefills a 2048-token
 # prompt and then one sharing all but 16 of it (want the second ≤ 10 % of the first); then both at -p 32 (--streams
-# needs 17) with the
-# device's greedy picks and with --read-logits (every row's logits back, the path before the picks).
+# needs 17) with the device's greedy picks and with --read-logits (every row's logits back, the path before them).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 BIN=${BIN:-.devbin/mlxbun}
