@@ -22,6 +22,7 @@ import (
 	"github.com/mlxbun/mlxbun/internal/backend"
 	"github.com/mlxbun/mlxbun/internal/model"
 	"github.com/mlxbun/mlxbun/internal/quantize"
+	"github.com/mlxbun/mlxbun/internal/sample"
 	"github.com/mlxbun/mlxbun/internal/trellis"
 )
 
@@ -32,6 +33,7 @@ type benchFlags struct {
 	reps, bits, batch                          int
 	depth                                      int // tg rows decode after a prompt of this many tokens per sequence (llama-bench's -d)
 	profile, dryRun                            bool
+	readLogits                                 bool // every row's logits back instead of the device's greedy picks
 	seed                                       uint64
 	jsonSchema                                 string // bench --json-schema: constrained-decoding costs (benchgrammar.go)
 	draft, draftPrompt                         string // bench --draft ngram: speculative decoding (benchdraft.go)
@@ -119,6 +121,7 @@ table (device time, GB/s, % of the measured copy bandwidth) on backends that can
 	fl.IntVar(&f.batch, "batch", 1, fmt.Sprintf("sequences decoding together in the tg row (1..%d; tokens/s counts all of them)", backend.MaxDecodeRows))
 	fl.IntVarP(&f.depth, "depth", "d", 0, "tg rows decode after a prompt of this many tokens in every sequence (untimed), as llama-bench's -d")
 	fl.BoolVar(&f.profile, "profile", false, "per-kernel device time table (backends with a profiler)")
+	fl.BoolVar(&f.readLogits, "read-logits", false, "read every row's logits back, as a sampler does, instead of the device's greedy picks (tg, --streams, --draft)")
 	fl.BoolVar(&f.dryRun, "dry-run", false, "with --synthetic: print its parameters, stored bytes and bytes read per decode token, build nothing")
 	fl.Uint64Var(&f.seed, "seed", 1, "seed of the synthetic weights and token ids")
 	fl.StringVar(&f.draft, "draft", "", "ngram: greedy -n tokens with and without prompt-lookup drafts (speed-up, acceptance)")
@@ -211,8 +214,12 @@ func runBench(cmd *cobra.Command, f *benchFlags) error {
 		for p := 0; p < n; p++ {
 			s.IDs, s.Seq, s.Pos = append(s.IDs, token(p+7919*seq)), append(s.Seq, int32(seq)), append(s.Pos, int32(p))
 		}
-		_, err := m.Forward(s, cache, 1)
-		return err
+		if f.readLogits {
+			_, err := m.Forward(s, cache, 1)
+			return err
+		}
+		var first model.Picks // the first token's pick, as greedy generation takes it
+		return m.ForwardPicks(s, cache, 1, &first)
 	}
 	prompt := func(cache backend.KVCache, n int) error { return promptSeq(cache, 0, n) }
 	// deep fills every sequence's first --depth positions (untimed) so the tg rows attend over them.
@@ -224,15 +231,24 @@ func runBench(cmd *cobra.Command, f *benchFlags) error {
 		}
 		return nil
 	}
-	// decode steps n positions from start, one row per sequence (--batch), every row's logits read back as a
-	// batched sampler would.
+	// decode steps n positions from start, one row per sequence (--batch), each row's greedy pick read back as
+	// greedy decoding does (the device argmax in the step), or with --read-logits every row's logits as a sampler
+	// reads them.
+	var picks model.Picks
+	var logits []float32
 	decode := func(cache backend.KVCache, start, n int) error {
 		for p := start; p < start+n; p++ {
 			var s model.Step
 			for q := range f.batch {
 				s.IDs, s.Seq, s.Pos = append(s.IDs, token(p+7919*q)), append(s.Seq, int32(q)), append(s.Pos, int32(p))
 			}
-			if _, err := m.Forward(s, cache, f.batch); err != nil {
+			var err error
+			if f.readLogits {
+				logits, err = m.ForwardInto(s, cache, f.batch, logits)
+			} else {
+				err = m.ForwardPicks(s, cache, f.batch, &picks)
+			}
+			if err != nil {
 				return err
 			}
 		}
@@ -346,6 +362,17 @@ func runBench(cmd *cobra.Command, f *benchFlags) error {
 	}
 	writeBenchMD(cmd.OutOrStdout(), rep)
 	return nil
+}
+
+// benchPicker is the bench verb's greedy picker: model.Greedy, which takes the device's picks, or with
+// --read-logits the same choice made from every row's logits on the host (the path a sampler takes).
+func benchPicker(readLogits bool) model.Picker {
+	if readLogits {
+		return pickerFunc(func(l []float32, _ []int) (int, error) {
+			return sample.GreedyNormalizedArgmax(l, model.PicksRounding), nil
+		})
+	}
+	return model.Greedy{}
 }
 
 // checkBenchSizes range-checks -r and every -p and -n value: a cache of positions is int32-indexed.

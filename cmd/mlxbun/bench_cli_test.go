@@ -143,3 +143,24 @@ func TestBenchRooflineMoE(t *testing.T) {
 		t.Errorf("qwen3-30b-a3b 3-bit: %d bytes a decode token: experts counted whole", s.DecodeBytes)
 	}
 }
+
+// TestBenchPicks: the tg row of bench --batch takes the device's picks by default and reads every row's logits
+// with --read-logits, both giving a tg row of the batch's tokens; bench --draft agrees with itself either way
+// (the outputs with and without drafts are identical, each through picks or through logits alike).
+func TestBenchPicks(t *testing.T) {
+	dir := testutil.Fixture(t, "trained/pycoder-12m")
+	for _, extra := range [][]string{nil, {"--read-logits"}} {
+		args := append([]string{"bench", "--model", dir, "--device", "cpu", "-p", "8", "-n", "4", "-r", "1", "--batch", "2", "-o", "json"}, extra...)
+		r := mlxbun(t, "", args...)
+		var rep benchReport
+		if r.code != 0 || json.Unmarshal([]byte(r.stdout), &rep) != nil || len(rep.Rows) != 2 || rep.Rows[1].NGen != 8 || rep.Rows[1].AvgTS <= 0 {
+			t.Errorf("%v: exit %d, %+v\n%s", extra, r.code, rep.Rows, r.stderr)
+		}
+		args = append([]string{"bench", "--model", dir, "--device", "cpu", "--draft", "ngram", "-p", "48", "-n", "12", "-r", "1", "-o", "json"}, extra...)
+		r = mlxbun(t, "", args...)
+		var d draftReport
+		if r.code != 0 || json.Unmarshal([]byte(r.stdout), &d) != nil || !d.Identical {
+			t.Errorf("%v --draft: exit %d, %+v\n%s", extra, r.code, d, r.stderr)
+		}
+	}
+}

@@ -15,7 +15,6 @@ import (
 	"github.com/mlxbun/mlxbun/internal/backend"
 	"github.com/mlxbun/mlxbun/internal/draft"
 	"github.com/mlxbun/mlxbun/internal/model"
-	"github.com/mlxbun/mlxbun/internal/sample"
 )
 
 type draftReport struct {
@@ -77,9 +76,7 @@ func runDraftBench(cmd *cobra.Command, f *benchFlags, b backend.Backend, m *mode
 			row.Test += " +ngram"
 		}
 		for r := -1; r < f.reps; r++ { // r = -1: warm-up
-			opt := model.GenOptions{MaxTokens: tg, Picker: pickerFunc(func(l []float32, _ []int) (int, error) {
-				return sample.GreedyNormalizedArgmax(l, sample.F32), nil
-			})}
+			opt := model.GenOptions{MaxTokens: tg, Picker: benchPicker(f.readLogits)}
 			if withDraft {
 				opt.Draft = draft.NewNGram(backend.MaxDecodeRows-1, 1, 3)
 			}

@@ -16,7 +16,6 @@ import (
 
 	"github.com/mlxbun/mlxbun/internal/backend"
 	"github.com/mlxbun/mlxbun/internal/model"
-	"github.com/mlxbun/mlxbun/internal/sample"
 	"github.com/mlxbun/mlxbun/internal/scheduler"
 )
 
@@ -101,7 +100,7 @@ func runStreamsBench(cmd *cobra.Command, f *benchFlags, b backend.Backend, m *mo
 		return errors.New("bench: --streams needs -n ≥ 1 and -p ≥ 17")
 	}
 	ctx := pp + tg + 1
-	s, err := scheduler.New(m, scheduler.Config{Parallel: f.streams, CtxSize: ctx, CacheBytes: 1 << 62, Log: log})
+	s, err := scheduler.New(m, scheduler.Config{Parallel: f.streams, CtxSize: ctx, CacheBytes: 1 << 62, Log: log, NoPicks: f.readLogits})
 	if err != nil {
 		return err
 	}
@@ -114,7 +113,7 @@ func runStreamsBench(cmd *cobra.Command, f *benchFlags, b backend.Backend, m *mo
 		}
 		return ids
 	}
-	greedy := pickerFunc(func(l []float32, _ []int) (int, error) { return sample.GreedyNormalizedArgmax(l, sample.F32), nil })
+	greedy := benchPicker(f.readLogits)
 	submit := func(ids []int, n int) (*scheduler.Stream, error) {
 		return s.Submit(&scheduler.Request{Prompt: ids, MaxTokens: n, Picker: greedy, TopLogprobs: -1, NoCache: true})
 	}

@@ -136,7 +136,7 @@ func chatTurn(e *engine, history []chat.Message, kwargs map[string]any, params s
 	}
 	stream := e.tok.NewStream(true)
 	st, err := e.sched.Submit(&scheduler.Request{Prompt: prompt, MaxTokens: min(maxTokens, ctx-len(prompt)),
-		Picker: pickerFunc(func(l []float32, h []int) (int, error) { return sampler.Sample(l, h, nil) }),
+		Picker: sampler, // plain greedy parameters take the device's picks
 		Stop:   sample.NewStopper(e.eos, nil), Text: stream.Add, Flush: stream.Flush, TopLogprobs: -1})
 	if err != nil {
 		return "", err

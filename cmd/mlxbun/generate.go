@@ -294,7 +294,7 @@ func runGenerate(cmd *cobra.Command, f *generateFlags) error {
 	}
 	opt := model.GenOptions{
 		MaxTokens: maxTokens, Context: ctx, Stop: stopper, OnText: emit,
-		Picker: pickerFunc(func(l []float32, h []int) (int, error) { return sampler.Sample(l, h, nil) }),
+		Picker: sampler, // a model.GreedyPicker: with plain greedy parameters Generate takes the device's picks
 	}
 	var constrained *grammar.Picker
 	if gram != nil {
@@ -408,6 +408,8 @@ func openAdapters(dirs []string, scales []float64) ([]*lora.Adapter, error) {
 	return out, nil
 }
 
+// pickerFunc is a Picker from a function; it does not say it is greedy (model.GreedyPicker), so a generation
+// with it reads every row's logits.
 type pickerFunc func([]float32, []int) (int, error)
 
 func (p pickerFunc) Pick(l []float32, h []int) (int, error) { return p(l, h) }

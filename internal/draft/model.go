@@ -11,7 +11,6 @@ import (
 
 	"github.com/mlxbun/mlxbun/internal/backend"
 	"github.com/mlxbun/mlxbun/internal/model"
-	"github.com/mlxbun/mlxbun/internal/sample"
 )
 
 // ModelPool is a draft model's cache for seqs sequences of up to ctx positions. Not safe for concurrent use.
@@ -20,6 +19,7 @@ type ModelPool struct {
 	cache backend.KVCache
 	held  [][]int // per sequence, the tokens at its cache positions 0..len-1
 	ctx   int
+	picks model.Picks // the last forward's greedy picks
 }
 
 // NewModelPool allocates the draft model's cache. The draft model must share the target's vocabulary (vocab ids)
@@ -68,7 +68,8 @@ func (d *ModelDrafter) Draft(history []int, limit int) []int {
 		at++
 	}
 	at = min(at, len(history)-1) // at least one row for the logits
-	var logits []float32
+	// The draft model's continuation is greedy (sample.GreedyNormalizedArgmax with F32 rounding): the picks
+	// forward's answer, so only the picks come back (a row picked 0 brings its logits too, unused here).
 	const chunk = 512
 	for at < len(history) {
 		end := min(len(history), at+chunk)
@@ -76,8 +77,7 @@ func (d *ModelDrafter) Draft(history []int, limit int) []int {
 		for q := at; q < end; q++ {
 			s.IDs, s.Seq, s.Pos = append(s.IDs, int32(history[q])), append(s.Seq, int32(d.seq)), append(s.Pos, int32(q))
 		}
-		var err error
-		if logits, err = p.m.Forward(s, p.cache, 1); err != nil {
+		if err := p.m.ForwardPicks(s, p.cache, 1, &p.picks); err != nil {
 			d.Err, p.held[d.seq] = err, nil
 			return nil
 		}
@@ -86,18 +86,17 @@ func (d *ModelDrafter) Draft(history []int, limit int) []int {
 	held = append(held[:0], history...)
 	var out []int
 	for {
-		id := sample.GreedyNormalizedArgmax(logits, sample.F32)
+		id := int(p.picks.IDs[0])
 		out = append(out, id)
 		if len(out) == k {
 			break
 		}
 		pos := len(held)
-		l, err := p.m.Forward(model.Step{IDs: []int32{int32(id)}, Seq: []int32{int32(d.seq)}, Pos: []int32{int32(pos)}}, p.cache, 1)
-		if err != nil {
+		if err := p.m.ForwardPicks(model.Step{IDs: []int32{int32(id)}, Seq: []int32{int32(d.seq)}, Pos: []int32{int32(pos)}}, p.cache, 1, &p.picks); err != nil {
 			d.Err = err
 			break
 		}
-		held, logits = append(held, id), l
+		held = append(held, id)
 	}
 	p.held[d.seq] = held
 	return out

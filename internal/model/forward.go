@@ -51,6 +51,7 @@ type workspace struct {
 	n, outRows                int
 	ids, seq, pos             backend.Tensor
 	x, xn, proj, last, logits backend.Tensor
+	picks                     backend.Tensor         // int32 [outRows], the device's greedy picks (picks.go); nil without an Argmaxer
 	bufs                      []layerBufs            // one per Model.bufs
 	inputs                    []backend.Tensor       // per-layer inputs [n, dim], one per layer (variations.go); nil without
 	inputTmp                  backend.Tensor         // [n, dim] scratch of the per-layer inputs
@@ -98,7 +99,8 @@ func (m *Model) planBuffers() {
 type graphKey struct {
 	ws    *workspace
 	cache backend.KVCache
-	set   int // the adapter set selected (adapterset.go): its deltas are part of the recorded ops
+	set   int  // the adapter set selected (adapterset.go): its deltas are part of the recorded ops
+	picks bool // the ops end with the device argmax (ForwardPicks) rather than at the logits
 }
 
 func (m *Model) newWorkspace(n, outRows int) (*workspace, error) {
@@ -131,6 +133,9 @@ func (m *Model) newWorkspace(n, outRows int) (*workspace, error) {
 	ws.proj = alloc(act, n, c.HiddenSize)
 	ws.last = alloc(act, outRows, c.HiddenSize)
 	ws.logits = alloc(backend.F32, outRows, c.VocabSize)
+	if _, ok := m.b.(backend.Argmaxer); ok {
+		ws.picks = alloc(backend.I32, outRows)
+	}
 	if m.hybrid != nil {
 		ws.hy = m.newHybridWorkspace(n, alloc)
 	}
@@ -155,27 +160,44 @@ func (m *Model) freeWorkspace(ws *workspace) {
 }
 
 // Forward runs the rows of s through the model, filling cache, and returns the logits of the last outRows rows
-// as [outRows, vocab] float32 (row-major).
+// as [outRows, vocab] float32 (row-major), in a new slice the caller may keep.
 func (m *Model) Forward(s Step, cache backend.KVCache, outRows int) ([]float32, error) {
-	ws, err := m.prepare(s, cache, outRows)
+	return m.ForwardInto(s, cache, outRows, nil)
+}
+
+// ForwardInto is Forward reading the logits into dst (grown when it is short) instead of a new slice: a caller
+// that is done with one step's rows before the next call reuses one buffer, not outRows × vocab × 4 bytes a step.
+// It returns dst[:outRows·vocab].
+func (m *Model) ForwardInto(s Step, cache backend.KVCache, outRows int, dst []float32) ([]float32, error) {
+	ws, err := m.prepare(s, cache, outRows, false)
 	if err != nil {
 		return nil, err
 	}
 	if ws.n > maxRecordedRows {
 		defer m.freeWorkspace(ws)
 	}
-	out := make([]float32, outRows*m.Config.VocabSize)
-	if err := m.b.ReadFloat32(ws.logits, out); err != nil {
+	return m.readLogits(ws, dst)
+}
+
+// readLogits reads a workspace's logits into dst (grown when short) and waits for the device.
+func (m *Model) readLogits(ws *workspace, dst []float32) ([]float32, error) {
+	n := ws.outRows * m.Config.VocabSize
+	if cap(dst) < n {
+		dst = make([]float32, n)
+	}
+	dst = dst[:n]
+	if err := m.b.ReadFloat32(ws.logits, dst); err != nil {
 		return nil, fmt.Errorf("forward: %w", err)
 	}
 	if err := m.b.Sync(); err != nil {
 		return nil, fmt.Errorf("forward on %s: %w", m.b.Name(), err)
 	}
-	return out, nil
+	return dst, nil
 }
 
-// prepare validates s, writes its ids and positions into a workspace and issues (or replays) the ops.
-func (m *Model) prepare(s Step, cache backend.KVCache, outRows int) (*workspace, error) {
+// prepare validates s, writes its ids and positions into a workspace and issues (or replays) the ops; with picks
+// (the workspace has a picks tensor) they end with the device argmax of the logits into ws.picks.
+func (m *Model) prepare(s Step, cache backend.KVCache, outRows int, picks bool) (*workspace, error) {
 	n := len(s.IDs)
 	if n == 0 || len(s.Seq) != n || len(s.Pos) != n || outRows < 1 || outRows > n {
 		return nil, fmt.Errorf("forward: %d ids, %d seqs, %d positions, %d output rows", n, len(s.Seq), len(s.Pos), outRows)
@@ -219,9 +241,15 @@ func (m *Model) prepare(s Step, cache backend.KVCache, outRows int) (*workspace,
 			return nil, fmt.Errorf("forward: %w", err)
 		}
 	}
-	run := func() { m.ops(ws, cache) }
+	run := func() {
+		m.ops(ws, cache)
+		if picks {
+			// Inside the recorded ops: on CUDA the argmax is one more node of the step's graph.
+			m.b.(backend.Argmaxer).Argmax(ws.picks, ws.logits)
+		}
+	}
 	if rec, ok := m.b.(backend.Recorder); ok && n <= maxRecordedRows {
-		gk := graphKey{ws, cache, m.activeSet}
+		gk := graphKey{ws, cache, m.activeSet, picks}
 		if m.graphs == nil {
 			m.graphs = map[graphKey]bool{}
 		}

@@ -1,8 +1,10 @@
 // The generation loop for one sequence: chunked prefill of the prompt, then one decode step per token. The token
 // choice is the caller's Picker; whether a token ends the sequence is the caller's sample.Stopper (end ids and
-// stop strings); each step's logits are checked for NaN and ±Inf before a token is picked from them. With a
-// Drafter, a decode step also runs the drafted tokens as further rows at the next positions; the picker then
-// picks from those rows in turn while its choice equals the draft, so the output is the one without drafts.
+// stop strings); each step's logits are checked for NaN and ±Inf before a token is picked from them. A plain greedy
+// picker (PicksGreedily) takes the device's picks instead (ForwardPicks: only a row that picked token 0 brings its
+// logits back, to be checked and picked as before). With a Drafter, a decode step also runs the drafted tokens as
+// further rows at the next positions; the picker then picks from those rows in turn while its choice equals the
+// draft, so the output is the one without drafts.
 package model
 
 import (
@@ -10,6 +12,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/mlxbun/mlxbun/internal/backend"
 	"github.com/mlxbun/mlxbun/internal/sample"
 )
 
@@ -127,8 +130,10 @@ func (m *Model) Generate(prompt []int, opt GenOptions) (*GenResult, error) {
 	}
 	res := &GenResult{Prompt: append([]int(nil), prompt...)}
 	history := append([]int(nil), prompt...)
+	// A picker whose choice is the device argmax takes the picks; the others read every row's logits, into one
+	// buffer reused step after step (a step's rows are all used before the next forward call).
+	st := stepRows{m: m, cache: cache, picks: PicksGreedily(opt.Picker)}
 	start := time.Now()
-	var logits []float32
 	for at := 0; at < len(prompt); at += chunk {
 		end := min(at+chunk, len(prompt))
 		s := Step{}
@@ -137,7 +142,7 @@ func (m *Model) Generate(prompt []int, opt GenOptions) (*GenResult, error) {
 			s.Seq = append(s.Seq, 0)
 			s.Pos = append(s.Pos, int32(p))
 		}
-		if logits, err = m.Forward(s, cache, 1); err != nil {
+		if err = st.forward(s, 1); err != nil {
 			return nil, err
 		}
 	}
@@ -155,24 +160,19 @@ func (m *Model) Generate(prompt []int, opt GenOptions) (*GenResult, error) {
 	if opt.Draft != nil && !m.Rewindable(ctx) {
 		return nil, errors.New("generate: speculative drafts need a cache that can rewind (not a hybrid model or a sliding-window ring)")
 	}
-	v := m.Config.VocabSize
-	rows := [][]float32{logits} // the rows still to pick from: the step's first, then one per draft token
-	var drafts []int            // the draft tokens fed after the last pick, not yet matched
-	proposed, accepted := 0, 0  // this round's
+	next := 0                  // the row to pick from: the step's first, then one per draft token
+	var drafts []int           // the draft tokens fed after the last pick, not yet matched
+	proposed, accepted := 0, 0 // this round's
 	for {
 		if len(res.Generated) >= opt.MaxTokens {
 			res.StopReason = "length"
 			break
 		}
-		row := rows[0]
-		rows = rows[1:]
-		if err := checkLogits(row, len(res.Generated)+1); err != nil {
-			return nil, fmt.Errorf("generate: %w", err)
-		}
-		id, err := opt.Picker.Pick(row, history)
+		id, err := st.pick(next, len(res.Generated)+1, opt.Picker, history)
 		if err != nil {
 			return nil, fmt.Errorf("generate: %w", err)
 		}
+		next++
 		res.Generated = append(res.Generated, id)
 		history = append(history, id)
 		text := ""
@@ -219,16 +219,49 @@ func (m *Model) Generate(prompt []int, opt GenOptions) (*GenResult, error) {
 			proposed = len(drafts)
 			res.Drafted += proposed
 		}
-		out, err := m.Forward(s, cache, len(s.IDs))
-		if err != nil {
+		if err := st.forward(s, len(s.IDs)); err != nil {
 			return nil, err
 		}
+		next = 0
 		res.Steps++
-		rows = rows[:0]
-		for r := range s.IDs {
-			rows = append(rows, out[r*v:(r+1)*v])
-		}
 	}
 	res.GenTime = time.Since(start)
 	return res, nil
+}
+
+// stepRows is one generation's latest forward call: the picks (ForwardPicks) or every output row's logits.
+type stepRows struct {
+	m      *Model
+	cache  backend.KVCache
+	picks  bool // ask for picks; the picker is PicksGreedily
+	p      Picks
+	logits []float32 // the rows, when the call read them (not picks, or p.Logits)
+}
+
+// forward runs s, keeping its last outRows rows' answer.
+func (st *stepRows) forward(s Step, outRows int) error {
+	if !st.picks {
+		var err error
+		st.logits, err = st.m.ForwardInto(s, st.cache, outRows, st.logits)
+		return err
+	}
+	if err := st.m.ForwardPicks(s, st.cache, outRows, &st.p); err != nil {
+		return err
+	}
+	st.logits = st.p.Logits
+	return nil
+}
+
+// pick chooses the token of output row r (choosing the step-th generated token): the device's pick, or the
+// picker's choice from the row once its logits pass checkLogits.
+func (st *stepRows) pick(r, step int, p Picker, history []int) (int, error) {
+	if st.picks && st.logits == nil {
+		return int(st.p.IDs[r]), nil
+	}
+	v := st.m.Config.VocabSize
+	row := st.logits[r*v : (r+1)*v]
+	if err := checkLogits(row, step); err != nil {
+		return 0, err
+	}
+	return p.Pick(row, history)
 }

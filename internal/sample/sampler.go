@@ -87,6 +87,22 @@ func (s *Sampler) Sample(logits []float32, history []int, mask []int32) (int, er
 	return s.sampleFiltered(logits)
 }
 
+// Pick is Sample without a mask (the model.Picker a generation loop calls).
+func (s *Sampler) Pick(logits []float32, history []int) (int, error) {
+	return s.Sample(logits, history, nil)
+}
+
+// Greedy reports whether Pick is plain greedy selection, GreedyNormalizedArgmax(row, r), for every row and every
+// history of in-vocabulary ids, and in which rounding r: Temp 0 with no logit bias and no penalty (a repetition
+// penalty of 1 divides and multiplies by 1, which changes no float). Its one other answer is the degenerate-row
+// error (see Sample). A caller may then take the argmax from elsewhere (a device's) instead of calling Pick.
+func (s *Sampler) Greedy() (Rounding, bool) {
+	p := s.p
+	plain := p.Temp == 0 && len(p.LogitBias) == 0 && (p.RepetitionPenalty == 0 || p.RepetitionPenalty == 1) &&
+		p.PresencePenalty == 0 && p.FrequencyPenalty == 0
+	return p.LogitsRounding, plain
+}
+
 // process applies the logits processors in mlx-lm's order. Each is a per-token update, so doing all of a token's
 // updates together gives the same result as doing each processor over the whole row in turn.
 func (s *Sampler) process(logits []float32, history []int) error {

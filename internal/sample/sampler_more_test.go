@@ -240,3 +240,64 @@ func TestFullVocabularyTopK(t *testing.T) {
 		t.Fatalf("chi² %.1f > %.1f", stat, chi2Bound(k-1))
 	}
 }
+
+// TestGreedyReport: Greedy says true exactly for the parameters under which Pick is GreedyNormalizedArgmax in
+// LogitsRounding, and when it says so Pick agrees with it on rows with ties, near-ties and a history that
+// repeats the top tokens (which a real penalty would push down); the parameters it refuses change some pick.
+func TestGreedyReport(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 9))
+	const v = 300
+	rows := make([][]float32, 40)
+	for i := range rows {
+		r := make([]float32, v)
+		for j := range r {
+			r[j] = float32(rng.NormFloat64())
+		}
+		top := rng.IntN(v)
+		r[top] = 4
+		r[(top+1)%v] = 4                      // a tie: the lower id wins
+		r[(top+2)%v] = math.Nextafter32(4, 0) // an f32 ulp below: ties after bf16 rounding
+		rows[i] = r
+	}
+	history := func(r []float32) []int { // the row's top ids, repeated
+		best := GreedyNormalizedArgmax(r, F32)
+		return []int{best, best, (best + 1) % v, (best + 2) % v, best}
+	}
+	for _, c := range []struct {
+		name   string
+		p      Params
+		greedy bool
+	}{
+		{"zero", Params{}, true},
+		{"filters and seed", Params{TopK: 3, TopP: 0.5, MinP: 0.1, Seed: 5}, true},
+		{"repetition penalty 1", Params{RepetitionPenalty: 1, RepetitionContextSize: 4}, true},
+		{"bf16", Params{LogitsRounding: BF16}, true},
+		{"temperature", Params{Temp: 0.8, Seed: 1}, false},
+		{"repetition penalty", Params{RepetitionPenalty: 3}, false},
+		{"presence", Params{PresencePenalty: 5}, false},
+		{"frequency", Params{FrequencyPenalty: 5}, false},
+		{"bias", Params{LogitBias: map[int]float32{0: 100}}, false},
+	} {
+		s, err := New(c.p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r, greedy := s.Greedy()
+		if greedy != c.greedy || r != c.p.LogitsRounding {
+			t.Errorf("%s: Greedy() = %v, %v; want %v, %v", c.name, r, greedy, c.p.LogitsRounding, c.greedy)
+			continue
+		}
+		same := true
+		for _, row := range rows {
+			want := GreedyNormalizedArgmax(row, c.p.LogitsRounding)
+			got, err := s.Pick(slices.Clone(row), history(row))
+			if err != nil {
+				t.Fatalf("%s: %v", c.name, err)
+			}
+			same = same && got == want
+		}
+		if same != greedy {
+			t.Errorf("%s: Greedy %v, but Pick agreed with the greedy argmax on every row: %v", c.name, greedy, same)
+		}
+	}
+}

@@ -39,7 +39,10 @@ type Config struct {
 	// DraftModel, when set, drafts instead of prompt lookup: a small model of the same vocabulary (package draft),
 	// with a cache sequence per slot. The scheduler does not close it.
 	DraftModel *model.Model
-	Log        zerolog.Logger
+	// NoPicks reads every call's logits back even when all its rows are picked plain greedily, which would take
+	// the device's picks instead (model.ForwardPicks): for comparing the two, as the tests and bench do.
+	NoPicks bool
+	Log     zerolog.Logger
 	// OnStep, when set, is told each forward call's rows and duration (metrics).
 	OnStep func(rows int, d time.Duration)
 }
@@ -49,6 +52,7 @@ type Stats struct {
 	Queued, Busy, Slots                    int
 	Admitted, Prompt, Cached, Generated    int64
 	Drafted, Accepted, Steps, Rows         int64
+	PickSteps                              int64            // forward calls answered by the device's greedy picks alone
 	Finished                               map[string]int64 // by reason
 	CacheEntries                           int
 	CacheBytes, CacheLimit                 int64
@@ -78,6 +82,8 @@ type Scheduler struct {
 	rewind  bool             // model.Rewindable at CtxSize
 	clock   uint64
 	scratch []float32
+	logits  []float32   // the last call's logits, the buffer the next one reuses
+	picks   model.Picks // the last picks call's answer, likewise
 
 	mu     sync.Mutex
 	cond   *sync.Cond

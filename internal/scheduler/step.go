@@ -1,6 +1,7 @@
 // One batch step: the forward calls that advance every running sequence by a decode row (plus its drafts) and one
 // prefilling sequence by a prompt chunk, grouped by adapter set (a call serves one set) and cut at Config.MaxRows
-// decode rows; then each sequence's picks from its rows, its events, and the end of those that finished.
+// decode rows; then each sequence's picks from its rows, its events, and the end of those that finished. A call
+// whose every row is picked plain greedily takes the device's picks (model.ForwardPicks) instead of the logits.
 package scheduler
 
 import (
@@ -130,8 +131,20 @@ func (s *Scheduler) run(c *call) {
 		out++
 	}
 	out = max(out, 1)
+	picks := !s.cfg.NoPicks && picksOnly(c)
 	start := time.Now()
-	logits, err := s.m.Forward(c.step, s.cache, out)
+	var logits []float32
+	var err error
+	if picks {
+		if err = s.m.ForwardPicks(c.step, s.cache, out, &s.picks); err == nil && s.picks.Logits != nil {
+			picks, logits = false, s.picks.Logits // a row picked token 0: every row goes the logits' way
+		}
+	} else {
+		logits, err = s.m.ForwardInto(c.step, s.cache, out, s.logits)
+		if err == nil {
+			s.logits = logits // no row outlives this call: the next one reuses the buffer
+		}
+	}
 	d := time.Since(start)
 	if s.cfg.OnStep != nil {
 		s.cfg.OnStep(len(c.step.IDs), d)
@@ -139,13 +152,21 @@ func (s *Scheduler) run(c *call) {
 	s.mu.Lock()
 	s.stats.Steps++
 	s.stats.Rows += int64(len(c.step.IDs))
+	if picks && err == nil {
+		s.stats.PickSteps++
+	}
 	s.mu.Unlock()
 	if err != nil {
 		s.failCall(c, err)
 		return
 	}
 	v := s.m.Config.VocabSize
-	row := func(i int) []float32 { return logits[i*v : (i+1)*v] }
+	choose := func(q *seq, i int) (int, bool) { // q's token from output row i
+		if picks {
+			return s.accept(q, Token{ID: int(s.picks.IDs[i])})
+		}
+		return s.take(q, logits[i*v:(i+1)*v])
+	}
 	next := 0
 	if c.pre != nil {
 		q := c.pre
@@ -156,7 +177,7 @@ func (s *Scheduler) run(c *call) {
 		if c.preFinal {
 			q.first = time.Now()
 			q.res.PromptTime = q.first.Sub(q.admitted)
-			s.take(q, row(0))
+			choose(q, 0)
 			next = 1
 		}
 	}
@@ -165,7 +186,7 @@ func (s *Scheduler) run(c *call) {
 		accepted, p := 0, q.fed
 		for r := range rows {
 			q.fed = p + r + 1 // row r's input (tokens[p+r]) is stored, and every draft before it was accepted
-			id, ok := s.take(q, row(next+r))
+			id, ok := choose(q, next+r)
 			if !ok || r == len(q.drafts) || id != q.drafts[r] {
 				break
 			}
@@ -221,6 +242,32 @@ func (s *Scheduler) take(q *seq, row []float32) (int, bool) {
 	if q.req.TopLogprobs >= 0 {
 		tok.Logprob, tok.Top = float32(float64(s.scratch[id])-lse), top
 	}
+	return s.accept(q, tok)
+}
+
+// picksOnly reports whether every row of c that is picked from can take the device's greedy pick: its picker is
+// plain greedy in model.PicksRounding (no temperature, penalty, bias or grammar mask) and it asks for no
+// log-probabilities. Draft rows qualify: a draft is accepted when the pick equals it, which the pick alone settles.
+func picksOnly(c *call) bool {
+	wants := func(q *seq) bool { return q.req.TopLogprobs < 0 && model.PicksGreedily(q.req.Picker) }
+	if c.preFinal && !wants(c.pre) {
+		return false
+	}
+	for _, q := range c.decode {
+		if !wants(q) {
+			return false
+		}
+	}
+	return true
+}
+
+// accept makes tok q's next token: its event, its text and the stop checks; false when q has finished (with tok
+// or, already done, without it).
+func (s *Scheduler) accept(q *seq, tok Token) (int, bool) {
+	if q.done {
+		return 0, false
+	}
+	id := tok.ID
 	q.tokens = append(q.tokens, id)
 	q.gen++
 	q.res.Generated = append(q.res.Generated, id)

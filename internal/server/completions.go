@@ -209,14 +209,10 @@ func (s *Server) request(r *http.Request, e *Engine, sp *sampling, prompt []int,
 		gp := grammar.NewPicker(sampler, tabs)
 		req.Picker, req.Halt = gp, gp.Halt
 	} else {
-		req.Picker = samplerPicker{sampler}
+		req.Picker = sampler // a model.GreedyPicker: plain greedy requests take the device's picks
 	}
 	return req, nil
 }
-
-type samplerPicker struct{ s *sample.Sampler }
-
-func (p samplerPicker) Pick(l []float32, h []int) (int, error) { return p.s.Sample(l, h, nil) }
 
 func deref[T any](p *T) T {
 	var zero T

@@ -138,6 +138,7 @@ func (m *metrics) write(w io.Writer, st *scheduler.Stats) {
 	counter("mlxbun_generated_tokens_total", "Tokens generated.", st.Generated)
 	counter("mlxbun_steps_total", "Forward calls.", st.Steps)
 	counter("mlxbun_step_rows_total", "Rows of all forward calls.", st.Rows)
+	counter("mlxbun_pick_steps_total", "Forward calls answered by the device's greedy picks alone (no logits read).", st.PickSteps)
 	counter("mlxbun_prompt_cache_hits_total", "Requests that reused a cached prefix.", st.CacheHits)
 	counter("mlxbun_prompt_cache_misses_total", "Requests that reused nothing.", st.CacheMisses)
 	counter("mlxbun_prompt_cache_evictions_total", "Prompt cache entries evicted.", st.CacheEvictions)

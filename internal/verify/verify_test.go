@@ -241,3 +241,26 @@ func TestRunSurvivesPanics(t *testing.T) {
 		t.Errorf("results %+v / %+v", rs[0].Err, rs[1])
 	}
 }
+
+// TestArgmaxOnCPU: every Argmax case, the Qwen3-14B sweep included (tie, NaN, all −Inf, an ulp apart at 151,936
+// ids), passes with the CPU backend as the device: the Argmaxer that model.ForwardPicks calls on the CPU.
+func TestArgmaxOnCPU(t *testing.T) {
+	ref, dut := cpu.New(), cpu.New()
+	defer ref.Close()
+	defer dut.Close()
+	var cs []Case
+	for _, c := range Cases(false) {
+		if c.Op == "Argmax" {
+			cs = append(cs, c)
+		}
+	}
+	if len(cs) < 3 {
+		t.Fatalf("%d Argmax cases", len(cs))
+	}
+	for _, r := range Run(ref, dut, cs, 1) {
+		if !r.Pass || r.Skipped {
+			t.Errorf("%s %s: pass %v, skipped %v, metric %g, err %v", r.Op, r.Shape, r.Pass, r.Skipped, r.Metric, r.Err)
+		}
+	}
+	t.Logf("%d Argmax cases pass on the CPU", len(cs))
+}

@@ -12,7 +12,8 @@
 # SYNTH=1 adds issue 19's H200 lines on the Qwen3-14B shape at 3 bits: bench --batch 8 (the decode forms alone, at
 # depth 0 and at the streams' depth 2,048)
 # against bench --streams 8 (the same through the scheduler; its "all decoding" row, want ≥ 80 %), whose second part prefills a 2048-token
-# prompt and then one sharing all but 16 of it (want the second ≤ 10 % of the first).
+# prompt and then one sharing all but 16 of it (want the second ≤ 10 % of the first); then both at -p 32 (--streams
+# needs 17) with the device's greedy picks and with --read-logits (every row's logits back, the path before them).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 BIN=${BIN:-.devbin/mlxbun}
@@ -101,5 +102,11 @@ if [ "${SYNTH:-0}" = 1 ]; then
 	"$BIN" bench --synthetic qwen3-14b --bits 3 --device "$DEVICE" --batch 8 -p 0 -d 2048 -n 128 -r 3 || status=1
 	"$BIN" bench --synthetic qwen3-14b --bits 3 --device "$DEVICE" --streams 8 -p 16 -n 128 -r 3 || status=1
 	"$BIN" bench --synthetic qwen3-14b --bits 3 --device "$DEVICE" --streams 8 -p 2048 -n 128 -r 3 --profile || status=1
+	# The greedy picks (argmax_f32 in the step's graph) against every row's logits read back, both ways.
+	for extra in "" --read-logits; do
+		echo "== picks A/B: ${extra:-device picks}"
+		"$BIN" bench --synthetic qwen3-14b --bits 3 --device "$DEVICE" --batch 8 -p 32 -n 128 -r 3 $extra || status=1
+		"$BIN" bench --synthetic qwen3-14b --bits 3 --device "$DEVICE" --streams 8 -p 32 -n 128 -r 3 $extra || status=1
+	done
 fi
 exit $status
