@@ -126,6 +126,13 @@ type Options struct {
 	// the work folders of dead runs are removed.
 	Resume bool
 
+	// Device runs the calibration model (the --calib auto sampling and the Hessian collection; nil: a CPU backend
+	// of the run's own). The caller opens and closes it; a device with a Gram op (backend.Grammer) accumulates
+	// XᵀX where the activations are (gram.go). CalibMemory, when positive, caps the bytes of the accumulators on
+	// it (0: its free memory less a margin); sites beyond it are collected in further passes over the windows.
+	Device      backend.Backend
+	CalibMemory int64
+
 	// Searcher does the trellis block searches (nil: the CPU's, trellis.CPU); a device's (cuda --device) returns
 	// the same paths, so the artifact does not depend on it.
 	Searcher trellis.Searcher
