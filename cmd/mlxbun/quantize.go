@@ -228,6 +228,10 @@ type quantizeProgress struct {
 	debug bool
 	layer layerTally
 	eta   etaClock
+	// Starts of the calibration stages (sampling, a pass over the windows, a flush), for the took fields of their
+	// log lines: what scripts/device/quant.sh q14b extrapolates a full run from.
+	sampleStart, calibStart, flushStart time.Time
+	flushTook                           time.Duration // this pass's flushes so far
 }
 
 // etaClock estimates the time left from the encoding rate of this run: weights encoded (not taken from a
@@ -316,13 +320,30 @@ func (p *quantizeProgress) event(e quantize.Event) {
 		log.Warn().Msg(e.Note)
 		return
 	case quantize.StageCalibrate:
+		if !e.Done && e.Index == 0 {
+			p.calibStart, p.flushTook = time.Now(), 0
+		}
 		if e.Done && (e.Index+1 == e.Count || (e.Index+1)%max(1, e.Count/8) == 0) {
-			log.Info().Int("window", e.Index+1).Int("of", e.Count).Msg("calibration: Hessians collected")
+			log.Info().Int("window", e.Index+1).Int("of", e.Count).Str("took", since(p.calibStart)).
+				Str("flushes_took", p.flushTook.Round(time.Millisecond).String()).Msg("calibration: Hessians collected")
 		}
 		return
+	case quantize.StageFlush:
+		if !e.Done {
+			p.flushStart = time.Now()
+			return
+		}
+		d := time.Since(p.flushStart)
+		p.flushTook += d
+		log.Debug().Int("flush", e.Index+1).Int("of", e.Count).Str("took", d.Round(time.Millisecond).String()).
+			Msg("calibration: device accumulators added to the host sums")
+		return
 	case quantize.StageSample:
+		if !e.Done && e.Index == 0 {
+			p.sampleStart = time.Now()
+		}
 		if e.Done && (e.Index+1 == e.Count || (e.Index+1)%max(1, e.Count/4) == 0) {
-			log.Info().Int("batch", e.Index+1).Int("of", e.Count).Msg("calibration: sequences sampled from the model")
+			log.Info().Int("batch", e.Index+1).Int("of", e.Count).Str("took", since(p.sampleStart)).Msg("calibration: sequences sampled from the model")
 		}
 		return
 	case quantize.StageLayer:
@@ -404,6 +425,9 @@ func (p *quantizeProgress) finish() {
 		p.bar.Finish()
 	}
 }
+
+// since is the time from start, rounded for a log field.
+func since(start time.Time) string { return time.Since(start).Round(time.Millisecond).String() }
 
 // shortName drops the common prefix and suffix from a tensor name for the bar ("layers.3.mlp.down_proj").
 func shortName(name string) string {

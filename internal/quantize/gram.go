@@ -105,10 +105,14 @@ func gramCalibration(b backend.Backend, g backend.Grammer, m *model.Model, ids [
 			hs[k].tokens += int64(rows)
 		})
 		windows := min(len(ids), o.CalibTokens) / o.CalibCtx
+		flushes := (windows + flushEvery - 1) / flushEvery
 		flush := func(w int) error {
 			if (w+1)%flushEvery != 0 && w+1 != windows {
 				return nil
 			}
+			ev := Event{Stage: StageFlush, Index: w / flushEvery, Count: flushes}
+			progress(ev)
+			defer func() { ev.Done = true; progress(ev) }()
 			for k, gs := range active {
 				if cap(buf) < gs.n*gs.n {
 					buf = make([]float32, gs.n*gs.n)

@@ -187,6 +187,7 @@ const (
 	StageNote      = "note"      // a sentence for the log (Note): work folders of killed runs removed
 	StageSample    = "sample"    // a batch of self-calibration sequences sampled (Index, Count count batches)
 	StageLayer     = "layer"     // a layer finished and checkpointed (Tensor names it; Index, Count count layers)
+	StageFlush     = "flush"     // device accumulators read back into the f64 sums (gram.go; Index, Count count a pass's flushes)
 )
 
 // Event reports progress: one with Done false when a tensor (or calibration window) starts, one with Done true
