@@ -88,7 +88,7 @@ type Options struct {
 	// vectors beside the codes (docs/trellis-format.md section 11); Seed draws the signs (0: DefaultSeed).
 	RHT  bool
 	Seed uint64
-	// Calib, when set, is a text file the unquantized model is run over (CPU) to collect each linear's input
+	// Calib, when set, is a text file the unquantized model is run over (on Device) to collect each linear's input
 	// Hessian; the codes are then chosen by LDLQ against it (damped by Damp, 0: DefaultDamp). CalibTokens (0:
 	// DefaultCalibTokens) tokens from its start, in windows of CalibCtx (0: DefaultCalibCtx).
 	Calib    string
