@@ -438,7 +438,8 @@ profile() {
 # windows collected on the GPU, one flush of the 61 GB of f32 accumulators) runs until Q14B_TIMEOUT and is
 # stopped. Its JSON log (q14b.log) gives the stage times; the summary line extrapolates the defaults' 131,072
 # tokens (256 sequences in 8 batches of 32, 256 windows in 8 flushes) and 40 layers. The whole phase stays under
-# 8 minutes (writing ≤ 200 s, the run ≤ Q14B_TIMEOUT = 240 s).
+# 8 minutes (writing ≤ 200 s, the run ≤ Q14B_TIMEOUT = 240 s). Q14B_L (16) and Q14B_TOKENS (1024) change the
+# run's L and --calib-tokens; the extrapolation assumes the smoke's 2 sequences and the defaults' 131,072 tokens.
 q14b() {
 	S=${Q14B_DIR:-$PWD/.q14b}
 	df -h "$(dirname "$S")" /tmp 2>&1 | tee -a "$OUT/run.log"
@@ -447,9 +448,10 @@ q14b() {
 		step "q14b: bench --synthetic qwen3-14b --save $S"
 		timeout 200 $B bench --synthetic qwen3-14b --save "$S" 2>&1 | tail -2 | tee -a "$OUT/run.log"
 	fi
-	step "q14b: quantize 3-bit L 16 --device cuda --calib-tokens 1024 (stopped after ${Q14B_TIMEOUT:-240} s)"
+	L=${Q14B_L:-16} N=${Q14B_TOKENS:-1024}
+	step "q14b: quantize 3-bit L $L --device cuda --calib-tokens $N (stopped after ${Q14B_TIMEOUT:-240} s)"
 	rm -rf "$S-3bit"
-	timeout ${Q14B_TIMEOUT:-240} $B quantize --model "$S" --bits 3 --L 16 --device cuda --calib-tokens 1024 --quiet \
+	timeout ${Q14B_TIMEOUT:-240} $B quantize --model "$S" --bits 3 --L $L --device cuda --calib-tokens $N --quiet \
 		--log-format json --log-level debug --out "$S-3bit" >/dev/null 2>"$OUT/q14b.log"
 	echo "q14b quantize exit $? (124: stopped by the timeout, as planned)" | tee -a "$OUT/run.log"
 	grep -E '"level":"(error|warn)"' "$OUT/q14b.log" | head -5 | tee -a "$OUT/run.log"
