@@ -463,6 +463,7 @@ def secs(s):
         t += float(v) * {'h': 3600, 'm': 60, 's': 1, 'ms': 1e-3, 'µs': 1e-6, 'us': 1e-6, 'ns': 1e-9}[u]
     return t
 sample = calib = flush = None
+batches = 1
 windows = 0
 layers = []
 for line in open(sys.argv[1]):
@@ -472,16 +473,16 @@ for line in open(sys.argv[1]):
         continue
     m = r.get('message', '')
     if m.startswith('calibration: sequences sampled'):
-        sample = secs(r.get('took'))
+        sample, batches = secs(r.get('took')), r.get('of', 1)
     elif m.startswith('calibration: Hessians collected'):
         calib, flush, windows = secs(r.get('took')), secs(r.get('flushes_took')), r.get('of', 0)
     elif m == 'layer quantized':
         layers.append((r.get('index'), secs(r.get('took'))))
-print(f"q14b smoke: sampling {sample} s (2 sequences), calibration {calib} s over {windows} windows of which flush {flush} s")
+print(f"q14b smoke: sampling {sample} s ({batches} batches), calibration {calib} s over {windows} windows of which flush {flush} s")
 for i, t in layers:
     print(f"q14b smoke: layer {i} encoded in {t:.1f} s")
 if sample is not None and calib is not None and windows:
-    full_sample = sample * 8          # 8 batches of 32 sequences; a decode step's time barely grows from 2 to 32 rows
+    full_sample = sample / batches * 8  # 8 batches of 32 sequences; a decode step's time barely grows with its rows
     full_calib = (calib - flush) / windows * 256 + flush * 8
     enc = sum(t for _, t in layers) / len(layers) * 40 if layers else float('nan')
     print(f"q14b extrapolated to 131072 tokens: sampling ~{full_sample:.0f} s, calibration ~{full_calib:.0f} s, "
