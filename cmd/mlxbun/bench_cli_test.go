@@ -82,3 +82,11 @@ func TestBenchDryRun(t *testing.T) {
 	oneErrorLine(t, mlxbun(t, "", "bench", "--synthetic", "gemma4-31b", "--bits", "9", "--dry-run"), "9")
 	oneErrorLine(t, mlxbun(t, "", "bench", "--synthetic", "gemma-9000", "--dry-run"), "gemma-9000", "qwen3.5-27b")
 }
+
+// TestBenchSaveErrors: --save writes only a dense synthetic model, into a directory that does not exist yet (the
+// writing itself is internal/model's TestWriteSynthetic).
+func TestBenchSaveErrors(t *testing.T) {
+	dir := t.TempDir()
+	oneErrorLine(t, mlxbun(t, "", "bench", "--synthetic", "qwen3-0.6b", "--bits", "3", "--save", dir+"/x"), "--save", "without --bits")
+	oneErrorLine(t, mlxbun(t, "", "bench", "--synthetic", "qwen3-0.6b", "--save", dir), "--save", "exists")
+}
