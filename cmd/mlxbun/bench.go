@@ -28,6 +28,7 @@ import (
 
 type benchFlags struct {
 	modelDir, synthetic, dtype, device, output string
+	save                                       string // --save: write the synthetic checkpoint here instead
 	head                                       string // a synthetic trellis model's output head: affine8 or bf16
 	pp, tg                                     []int  // llama-bench's -p and -n lists: a row per value
 	reps, bits, batch                          int
@@ -103,7 +104,8 @@ table (device time, GB/s, % of the measured copy bandwidth) on backends that can
   mlxbun bench --synthetic qwen3-14b --dtype bf16 --device cuda --profile -o md
   mlxbun bench --synthetic qwen3-14b --bits 3 --device cuda
   mlxbun bench --synthetic qwen3.5-27b --bits 3 --dry-run
-  mlxbun bench --synthetic qwen3-30b-a3b --bits 3 --device cuda`,
+  mlxbun bench --synthetic qwen3-30b-a3b --bits 3 --device cuda
+  mlxbun bench --synthetic qwen3-14b --save ./qwen3-14b-synthetic     # a bf16 checkpoint to quantize`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error { return runBench(cmd, &f) },
 	}
@@ -122,6 +124,7 @@ table (device time, GB/s, % of the measured copy bandwidth) on backends that can
 	fl.IntVarP(&f.depth, "depth", "d", 0, "tg rows decode after a prompt of this many tokens in every sequence (untimed), as llama-bench's -d")
 	fl.BoolVar(&f.profile, "profile", false, "per-kernel device time table (backends with a profiler)")
 	fl.BoolVar(&f.readLogits, "read-logits", false, "read every row's logits back, as a sampler does, instead of the device's greedy picks (tg, --streams, --draft)")
+	fl.StringVar(&f.save, "save", "", "with --synthetic (dense): write its bf16 checkpoint (config.json, safetensors shards) into this new directory and measure nothing")
 	fl.BoolVar(&f.dryRun, "dry-run", false, "with --synthetic: print its parameters, stored bytes and bytes read per decode token, build nothing")
 	fl.Uint64Var(&f.seed, "seed", 1, "seed of the synthetic weights and token ids")
 	fl.StringVar(&f.draft, "draft", "", "ngram: greedy -n tokens with and without prompt-lookup drafts (speed-up, acceptance)")
@@ -167,6 +170,9 @@ func runBench(cmd *cobra.Command, f *benchFlags) error {
 	}
 	if f.dryRun {
 		return benchDryRun(cmd.OutOrStdout(), f)
+	}
+	if f.save != "" {
+		return benchSave(cmd, f)
 	}
 	b, m, name, err := openBenchModel(f)
 	if err != nil {
@@ -606,5 +612,21 @@ func benchDryRun(w io.Writer, f *benchFlags) error {
 	fmt.Fprintf(w, "| model | params | active params | stored GB | GB read per decode token |\n| --- | ---: | ---: | ---: | ---: |\n")
 	fmt.Fprintf(w, "| %s | %d (%.2f G) | %.2f G | %.2f | %.2f |\n", rep.Model, rep.Params, float64(rep.Params)/1e9,
 		float64(rep.ActiveParams)/1e9, float64(rep.StoredBytes)/1e9, float64(rep.DecodeBytes)/1e9)
+	return nil
+}
+
+// benchSave is bench --save: the dense synthetic model written as a checkpoint (model.WriteSynthetic).
+func benchSave(cmd *cobra.Command, f *benchFlags) error {
+	if f.synthetic == "" || f.bits != 0 {
+		return errors.New("bench: --save writes a dense --synthetic model (without --bits)")
+	}
+	start := time.Now()
+	log.Info().Str("model", f.synthetic).Str("dir", f.save).Msg("writing the synthetic checkpoint")
+	n, err := model.WriteSynthetic(f.synthetic, f.seed, f.save, model.SyntheticShardBytes)
+	if err != nil {
+		return fmt.Errorf("bench: --save: %w", err)
+	}
+	fmt.Fprintf(cmd.OutOrStdout(), "wrote %s: %s bf16, %.2f GB of tensors in %s\n", f.save, f.synthetic, float64(n)/1e9,
+		time.Since(start).Round(100*time.Millisecond))
 	return nil
 }

@@ -164,3 +164,11 @@ func TestBenchPicks(t *testing.T) {
 		}
 	}
 }
+
+// TestBenchSaveErrors: --save writes only a dense synthetic model, into a directory that does not exist yet (the
+// writing itself is internal/model's TestWriteSynthetic).
+func TestBenchSaveErrors(t *testing.T) {
+	dir := t.TempDir()
+	oneErrorLine(t, mlxbun(t, "", "bench", "--synthetic", "qwen3-0.6b", "--bits", "3", "--save", dir+"/x"), "--save", "without --bits")
+	oneErrorLine(t, mlxbun(t, "", "bench", "--synthetic", "qwen3-0.6b", "--save", dir), "--save", "exists")
+}

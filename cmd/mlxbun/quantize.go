@@ -45,7 +45,7 @@ small gates and routers, conv weights, A_log and dt_bias are kept as they are.
 The defaults are the best settings measured (docs/quantize.md): --rht codes each layer projection's
 random-Hadamard-rotated weight R_out·W·R_inᵀ (incoherence processing; the sign vectors are stored beside the
 codes), --axis0 codes every unfused projection whose out-features allow it along its output dimension, and
---calib auto runs the unquantized model on the CPU over --calib-tokens tokens it samples itself (temperature 1,
+--calib auto runs the unquantized model (on --device) over --calib-tokens tokens it samples itself (temperature 1,
 top-p 0.95, seeded by --calib-seed: no corpus needed), collects each linear's input Hessian H = XᵀX and chooses
 the codes by LDLQ (feedback rounding against H + --damp·mean(diag H)·I, every --ldlq-rows inputs along axis 0),
 then refits the axis-0 scales against H (--refit-scales). --calib FILE calibrates on the first --calib-tokens
@@ -68,7 +68,10 @@ result is byte for byte an uninterrupted run's; a work folder made from other in
 Without --resume, work folders of runs that died are removed. Encoding costs about 10 µs per weight per core at
 L 12 (2^L states per position): a 1B-parameter model takes on the order of an hour on 16 cores. --device cuda
 (and auto, when a CUDA device opens) runs the trellis search on the GPU instead, with the same codes bit for bit
-(k 2-4, L 12-16; other specs stay on the CPU).`,
+(k 2-4, L 12-16; other specs stay on the CPU), and the calibration model there too: the sampling and the
+Hessians XᵀX, accumulated on the GPU in f32 and summed in f64 every 16,384 tokens (docs/quantize.md gives the
+bound), in passes over the layers when the accumulators do not fit beside the model. The sampled tokens and
+the Hessians then differ from the CPU's by the devices' rounding.`,
 		Example: `  mlxbun quantize --model ./Qwen3-0.6B --bits 3 --out ./Qwen3-0.6B-3bit
   mlxbun quantize --model ./Qwen3-0.6B --bits 3 --out ./Qwen3-0.6B-3bit --resume     # after a crash
   mlxbun quantize --model ./pycoder-12m --bits 2 --calib calib.txt --out ./pycoder-2bit
@@ -112,12 +115,12 @@ L 12 (2^L states per position): a 1B-parameter model takes on the order of an ho
 			go func() { <-ctx.Done(); stop() }()
 			o.Context = ctx
 
-			search, done, err := openEncoder(device)
+			dev, err := openEncoder(device)
 			if err != nil {
 				return err
 			}
-			defer done()
-			o.Searcher = search
+			defer dev.done()
+			o.Searcher, o.Device = dev.search, dev.calib
 			p := newQuantizeProgress(cmd.ErrOrStderr(), quiet)
 			rep, err := quantize.Run(in, out, o, p.event)
 			p.finish()
@@ -225,6 +228,10 @@ type quantizeProgress struct {
 	debug bool
 	layer layerTally
 	eta   etaClock
+	// Starts of the calibration stages (sampling, a pass over the windows, a flush), for the took fields of their
+	// log lines: what scripts/device/quant.sh q14b extrapolates a full run from.
+	sampleStart, calibStart, flushStart time.Time
+	flushTook                           time.Duration // this pass's flushes so far
 }
 
 // etaClock estimates the time left from the encoding rate of this run: weights encoded (not taken from a
@@ -313,13 +320,30 @@ func (p *quantizeProgress) event(e quantize.Event) {
 		log.Warn().Msg(e.Note)
 		return
 	case quantize.StageCalibrate:
+		if !e.Done && e.Index == 0 {
+			p.calibStart, p.flushTook = time.Now(), 0
+		}
 		if e.Done && (e.Index+1 == e.Count || (e.Index+1)%max(1, e.Count/8) == 0) {
-			log.Info().Int("window", e.Index+1).Int("of", e.Count).Msg("calibration: Hessians collected")
+			log.Info().Int("window", e.Index+1).Int("of", e.Count).Str("took", since(p.calibStart)).
+				Str("flushes_took", p.flushTook.Round(time.Millisecond).String()).Msg("calibration: Hessians collected")
 		}
 		return
+	case quantize.StageFlush:
+		if !e.Done {
+			p.flushStart = time.Now()
+			return
+		}
+		d := time.Since(p.flushStart)
+		p.flushTook += d
+		log.Debug().Int("flush", e.Index+1).Int("of", e.Count).Str("took", d.Round(time.Millisecond).String()).
+			Msg("calibration: device accumulators added to the host sums")
+		return
 	case quantize.StageSample:
+		if !e.Done && e.Index == 0 {
+			p.sampleStart = time.Now()
+		}
 		if e.Done && (e.Index+1 == e.Count || (e.Index+1)%max(1, e.Count/4) == 0) {
-			log.Info().Int("batch", e.Index+1).Int("of", e.Count).Msg("calibration: sequences sampled from the model")
+			log.Info().Int("batch", e.Index+1).Int("of", e.Count).Str("took", since(p.sampleStart)).Msg("calibration: sequences sampled from the model")
 		}
 		return
 	case quantize.StageLayer:
@@ -401,6 +425,9 @@ func (p *quantizeProgress) finish() {
 		p.bar.Finish()
 	}
 }
+
+// since is the time from start, rounded for a log field.
+func since(start time.Time) string { return time.Since(start).Round(time.Millisecond).String() }
 
 // shortName drops the common prefix and suffix from a tensor name for the bar ("layers.3.mlp.down_proj").
 func shortName(name string) string {

@@ -51,3 +51,19 @@ type FloatWriter interface {
 type Bandwidth interface {
 	CopyBandwidth() (float64, error)
 }
+
+// Grammer accumulates the Gram matrix of activations on the device (the quantizer's calibration Hessians
+// H = XᵀX): acc F32 [n, n] = xᵀ·x when overwrite, else acc += xᵀ·x, for x F32 [rows, n] (dense, row-major; not
+// a view at a row offset). Only the upper triangle (column ≥ row) is defined afterwards: a backend may leave the
+// lower one as it was or fill it. The promise is f32 arithmetic in any order: each entry is an f32 sum of the
+// rows products (plus the accumulator), so after m rows in all its error is at most ~m·2^-24·Σ|x_i·x_j|.
+// Equivalent: read x (ReadFloat32) and sum the products on the host (quantize's host path).
+type Grammer interface {
+	Gram(acc, x Tensor, overwrite bool)
+}
+
+// MemoryFree reports the device memory free for new allocations and the device's total, in bytes: what a
+// caller sizing large scratch (the calibration's accumulators) may still take.
+type MemoryFree interface {
+	MemoryFree() (free, total int64, err error)
+}

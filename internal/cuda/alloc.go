@@ -147,3 +147,14 @@ func (a *allocator) usage() (now, peak int64) {
 	defer a.mu.Unlock()
 	return a.held, a.peak
 }
+
+// freeListed is the bytes waiting on the free lists.
+func (a *allocator) freeListed() int64 {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	var n int64
+	for c, l := range a.free {
+		n += int64(c) * int64(len(l))
+	}
+	return n
+}

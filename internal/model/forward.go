@@ -248,7 +248,8 @@ func (m *Model) prepare(s Step, cache backend.KVCache, outRows int, picks bool) 
 			m.b.(backend.Argmaxer).Argmax(ws.picks, ws.logits)
 		}
 	}
-	if rec, ok := m.b.(backend.Recorder); ok && n <= maxRecordedRows {
+	// A tap (calibration) sees each activation as the pass computes it, which a replayed graph would not call.
+	if rec, ok := m.b.(backend.Recorder); ok && n <= maxRecordedRows && m.tapFn == nil {
 		gk := graphKey{ws, cache, m.activeSet, picks}
 		if m.graphs == nil {
 			m.graphs = map[graphKey]bool{}

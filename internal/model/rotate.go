@@ -146,10 +146,11 @@ func (m *Model) rotateOut(dst backend.Tensor, r linRot) {
 
 // Tap receives a linear input as the forward pass computes it (before any rotation): layer, the slot of the first
 // linear reading it (family.Q for q/k/v, O, Gate for gate/up, Down) and the activation [rows, width]. The
-// quantizer's calibration collects Hessians through it (CPU backend).
+// quantizer's calibration collects Hessians through it, on any backend.
 type Tap func(layer int, slot family.Slot, x backend.Tensor)
 
-// SetTap installs (or, with nil, removes) the tap; the backend must not record graphs meanwhile.
+// SetTap installs (or, with nil, removes) the tap; while one is set, Forward records no graphs on a Recorder
+// backend (it runs the ops every time, so the tap sees each step's activations).
 func (m *Model) SetTap(t Tap) { m.tapFn = t }
 
 func (m *Model) tap(layer int, slot family.Slot, x backend.Tensor) {

@@ -1,5 +1,6 @@
 // Calibration: the input Hessians H = XᵀX of every linear layer, collected by running the unquantized model on the
-// CPU over calibration text (windows of CalibCtx tokens from the start of the file, as perplexity cuts them) and
+// calibration device (Options.Device, the CPU by default; gram.go accumulates on a device with a Gram op) over
+// calibration text (windows of CalibCtx tokens from the start of the file, as perplexity cuts them) and
 // tapping each linear's input (model.Tap). Linears reading the same activation share one Hessian: q/k/v, o,
 // gate/up and down of each layer. LDLQ (trellis.QuantizeLDLQ) rounds against them, damped; the report's proxy
 // loss tr(ΔW·H·ΔWᵀ)/tokens uses them undamped.
@@ -7,15 +8,16 @@ package quantize
 
 import (
 	"cmp"
-	"slices"
-
+	"errors"
 	"fmt"
-	"github.com/mlxbun/mlxbun/internal/rht"
-	"github.com/mlxbun/mlxbun/internal/trellis"
 	"os"
 	"path/filepath"
+	"slices"
 	"sync"
 	"time"
+
+	"github.com/mlxbun/mlxbun/internal/rht"
+	"github.com/mlxbun/mlxbun/internal/trellis"
 
 	"github.com/mlxbun/mlxbun/internal/backend"
 	"github.com/mlxbun/mlxbun/internal/cpu"
@@ -37,18 +39,29 @@ type site struct {
 var siteOf = [family.Head]family.Slot{family.Q: family.Q, family.K: family.Q, family.V: family.Q, family.O: family.O,
 	family.Gate: family.Gate, family.Up: family.Gate, family.Down: family.Down}
 
-// hessian accumulates XᵀX [n, n] (float64, upper triangle while collecting) over tokens rows.
+// hessian accumulates XᵀX [n, n] in float64 over tokens rows: the upper triangle only, packed row by row (row i
+// holds columns i..n-1), which halves the host memory of a large model's sums (Qwen3-14B: 61 GB rather than 122)
+// and is the cache file's layout (hcache.go).
 type hessian struct {
 	n      int
-	h      []float64
+	h      []float64 // n·(n+1)/2 values
 	tokens int64
 	// cross is X̃ᵀ·(X − X̃) (Options.Asymmetric): X̃ the inputs through the quantized earlier layers (h's), X the
-	// unquantized model's on the same tokens; nil otherwise.
+	// unquantized model's on the same tokens; nil otherwise. Full n×n, row-major: it is not symmetric.
 	cross []float64
 }
 
-// add accumulates x [rows, n] (row-major): the columns are transposed once so each entry is one f32 dot product
-// of a window's rows (≤ CalibCtx terms), added to the f64 sum.
+// newHessian returns a zero n-wide sum.
+func newHessian(n int) *hessian { return &hessian{n: n, h: make([]float64, n*(n+1)/2)} }
+
+// row is the packed row i: entries (i, i..n-1).
+func (hs *hessian) row(i int) []float64 {
+	off := i*hs.n - i*(i-1)/2
+	return hs.h[off : off+hs.n-i]
+}
+
+// add accumulates x [rows, n] (row-major) on the host: the columns are transposed once so each entry is one f32
+// dot product of a window's rows (≤ CalibCtx terms), added to the f64 sum.
 func (hs *hessian) add(x []float32, rows int) {
 	n := hs.n
 	xt := make([]float32, len(x))
@@ -60,13 +73,26 @@ func (hs *hessian) add(x []float32, rows int) {
 	vec.ParallelFor(n, 1, func(lo, hi int) {
 		for i := lo; i < hi; i++ {
 			a := xt[i*rows : (i+1)*rows]
-			row := hs.h[i*n : (i+1)*n]
+			row := hs.row(i)
 			for j := i; j < n; j++ {
-				row[j] += float64(vec.Dot(a, xt[j*rows:(j+1)*rows]))
+				row[j-i] += float64(vec.Dot(a, xt[j*rows:(j+1)*rows]))
 			}
 		}
 	})
 	hs.tokens += int64(rows)
+}
+
+// addUpper adds the upper triangle of a device accumulator acc [n, n] (row-major f32, read back) to the sum.
+func (hs *hessian) addUpper(acc []float32) {
+	n := hs.n
+	vec.ParallelFor(n, 16, func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			row := hs.row(i)
+			for j, v := range acc[i*n+i : (i+1)*n] {
+				row[j] += float64(v)
+			}
+		}
+	})
 }
 
 // addCross accumulates cross += X̃ᵀ·(X − X̃) [n, n] (full, row-major) for the quantized model's inputs xq and the
@@ -92,13 +118,14 @@ func (hs *hessian) addCross(xq, xf []float32, rows int) {
 	})
 }
 
-// full returns the symmetric matrix (the lower triangle mirrored from the upper).
+// full returns the symmetric matrix [n, n] row-major.
 func (hs *hessian) full() []float64 {
 	n := hs.n
-	h := append([]float64(nil), hs.h...)
+	h := make([]float64, n*n)
 	for i := range n {
-		for j := range i {
-			h[i*n+j] = h[j*n+i]
+		for j, v := range hs.row(i) {
+			h[i*n+i+j] = v
+			h[(i+j)*n+i] = v
 		}
 	}
 	return h
@@ -136,8 +163,10 @@ var calibMemo struct {
 	hs  map[site]*hessian
 }
 
-// collectHessians runs the model in inDir on the CPU over the first o.CalibTokens tokens of o.Calib and returns
-// the Hessian of every site (the previous call's when nothing changed). progress gets one event per window.
+// collectHessians runs the model in inDir on the calibration device over the first o.CalibTokens tokens of
+// o.Calib (or of its own samples, o.CalibAuto) and returns the Hessian of every site (the previous call's when
+// nothing changed). progress gets one event per window. Self-calibration samples and collects with one load
+// of the model.
 func collectHessians(inDir string, o Options, progress func(Event)) (map[site]*hessian, error) {
 	if o.CalibIDs != nil {
 		return runCalibration(inDir, o.CalibIDs, o, progress, nil, -1)
@@ -172,11 +201,15 @@ func collectHessians(inDir string, o Options, progress func(Event)) (map[site]*h
 			return hs, err
 		}
 	}
-	ids, err := calibIDs(inDir, o, progress)
-	if err != nil {
-		return nil, err
+	var hs map[site]*hessian
+	if o.CalibAuto {
+		hs, err = sampleAndCalibrate(inDir, o, progress)
+	} else {
+		var ids []int
+		if ids, err = calibTokens(inDir, o.Calib); err == nil {
+			hs, err = runCalibration(inDir, ids, o, progress, nil, -1)
+		}
 	}
-	hs, err := runCalibration(inDir, ids, o, progress, nil, -1)
 	if err != nil {
 		return nil, err
 	}
@@ -187,6 +220,23 @@ func collectHessians(inDir string, o Options, progress func(Event)) (map[site]*h
 		}
 	}
 	return hs, nil
+}
+
+// sampleAndCalibrate is --calib auto's whole calibration on one load of the model: the samples (sample.go),
+// then the Hessians over them.
+func sampleAndCalibrate(inDir string, o Options, progress func(Event)) (map[site]*hessian, error) {
+	b, done := calibDevice(o)
+	defer done()
+	m, err := loadCalibModel(b, inDir, nil, o.CalibCtx)
+	if err != nil {
+		return nil, err
+	}
+	defer m.Close()
+	ids, err := sampleWith(m, o, progress)
+	if err != nil {
+		return nil, err
+	}
+	return calibrate(b, m, ids, o, progress, -1)
 }
 
 // calibTokens tokenizes the calibration file with the model's tokenizer (no special tokens).
@@ -258,34 +308,118 @@ func workHessians(tmp, inDir string, o Options, settings []setting, progress fun
 }
 
 // runCalibration runs the model over windows of ids and taps every linear input: of layer only when layer ≥ 0
-// (the sequential calibration), with the tensors of over replacing the checkpoint's.
+// (the sequential calibration), with the tensors of over replacing the checkpoint's. The model runs on the
+// calibration device (calibDevice); a device with a Gram op accumulates the products there (gram.go), any other
+// reads each input to the host (hostCalibration), as does the asymmetric calibration (it needs X − X̃).
 func runCalibration(inDir string, ids []int, o Options, progress func(Event), over map[string]backend.Host, layer int) (map[site]*hessian, error) {
-	ctx := o.CalibCtx
-	windows := min(len(ids), o.CalibTokens) / ctx
-	if windows < 1 {
-		what := o.Calib
-		if o.CalibAuto {
-			what = "auto"
-		}
-		return nil, fmt.Errorf("quantize: --calib %s: %d tokens (of --calib-tokens %d) make no window of %d", what, len(ids), o.CalibTokens, ctx)
+	if err := checkWindows(ids, o); err != nil {
+		return nil, err
 	}
-	b := cpu.New()
-	defer b.Close()
-	m, err := loadCalibModel(b, inDir, over, ctx)
+	b, done := calibDevice(o)
+	defer done()
+	m, err := loadCalibModel(b, inDir, over, o.CalibCtx)
 	if err != nil {
 		return nil, err
 	}
 	defer m.Close()
-	// Asymmetric: the unquantized model runs each window first and its inputs to layer's linears are kept, so the
-	// quantized model's pass can add X̃ᵀ·(X − X̃) beside X̃ᵀ·X̃ (hessian.cross).
-	var ref *model.Model
-	fp := map[site][]float32{}
 	if o.Asymmetric && layer >= 0 && len(over) > 0 {
-		if ref, err = loadCalibModel(b, inDir, nil, ctx); err != nil {
+		ref, err := loadCalibModel(b, inDir, nil, o.CalibCtx)
+		if err != nil {
 			return nil, err
 		}
 		defer ref.Close()
+		return hostCalibration(b, m, ref, ids, o, progress, layer)
 	}
+	return calibrate(b, m, ids, o, progress, layer)
+}
+
+// calibrate collects the Hessians of m (loaded on b) over windows of ids: on the device when b has a Gram op.
+func calibrate(b backend.Backend, m *model.Model, ids []int, o Options, progress func(Event), layer int) (map[site]*hessian, error) {
+	if err := checkWindows(ids, o); err != nil {
+		return nil, err
+	}
+	if g, ok := b.(backend.Grammer); ok && b.ActDType() == backend.F32 {
+		return gramCalibration(b, g, m, ids, o, progress, layer)
+	}
+	return hostCalibration(b, m, nil, ids, o, progress, layer)
+}
+
+// calibDevice is the backend the calibration model runs on: Options.Device (left open), else a CPU backend of
+// its own (done closes it).
+func calibDevice(o Options) (b backend.Backend, done func()) {
+	if o.Device != nil {
+		return o.Device, func() {}
+	}
+	c := cpu.New()
+	return c, func() { c.Close() }
+}
+
+// checkWindows says why ids make no calibration window.
+func checkWindows(ids []int, o Options) error {
+	if min(len(ids), o.CalibTokens)/o.CalibCtx >= 1 {
+		return nil
+	}
+	what := o.Calib
+	if o.CalibAuto {
+		what = "auto"
+	}
+	return fmt.Errorf("quantize: --calib %s: %d tokens (of --calib-tokens %d) make no window of %d", what, len(ids), o.CalibTokens, o.CalibCtx)
+}
+
+// runWindows runs m over the calibration windows of ids (ref first on each, when set); after, when set, runs
+// after each window. tapErr is where the caller's taps record their first error.
+func runWindows(m, ref *model.Model, ids []int, o Options, progress func(Event), tapErr *error, after func(w int) error) error {
+	ctx := o.CalibCtx
+	windows := min(len(ids), o.CalibTokens) / ctx
+	var refCache backend.KVCache
+	var err error
+	if ref != nil {
+		if refCache, err = ref.NewCache(1, ctx); err != nil {
+			return err
+		}
+		defer ref.ReleaseCache(refCache)
+	}
+	cache, err := m.NewCache(1, ctx)
+	if err != nil {
+		return err
+	}
+	defer m.ReleaseCache(cache)
+	s := model.Step{IDs: make([]int32, ctx), Seq: make([]int32, ctx), Pos: make([]int32, ctx)}
+	for w := range windows {
+		if err := o.Context.Err(); err != nil {
+			return fmt.Errorf("quantize: %w", err)
+		}
+		progress(Event{Stage: StageCalibrate, Index: w, Count: windows})
+		for i, id := range ids[w*ctx : (w+1)*ctx] {
+			s.IDs[i], s.Pos[i] = int32(id), int32(i)
+		}
+		if ref != nil {
+			if _, err := ref.Forward(s, refCache, 1); err != nil {
+				return fmt.Errorf("quantize: calibration window %d (unquantized): %w", w, err)
+			}
+		}
+		if _, err := m.Forward(s, cache, 1); err != nil {
+			return fmt.Errorf("quantize: calibration window %d: %w", w, err)
+		}
+		if *tapErr != nil {
+			return fmt.Errorf("quantize: calibration window %d: %w", w, *tapErr)
+		}
+		if after != nil {
+			if err := after(w); err != nil {
+				return fmt.Errorf("quantize: calibration window %d: %w", w, err)
+			}
+		}
+		progress(Event{Stage: StageCalibrate, Index: w, Count: windows, Done: true})
+	}
+	return nil
+}
+
+// hostCalibration is the calibration without a device Gram op: every tapped input read to the host and summed
+// there (hessian.add), beside the asymmetric cross term when ref (the unquantized model) is set.
+func hostCalibration(b backend.Backend, m, ref *model.Model, ids []int, o Options, progress func(Event), layer int) (map[site]*hessian, error) {
+	// Asymmetric: the unquantized model runs each window first and its inputs to layer's linears are kept, so the
+	// quantized model's pass can add X̃ᵀ·(X − X̃) beside X̃ᵀ·X̃ (hessian.cross).
+	fp := map[site][]float32{}
 	hs := map[site]*hessian{}
 	var buf []float32
 	var tapErr error
@@ -306,6 +440,7 @@ func runCalibration(inDir string, ids []int, o Options, progress func(Event), ov
 				fp[site{l, slot}] = read(x, fp[site{l, slot}])
 			}
 		})
+		defer ref.SetTap(nil)
 	}
 	m.SetTap(func(l int, slot family.Slot, x backend.Tensor) {
 		if layer >= 0 && l != layer {
@@ -315,7 +450,7 @@ func runCalibration(inDir string, ids []int, o Options, progress func(Event), ov
 		buf = read(x, buf)
 		k := site{l, slot}
 		if hs[k] == nil {
-			hs[k] = &hessian{n: n, h: make([]float64, n*n)}
+			hs[k] = newHessian(n)
 			if ref != nil {
 				hs[k].cross = make([]float64, n*n)
 			}
@@ -331,36 +466,9 @@ func runCalibration(inDir string, ids []int, o Options, progress func(Event), ov
 		}
 		hs[k].add(buf, rows)
 	})
-	var refCache backend.KVCache
-	if ref != nil {
-		if refCache, err = ref.NewCache(1, ctx); err != nil {
-			return nil, err
-		}
-		defer ref.ReleaseCache(refCache)
-	}
-	cache, err := m.NewCache(1, ctx)
-	if err != nil {
+	defer m.SetTap(nil)
+	if err := runWindows(m, ref, ids, o, progress, &tapErr, nil); err != nil {
 		return nil, err
-	}
-	defer m.ReleaseCache(cache)
-	s := model.Step{IDs: make([]int32, ctx), Seq: make([]int32, ctx), Pos: make([]int32, ctx)}
-	for w := range windows {
-		progress(Event{Stage: StageCalibrate, Index: w, Count: windows})
-		for i, id := range ids[w*ctx : (w+1)*ctx] {
-			s.IDs[i], s.Pos[i] = int32(id), int32(i)
-		}
-		if ref != nil {
-			if _, err := ref.Forward(s, refCache, 1); err != nil {
-				return nil, fmt.Errorf("quantize: calibration window %d (unquantized): %w", w, err)
-			}
-		}
-		if _, err := m.Forward(s, cache, 1); err != nil {
-			return nil, fmt.Errorf("quantize: calibration window %d: %w", w, err)
-		}
-		if tapErr != nil {
-			return nil, fmt.Errorf("quantize: calibration window %d: %w", w, tapErr)
-		}
-		progress(Event{Stage: StageCalibrate, Index: w, Count: windows, Done: true})
 	}
 	return hs, nil
 }
@@ -446,4 +554,48 @@ func unrotateRows(m []float64, rows, cols int, r *rht.Side) {
 		row := m[i*cols : (i+1)*cols]
 		rht.Apply64(row, row, nil, r.Signs, r.Block)
 	}
+}
+
+// SiteHessian is one site's calibration Hessian, for tests and measurement drivers outside the package.
+type SiteHessian struct {
+	Layer  int
+	Slot   family.Slot // the first linear reading the input: Q (q/k/v), O, Gate (gate/up) or Down
+	N      int
+	Tokens int64
+	H      []float64 // [N, N] row-major, symmetric
+}
+
+// Hessians collects the calibration Hessians of the model in inDir as Run would with o (its calibration
+// settings and Device; Bits must be valid) without quantizing anything, past the in-process memo and any
+// --hessians file: every site's, in layer then slot order.
+func Hessians(inDir string, o Options) ([]SiteHessian, error) {
+	if err := o.normalize(); err != nil {
+		return nil, err
+	}
+	var hs map[site]*hessian
+	var err error
+	switch {
+	case o.CalibAuto:
+		hs, err = sampleAndCalibrate(inDir, o, func(Event) {})
+	case o.CalibIDs != nil:
+		hs, err = runCalibration(inDir, o.CalibIDs, o, func(Event) {}, nil, -1)
+	case o.Calib != "":
+		var ids []int
+		if ids, err = calibTokens(inDir, o.Calib); err == nil {
+			hs, err = runCalibration(inDir, ids, o, func(Event) {}, nil, -1)
+		}
+	default:
+		return nil, errors.New("quantize: Hessians: no calibration (Calib, CalibIDs or CalibAuto)")
+	}
+	if err != nil {
+		return nil, err
+	}
+	out := make([]SiteHessian, 0, len(hs))
+	for k, h := range hs {
+		out = append(out, SiteHessian{Layer: k.layer, Slot: k.slot, N: h.n, Tokens: h.tokens, H: h.full()})
+	}
+	slices.SortFunc(out, func(a, b SiteHessian) int {
+		return cmp.Or(cmp.Compare(a.Layer, b.Layer), cmp.Compare(a.Slot, b.Slot))
+	})
+	return out, nil
 }

@@ -23,6 +23,9 @@ import (
 )
 
 // hcacheHeader identifies what a cache file holds; a file whose header differs from the run's is recollected.
+// The calibration device (Options.Device) is not part of it: a cache made on the CPU serves a CUDA run and
+// vice versa. Their Hessians differ only by the devices' rounding (and, for --calib auto, by the samples a
+// device's logits pick: sample.go), as two runs' would on those devices.
 type hcacheHeader struct {
 	Format      string `json:"format"`
 	Model       string `json:"model"` // the input directory's model.safetensors (or index) size and config size
@@ -101,15 +104,17 @@ func loadHessians(file string, key hcacheHeader) (map[site]*hessian, bool, error
 		} else {
 			left -= tri
 		}
-		hm := &hessian{n: w, h: make([]float64, w*w), tokens: hdr[3]}
+		hm := newHessian(w)
+		hm.tokens = hdr[3]
 		buf := make([]byte, 8*w)
 		for row := range w {
 			b := buf[:8*(w-row)]
 			if _, err := io.ReadFull(r, b); err != nil {
 				return nil, false, fmt.Errorf("quantize: --hessians %s: site %d: %w", file, i, err)
 			}
-			for j := row; j < w; j++ {
-				hm.h[row*w+j] = float64frombits(binary.LittleEndian.Uint64(b[8*(j-row):]))
+			dst := hm.row(row)
+			for j := range dst {
+				dst[j] = float64frombits(binary.LittleEndian.Uint64(b[8*j:]))
 			}
 		}
 		hs[site{int(hdr[0]), family.Slot(hdr[1])}] = hm
@@ -143,7 +148,7 @@ func saveHessians(file string, key hcacheHeader, hs map[site]*hessian) error {
 		binary.Write(w, binary.LittleEndian, [4]int64{int64(k.layer), int64(k.slot), int64(h.n), h.tokens})
 		var b [8]byte
 		for row := range h.n {
-			for _, v := range h.h[row*h.n+row : (row+1)*h.n] {
+			for _, v := range h.row(row) {
 				binary.LittleEndian.PutUint64(b[:], float64bits(v))
 				w.Write(b[:])
 			}

@@ -17,11 +17,10 @@ func TestHessianCacheRoundTrip(t *testing.T) {
 	hs := map[site]*hessian{}
 	for _, k := range []site{{0, family.Q}, {0, family.Down}, {3, family.O}} {
 		n := 8 + int(k.slot)
-		h := &hessian{n: n, h: make([]float64, n*n), tokens: 1000 + int64(k.layer)}
-		for i := range n {
-			for j := i; j < n; j++ {
-				h.h[i*n+j] = r.NormFloat64()
-			}
+		h := newHessian(n)
+		h.tokens = 1000 + int64(k.layer)
+		for i := range h.h {
+			h.h[i] = r.NormFloat64()
 		}
 		hs[k] = h
 	}

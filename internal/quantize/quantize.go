@@ -88,7 +88,7 @@ type Options struct {
 	// vectors beside the codes (docs/trellis-format.md section 11); Seed draws the signs (0: DefaultSeed).
 	RHT  bool
 	Seed uint64
-	// Calib, when set, is a text file the unquantized model is run over (CPU) to collect each linear's input
+	// Calib, when set, is a text file the unquantized model is run over (on Device) to collect each linear's input
 	// Hessian; the codes are then chosen by LDLQ against it (damped by Damp, 0: DefaultDamp). CalibTokens (0:
 	// DefaultCalibTokens) tokens from its start, in windows of CalibCtx (0: DefaultCalibCtx).
 	Calib    string
@@ -125,6 +125,13 @@ type Options struct {
 	// when one is left and was made with the same input and settings; a differing one is an error. Without it
 	// the work folders of dead runs are removed.
 	Resume bool
+
+	// Device runs the calibration model (the --calib auto sampling and the Hessian collection; nil: a CPU backend
+	// of the run's own). The caller opens and closes it; a device with a Gram op (backend.Grammer) accumulates
+	// XᵀX where the activations are (gram.go). CalibMemory, when positive, caps the bytes of the accumulators on
+	// it (0: its free memory less a margin); sites beyond it are collected in further passes over the windows.
+	Device      backend.Backend
+	CalibMemory int64
 
 	// Searcher does the trellis block searches (nil: the CPU's, trellis.CPU); a device's (cuda --device) returns
 	// the same paths, so the artifact does not depend on it.
@@ -180,6 +187,7 @@ const (
 	StageNote      = "note"      // a sentence for the log (Note): work folders of killed runs removed
 	StageSample    = "sample"    // a batch of self-calibration sequences sampled (Index, Count count batches)
 	StageLayer     = "layer"     // a layer finished and checkpointed (Tensor names it; Index, Count count layers)
+	StageFlush     = "flush"     // device accumulators read back into the f64 sums (gram.go; Index, Count count a pass's flushes)
 )
 
 // Event reports progress: one with Done false when a tensor (or calibration window) starts, one with Done true

@@ -59,7 +59,9 @@ type runRecord struct {
 }
 
 // runSettings lists what the output depends on: every file of the input directory (name, size, modification
-// time), the calibration input and every option that changes a byte of the output.
+// time), the calibration input and every option that changes a byte of the output. The devices are not in it
+// (the search's codes are the same on each; the calibration's Hessians differ only by rounding): a run killed on
+// one device resumes on another, from the Hessians the work folder kept when they were small enough to keep.
 func runSettings(inDir string, o Options) ([]setting, error) {
 	var s []setting
 	add := func(name string, v any) { s = append(s, setting{name, fmt.Sprint(v)}) }

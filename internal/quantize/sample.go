@@ -1,19 +1,25 @@
 // Self-calibration (--calib auto, the default): calibration tokens sampled from the unquantized model itself on
-// the CPU, so quantizing needs no corpus. Each calibration window is one sampled sequence of CalibCtx tokens:
+// the calibration device (Options.Device, the CPU by default), so quantizing needs no corpus. Each calibration window is one sampled sequence of CalibCtx tokens:
 // it starts from the model's BOS token, else its EOS token (a document boundary, as the model saw between
 // training documents), else a random vocabulary token, and continues at temperature 1 with top-p 0.95 (the tail
 // of the distribution, which the model itself finds unlikely, is left out; inside the nucleus the text is as
 // varied as the model makes it). Half the sequences start from a random vocabulary token instead, so the
 // samples do not all open the same way. Sequences are sampled a batch at a time (one decode row per
 // sequence), every draw seeded from CalibSeed and the sequence's index: the same seed gives the same tokens.
-// The tokens then go through the same Hessian collection as a calibration file's (runCalibration).
+// The tokens then go through the same Hessian collection as a calibration file's (calibrate), on the same load
+// of the model.
+//
+// Devices: on the CPU the tokens are those of the seed, whatever the run. Another device computes the logits
+// in its own rounding (its GEMMs sum in another order; CUDA rounds a prompt GEMM's f32 input to bf16), so a
+// draw that falls within that rounding of a boundary between two tokens can pick the other one, and the
+// sequence continues differently from there: the same seed gives the same tokens on the CPU, on another device
+// as far as its kernels are deterministic, and not across devices. The Hessians are then those of other (equally distributed) samples.
 package quantize
 
 import (
 	"fmt"
 	"math/rand/v2"
 
-	"github.com/mlxbun/mlxbun/internal/cpu"
 	"github.com/mlxbun/mlxbun/internal/model"
 	"github.com/mlxbun/mlxbun/internal/sample"
 )
@@ -26,21 +32,39 @@ const (
 	autoTopP  = 0.95
 )
 
-// sampleCalibration samples o.CalibTokens/o.CalibCtx sequences of o.CalibCtx tokens from the model in inDir and
-// returns them concatenated (one calibration window each). progress gets a StageSample event per batch.
+// sampleCalibration samples o.CalibTokens/o.CalibCtx sequences of o.CalibCtx tokens from the model in inDir on
+// the calibration device and returns them concatenated (one calibration window each). progress gets a
+// StageSample event per batch.
 func sampleCalibration(inDir string, o Options, progress func(Event)) ([]int, error) {
-	ctx := o.CalibCtx
-	seqs := o.CalibTokens / ctx
-	if seqs < 1 {
-		return nil, fmt.Errorf("quantize: --calib auto: --calib-tokens %d make no window of %d tokens", o.CalibTokens, ctx)
+	if err := checkSeqs(o); err != nil {
+		return nil, err
 	}
-	b := cpu.New()
-	defer b.Close()
-	m, err := loadCalibModel(b, inDir, nil, ctx)
+	b, done := calibDevice(o)
+	defer done()
+	m, err := loadCalibModel(b, inDir, nil, o.CalibCtx)
 	if err != nil {
 		return nil, err
 	}
 	defer m.Close()
+	return sampleWith(m, o, progress)
+}
+
+// checkSeqs says why o samples no sequence.
+func checkSeqs(o Options) error {
+	if o.CalibTokens/o.CalibCtx < 1 {
+		return fmt.Errorf("quantize: --calib auto: --calib-tokens %d make no window of %d tokens", o.CalibTokens, o.CalibCtx)
+	}
+	return nil
+}
+
+// sampleWith is sampleCalibration with the model loaded.
+func sampleWith(m *model.Model, o Options, progress func(Event)) ([]int, error) {
+	if err := checkSeqs(o); err != nil {
+		return nil, err
+	}
+	ctx := o.CalibCtx
+	seqs := o.CalibTokens / ctx
+	var err error
 	vocab := m.Config.VocabSize
 	rng := rand.New(rand.NewPCG(o.CalibSeed, 0xca11b))
 	ids := make([]int, 0, seqs*ctx)

@@ -68,7 +68,8 @@ func TestAsymTarget(t *testing.T) {
 	for i := range w {
 		w[i] = float32(r.NormFloat64())
 	}
-	hs := &hessian{n: n, h: make([]float64, n*n), cross: make([]float64, n*n)}
+	hs := newHessian(n)
+	hs.cross = make([]float64, n*n)
 	hs.addCross(xq[:150*n], x[:150*n], 150) // two windows, as calibration adds them
 	hs.add(xq[:150*n], 150)
 	hs.addCross(xq[150*n:], x[150*n:], 150)

@@ -52,6 +52,7 @@ func Cases(quick bool) []Case {
 	cs = append(cs, quantCases()...) // quant_cases.go
 	cs = append(cs, exl3Cases()...)  // cases_exl3.go
 	cs = append(cs, quantFusedCases()...)
+	cs = append(cs, gramCases()...) // cases_gram.go
 	if quick {
 		cs = slices.DeleteFunc(cs, func(c Case) bool { return c.Heavy })
 	}

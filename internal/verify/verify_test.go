@@ -264,3 +264,37 @@ func TestArgmaxOnCPU(t *testing.T) {
 	}
 	t.Logf("%d Argmax cases pass on the CPU", len(cs))
 }
+
+// plainOnly is a backend with the plain ops only (the interface hides the optional ones).
+type plainOnly struct{ backend.Backend }
+
+// gramOverwrites is a CPU backend whose Gram never accumulates (the mistake of a beta left at 0).
+type gramOverwrites struct{ *cpu.Backend }
+
+func (g gramOverwrites) Gram(acc, x backend.Tensor, _ bool) { g.Backend.Gram(acc, x, true) }
+
+// TestGramCases: the CPU's Gram meets the promise at every quick shape, one that drops the accumulation fails
+// every one, and a backend without the op skips them.
+func TestGramCases(t *testing.T) {
+	gram := cpuCases(func(c Case) bool { return c.Op == "Gram" })
+	if len(gram) < 3 {
+		t.Fatalf("%d quick Gram cases", len(gram))
+	}
+	ref := cpu.New()
+	for _, r := range Run(ref, cpu.New(), gram, 1) {
+		if !r.Pass {
+			t.Errorf("cpu: %s: metric %g (tolerance %g), err %v", r.Shape, r.Metric, r.Tol, r.Err)
+		}
+		t.Logf("cpu: %s: metric %.3g of %.3g", r.Shape, r.Metric, r.Tol)
+	}
+	for _, r := range Run(ref, gramOverwrites{cpu.New()}, gram, 1) {
+		if r.Pass {
+			t.Errorf("overwriting Gram: %s passed (metric %g)", r.Shape, r.Metric)
+		}
+	}
+	for _, r := range Run(ref, plainOnly{cpu.New()}, gram, 1) {
+		if !r.Skipped {
+			t.Errorf("backend without Gram: %s not skipped (pass %v, err %v)", r.Shape, r.Pass, r.Err)
+		}
+	}
+}

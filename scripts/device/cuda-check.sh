@@ -16,8 +16,11 @@ set -euo pipefail
 cd "$(git rev-parse --show-toplevel)"
 export GOEXPERIMENT=${GOEXPERIMENT:-simd} CGO_ENABLED=0
 
-go vet ./internal/cuda/... ./internal/verify ./shaders/cuda
-go test -count=1 ./internal/cuda/... ./internal/verify ./shaders/cuda
+# MLXBUN_DEV_SKIP_TESTS=1 packs without the vet and unit tests (a tree whose packages were just tested).
+if [ "${MLXBUN_DEV_SKIP_TESTS:-0}" != 1 ]; then
+	go vet ./internal/cuda/... ./internal/verify ./shaders/cuda
+	go test -count=1 ./internal/cuda/... ./internal/verify ./shaders/cuda
+fi
 
 rm -rf .devbin
 mkdir -p .devbin

@@ -12,7 +12,7 @@
 # heldout.txt); the SASS of the one-row 3-bit forms; compute-sanitizer memcheck on the fixture-shape cases.
 # Files under $OUT: run.log, verify.md, bench.md, greedy.txt, sass.txt, memcheck.log, kl.log (lab.md, ncu-*.txt).
 # Phases (arguments; default all but lab and ncu): verify bench kl greedy ppl sass memcheck batch lora gemma regress
-# quality grammar lab ncu synth viterbi issue20.
+# quality grammar lab ncu synth viterbi issue20 q14b.
 set -u -o pipefail
 OUT=${OUT:-/tmp/mlxbun-out}
 mkdir -p "$OUT"
@@ -462,6 +462,67 @@ profile() {
 	MLXBUN_CUDA_DEBUG=1 timeout 100 $B bench --synthetic qwen3-14b --bits 3 --device cuda -p 0 -n 16 -r 1 --profile >"$OUT/profile.md" 2>/tmp/profile-debug.log
 	echo "profile exit $?" | tee -a "$OUT/run.log"
 	head -60 "$OUT/profile.md" | tee -a "$OUT/run.log"
+}
+
+# q14b: issue 21's target, `quantize --bits 3 --device cuda` of a Qwen3-14B-shape checkpoint with RHT, LDLQ and
+# auto calibration (the defaults), timed in stages for extrapolation. The bf16 checkpoint (29.5 GB of seeded
+# random weights, model.WriteSynthetic) is written here by `bench --synthetic qwen3-14b --save` (kept for the
+# next call on a warm machine); then a smoke run at L 16 with --calib-tokens 1024 (2 sequences sampled, 2
+# windows collected on the GPU, one flush of the 61 GB of f32 accumulators) runs until Q14B_TIMEOUT and is
+# stopped. Its JSON log (q14b.log) gives the stage times; the summary line extrapolates the defaults' 131,072
+# tokens (256 sequences in 8 batches of 32, 256 windows in 8 flushes) and 40 layers. The whole phase stays under
+# 8 minutes (writing ≤ 200 s, the run ≤ Q14B_TIMEOUT = 240 s). Q14B_L (16) and Q14B_TOKENS (1024) change the
+# run's L and --calib-tokens; the extrapolation assumes the smoke's 2 sequences and the defaults' 131,072 tokens.
+q14b() {
+	S=${Q14B_DIR:-$PWD/.q14b}
+	df -h "$(dirname "$S")" /tmp 2>&1 | tee -a "$OUT/run.log"
+	free -g 2>&1 | head -2 | tee -a "$OUT/run.log"
+	if [ ! -f "$S/config.json" ]; then
+		step "q14b: bench --synthetic qwen3-14b --save $S"
+		timeout 200 $B bench --synthetic qwen3-14b --save "$S" 2>&1 | tail -2 | tee -a "$OUT/run.log"
+	fi
+	L=${Q14B_L:-16} N=${Q14B_TOKENS:-1024}
+	step "q14b: quantize 3-bit L $L --device cuda --calib-tokens $N (stopped after ${Q14B_TIMEOUT:-240} s)"
+	rm -rf "$S-3bit"
+	timeout ${Q14B_TIMEOUT:-240} $B quantize --model "$S" --bits 3 --L $L --device cuda --calib-tokens $N --quiet \
+		--log-format json --log-level debug --out "$S-3bit" >/dev/null 2>"$OUT/q14b.log"
+	echo "q14b quantize exit $? (124: stopped by the timeout, as planned)" | tee -a "$OUT/run.log"
+	grep -E '"level":"(error|warn)"' "$OUT/q14b.log" | head -5 | tee -a "$OUT/run.log"
+	python3 - "$OUT/q14b.log" <<'PY' 2>&1 | tee -a "$OUT/run.log"
+import json, re, sys
+def secs(s):
+    t = 0.0
+    for v, u in re.findall(r'([\d.]+)(ms|µs|us|ns|h|m|s)', s or ''):
+        t += float(v) * {'h': 3600, 'm': 60, 's': 1, 'ms': 1e-3, 'µs': 1e-6, 'us': 1e-6, 'ns': 1e-9}[u]
+    return t
+sample = calib = flush = None
+batches = 1
+windows = 0
+layers = []
+for line in open(sys.argv[1]):
+    try:
+        r = json.loads(line)
+    except ValueError:
+        continue
+    m = r.get('message', '')
+    if m.startswith('calibration: sequences sampled'):
+        sample, batches = secs(r.get('took')), r.get('of', 1)
+    elif m.startswith('calibration: Hessians collected'):
+        calib, flush, windows = secs(r.get('took')), secs(r.get('flushes_took')), r.get('of', 0)
+    elif m == 'layer quantized':
+        layers.append((r.get('index'), secs(r.get('took'))))
+print(f"q14b smoke: sampling {sample} s ({batches} batches), calibration {calib} s over {windows} windows of which flush {flush} s")
+for i, t in layers:
+    print(f"q14b smoke: layer {i} encoded in {t:.1f} s")
+if sample is not None and calib is not None and windows:
+    full_sample = sample / batches * 8  # 8 batches of 32 sequences; a decode step's time barely grows with its rows
+    full_calib = (calib - flush) / windows * 256 + flush * 8
+    enc = sum(t for _, t in layers) / len(layers) * 40 if layers else float('nan')
+    print(f"q14b extrapolated to 131072 tokens: sampling ~{full_sample:.0f} s, calibration ~{full_calib:.0f} s, "
+          f"encoding ~{enc:.0f} s (40 layers), total ~{(full_sample + full_calib + enc) / 60:.1f} min (target ≤ 30 min at L 16)")
+PY
+	grep -E 'pass|accumulator' "$OUT/q14b.log" | head -5 | tee -a "$OUT/run.log"
+	rm -rf "$S-3bit" "$(dirname "$S")/.$(basename "$S")-3bit.tmp-"* 2>/dev/null # the stopped run's work folder
 }
 
 phases=("$@")

@@ -135,6 +135,7 @@ type BlasLt struct {
 	ws      DevPtr
 	wsBytes int
 	plans   map[gemmKey]*gemmPlan
+	grams   map[[2]int]*gemmPlan // GramF32's plans by (rows, n)
 	version int
 }
 
@@ -169,7 +170,7 @@ func (d *Device) BlasLt() (*BlasLt, error) {
 	if err := loadCublasLt(); err != nil {
 		return nil, err
 	}
-	b := &BlasLt{d: d, plans: map[gemmKey]*gemmPlan{}, wsBytes: blasWorkspace}
+	b := &BlasLt{d: d, plans: map[gemmKey]*gemmPlan{}, grams: map[[2]int]*gemmPlan{}, wsBytes: blasWorkspace}
 	if err := blasCheck(call(lt.cublasLtCreate, uintptr(unsafe.Pointer(&b.h))), "cublasLtCreate"); err != nil {
 		return nil, err
 	}
@@ -195,7 +196,10 @@ func (b *BlasLt) destroy() {
 	for _, p := range b.plans {
 		p.free()
 	}
-	b.plans = nil
+	for _, p := range b.grams {
+		p.free()
+	}
+	b.plans, b.grams = nil, nil
 	b.d.Free(b.ws)
 	call(lt.cublasLtDestroy, b.h)
 	b.d.blas = nil
@@ -299,4 +303,87 @@ func (b *BlasLt) GemmBF16Scaled(s *Stream, c DevPtr, out DataType, a, w DevPtr, 
 		uintptr(c), p.lc, uintptr(c), p.lc,
 		uintptr(unsafe.Pointer(&p.algo.algo)), uintptr(b.ws), uintptr(b.wsBytes), s.h)
 	return blasCheck(r, "Matmul(%v)", key)
+}
+
+// gramPlan builds (once) the descriptors of GramF32 for x [rows, n]. Row-major x is, read column-major, the n×rows
+// matrix Xc with leading dimension n, and xᵀ·x = Xc·Xcᵀ: cuBLASLt's A is Xc (not transposed), its B the same
+// memory transposed, C n×n (symmetric, so its storage order does not matter). Everything is f32 with
+// CUBLAS_COMPUTE_32F, which runs true f32 FMAs: TF32 tensor cores are used only with CUBLAS_COMPUTE_32F_FAST_TF32,
+// never asked for here.
+func (b *BlasLt) gramPlan(rows, n int) (*gemmPlan, error) {
+	key := [2]int{rows, n}
+	if p, ok := b.grams[key]; ok {
+		return p, nil
+	}
+	p := &gemmPlan{}
+	fail := func(err error) (*gemmPlan, error) {
+		p.free()
+		return nil, err
+	}
+	if err := blasCheck(call(lt.cublasLtMatmulDescCreate, uintptr(unsafe.Pointer(&p.desc)), cublasCompute32F, uintptr(Float32)), "MatmulDescCreate(gram)"); err != nil {
+		return fail(err)
+	}
+	setDesc := func(attr int, v int32) error {
+		return blasCheck(call(lt.cublasLtMatmulDescSetAttribute, p.desc, uintptr(attr), uintptr(unsafe.Pointer(&v)), 4), "MatmulDescSetAttribute(%d)", attr)
+	}
+	if err := setDesc(descTransA, opN); err != nil {
+		return fail(err)
+	}
+	if err := setDesc(descTransB, opT); err != nil {
+		return fail(err)
+	}
+	layout := func(dst *uintptr, r, c, ld int) error {
+		return blasCheck(call(lt.cublasLtMatrixLayoutCreate, uintptr(unsafe.Pointer(dst)), uintptr(Float32), uintptr(r), uintptr(c), uintptr(ld)),
+			"MatrixLayoutCreate(f32 %dx%d ld=%d)", r, c, ld)
+	}
+	if err := layout(&p.la, n, rows, n); err != nil {
+		return fail(err)
+	}
+	if err := layout(&p.lw, n, rows, n); err != nil {
+		return fail(err)
+	}
+	if err := layout(&p.lc, n, n, n); err != nil {
+		return fail(err)
+	}
+	var pref uintptr
+	if err := blasCheck(call(lt.cublasLtMatmulPreferenceCreate, uintptr(unsafe.Pointer(&pref))), "MatmulPreferenceCreate"); err != nil {
+		return fail(err)
+	}
+	defer call(lt.cublasLtMatmulPreferenceDestroy, pref)
+	ws := uint64(b.wsBytes)
+	if err := blasCheck(call(lt.cublasLtMatmulPreferenceSetAttribute, pref, prefMaxWorkspace, uintptr(unsafe.Pointer(&ws)), 8), "MatmulPreferenceSetAttribute(workspace)"); err != nil {
+		return fail(err)
+	}
+	var found int32
+	if err := blasCheck(call(lt.cublasLtMatmulAlgoGetHeuristic, b.h, p.desc, p.la, p.lw, p.lc, p.lc, pref, 1,
+		uintptr(unsafe.Pointer(&p.algo)), uintptr(unsafe.Pointer(&found))), "MatmulAlgoGetHeuristic(gram rows=%d n=%d)", rows, n); err != nil {
+		return fail(err)
+	}
+	if found == 0 {
+		return fail(fmt.Errorf("cuda: cublasLt has no algorithm for the f32 Gram product rows=%d n=%d", rows, n))
+	}
+	b.grams[key] = p
+	return p, nil
+}
+
+// GramF32 enqueues C[n,n] = xᵀ·x + beta·C on s for x f32 [rows, n] row-major, C f32 (beta 0 overwrites, 1
+// accumulates), in f32 arithmetic (gramPlan). Both pointers must be 256-byte aligned (cuMemAlloc's alignment,
+// which the heuristic assumes by default).
+func (b *BlasLt) GramF32(s *Stream, c, x DevPtr, rows, n int, beta float32) error {
+	if rows <= 0 || n <= 0 {
+		return fmt.Errorf("cuda: GramF32: bad shape rows=%d n=%d", rows, n)
+	}
+	if c%256 != 0 || x%256 != 0 {
+		return fmt.Errorf("cuda: GramF32: pointers %#x, %#x not 256-byte aligned", uint64(c), uint64(x))
+	}
+	p, err := b.gramPlan(rows, n)
+	if err != nil {
+		return err
+	}
+	p.alpha, p.beta = 1, beta
+	r := call(lt.cublasLtMatmul, b.h, p.desc, uintptr(unsafe.Pointer(&p.alpha)),
+		uintptr(x), p.la, uintptr(x), p.lw, uintptr(unsafe.Pointer(&p.beta)),
+		uintptr(c), p.lc, uintptr(c), p.lc,
+		uintptr(unsafe.Pointer(&p.algo.algo)), uintptr(b.ws), uintptr(b.wsBytes), s.h)
+	return blasCheck(r, "Matmul(gram rows=%d n=%d)", rows, n)
 }
