@@ -456,6 +456,29 @@ issue20() {
 	done
 }
 
+# gram: the Gram op's verify cases and the CUDA calibration Hessians against the CPU's (issue 21).
+gram() {
+	step "gram: verify-kernels --only Gram, TestCalibHessiansGPU"
+	timeout 90 $B verify-kernels --device cuda --only Gram >"$OUT/gram.md" 2>&1
+	echo "verify Gram exit $?" | tee -a "$OUT/run.log"
+	grep -E "FAIL|passed" "$OUT/gram.md" | tail -2 | tee -a "$OUT/run.log"
+	timeout 150 .devbin/cuda.test -test.run '^TestCalibHessiansGPU$' -test.v -test.count=1 -test.timeout 140s >"$OUT/gram.log" 2>&1
+	echo "TestCalibHessiansGPU exit $?" | tee -a "$OUT/run.log"
+	grep -E -- "--- |^(ok|FAIL)|relative|passes" "$OUT/gram.log" | head -20 | tee -a "$OUT/run.log"
+}
+
+# picks: greedy picks on the device (TestPicksOnDevice) and 3-bit tg128 with the picks and with every logit read.
+picks() {
+	step "picks: TestPicksOnDevice"
+	timeout 150 .devbin/cuda.test -test.run '^TestPicksOnDevice$' -test.v -test.count=1 -test.timeout 140s >"$OUT/picks.log" 2>&1
+	echo "TestPicksOnDevice exit $?" | tee -a "$OUT/run.log"
+	grep -E -- "--- |^(ok|FAIL)" "$OUT/picks.log" | head -20 | tee -a "$OUT/run.log"
+	for e in "" --read-logits; do
+		step "picks: bench qwen3-14b 3-bit tg128 ${e:-(device picks)}"
+		timeout 90 $B bench --synthetic qwen3-14b --bits 3 --device cuda -p 0 -n 128 -r 3 $e 2>&1 | grep -E "tg128 |rror" | tee -a "$OUT/run.log"
+	done
+}
+
 # profile: the per-kernel profile of the default 3-bit step (where the time of one token goes).
 profile() {
 	step "profile: bench qwen3-14b 3-bit --profile"
