@@ -331,8 +331,16 @@ func (b *Backend) launch(name string, grid, block driver.Dim3, smem int, args *d
 	} else {
 		b.stats.Launches++
 	}
+	for i := 0; i < b.tune.labPad && name != launchProbe; i++ { // lab: the cost of a launch (tuning key lab_pad)
+		if err := b.launch(launchProbe, driver.Dim3{X: 1}, driver.Dim3{X: 32}, 0, nil, 0); err != nil {
+			return err
+		}
+	}
 	return nil
 }
+
+// launchProbe is the empty kernel the lab key lab_pad launches after every kernel (shaders/cuda/ops.cu).
+const launchProbe = "launch_probe"
 
 // timed runs a non-kernel device step (a cuBLASLt GEMM) with the same counting and profiling as launch.
 func (b *Backend) timed(name string, bytes float64, step func() error) error {

@@ -61,6 +61,9 @@ type tuning struct {
 	mma0Piece                int
 	gemvgShape               gemvgShape
 	gemvgPrefetch            bool
+	// labPad empty launches (launch_probe) follow every kernel: the step's time against the launches added is
+	// what one launch costs in a recorded graph, the measure of what fusing launches can gain.
+	labPad int
 }
 
 // defaultTuning is the table for the devices measured so far (the NVIDIA H200).
@@ -94,6 +97,7 @@ var tuneKeys = map[string]tuneKey{
 	"mma_ks":         {lab: true, set: func(t *tuning, v string) error { return parseOneOf(&t.mmaKS, v, []int{1, 2, 4, 8}) }},
 	"mma_blocks":     {lab: true, set: func(t *tuning, v string) error { return parseOneOf(&t.mmaBlocks, v, []int{1, 2}) }},
 	"mma0_piece":     {lab: true, set: func(t *tuning, v string) error { return parseOneOf(&t.mma0Piece, v, []int{qmma0Piece, qmma0LabPiece}) }},
+	"lab_pad":        {lab: true, set: func(t *tuning, v string) error { return parseInt(&t.labPad, v, 0, 64) }},
 	"gemvg_pf":       {lab: true, set: func(t *tuning, v string) error { return parseBool(&t.gemvgPrefetch, v) }},
 	"gemvg_shape": {lab: true, set: func(t *tuning, v string) error {
 		var s gemvgShape

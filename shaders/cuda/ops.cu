@@ -236,6 +236,11 @@ __device__ __forceinline__ void swiglu(T* dst, bf16_t* y16, const T* gate, const
     }
 }
 
+// launch_probe (the tuning table's lab key lab_pad): nothing but the dependency wait — launched after every kernel
+// of a step it measures what one more launch costs in a recorded graph with programmatic dependent launch, the
+// yardstick for fusing launches (docs/perf.md).
+extern "C" __global__ void launch_probe() { pdl_begin(); }
+
 // cvt_f32_bf16
 //   in:  x f32 [n]; out: y bf16 [n] = bf16(x), round to nearest even (the input of a prompt GEMM, cuBLASLt bf16)
 //   grid: as add
