@@ -98,9 +98,8 @@ fi
 if [ "${SYNTH:-0}" = 1 ]; then
 	"$BIN" bench --synthetic qwen3-14b --bits 3 --device "$DEVICE" --batch 8 -p 16 -n 128 -r 3 || status=1
 	# The same decode forms at the streams' depth (each sequence 2,048 positions deep), the fair comparison for the
-	# streams row below, and the streams with short prompts beside the -p 16 batch row.
+	# streams row below (the -p 32 pair after it compares the two with short prompts).
 	"$BIN" bench --synthetic qwen3-14b --bits 3 --device "$DEVICE" --batch 8 -p 0 -d 2048 -n 128 -r 3 || status=1
-	"$BIN" bench --synthetic qwen3-14b --bits 3 --device "$DEVICE" --streams 8 -p 16 -n 128 -r 3 || status=1
 	"$BIN" bench --synthetic qwen3-14b --bits 3 --device "$DEVICE" --streams 8 -p 2048 -n 128 -r 3 --profile || status=1
 	# The greedy picks (argmax_f32 in the step's graph) against every row's logits read back, both ways.
 	for extra in "" --read-logits; do
