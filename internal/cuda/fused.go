@@ -187,7 +187,7 @@ func (b *Backend) groupQuant(ys []backend.Tensor, x backend.Tensor, ws []backend
 	g := &qmmaGroup{n: n, x: xs.ptr, segs: ls, ys: yp, gemvg: gemvg}
 	if h != nil {
 		k0, k1 := ls[0].w.Bits, ls[1].w.Bits
-		if len(ls) != 2 || ls[0].out != ls[1].out || (k0 != k1 && (gemvg || !qmmaMixed(qInst(n)))) {
+		if len(ls) != 2 || ls[0].out != ls[1].out || (k0 != k1 && (gemvg || !qmmaMixed(qmmaInst(n)))) {
 			return false
 		}
 		g.h = h.ptr

@@ -19,6 +19,23 @@ import (
 // qmmaDefaultRows is the fewest activation rows the tensor-core form serves by default.
 const qmmaDefaultRows = 2
 
+// qmmaWideRows is the one instantiation of trellis_mma above the decode batches (its own compilation unit,
+// qmmaWideUnit): prompt chunks of 9..16 rows (the follow-up of a cached prompt, a speculative batch) decode each
+// weight once for two n-fragments, where the bf16 expansion of the layer and its GEMM cost a fixed ~0.8 ms a
+// Qwen3-14B layer whatever the rows (docs/perf.md: 33 of the 48 ms of a 16-row chunk at position 2032).
+const (
+	qmmaWideRows = 16
+	qmmaWideUnit = "trellis.cu#n16"
+)
+
+// qmmaInst is the trellis_mma instantiation serving n rows.
+func qmmaInst(n int) int {
+	if n > maxGemvRows {
+		return qmmaWideRows
+	}
+	return qInst(n)
+}
+
 // qmmaSeg mirrors QMmaSeg in shaders/cuda/trellis.cu (40 bytes).
 type qmmaSeg struct {
 	W, Scales, Bias, Y driver.DevPtr
@@ -173,7 +190,7 @@ func (g *qmmaGroup) launch(b *Backend) func() error {
 	if g.gemvg {
 		return g.launchGemvg(b)
 	}
-	N, l0 := qInst(g.n), g.segs[0]
+	N, l0 := qmmaInst(g.n), g.segs[0]
 	p := qmmaParams{X: g.x, H: g.h, NSeg: int32(len(g.segs)), In: int32(l0.in), Shift: int32(l0.shift), L: int32(l0.L),
 		NRows: int32(g.n), Chunk: int32(qmmaChunk(N, l0.in))}
 	var bytes float64
@@ -246,7 +263,7 @@ func (g *qmmaGroup) launchGemvg(b *Backend) func() error {
 
 // qmmaSupports is whether the tensor-core form serves a layer's MatMul of n rows.
 func qmmaSupports(c quantCase) bool {
-	return c.act8 && c.mmaRows > 0 && c.n >= c.mmaRows && c.n <= maxGemvRows && c.w.Format == backend.FormatTrellis &&
+	return c.act8 && c.mmaRows > 0 && c.n >= c.mmaRows && c.n <= max(maxGemvRows, c.wideRows) && c.w.Format == backend.FormatTrellis &&
 		c.w.Axis == 1 && c.in%128 == 0
 }
 

@@ -23,6 +23,8 @@ type quantCase struct {
 	mmaRows    int  // the fewest rows the tensor-core form serves for the layer (qlinear.mmaRows), 0 never
 	group      bool // one-row layers on one input may share a trellis_gemvg launch (tuning.gemvGroup)
 	splitMax   int  // tuning.splitGemmMax: prompts this small keep f32 weights (gemv_chunks)
+	wideRows   int  // tuning.mmaWideRows: the most rows trellis_mma serves (8, or qmmaWideRows for prompt chunks)
+	chunkRows  int  // tuning.chunkRowsMax: int8-activation prompt chunks this short run the decode forms in passes
 }
 
 // quantForm is one way to compute a quantized MatMul.
@@ -49,15 +51,16 @@ type quantForm struct {
 //     tuning.mma0Rows rows, by default from qmma0DefaultRows = 2, measured on the H200; SetQuantMMA pins
 //     both axes): the axis-0 tensor-core form, split-K with trellis_splitk_reduce (qmma.go).
 //   - gemv_chunks: prompts whose GEMM is small (n·in·out ≤ tuning.splitGemmMax, the bound under which the dense path
-//     splits its input for precision: the fixture models), and every prompt of an exact-mode layer — the decode
+//     splits its input for precision: the fixture models), every prompt of an exact-mode layer — the decode
 //     forms over chunks of 8 rows, so prompt logits keep f32 weights (the bf16 expansion moved the fixture models'
-//     prompt logits ~1e-3).
+//     prompt logits ~1e-3) — and int8-activation chunks of at most tuning.chunkRowsMax rows (the down projection
+//     of a 9..16-row chunk: two passes of trellis_mma0 instead of the layer's bf16 expansion and GEMM).
 //   - expand_cublaslt: other prompts — the layer expanded to a bf16 [out, in] scratch (one layer at a time) and
 //     multiplied by cuBLASLt: weights rounded to bf16 (trellis.Factored's, hardware rounding), f32 accumulation.
 //   - gemv_chunks again for widths cuBLASLt cannot take (never for a real model).
 var quantForms = append(quantDecodeForms, []quantForm{
 	{name: "gemv_chunks", supports: func(c quantCase) bool {
-		return c.exact || c.n*c.in*c.out <= c.splitMax
+		return c.exact || c.n*c.in*c.out <= c.splitMax || (c.act8 && c.n <= c.chunkRows)
 	}, enqueue: enqueueQChunks},
 	{name: "expand_cublaslt", supports: func(c quantCase) bool { return c.in%8 == 0 && c.out%8 == 0 }, enqueue: enqueueQExpand},
 	{name: "gemv_chunks", supports: func(quantCase) bool { return true }, enqueue: enqueueQChunks},
@@ -229,7 +232,7 @@ func quantUnits() []string {
 			out = append(out, fmt.Sprintf("%s#n%d", f, N))
 		}
 	}
-	return out
+	return append(out, qmmaWideUnit)
 }
 
 // quantInstantiations lists the macro lines of each unit of trellis.cu and affine.cu (quantUnits); lab adds the
@@ -280,6 +283,7 @@ func quantInstantiations(lab bool) map[string][]string {
 				}
 			}
 		}
+		m[qmmaWideUnit] = append(m[qmmaWideUnit], fmt.Sprintf("TRELLIS_MMA(%s, %d, %d, %d)", trellisMmaName(k, k, qmmaWideRows), k, k, qmmaWideRows))
 		m["trellis.cu#n1"] = append(m["trellis.cu#n1"], fmt.Sprintf("TRELLIS_EXPAND(%s, %d)", trellisExpandName(k), k))
 		shapes := []gemvgShape{gemvgDefault}
 		if lab && k == 3 {

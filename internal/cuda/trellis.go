@@ -236,7 +236,7 @@ func (b *Backend) matmulQuant(d, xs *Tensor, l *qlinear) {
 		return
 	}
 	c := quantCase{n: n, in: in, out: l.out, w: l.w, exact: l.exact, act8: l.act8, mmaRows: l.mmaRows, group: b.tune.gemvGroup,
-		splitMax: b.tune.splitGemmMax}
+		splitMax: b.tune.splitGemmMax, wideRows: b.tune.mmaWideRows, chunkRows: b.tune.chunkRowsMax}
 	for _, f := range quantForms {
 		if f.supports(c) {
 			b.logf("MatMul %s n=%d %d->%d (%s, %s): %s", l.name, n, in, l.out, l.w, l.arith(), f.name)

@@ -45,6 +45,13 @@ type tuning struct {
 	// GEMM of the fixture models (pycoder-12m's largest at a 256-token prompt is 2.0e8) and none of a Qwen3-0.6B
 	// pp512 (5.4e8 and up), whose speed the second GEMM would cost.
 	splitGemmMax int
+	// mmaWideRows is the most rows trellis_mma serves: qmmaWideRows (16) takes prompt chunks of 9..16 rows (one
+	// decode of each weight for two n-fragments) from the bf16 expansion; 8 keeps them there. chunkRowsMax: int8-
+	// activation prompt chunks of at most this many rows that no tensor-core form takes (the down projection)
+	// run the decode forms in passes of 8 (gemv_chunks) rather than the expansion; 0 never.
+	// Prediction (H200, 16-row chunk at position 2032 of Qwen3-14B 3-bit: 48.3 ms, of which expansion + GEMM 33.1):
+	// ~25 ms with both. Measured: see docs/perf.md.
+	mmaWideRows, chunkRowsMax int
 	// attnRowsMax bounds the work (Σ (pos[r]+1)) of the prompt chunks the rows form of attention serves instead of
 	// the tensor-core form (attention.go): 2^16, a prompt of up to ~360 tokens from position 0.
 	attnRowsMax int
@@ -69,7 +76,7 @@ type tuning struct {
 // defaultTuning is the table for the devices measured so far (the NVIDIA H200).
 func defaultTuning() tuning {
 	return tuning{act8: [2]bool{true, true}, mmaRows: qmmaDefaultRows, mma0Rows: qmma0DefaultRows, pdl: true, gemvGroup: true,
-		splitGemmMax: 1 << 28, attnRowsMax: 1 << 16}
+		splitGemmMax: 1 << 28, attnRowsMax: 1 << 16, mmaWideRows: qmmaWideRows, chunkRowsMax: 2 * maxGemvRows}
 }
 
 // tuneKey sets one field from its text; lab keys also switch the lab forms on.
@@ -88,6 +95,10 @@ var tuneKeys = map[string]tuneKey{
 	"gemv_group":     {set: func(t *tuning, v string) error { return parseBool(&t.gemvGroup, v) }},
 	"moe_dense":      {set: func(t *tuning, v string) error { return parseBool(&t.moeDense, v) }},
 	"split_gemm_max": {set: func(t *tuning, v string) error { return parseInt(&t.splitGemmMax, v, 0, 1<<62) }},
+	"mma_wide_rows": {set: func(t *tuning, v string) error {
+		return parseOneOf(&t.mmaWideRows, v, []int{maxGemvRows, qmmaWideRows})
+	}},
+	"chunk_rows_max": {set: func(t *tuning, v string) error { return parseInt(&t.chunkRowsMax, v, 0, 64) }},
 	"attn_rows_max":  {set: func(t *tuning, v string) error { return parseInt(&t.attnRowsMax, v, 0, 1<<62) }},
 	"lab":            {lab: true, set: func(t *tuning, v string) error { return parseBool(&t.lab, v) }},
 	"gemv_r":         {lab: true, set: func(t *tuning, v string) error { return parseOneOf(&t.gemvR, v, append([]int{qShapes[1].R}, qLab...)) }},

@@ -84,13 +84,15 @@ func quantCases() []Case {
 		for _, n := range []int{1, 2, 8} {
 			cs = append(cs, quantCaseI8(small.Name, layers[2], n), quantCaseI8(big.Name, quantLayer{in: big.Inter, out: big.Hidden, k: k, axis: 0, interleave: k == 3}, n))
 		}
-		for _, n := range []int{1, 2, 3, 8} {
+		// 12 and 16: the prompt-chunk instantiation (two n-fragments a weight, qmmaWideRows).
+		for _, n := range []int{1, 2, 3, 8, 12, 16} {
 			cs = append(cs, quantCaseMMA(small.Name, layers[0], n), quantCaseMMA(big.Name, quantLayer{in: big.Hidden, out: big.Inter, k: k, axis: 1}, n))
 		}
 		cs = append(cs, quantCaseMMA(small.Name, layers[1], 1), quantCaseMMA(big.Name, quantLayer{in: big.Hidden, out: big.KVHeads * big.HD, k: k, axis: 1}, 4))
+		cs = append(cs, quantCaseMMA(big.Name, quantLayer{in: big.Hidden, out: big.KVHeads * big.HD, k: k, axis: 1}, 16))
 		cs = append(cs, quantCaseMMA(big.Name, quantLayer{in: big.Heads * big.HD, out: big.Hidden, k: k, axis: 1}, 1))
 		// The axis-0 tensor-core form (trellis_mma0): the down projection of a batch, plain and (3-bit) interleaved.
-		for _, n := range []int{2, 3, 4, 8} {
+		for _, n := range []int{2, 3, 4, 8, 16} { // 16: two passes of 8 (gemv_chunks: a 16-row prompt chunk's down)
 			for _, il := range []bool{false, true} {
 				if il && k != 3 {
 					continue
@@ -273,7 +275,7 @@ func quantFusedCases() []Case {
 	for _, d := range []struct {
 		dims Dims
 		n    int
-	}{{small, 4}, {big, 1}} {
+	}{{small, 4}, {big, 1}, {big, 16}} { // 16: a prompt chunk's q/k/v in the wide instantiation
 		for seg := range 3 {
 			cs = append(cs, quantQKVCase(d.dims, d.n, seg, true))
 			if d.n == 1 {
@@ -287,7 +289,7 @@ func quantFusedCases() []Case {
 		k0, k1 int
 		out    string
 	}{{small, 1, 3, 3, "h"}, {small, 4, 3, 3, "h"}, {big, 1, 3, 3, "h"}, {big, 1, 3, 3, "gate"}, {big, 1, 2, 4, "h"},
-		{small, 1, 4, 2, "up"}, {small, 4, 2, 4, "h"}, {big, 8, 4, 4, "h"}} {
+		{small, 1, 4, 2, "up"}, {small, 4, 2, 4, "h"}, {big, 8, 4, 4, "h"}, {big, 16, 3, 3, "h"}, {small, 12, 2, 4, "h"}} {
 		cs = append(cs, quantSwiGLUCase(g.dims, g.n, g.k0, g.k1, g.out, true))
 	}
 	// The one-row grouped dp4a form (trellis_gemvg): the same groups with the tensor-core form off.

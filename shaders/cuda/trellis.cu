@@ -569,8 +569,8 @@ struct MmaRows {
     }
 };
 
-// trellis_mma_k{K0}{K1}_n{N} (axis 1; n ≤ N activation rows; int8-activation layers with in % 128 == 0 when
-// MLXBUN_CUDA_QMMA=1, qmma.go)
+// trellis_mma_k{K0}{K1}_n{N} (axis 1; n ≤ N activation rows, N ≤ 8 or 16; int8-activation layers with
+// in % 128 == 0, qmma.go; N 16 for prompt chunks of 9..16 rows: each weight decoded once for two n-fragments)
 //   in:  seg[0..nseg) trellis layers of coded axis 1 on the same x f32 [nrows, in], T = 2^shift, L ≤ 16
 //   out: each seg's y f32 [nrows, out] = x·Wᵀ (+ bias); with h: gate = seg 0, up = seg 1 (same out), both written
 //        and h = silu_mul(gate, up) (swiglu's arithmetic)
@@ -587,14 +587,19 @@ template <int K0, int K1, int N>
 __device__ __forceinline__ void trellis_mma(const QMmaParams& p) {
     extern __shared__ float4 qsm[];
     unsigned* xs = (unsigned*)qsm;
-    __shared__ float red[8][8][32];
+    constexpr int NF = (N + 7) / 8; // n-fragments: activation rows 8f..8f+7 (N 16: two MMAs per A fragment)
+    __shared__ float red[8][8 * NF][32];
     const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31, g = lane >> 2, t = lane & 3;
     const int ks = p.ks, gpb = 8 / ks, grp = warp / ks, part = warp - grp * ks;
     const int chunk = p.chunk, cs = (chunk >> 7) * 144 + 8;
     const bool once = chunk >= p.in, glu = p.h != nullptr;
     const unsigned mask = (1u << p.L) - 1u;
-    const int bcol = (g < N ? g : N - 1) * cs;                  // B column g reads activation row g (N = 1: row 0)
-    const int col0 = min(2 * t, N - 1), col1 = min(2 * t + 1, N - 1); // the columns of this lane's C
+    int bcol[NF], col0[NF], col1[NF];
+#pragma unroll
+    for (int f = 0; f < NF; f++) {
+        bcol[f] = min(8 * f + g, N - 1) * cs;                       // B column g of fragment f: activation row 8f + g
+        col0[f] = min(8 * f + 2 * t, N - 1), col1[f] = min(8 * f + 2 * t + 1, N - 1); // the columns of this lane's C
+    }
     if (once) {
         qstage_g128<N>(xs, cs, p.x, p.in, p.nrows, 0, p.in);
         __syncthreads();
@@ -611,9 +616,11 @@ __device__ __forceinline__ void trellis_mma(const QMmaParams& p) {
         MmaRows<K1> m1;
         m0.bind(s0, p.in, rb0 + g);
         m1.bind(s1, p.in, rb1 + g);
-        float acc[2][4];
+        float acc[NF][2][4];
 #pragma unroll
-        for (int i = 0; i < 4; i++) acc[0][i] = acc[1][i] = 0.f;
+        for (int f = 0; f < NF; f++)
+#pragma unroll
+            for (int i = 0; i < 4; i++) acc[f][0][i] = acc[f][1][i] = 0.f;
         for (int c0 = 0; c0 < p.in; c0 += chunk) {
             const int len = min(chunk, p.in - c0);
             if (!once) {
@@ -637,54 +644,67 @@ __device__ __forceinline__ void trellis_mma(const QMmaParams& p) {
                     n0.load(p.shift, q0 + 4 * (gl + ks) + t);
                     n1.load(p.shift, q0 + 4 * (gl + ks) + t);
                 }
-                int c[2][4] = {{0, 0, 0, 0}, {0, 0, 0, 0}};
-                const unsigned* xb = xs + bcol + gl * 144 + t * 34;
+                int c[NF][2][4];
+#pragma unroll
+                for (int f = 0; f < NF; f++)
+#pragma unroll
+                    for (int i = 0; i < 4; i++) c[f][0][i] = c[f][1][i] = 0;
 #pragma unroll
                 for (int s = 0; s < 16; s++) {
-                    const uint2 b = *(const uint2*)(xb + 2 * s);
-                    mma_u8s8(c[0], lcg_x<K0>(m0.a[0], 2 * s, mask), lcg_x<K0>(m0.a[1], 2 * s, mask),
-                             lcg_x<K0>(m0.a[0], 2 * s + 1, mask), lcg_x<K0>(m0.a[1], 2 * s + 1, mask), b.x, b.y);
-                    mma_u8s8(c[1], lcg_x<K1>(m1.a[0], 2 * s, mask), lcg_x<K1>(m1.a[1], 2 * s, mask),
-                             lcg_x<K1>(m1.a[0], 2 * s + 1, mask), lcg_x<K1>(m1.a[1], 2 * s + 1, mask), b.x, b.y);
+                    // Each weight decoded once for the NF fragments of activation rows.
+                    const unsigned x00 = lcg_x<K0>(m0.a[0], 2 * s, mask), x01 = lcg_x<K0>(m0.a[1], 2 * s, mask);
+                    const unsigned x02 = lcg_x<K0>(m0.a[0], 2 * s + 1, mask), x03 = lcg_x<K0>(m0.a[1], 2 * s + 1, mask);
+                    const unsigned x10 = lcg_x<K1>(m1.a[0], 2 * s, mask), x11 = lcg_x<K1>(m1.a[1], 2 * s, mask);
+                    const unsigned x12 = lcg_x<K1>(m1.a[0], 2 * s + 1, mask), x13 = lcg_x<K1>(m1.a[1], 2 * s + 1, mask);
+#pragma unroll
+                    for (int f = 0; f < NF; f++) {
+                        const uint2 b = *(const uint2*)(xs + bcol[f] + gl * 144 + t * 34 + 2 * s);
+                        mma_u8s8(c[f][0], x00, x01, x02, x03, b.x, b.y);
+                        mma_u8s8(c[f][1], x10, x11, x12, x13, b.x, b.y);
+                    }
                 }
                 const unsigned* xg = xs + gl * 144 + 136;
-                const uint2 e0 = *(const uint2*)(xg + col0 * cs), e1 = *(const uint2*)(xg + col1 * cs);
-                const float sa = __uint_as_float(e0.x), sb = __uint_as_float(e1.x);
-                const int oa = (int)e0.y, ob = (int)e1.y;
 #pragma unroll
-                for (int m = 0; m < 2; m++) {
-                    acc[m][0] = fmaf((float)(c[m][0] + oa), sa, acc[m][0]);
-                    acc[m][1] = fmaf((float)(c[m][1] + ob), sb, acc[m][1]);
-                    acc[m][2] = fmaf((float)(c[m][2] + oa), sa, acc[m][2]);
-                    acc[m][3] = fmaf((float)(c[m][3] + ob), sb, acc[m][3]);
+                for (int f = 0; f < NF; f++) {
+                    const uint2 e0 = *(const uint2*)(xg + col0[f] * cs), e1 = *(const uint2*)(xg + col1[f] * cs);
+                    const float sa = __uint_as_float(e0.x), sb = __uint_as_float(e1.x);
+                    const int oa = (int)e0.y, ob = (int)e1.y;
+#pragma unroll
+                    for (int m = 0; m < 2; m++) {
+                        acc[f][m][0] = fmaf((float)(c[f][m][0] + oa), sa, acc[f][m][0]);
+                        acc[f][m][1] = fmaf((float)(c[f][m][1] + ob), sb, acc[f][m][1]);
+                        acc[f][m][2] = fmaf((float)(c[f][m][2] + oa), sa, acc[f][m][2]);
+                        acc[f][m][3] = fmaf((float)(c[f][m][3] + ob), sb, acc[f][m][3]);
+                    }
                 }
             }
         }
         if (ks > 1) {
 #pragma unroll
-            for (int i = 0; i < 8; i++) red[warp][i][lane] = acc[i >> 2][i & 3];
+            for (int i = 0; i < 8 * NF; i++) red[warp][i][lane] = acc[i >> 3][(i >> 2) & 1][i & 3];
             __syncthreads();
             if (part == 0)
                 for (int q = 1; q < ks; q++)
 #pragma unroll
-                    for (int i = 0; i < 8; i++) acc[i >> 2][i & 3] += red[warp + q][i][lane];
+                    for (int i = 0; i < 8 * NF; i++) acc[i >> 3][(i >> 2) & 1][i & 3] += red[warp + q][i][lane];
             __syncthreads();
         }
         if (part != 0 || !live) continue;
         const float rcp = trellis_rcp();
 #pragma unroll
-        for (int i = 0; i < 4; i++) {
-            const int n = 2 * t + (i & 1), dr = (i >> 1) * 8 + g; // C element i: column n, row dr of the m-tile
+        for (int fi = 0; fi < 4 * NF; fi++) {
+            const int f = fi >> 2, i = fi & 3;
+            const int n = 8 * f + 2 * t + (i & 1), dr = (i >> 1) * 8 + g; // C element i of fragment f: column n, row dr
             if (n >= p.nrows) continue;
             const int r0 = rb0 + dr, r1 = rb1 + dr;
             float v0 = 0.f, v1 = 0.f;
             if (r0 < s0.out) {
-                v0 = __fmul_rn(acc[0][i], __fmul_rn(__ldg(s0.scales + r0), rcp));
+                v0 = __fmul_rn(acc[f][0][i], __fmul_rn(__ldg(s0.scales + r0), rcp));
                 v0 = __fadd_rn(v0, s0.bias ? __ldg(s0.bias + r0) : 0.f);
                 s0.y[(long long)n * s0.out + r0] = v0;
             }
             if (r1 < s1.out) {
-                v1 = __fmul_rn(acc[1][i], __fmul_rn(__ldg(s1.scales + r1), rcp));
+                v1 = __fmul_rn(acc[f][1][i], __fmul_rn(__ldg(s1.scales + r1), rcp));
                 v1 = __fadd_rn(v1, s1.bias ? __ldg(s1.bias + r1) : 0.f);
                 s1.y[(long long)n * s1.out + r1] = v1;
             }
