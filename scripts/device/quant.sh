@@ -479,6 +479,25 @@ picks() {
 	done
 }
 
+# wide: prompt chunks of 9..16 rows (the cached follow-up of issue 19) — trellis_mma N 16 and the down projection in
+# passes of trellis_mma0 — verified, then bench --streams's prompt-cache line with them and without
+# (mma_wide_rows=8,chunk_rows_max=0: the bf16 expansion as before).
+wide() {
+	for only in MatMul/trellis/mma Fused/trellis; do
+		step "wide: verify-kernels --only $only"
+		timeout 150 $B verify-kernels --device cuda --only "$only" >>"$OUT/verify.md" 2>&1
+		echo "verify $only exit $?" | tee -a "$OUT/run.log"
+		grep -E "FAIL|passed" "$OUT/verify.md" | tail -2 | tee -a "$OUT/run.log"
+	done
+	for v in "" mma_wide_rows=8,chunk_rows_max=0; do
+		step "wide: bench --streams 8 -p 2048 MLXBUN_CUDA_TUNE=$v"
+		MLXBUN_CUDA_TUNE=$v timeout 120 $B bench --synthetic qwen3-14b --bits 3 --device cuda --streams 8 -p 2048 -n 32 -r 2 --profile >"$OUT/wide-$v.md" 2>&1
+		echo "bench exit $?" | tee -a "$OUT/run.log"
+		grep -E "prompt cache|all decoding" "$OUT/wide-$v.md" | tee -a "$OUT/run.log"
+		grep -A8 "second prompt" "$OUT/wide-$v.md" | grep -E "^\| [a-z]" | head -6 | tee -a "$OUT/run.log"
+	done
+}
+
 # profile: the per-kernel profile of the default 3-bit step (where the time of one token goes).
 profile() {
 	step "profile: bench qwen3-14b 3-bit --profile"
