@@ -491,10 +491,10 @@ wide() {
 	done
 	for v in "" mma_wide_rows=8,chunk_rows_max=0; do
 		step "wide: bench --streams 8 -p 2048 MLXBUN_CUDA_TUNE=$v"
-		MLXBUN_CUDA_TUNE=$v timeout 120 $B bench --synthetic qwen3-14b --bits 3 --device cuda --streams 8 -p 2048 -n 32 -r 2 --profile >"$OUT/wide-$v.md" 2>&1
+		MLXBUN_CUDA_TUNE=$v timeout 120 $B bench --synthetic qwen3-14b --bits 3 --device cuda --streams 8 -p 2048 -n 32 -r 2 --profile >"$OUT/wide-${v//[=,]/_}.md" 2>&1
 		echo "bench exit $?" | tee -a "$OUT/run.log"
-		grep -E "prompt cache|all decoding" "$OUT/wide-$v.md" | tee -a "$OUT/run.log"
-		grep -A8 "second prompt" "$OUT/wide-$v.md" | grep -E "^\| [a-z]" | head -6 | tee -a "$OUT/run.log"
+		grep -E "prompt cache|all decoding" "$OUT/wide-${v//[=,]/_}.md" | tee -a "$OUT/run.log"
+		grep -A8 "second prompt" "$OUT/wide-${v//[=,]/_}.md" | grep -E "^\| [a-z]" | head -6 | tee -a "$OUT/run.log"
 	done
 }
 
