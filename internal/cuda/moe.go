@@ -11,6 +11,7 @@ import (
 
 	"github.com/mlxbun/mlxbun/internal/backend"
 	"github.com/mlxbun/mlxbun/internal/cuda/driver"
+	"github.com/mlxbun/mlxbun/internal/trellis"
 )
 
 var _ backend.MoE = (*Backend)(nil)
@@ -89,14 +90,14 @@ func (b *Backend) moeScratchFor(k moeKey) (*moeScratch, error) {
 const moeMaxK = 64
 
 // routedExperts returns the device table [gate E | up E | down E] of the experts' bf16 weight pointers when the
-// routed form can serve them (dense bf16 experts without bias, one intermediate width), else 0. Tables are kept
-// by their content (the pointers themselves), so a table always names the weights it was made for.
+// routed form can serve them (dense bf16 experts without bias, one intermediate width), else 0.
 func (b *Backend) routedExperts(gate, up, down []backend.Linear) driver.DevPtr {
 	if b.tune.moeDense { // the dense form at every row count: the comparison (tuning key moe_dense)
 		return 0
 	}
 	inter := gate[0].Out()
-	buf := make([]byte, 0, 8*3*len(gate))
+	buf := make([]byte, 1, 1+8*3*len(gate))
+	buf[0] = 'b'
 	for si, set := range [][]backend.Linear{gate, up, down} {
 		for _, l := range set {
 			d, ok := l.(*linear)
@@ -106,12 +107,19 @@ func (b *Backend) routedExperts(gate, up, down []backend.Linear) driver.DevPtr {
 			buf = binary.LittleEndian.AppendUint64(buf, uint64(d.w))
 		}
 	}
+	return b.moeTable(buf)
+}
+
+// moeTable uploads a table of device pointers (buf: a kind byte, then the little-endian pointers) once. Tables
+// are kept by their content (the pointers themselves), so a table always names the weights it was made for.
+func (b *Backend) moeTable(buf []byte) driver.DevPtr {
 	if p, ok := b.moeTables[string(buf)]; ok {
 		return p
 	}
-	p, err := b.allocExact(len(buf))
+	body := buf[1:]
+	p, err := b.allocExact(len(body))
 	if err == nil {
-		err = b.uploadBytes(p, len(buf), func(dst []byte, off int) { copy(dst, buf[off:]) })
+		err = b.uploadBytes(p, len(body), func(dst []byte, off int) { copy(dst, body[off:]) })
 	}
 	if err != nil {
 		b.logf("Experts: no routed table (%v): the dense form", err)
@@ -122,6 +130,59 @@ func (b *Backend) routedExperts(gate, up, down []backend.Linear) driver.DevPtr {
 	}
 	b.moeTables[string(buf)] = p
 	return p
+}
+
+// moeTrellisSmemMax bounds moe_trellis1's dynamic shared memory (the padded x row): the default 48 KiB, so no
+// attribute is raised; in ≤ 11,915 (Qwen3-30B-A3B's widest is 2,048).
+const moeTrellisSmemMax = 48 << 10
+
+// trellisRouted is what the routed trellis form needs of a set of experts: the pointer table and the codec
+// every expert shares.
+type trellisRouted struct {
+	table       driver.DevPtr // [gate words E | gate scales E | up words E | up scales E | down words E | down scales E]
+	k, shift, L int
+	variant     trellis.Variant
+}
+
+// routedTrellis returns the routed form's table when every expert is a trellis layer coded along axis 1 (the
+// quantizer codes stacked experts so: family's experts.gate_up_proj and down_proj), without bias, of one codec,
+// variant and intermediate width, and its widest input fits moe_trellis1's shared memory; else ok false.
+// Axis-0 experts (quantize codes none; hand-built layers may) and affine experts stay on the dense form: a
+// routed GEMV per coded axis and format is work the one production layout does not need yet.
+func (b *Backend) routedTrellis(gate, up, down []backend.Linear) (trellisRouted, bool) {
+	var r trellisRouted
+	if b.tune.moeDense {
+		return r, false
+	}
+	g0, ok := gate[0].(*qlinear)
+	if !ok || g0.w.Format != backend.FormatTrellis {
+		return r, false
+	}
+	r.k, r.shift, r.L, r.variant = g0.w.Bits, g0.shift, g0.L, g0.variant
+	inter := g0.out
+	if 4*(max(g0.in, inter)+max(g0.in, inter)/32) > moeTrellisSmemMax {
+		return r, false
+	}
+	buf := make([]byte, 1, 1+8*6*len(gate))
+	buf[0] = 't'
+	for si, set := range [][]backend.Linear{gate, up, down} {
+		for _, field := range []int{0, 1} {
+			for _, l := range set {
+				q, ok := l.(*qlinear)
+				if !ok || q.w.Format != backend.FormatTrellis || q.w.Axis != 1 || q.bias != 0 || q.w.Bits != r.k ||
+					q.shift != r.shift || q.L != r.L || q.variant != r.variant || (si < 2 && q.out != inter) || (si == 2 && q.in != inter) {
+					return r, false
+				}
+				p := q.words
+				if field == 1 {
+					p = q.scales
+				}
+				buf = binary.LittleEndian.AppendUint64(buf, uint64(p))
+			}
+		}
+	}
+	r.table = b.moeTable(buf)
+	return r, r.table != 0
 }
 
 // Experts (backend.MoE). Decode batches (n ≤ MaxDecodeRows) of dense bf16 experts take the routed form: one
@@ -166,6 +227,12 @@ func (b *Backend) Experts(dst, x, ids, weights backend.Tensor, gate, up, down []
 	if n <= backend.MaxDecodeRows && k <= moeMaxK && xs.ptr%16 == 0 {
 		if table := b.routedExperts(gate, up, down); table != 0 {
 			b.expertsRouted(d, xs, is, ws, table, len(gate), k, inter)
+			return
+		}
+	}
+	if n <= backend.MaxDecodeRows && k <= moeMaxK && xs.dt == backend.F32 {
+		if rt, ok := b.routedTrellis(gate, up, down); ok {
+			b.expertsTrellisRouted(d, xs, is, ws, rt, len(gate), k, inter)
 			return
 		}
 	}
@@ -219,6 +286,47 @@ func (b *Backend) expertsRouted(d, xs, is, ws *Tensor, table driver.DevPtr, E, k
 	b.SwiGLU(sc.g, sc.g, sc.u)
 	proj(sc.y.ptr, sc.g.ptr, table.Add(16*E), inter, hidden, 1)
 	y := sc.y
+	b.enqueue(func() error {
+		args := driver.NewArgs().Ptr(d.ptr).Ptr(y.ptr).Ptr(is.ptr).Ptr(ws.ptr).I32(int32(hidden)).I32(int32(k))
+		return b.launch(combine, driver.Dim3{X: n}, driver.Dim3{X: 128}, 0, args, float64((slots+n)*hidden*xs.dt.Size()+8*slots))
+	})
+}
+
+// expertsTrellisRouted queues the routed form over axis-1 trellis experts: moe_trellis1 for gate and up (x row
+// per slot's row), SwiGLU over all slots, moe_trellis1 for down (each slot its own row), moe_combine — five
+// launches whatever E, the codes of the k routed experts read per row and nothing else of the E.
+//
+// Why a routed GEMV (the brief's form b) and not a per-slot bf16 expansion feeding moe_gemv (form a): the
+// expansion writes and reads back 2 bytes a weight per slot (Qwen3-30B-A3B: 9.4 MB a slot, 75 MB a layer at
+// n = 1, 3.6 GB a token) against 3/8 byte a weight of codes read here; and the decode GEMV's per-lane run decode
+// (TrellisRow, the same arithmetic as trellis_gemv1) keeps the MatMul/trellis decode promise (f32 weights, f32
+// sums), tighter than the expansion's bf16 rounding.
+func (b *Backend) expertsTrellisRouted(d, xs, is, ws *Tensor, rt trellisRouted, E, k, inter int) {
+	n, hidden := dims(xs)
+	slots := n * k
+	sc, err := b.moeScratchFor(moeKey{slots, inter, hidden, xs.dt})
+	if err != nil {
+		b.fail(fmt.Errorf("cuda backend: Experts scratch: %w", err))
+		return
+	}
+	b.logf("Experts n=%d k=%d of %d trellis experts (k%d, %s) %d→%d→%d: routed", n, k, E, rt.k, rt.variant, hidden, inter, hidden)
+	name := moeTrellis1Name(rt.k, rt.variant)
+	const threads, rowsPerBlock = 256, 16 // 8 warps of two output rows (moe_trellis1)
+	proj := func(y, x driver.DevPtr, tab driver.DevPtr, in, out int, xslot int32) {
+		bytes := float64(slots) * (float64(out)*float64(in)*float64(rt.k)/8 + float64(4*(in+out)))
+		smem := 4 * (in + in/32)
+		b.enqueue(func() error {
+			args := driver.NewArgs().Ptr(y).Ptr(x).Ptr(is.ptr).Ptr(tab).Ptr(tab.Add(8 * E)).I32(int32(in)).I32(int32(out)).
+				I32(int32(k)).I32(xslot).I32(int32(rt.shift)).I32(int32(rt.L))
+			return b.launch(name, driver.Dim3{X: (out + rowsPerBlock - 1) / rowsPerBlock, Y: slots}, driver.Dim3{X: threads}, smem, args, bytes)
+		})
+	}
+	proj(sc.g.ptr, xs.ptr, rt.table, hidden, inter, 0)
+	proj(sc.u.ptr, xs.ptr, rt.table.Add(16*E), hidden, inter, 0)
+	b.SwiGLU(sc.g, sc.g, sc.u)
+	proj(sc.y.ptr, sc.g.ptr, rt.table.Add(32*E), inter, hidden, 1)
+	y := sc.y
+	combine := opName("moe_combine", xs.dt)
 	b.enqueue(func() error {
 		args := driver.NewArgs().Ptr(d.ptr).Ptr(y.ptr).Ptr(is.ptr).Ptr(ws.ptr).I32(int32(hidden)).I32(int32(k))
 		return b.launch(combine, driver.Dim3{X: n}, driver.Dim3{X: 128}, 0, args, float64((slots+n)*hidden*xs.dt.Size()+8*slots))

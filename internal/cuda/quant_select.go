@@ -217,6 +217,12 @@ func affineExpandName(bits int) string     { return fmt.Sprintf("affine_expand_b
 
 const trellisReduceName = "trellis_splitk_reduce"
 
+// moeTrellis1Name is the routed-experts GEMV over axis-1 trellis experts (moe.go, MOE_TRELLIS1 in trellis.cu).
+func moeTrellis1Name(k int, v trellis.Variant) string {
+	sfx, _ := variantSuffix(v)
+	return fmt.Sprintf("moe_trellis1_k%d_%s", k, sfx)
+}
+
 // quantVariants are the trellis decode arithmetics instantiated: Reciprocal (the CPU's, per weight) and Factored.
 var quantVariants = []trellis.Variant{trellis.Reciprocal, trellis.Factored}
 
@@ -281,6 +287,10 @@ func quantInstantiations(lab bool) map[string][]string {
 			}
 		}
 		m["trellis.cu#n1"] = append(m["trellis.cu#n1"], fmt.Sprintf("TRELLIS_EXPAND(%s, %d)", trellisExpandName(k), k))
+		for _, v := range quantVariants { // in the n2 unit: n1 holds the most forms
+			_, vi := variantSuffix(v)
+			m["trellis.cu#n2"] = append(m["trellis.cu#n2"], fmt.Sprintf("MOE_TRELLIS1(%s, %d, %d)", moeTrellis1Name(k, v), k, vi))
+		}
 		shapes := []gemvgShape{gemvgDefault}
 		if lab && k == 3 {
 			shapes = append(shapes, gemvgLab...)

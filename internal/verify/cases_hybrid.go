@@ -171,11 +171,47 @@ func hybridCases(act backend.DType) []Case {
 				}
 				cs = append(cs, Case{Op: op, Act: backend.F32, Tol: tol, Promise: promise, Heavy: s.heavy,
 					Shape: fmt.Sprintf("%s %d experts %d→%d→%d, top %d, n=%d", s.tag, s.e, s.hidden, s.inter, s.hidden, s.k, n),
-					run:   func(h *harness) float64 { return h.experts(s.hidden, s.inter, s.e, s.k, n, quant) }})
+					run:   func(h *harness) float64 { return h.experts(s.hidden, s.inter, s.e, s.k, n, quantBits(quant), false) }})
 			}
 		}
 	}
+	// The routed trellis form (CUDA: moe_trellis1 over a device table of the experts' codes, decode batches) at
+	// Qwen3-30B-A3B's shape (128 experts, top 8, 2048→768→2048) and scaled down, every expert coded along axis 1
+	// as the quantizer codes stacked experts, 2/3/4-bit, the default (Factored) and exact (Reciprocal) decode.
+	// Bound: each of the three chained projections keeps the MatMul/trellis decode promise (f32 weights, f32
+	// sums in another order: within tolQuantF32 = 1e-5 of its max), SwiGLU and the weighted combine of k ≤ 8
+	// slots (weights ≤ 1) are f32 steps of the CPU's; tolMatF32 (1e-4), the bf16 routed form's bound, leaves 10×
+	// for the chain's growth.
+	for _, s := range []struct {
+		tag                       string
+		hidden, inter, e, k, bits int
+		exact, heavy              bool
+		rows                      []int
+	}{{"qwen3-30b-a3b", 2048, 768, 128, 8, 3, false, true, []int{1, 8}},
+		{"qwen3-30b-a3b exact", 2048, 768, 128, 8, 3, true, true, []int{1}},
+		{"scaled 64 experts", 1024, 768, 64, 8, 3, false, false, []int{2, 8}},
+		{"scaled 16 experts", 512, 256, 16, 8, 2, false, false, []int{1, 3}},
+		{"scaled 16 experts", 512, 256, 16, 8, 4, false, false, []int{1, 8}},
+		{"scaled 16 experts exact", 256, 512, 16, 8, 4, true, false, []int{5}}} {
+		for _, n := range s.rows {
+			promise := "decode: the routed experts' trellis GEMVs (f32 weights, f32 sums; default Factored); weighted sum in increasing expert order"
+			if s.exact {
+				promise = "decode: the routed experts' trellis GEMVs (the CPU's per-weight Reciprocal, f32 sums); weighted sum in increasing expert order"
+			}
+			cs = append(cs, Case{Op: "MoE/Experts/trellis/routed", Act: backend.F32, Tol: tolMatF32, Promise: promise, Heavy: s.heavy,
+				Shape: fmt.Sprintf("%s %d-bit, %d experts %d→%d→%d, top %d, n=%d", s.tag, s.bits, s.e, s.hidden, s.inter, s.hidden, s.k, n),
+				run:   func(h *harness) float64 { return h.experts(s.hidden, s.inter, s.e, s.k, n, s.bits, s.exact) }})
+		}
+	}
 	return cs
+}
+
+// quantBits is the trellis width of the Experts cases: 3 bits when quantized, 0 (bf16) otherwise.
+func quantBits(quant bool) int {
+	if quant {
+		return 3
+	}
+	return 0
 }
 
 // deltaSteps runs c's calls up to step si on fresh states of both backends (CausalConv, or GatedDeltaRule when
@@ -280,9 +316,9 @@ type int32Reader interface {
 	ReadInt32(t backend.Tensor, dst []int32) error
 }
 
-// experts runs Experts over e SwiGLU experts (bf16 or 3-bit trellis weights) with random distinct routed ids
-// and weights per row.
-func (h *harness) experts(hidden, inter, e, k, n int, quant bool) float64 {
+// experts runs Experts over e SwiGLU experts (bf16 weights for bits 0, else trellis codes of that width, loaded
+// in exact mode when exact) with random distinct routed ids and weights per row.
+func (h *harness) experts(hidden, inter, e, k, n, bits int, exact bool) float64 {
 	var gate, up, down [2][]backend.Linear
 	for x := 0; x < e; x++ {
 		for _, l := range []struct {
@@ -290,14 +326,14 @@ func (h *harness) experts(hidden, inter, e, k, n int, quant bool) float64 {
 			dst     *[2][]backend.Linear
 		}{{hidden, inter, &gate}, {hidden, inter, &up}, {inter, hidden, &down}} {
 			var lp linearPair
-			if quant {
+			if bits > 0 {
 				// coded along the input, as the quantizer codes projections; along the output where the input is no
 				// multiple of the 256-weight block (the fixture's down projection, 128 wide)
 				axis := 1
 				if l.in%256 != 0 {
 					axis = 0
 				}
-				lp = h.quantLinear(quantLayer{in: l.in, out: l.out, k: 3, axis: axis}, false, false, false)
+				lp = h.quantLinear(quantLayer{in: l.in, out: l.out, k: bits, axis: axis}, exact, false, false)
 			} else {
 				lp = h.denseLinear(l.in, l.out)
 			}

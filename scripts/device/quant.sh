@@ -12,7 +12,7 @@
 # heldout.txt); the SASS of the one-row 3-bit forms; compute-sanitizer memcheck on the fixture-shape cases.
 # Files under $OUT: run.log, verify.md, bench.md, greedy.txt, sass.txt, memcheck.log, kl.log (lab.md, ncu-*.txt).
 # Phases (arguments; default all but lab and ncu): verify bench kl greedy ppl sass memcheck batch lora gemma regress
-# quality grammar lab ncu synth viterbi issue20 q14b.
+# quality grammar lab ncu synth viterbi issue20 q14b moe.
 set -u -o pipefail
 OUT=${OUT:-/tmp/mlxbun-out}
 mkdir -p "$OUT"
@@ -546,6 +546,25 @@ if sample is not None and calib is not None and windows:
 PY
 	grep -E 'pass|accumulator' "$OUT/q14b.log" | head -5 | tee -a "$OUT/run.log"
 	rm -rf "$S-3bit" "$(dirname "$S")/.$(basename "$S")-3bit.tmp-"* 2>/dev/null # the stopped run's work folder
+}
+
+# moe: the routed trellis experts (issue 20; internal/cuda/moe.go expertsTrellisRouted): their verify cases, then
+# Qwen3-30B-A3B 3-bit decode (one sequence, then a batch of 8) with the routed form's launches logged. ≤ 4 min.
+moe() {
+	step "moe: verify-kernels --only MoE/Experts/trellis (routed and dense trellis cases, heavy included; the first start compiles)"
+	timeout 130 $B verify-kernels --device cuda --only MoE/Experts/trellis >"$OUT/moe-verify.md" 2>&1
+	echo "moe verify exit $?" | tee -a "$OUT/run.log"
+	grep -E "passed|FAIL" "$OUT/moe-verify.md" | tail -12 | tee -a "$OUT/run.log"
+	for args in "-p 512 -n 64 -r 2:60" "--batch 8 -p 0 -n 32 -r 2:45"; do
+		step "moe: bench --synthetic qwen3-30b-a3b --bits 3 ${args%:*}"
+		# shellcheck disable=SC2086
+		MLXBUN_CUDA_DEBUG=1 timeout "${args##*:}" $B bench --synthetic qwen3-30b-a3b --bits 3 --device cuda ${args%:*} \
+			>/tmp/moe-bench.md 2>/tmp/moe-debug.log
+		echo "moe bench ${args%:*} exit $?" | tee -a "$OUT/run.log"
+		{ echo "## bench --synthetic qwen3-30b-a3b --bits 3 ${args%:*}"; cat /tmp/moe-bench.md; } >>"$OUT/moe.md"
+		grep -E "pp512|tg(32|64)|roofline|rror" /tmp/moe-bench.md | tail -6 | tee -a "$OUT/run.log"
+		grep -E "^.*Experts n=" /tmp/moe-debug.log | sed 's/^.*Experts/Experts/' | sort | uniq -c | head -6 | tee -a "$OUT/run.log"
+	done
 }
 
 phases=("$@")

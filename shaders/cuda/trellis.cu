@@ -11,7 +11,7 @@
 // The instantiation list is appended by the host (internal/cuda/kernels.go, from the names quant_select.go
 // builds): TRELLIS_GEMV_ROWS(name, K, N, R, VAR, PF), TRELLIS_GEMV_SPLITK(name, K, N, VAR), TRELLIS_GEMV_INT(name,
 // K, N, R, U), TRELLIS_GEMV_SPLITK_INT(name, K, N), TRELLIS_MMA(name, K0, K1, N), TRELLIS_MMA_SPLITK(name, K, N, P),
-// TRELLIS_EXPAND(name, K);
+// TRELLIS_EXPAND(name, K), MOE_TRELLIS1(name, K, VAR) (the routed MoE experts);
 // PF (prefetch of the next run's words, quant.cuh) is a lab option, off in production. VAR names
 // the decode arithmetic (trellis.Variant): 0 Reciprocal — each weight (f32(y)·rcp)·scale, two rounded multiplies,
 // the CPU backend's arithmetic (internal/cpu, TrellisVariant) — or 1 Factored — Σ f32(y)·x with the scale applied
@@ -1164,4 +1164,54 @@ __device__ __forceinline__ void trellis_expand(bf16_t* __restrict__ dst, const Q
 #define TRELLIS_EXPAND(name, K)                                                                                 \
     extern "C" __global__ void __launch_bounds__(256) name(bf16_t* dst, const QGemvParams p) { pdl_begin();     \
         trellis_expand<K>(dst, p);                                                                              \
+    }
+
+// moe_trellis1_k{K}_{rcp|fac} (backend.MoE Experts' routed form over axis-1 trellis experts, decode: n ≤ 8 rows)
+//   in:  x f32 [n, in] (xslot = 0: slot s = r·k + j reads row r) or [n·k, in] (xslot = 1: slot s reads its own
+//        row); ids int32 [n, k]; Wt, St: device tables of E pointers to the experts' codes uint32 [out, in·K/32]
+//        (axis 1: coded rows = outputs, blocks of T = 2^shift, T % 32 == 0, L ≤ 16) and f32 scales [out]
+//   out: y f32 [n·k, out]: y[s][o] = Σ_c W_{ids[s]}[o][c]·x[..][c] under VAR (TrellisRow: 0 Reciprocal per weight,
+//        1 Factored) — only the routed experts' codes are read, the ids read on the device
+//   grid: (⌈out/16⌉, n·k) blocks of 256 threads, (in + in/32) floats of dynamic shared memory: the slot's x row,
+//        one pad float per 32 so that lane l reading its run's 32 positions (33·q + j) hits bank (l + j) % 32;
+//        warp w takes output rows 16·blockIdx.x + w and + 8; lanes take runs of 32 positions strided by 32 runs
+//        (trellis_gemv1's per-lane decode of one run: compile-time window shifts); warp_sum
+//   promise: each weight (or sum, Factored) is the trellis Linear's decode, f32 sums in another order than the
+//        CPU: within f32 accumulation-order rounding (the MatMul/trellis decode bound)
+template <int K, int VAR>
+__device__ __forceinline__ void moe_trellis1(float* __restrict__ y, const float* __restrict__ x, const int* __restrict__ ids,
+                                             const unsigned* const* __restrict__ Wt, const float* const* __restrict__ St,
+                                             int in, int out, int k, int xslot, int shift, int L) {
+    extern __shared__ float xs[];
+    const int s = blockIdx.y;
+    const float* xr = x + (long long)(xslot ? s : s / k) * in;
+    for (int c = threadIdx.x; c < in; c += blockDim.x) xs[c + (c >> 5)] = xr[c];
+    __syncthreads();
+    const int e = ids[s];
+    const unsigned* W = Wt[e];
+    const float* S = St[e];
+    const int lane = threadIdx.x & 31, nw = blockDim.x >> 5, nq = in >> 5;
+    const int row0 = blockIdx.x * 2 * nw;
+    for (int o = row0 + (threadIdx.x >> 5); o < min(row0 + 2 * nw, out); o += nw) {
+        TrellisRow<K, VAR> rw;
+        rw.bind(W, S, in, L, o);
+        float acc = 0.f;
+        for (int q = lane; q < nq; q += 32) {
+            typename TrellisRow<K, VAR>::Words d;
+            rw.load(trellis_run<K>(shift, q), d);
+            const float* xq = xs + 33 * q;
+#pragma unroll
+            for (int j = 0; j < 32; j++) acc = fmaf(rw.weight(d, j), xq[j], acc);
+        }
+        acc = warp_sum(acc);
+        if (lane == 0) y[(long long)s * out + o] = rw.finish(acc);
+    }
+}
+
+#define MOE_TRELLIS1(name, K, VAR)                                                                              \
+    extern "C" __global__ void __launch_bounds__(256) name(float* y, const float* x, const int* ids,            \
+                                                           const unsigned* const* Wt, const float* const* St,   \
+                                                           int in, int out, int k, int xslot, int shift, int L) { \
+        pdl_begin();                                                                                            \
+        moe_trellis1<K, VAR>(y, x, ids, Wt, St, in, out, k, xslot, shift, L);                                   \
     }
