@@ -136,6 +136,9 @@ func (b *Backend) moeTable(buf []byte) driver.DevPtr {
 // attribute is raised; in ≤ 11,915 (Qwen3-30B-A3B's widest is 2,048).
 const moeTrellisSmemMax = 48 << 10
 
+// moe_trellis1's launch shape: 256 threads, 8 warps of two output rows (the kernel's contract).
+const moeTrellisThreads, moeTrellisRows = 256, 16
+
 // trellisRouted is what the routed trellis form needs of a set of experts: the pointer table and the codec
 // every expert shares.
 type trellisRouted struct {
@@ -150,18 +153,29 @@ type trellisRouted struct {
 // Axis-0 experts (quantize codes none; hand-built layers may) and affine experts stay on the dense form: a
 // routed GEMV per coded axis and format is work the one production layout does not need yet.
 func (b *Backend) routedTrellis(gate, up, down []backend.Linear) (trellisRouted, bool) {
-	var r trellisRouted
 	if b.tune.moeDense {
+		return trellisRouted{}, false
+	}
+	r, buf, ok := trellisTable(gate, up, down)
+	if !ok {
 		return r, false
 	}
+	r.table = b.moeTable(buf)
+	return r, r.table != 0
+}
+
+// trellisTable is routedTrellis's test of the experts and its table's content: a kind byte, then the pointers
+// in trellisRouted.table's order.
+func trellisTable(gate, up, down []backend.Linear) (trellisRouted, []byte, bool) {
+	var r trellisRouted
 	g0, ok := gate[0].(*qlinear)
 	if !ok || g0.w.Format != backend.FormatTrellis {
-		return r, false
+		return r, nil, false
 	}
 	r.k, r.shift, r.L, r.variant = g0.w.Bits, g0.shift, g0.L, g0.variant
 	inter := g0.out
 	if 4*(max(g0.in, inter)+max(g0.in, inter)/32) > moeTrellisSmemMax {
-		return r, false
+		return r, nil, false
 	}
 	buf := make([]byte, 1, 1+8*6*len(gate))
 	buf[0] = 't'
@@ -171,7 +185,7 @@ func (b *Backend) routedTrellis(gate, up, down []backend.Linear) (trellisRouted,
 				q, ok := l.(*qlinear)
 				if !ok || q.w.Format != backend.FormatTrellis || q.w.Axis != 1 || q.bias != 0 || q.w.Bits != r.k ||
 					q.shift != r.shift || q.L != r.L || q.variant != r.variant || (si < 2 && q.out != inter) || (si == 2 && q.in != inter) {
-					return r, false
+					return r, nil, false
 				}
 				p := q.words
 				if field == 1 {
@@ -181,8 +195,13 @@ func (b *Backend) routedTrellis(gate, up, down []backend.Linear) (trellisRouted,
 			}
 		}
 	}
-	r.table = b.moeTable(buf)
-	return r, r.table != 0
+	return r, buf, true
+}
+
+// proj is where projection si (0 gate, 1 up, 2 down) of E experts finds its moe_trellis1 tables Wt and St.
+func (r trellisRouted) proj(si, E int) (words, scales driver.DevPtr) {
+	w := r.table.Add(16 * E * si)
+	return w, w.Add(8 * E)
 }
 
 // Experts (backend.MoE). Decode batches (n ≤ MaxDecodeRows) of dense bf16 experts take the routed form: one
@@ -311,20 +330,20 @@ func (b *Backend) expertsTrellisRouted(d, xs, is, ws *Tensor, rt trellisRouted, 
 	}
 	b.logf("Experts n=%d k=%d of %d trellis experts (k%d, %s) %d→%d→%d: routed", n, k, E, rt.k, rt.variant, hidden, inter, hidden)
 	name := moeTrellis1Name(rt.k, rt.variant)
-	const threads, rowsPerBlock = 256, 16 // 8 warps of two output rows (moe_trellis1)
-	proj := func(y, x driver.DevPtr, tab driver.DevPtr, in, out int, xslot int32) {
+	proj := func(y, x driver.DevPtr, si, in, out int, xslot int32) {
 		bytes := float64(slots) * (float64(out)*float64(in)*float64(rt.k)/8 + float64(4*(in+out)))
 		smem := 4 * (in + in/32)
+		wt, st := rt.proj(si, E)
 		b.enqueue(func() error {
-			args := driver.NewArgs().Ptr(y).Ptr(x).Ptr(is.ptr).Ptr(tab).Ptr(tab.Add(8 * E)).I32(int32(in)).I32(int32(out)).
+			args := driver.NewArgs().Ptr(y).Ptr(x).Ptr(is.ptr).Ptr(wt).Ptr(st).I32(int32(in)).I32(int32(out)).
 				I32(int32(k)).I32(xslot).I32(int32(rt.shift)).I32(int32(rt.L))
-			return b.launch(name, driver.Dim3{X: (out + rowsPerBlock - 1) / rowsPerBlock, Y: slots}, driver.Dim3{X: threads}, smem, args, bytes)
+			return b.launch(name, driver.Dim3{X: (out + moeTrellisRows - 1) / moeTrellisRows, Y: slots}, driver.Dim3{X: moeTrellisThreads}, smem, args, bytes)
 		})
 	}
-	proj(sc.g.ptr, xs.ptr, rt.table, hidden, inter, 0)
-	proj(sc.u.ptr, xs.ptr, rt.table.Add(16*E), hidden, inter, 0)
+	proj(sc.g.ptr, xs.ptr, 0, hidden, inter, 0)
+	proj(sc.u.ptr, xs.ptr, 1, hidden, inter, 0)
 	b.SwiGLU(sc.g, sc.g, sc.u)
-	proj(sc.y.ptr, sc.g.ptr, rt.table.Add(32*E), inter, hidden, 1)
+	proj(sc.y.ptr, sc.g.ptr, 2, inter, hidden, 1)
 	y := sc.y
 	combine := opName("moe_combine", xs.dt)
 	b.enqueue(func() error {
