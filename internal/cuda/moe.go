@@ -1,5 +1,5 @@
 // The sparse MoE block of the hybrid and MoE models (Qwen3-Next, Qwen3-30B-A3B; backend.MoE) on the CUDA
-// backend: Route and Experts (kernels in shaders/cuda/moe.cu). The CPU backend (internal/cpu/moe.go) is the
+// backend: Route and Experts (kernels in shaders/cuda/moe.cu; the routed trellis GEMV in trellis.cu). The CPU backend (internal/cpu/moe.go) is the
 // reference. No op reads device data back to the host: the kernels read the routed ids on the device, so a
 // decode step records into one CUDA graph.
 
@@ -208,10 +208,11 @@ func (r trellisRouted) proj(si, E int) (words, scales driver.DevPtr) {
 // moe_gemv launch per projection computes, for each of the n·k (row, choice) slots, its routed expert's product,
 // the expert's weights found through a device table of pointers (gate, up, then swiglu over all slots, down), and
 // moe_combine sums each row's slots weighted, in increasing expert id: k experts' weights read per row, four
-// launches plus the swiglu whatever E. Otherwise (prompts, trellis or affine experts) the dense form: every
-// expert runs over all n rows through the Linear kernels and moe_accum adds its output, weighted, into the rows
-// routed to it, experts in increasing order; its cost is that of a dense block of E experts (docs/kernels.md).
-// Neither reads the routed ids on the host, so the step records into a graph.
+// launches plus the swiglu whatever E. Decode batches of axis-1 trellis experts take the same routed shape over
+// their codes (expertsTrellisRouted, moe_trellis1). Otherwise (prompts, affine or axis-0 trellis experts) the
+// dense form: every expert runs over all n rows through the Linear kernels and moe_accum adds its output,
+// weighted, into the rows routed to it, experts in increasing order; its cost is that of a dense block of E
+// experts (docs/kernels.md). None reads the routed ids on the host, so the step records into a graph.
 func (b *Backend) Experts(dst, x, ids, weights backend.Tensor, gate, up, down []backend.Linear) {
 	const op = "Experts"
 	d, xs, is, ws := tensorOf(op, dst), tensorOf(op, x), tensorOf(op, ids), tensorOf(op, weights)
