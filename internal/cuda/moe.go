@@ -208,8 +208,8 @@ func (r trellisRouted) proj(si, E int) (words, scales driver.DevPtr) {
 // moe_gemv launch per projection computes, for each of the n·k (row, choice) slots, its routed expert's product,
 // the expert's weights found through a device table of pointers (gate, up, then swiglu over all slots, down), and
 // moe_combine sums each row's slots weighted, in increasing expert id: k experts' weights read per row, four
-// launches plus the swiglu whatever E. Decode batches of axis-1 trellis experts take the same routed shape over
-// their codes (expertsTrellisRouted, moe_trellis1). Otherwise (prompts, affine or axis-0 trellis experts) the
+// launches plus the swiglu whatever E. Decode batches of axis-1 trellis experts take a routed form over their
+// codes (expertsTrellisRouted, moe_trellis1: three launches). Otherwise (prompts, affine or axis-0 trellis experts) the
 // dense form: every expert runs over all n rows through the Linear kernels and moe_accum adds its output,
 // weighted, into the rows routed to it, experts in increasing order; its cost is that of a dense block of E
 // experts (docs/kernels.md). None reads the routed ids on the host, so the step records into a graph.
@@ -312,13 +312,13 @@ func (b *Backend) expertsRouted(d, xs, is, ws *Tensor, table driver.DevPtr, E, k
 	})
 }
 
-// expertsTrellisRouted queues the routed form over axis-1 trellis experts: moe_trellis1 for gate and up (x row
-// per slot's row), SwiGLU over all slots, moe_trellis1 for down (each slot its own row), moe_combine — five
+// expertsTrellisRouted queues the routed form over axis-1 trellis experts: moe_trellis1 for gate and up with
+// SwiGLU on the store (x row per slot's row), moe_trellis1 for down (each slot its own row), moe_combine — three
 // launches whatever E, the codes of the k routed experts read per row and nothing else of the E.
 //
 // Why a routed GEMV (the brief's form b) and not a per-slot bf16 expansion feeding moe_gemv (form a): the
 // expansion writes and reads back 2 bytes a weight per slot (Qwen3-30B-A3B: 9.4 MB a slot, 75 MB a layer at
-// n = 1, 3.6 GB a token) against 3/8 byte a weight of codes read here; and the decode GEMV's per-lane run decode
+// n = 1, 3.6 GB a token) against K/8 byte a weight of codes read here; and the decode GEMV's per-lane run decode
 // (TrellisRow, the same arithmetic as trellis_gemv1) keeps the MatMul/trellis decode promise (f32 weights, f32
 // sums), tighter than the expansion's bf16 rounding.
 func (b *Backend) expertsTrellisRouted(d, xs, is, ws *Tensor, rt trellisRouted, E, k, inter int) {
@@ -331,20 +331,24 @@ func (b *Backend) expertsTrellisRouted(d, xs, is, ws *Tensor, rt trellisRouted, 
 	}
 	b.logf("Experts n=%d k=%d of %d trellis experts (k%d, %s) %d→%d→%d: routed", n, k, E, rt.k, rt.variant, hidden, inter, hidden)
 	name := moeTrellis1Name(rt.k, rt.variant)
-	proj := func(y, x driver.DevPtr, si, in, out int, xslot int32) {
-		bytes := float64(slots) * (float64(out)*float64(in)*float64(rt.k)/8 + float64(4*(in+out)))
+	proj := func(y, x driver.DevPtr, si, in, out int, glu bool, xslot int32) {
+		mats := 1
+		var wt2, st2 driver.DevPtr
+		if glu {
+			mats = 2
+			wt2, st2 = rt.proj(si+1, E)
+		}
+		bytes := float64(slots) * (float64(mats*out)*float64(in)*float64(rt.k)/8 + float64(4*(in+out)))
 		smem := 4 * (in + in/32)
 		wt, st := rt.proj(si, E)
 		b.enqueue(func() error {
-			args := driver.NewArgs().Ptr(y).Ptr(x).Ptr(is.ptr).Ptr(wt).Ptr(st).I32(int32(in)).I32(int32(out)).
+			args := driver.NewArgs().Ptr(y).Ptr(x).Ptr(is.ptr).Ptr(wt).Ptr(st).Ptr(wt2).Ptr(st2).I32(int32(in)).I32(int32(out)).
 				I32(int32(k)).I32(xslot).I32(int32(rt.shift)).I32(int32(rt.L))
 			return b.launch(name, driver.Dim3{X: (out + moeTrellisRows - 1) / moeTrellisRows, Y: slots}, driver.Dim3{X: moeTrellisThreads}, smem, args, bytes)
 		})
 	}
-	proj(sc.g.ptr, xs.ptr, 0, hidden, inter, 0)
-	proj(sc.u.ptr, xs.ptr, 1, hidden, inter, 0)
-	b.SwiGLU(sc.g, sc.g, sc.u)
-	proj(sc.y.ptr, sc.g.ptr, 2, inter, hidden, 1)
+	proj(sc.g.ptr, xs.ptr, 0, hidden, inter, true, 0) // gate and up, SwiGLU on the store
+	proj(sc.y.ptr, sc.g.ptr, 2, inter, hidden, false, 1)
 	y := sc.y
 	combine := opName("moe_combine", xs.dt)
 	b.enqueue(func() error {

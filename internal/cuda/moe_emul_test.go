@@ -306,13 +306,47 @@ func TestExpertsRoutedEmulated(t *testing.T) {
 
 // emulMoeTrellis1 is moe_trellis1<K, VAR> over its grid ((⌈out/16⌉, n·k) blocks of 256 threads): the slot's x
 // row staged padded (xs[c + c/32]), warp w of block bx taking rows 16·bx + w and + 8, lane l the runs l, l+32, …
-// of the row (trellis_run's words), warp_sum. wt, st are the kernel's Wt and St (device tables of E pointers),
-// mem maps a pointer to the words or scales it names.
-func emulMoeTrellis1(y, x []float32, ids []int32, wt, st []driver.DevPtr, words map[driver.DevPtr][]uint32,
+// of the row (trellis_run's words), warp_sum; with wt2 (the up projection's tables) silu_mul of the two rows. wt,
+// st, wt2, st2 are the kernel's tables of E pointers; words and scales map a pointer to what it names.
+func emulMoeTrellis1(y, x []float32, ids []int32, wt, st, wt2, st2 []driver.DevPtr, words map[driver.DevPtr][]uint32,
 	scales map[driver.DevPtr][]float32, in, out, k int, xslot bool, K, shift, L int, v trellis.Variant) {
 	const threads = moeTrellisThreads
 	nw, nq, mask := threads/32, in>>5, uint32(1)<<L-1
 	xs := make([]float32, in+in/32)
+	row := func(W []uint32, S []float32, o int) float32 { // moe_trellis_row
+		row, scale := W[o*(nq*K):], S[o]
+		var lanes [32]float32
+		for lane := range 32 {
+			for q := lane; q < nq; q += 32 {
+				pos, t0 := q<<5, q<<5&(1<<shift-1)
+				blk := (pos >> shift) * ((K << shift) >> 5)
+				ro := blk + ((1<<shift-t0)>>5)*K - K
+				ow := ro + K
+				if t0 == 0 {
+					ow = blk
+				}
+				a := append(append([]uint32(nil), row[ro:ro+K]...), row[ow])
+				for j := range 32 {
+					wv := trellisY(pieceState(a, K, 32, j) & mask)
+					if v == trellis.Reciprocal {
+						wv = wv * trellis.Rcp1MAD * scale
+					}
+					lanes[lane] = float32(math.FMA(float64(wv), float64(xs[33*q+j]), float64(lanes[lane])))
+				}
+			}
+		}
+		for off := 16; off > 0; off >>= 1 {
+			var next [32]float32
+			for l := range 32 {
+				next[l] = lanes[l] + lanes[l^off]
+			}
+			lanes = next
+		}
+		if v == trellis.Factored {
+			return lanes[0] * (scale * trellis.Rcp1MAD)
+		}
+		return lanes[0]
+	}
 	for s := range ids {
 		xr := x[(s/k)*in:]
 		if xslot {
@@ -321,44 +355,17 @@ func emulMoeTrellis1(y, x []float32, ids []int32, wt, st []driver.DevPtr, words 
 		for c := range in {
 			xs[c+(c>>5)] = xr[c]
 		}
-		W, S := words[wt[ids[s]]], scales[st[ids[s]]]
+		e := ids[s]
 		for bx := 0; bx < (out+moeTrellisRows-1)/moeTrellisRows; bx++ {
 			row0 := bx * 2 * nw
 			for w := range nw {
 				for o := row0 + w; o < min(row0+2*nw, out); o += nw {
-					row, scale := W[o*(nq*K):], S[o]
-					var lanes [32]float32
-					for lane := range 32 {
-						for q := lane; q < nq; q += 32 {
-							pos, t0 := q<<5, q<<5&(1<<shift-1)
-							blk := (pos >> shift) * ((K << shift) >> 5)
-							ro := blk + ((1<<shift-t0)>>5)*K - K
-							ow := ro + K
-							if t0 == 0 {
-								ow = blk
-							}
-							a := append(append([]uint32(nil), row[ro:ro+K]...), row[ow])
-							for j := range 32 {
-								wv := trellisY(pieceState(a, K, 32, j) & mask)
-								if v == trellis.Reciprocal {
-									wv = wv * trellis.Rcp1MAD * scale
-								}
-								lanes[lane] = float32(math.FMA(float64(wv), float64(xs[33*q+j]), float64(lanes[lane])))
-							}
-						}
+					g := row(words[wt[e]], scales[st[e]], o)
+					if wt2 != nil {
+						u := row(words[wt2[e]], scales[st2[e]], o)
+						g = g / (1 + float32(math.Exp(-float64(g)))) * u
 					}
-					for off := 16; off > 0; off >>= 1 {
-						var next [32]float32
-						for l := range 32 {
-							next[l] = lanes[l] + lanes[l^off]
-						}
-						lanes = next
-					}
-					acc := lanes[0]
-					if v == trellis.Factored {
-						acc *= scale * trellis.Rcp1MAD
-					}
-					y[s*out+o] = acc
+					y[s*out+o] = g
 				}
 			}
 		}
@@ -366,7 +373,7 @@ func emulMoeTrellis1(y, x []float32, ids []int32, wt, st []driver.DevPtr, words 
 }
 
 // TestExpertsTrellisRoutedEmulated: the routed trellis form — trellisTable's pointer table read at
-// trellisRouted.proj's offsets, moe_trellis1 for gate, up and down, SwiGLU, moe_combine — equals cpu.Experts
+// trellisRouted.proj's offsets, moe_trellis1 for gate and up with SwiGLU, then for down, moe_combine — equals cpu.Experts
 // within f32 summation order, both decode variants, 2/3/4-bit codes, rows of fewer runs than lanes, blocks of 64
 // and 256 positions.
 func TestExpertsTrellisRoutedEmulated(t *testing.T) {
@@ -424,17 +431,12 @@ func TestExpertsTrellisRoutedEmulated(t *testing.T) {
 		want, _ := ref.Alloc(backend.F32, c.n, c.hidden)
 		ref.Experts(want, ref.f(x, c.n, c.hidden), ref.i(ids, c.n, c.k), ref.f(wv, c.n, c.k), sets[0], sets[1], sets[2])
 		slots := c.n * c.k
-		g, u, y := make([]float32, slots*c.inter), make([]float32, slots*c.inter), make([]float32, slots*c.hidden)
-		proj := func(dst, src []float32, si, in, out int, xslot bool) {
-			w, s := rt.proj(si, c.E)
-			emulMoeTrellis1(dst, src, ids, tab(w), tab(s), words, scales, in, out, c.k, xslot, c.K, rt.shift, rt.L, c.v)
-		}
-		proj(g, x, 0, c.hidden, c.inter, false)
-		proj(u, x, 1, c.hidden, c.inter, false)
-		for i := range g {
-			g[i] = g[i] / (1 + float32(math.Exp(-float64(g[i])))) * u[i]
-		}
-		proj(y, g, 2, c.inter, c.hidden, true)
+		g, y := make([]float32, slots*c.inter), make([]float32, slots*c.hidden)
+		w0, s0 := rt.proj(0, c.E)
+		w1, s1 := rt.proj(1, c.E)
+		w2, s2 := rt.proj(2, c.E)
+		emulMoeTrellis1(g, x, ids, tab(w0), tab(s0), tab(w1), tab(s1), words, scales, c.hidden, c.inter, c.k, false, c.K, rt.shift, rt.L, c.v)
+		emulMoeTrellis1(y, g, ids, tab(w2), tab(s2), nil, nil, words, scales, c.inter, c.hidden, c.k, true, c.K, rt.shift, rt.L, c.v)
 		got := make([]float32, c.n*c.hidden)
 		emulMoeCombine(got, y, ids, wv, c.hidden, c.k)
 		if e := relErr(want.(*cpu.Tensor).Float32s(), got); e > 1e-5 {

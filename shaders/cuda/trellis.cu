@@ -1169,18 +1169,37 @@ __device__ __forceinline__ void trellis_expand(bf16_t* __restrict__ dst, const Q
 // moe_trellis1_k{K}_{rcp|fac} (backend.MoE Experts' routed form over axis-1 trellis experts, decode: n ≤ 8 rows)
 //   in:  x f32 [n, in] (xslot = 0: slot s = r·k + j reads row r) or [n·k, in] (xslot = 1: slot s reads its own
 //        row); ids int32 [n, k]; Wt, St: device tables of E pointers to the experts' codes uint32 [out, in·K/32]
-//        (axis 1: coded rows = outputs, blocks of T = 2^shift, T % 32 == 0, L ≤ 16) and f32 scales [out]
-//   out: y f32 [n·k, out]: y[s][o] = Σ_c W_{ids[s]}[o][c]·x[..][c] under VAR (TrellisRow: 0 Reciprocal per weight,
-//        1 Factored) — only the routed experts' codes are read, the ids read on the device
+//        (axis 1: coded rows = outputs, blocks of T = 2^shift, T % 32 == 0, L ≤ 16) and f32 scales [out]; Wt2,
+//        St2: null, or the same of the up projection (then Wt, St are the gate's)
+//   out: y f32 [n·k, out]: g[s][o] = Σ_c W_{ids[s]}[o][c]·x[..][c] under VAR (TrellisRow: 0 Reciprocal per weight,
+//        1 Factored), y = g, or with Wt2 y = silu_mul(g, u) (swiglu's arithmetic) with u the same over Wt2 —
+//        only the routed experts' codes are read, the ids read on the device
 //   grid: (⌈out/16⌉, n·k) blocks of 256 threads, (in + in/32) floats of dynamic shared memory: the slot's x row,
 //        one pad float per 32 so that lane l reading its run's 32 positions (33·q + j) hits bank (l + j) % 32;
 //        warp w takes output rows 16·blockIdx.x + w and + 8; lanes take runs of 32 positions strided by 32 runs
 //        (trellis_gemv1's per-lane decode of one run: compile-time window shifts); warp_sum
 //   promise: each weight (or sum, Factored) is the trellis Linear's decode, f32 sums in another order than the
-//        CPU: within f32 accumulation-order rounding (the MatMul/trellis decode bound)
+//        CPU: within f32 accumulation-order rounding (the MatMul/trellis decode bound); SwiGLU as swiglu
+template <int K, int VAR>
+__device__ __forceinline__ float moe_trellis_row(const unsigned* W, const float* S, const float* xs, int in, int L, int shift,
+                                                 int o, int lane) {
+    TrellisRow<K, VAR> rw;
+    rw.bind(W, S, in, L, o);
+    float acc = 0.f;
+    for (int q = lane; q < (in >> 5); q += 32) {
+        typename TrellisRow<K, VAR>::Words d;
+        rw.load(trellis_run<K>(shift, q), d);
+        const float* xq = xs + 33 * q;
+#pragma unroll
+        for (int j = 0; j < 32; j++) acc = fmaf(rw.weight(d, j), xq[j], acc);
+    }
+    return rw.finish(warp_sum(acc));
+}
+
 template <int K, int VAR>
 __device__ __forceinline__ void moe_trellis1(float* __restrict__ y, const float* __restrict__ x, const int* __restrict__ ids,
                                              const unsigned* const* __restrict__ Wt, const float* const* __restrict__ St,
+                                             const unsigned* const* __restrict__ Wt2, const float* const* __restrict__ St2,
                                              int in, int out, int k, int xslot, int shift, int L) {
     extern __shared__ float xs[];
     const int s = blockIdx.y;
@@ -1188,30 +1207,20 @@ __device__ __forceinline__ void moe_trellis1(float* __restrict__ y, const float*
     for (int c = threadIdx.x; c < in; c += blockDim.x) xs[c + (c >> 5)] = xr[c];
     __syncthreads();
     const int e = ids[s];
-    const unsigned* W = Wt[e];
-    const float* S = St[e];
-    const int lane = threadIdx.x & 31, nw = blockDim.x >> 5, nq = in >> 5;
+    const int lane = threadIdx.x & 31, nw = blockDim.x >> 5;
     const int row0 = blockIdx.x * 2 * nw;
     for (int o = row0 + (threadIdx.x >> 5); o < min(row0 + 2 * nw, out); o += nw) {
-        TrellisRow<K, VAR> rw;
-        rw.bind(W, S, in, L, o);
-        float acc = 0.f;
-        for (int q = lane; q < nq; q += 32) {
-            typename TrellisRow<K, VAR>::Words d;
-            rw.load(trellis_run<K>(shift, q), d);
-            const float* xq = xs + 33 * q;
-#pragma unroll
-            for (int j = 0; j < 32; j++) acc = fmaf(rw.weight(d, j), xq[j], acc);
-        }
-        acc = warp_sum(acc);
-        if (lane == 0) y[(long long)s * out + o] = rw.finish(acc);
+        float v = moe_trellis_row<K, VAR>(Wt[e], St[e], xs, in, L, shift, o, lane);
+        if (Wt2) v = silu_mul(v, moe_trellis_row<K, VAR>(Wt2[e], St2[e], xs, in, L, shift, o, lane));
+        if (lane == 0) y[(long long)s * out + o] = v;
     }
 }
 
 #define MOE_TRELLIS1(name, K, VAR)                                                                              \
     extern "C" __global__ void __launch_bounds__(256) name(float* y, const float* x, const int* ids,            \
                                                            const unsigned* const* Wt, const float* const* St,   \
+                                                           const unsigned* const* Wt2, const float* const* St2, \
                                                            int in, int out, int k, int xslot, int shift, int L) { \
         pdl_begin();                                                                                            \
-        moe_trellis1<K, VAR>(y, x, ids, Wt, St, in, out, k, xslot, shift, L);                                   \
+        moe_trellis1<K, VAR>(y, x, ids, Wt, St, Wt2, St2, in, out, k, xslot, shift, L);                         \
     }
