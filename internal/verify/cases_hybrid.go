@@ -3,7 +3,7 @@
 // rows, a restart at position 0, a run of ≥ 64 rows that the CPU computes in its chunked form; RMSNormGated),
 // the sigmoid gate (elementwise and one gate per row), and the MoE ops (Route with ties and the renormalisation
 // on and off; Experts over bf16 and trellis experts), at the fixtures' shapes (tiny-qwen3_5,
-// tiny-qwen3-next-moe) and at Qwen3.5-27B's DeltaNet and Qwen3-Next-80B's expert shapes.
+// tiny-qwen3-next-moe) and at Qwen3.5-27B's DeltaNet and Qwen3-Next-80B's and Qwen3-30B-A3B's expert shapes.
 package verify
 
 import (
