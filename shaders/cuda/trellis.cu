@@ -1166,6 +1166,33 @@ __device__ __forceinline__ void trellis_expand(bf16_t* __restrict__ dst, const Q
         trellis_expand<K>(dst, p);                                                                              \
     }
 
+// moe_trellis_rows: row o of M = 1 or 2 experts' codes (gate and up) against the staged x, each row's sum in the
+// same order whatever M (lane's runs ascending, positions ascending, then warp_sum); M = 2 keeps both rows' words
+// in flight together and reads each staged x once for both.
+template <int K, int VAR, int M>
+__device__ __forceinline__ void moe_trellis_rows(float (&out)[M], const unsigned* const (&W)[M], const float* const (&S)[M],
+                                                 const float* xs, int in, int L, int shift, int o, int lane) {
+    TrellisRow<K, VAR> rw[M];
+    float acc[M];
+#pragma unroll
+    for (int m = 0; m < M; m++) rw[m].bind(W[m], S[m], in, L, o), acc[m] = 0.f;
+    for (int q = lane; q < (in >> 5); q += 32) {
+        const TrellisRun ru = trellis_run<K>(shift, q);
+        typename TrellisRow<K, VAR>::Words d[M];
+#pragma unroll
+        for (int m = 0; m < M; m++) rw[m].load(ru, d[m]);
+        const float* xq = xs + 33 * q;
+#pragma unroll
+        for (int j = 0; j < 32; j++) {
+            const float xv = xq[j];
+#pragma unroll
+            for (int m = 0; m < M; m++) acc[m] = fmaf(rw[m].weight(d[m], j), xv, acc[m]);
+        }
+    }
+#pragma unroll
+    for (int m = 0; m < M; m++) out[m] = rw[m].finish(warp_sum(acc[m]));
+}
+
 // moe_trellis1_k{K}_{rcp|fac} (backend.MoE Experts' routed form over axis-1 trellis experts, decode: n ≤ 8 rows)
 //   in:  x f32 [n, in] (xslot = 0: slot s = r·k + j reads row r) or [n·k, in] (xslot = 1: slot s reads its own
 //        row); ids int32 [n, k]; Wt, St: device tables of E pointers to the experts' codes uint32 [out, in·K/32]
@@ -1177,25 +1204,10 @@ __device__ __forceinline__ void trellis_expand(bf16_t* __restrict__ dst, const Q
 //   grid: (⌈out/16⌉, n·k) blocks of 256 threads, (in + in/32) floats of dynamic shared memory: the slot's x row,
 //        one pad float per 32 so that lane l reading its run's 32 positions (33·q + j) hits bank (l + j) % 32;
 //        warp w takes output rows 16·blockIdx.x + w and + 8; lanes take runs of 32 positions strided by 32 runs
-//        (trellis_gemv1's per-lane decode of one run: compile-time window shifts); warp_sum
+//        (trellis_gemv1's per-lane decode of one run: compile-time window shifts; with Wt2 the gate's and up's
+//        run decoded together, moe_trellis_rows); warp_sum
 //   promise: each weight (or sum, Factored) is the trellis Linear's decode, f32 sums in another order than the
 //        CPU: within f32 accumulation-order rounding (the MatMul/trellis decode bound); SwiGLU as swiglu
-template <int K, int VAR>
-__device__ __forceinline__ float moe_trellis_row(const unsigned* W, const float* S, const float* xs, int in, int L, int shift,
-                                                 int o, int lane) {
-    TrellisRow<K, VAR> rw;
-    rw.bind(W, S, in, L, o);
-    float acc = 0.f;
-    for (int q = lane; q < (in >> 5); q += 32) {
-        typename TrellisRow<K, VAR>::Words d;
-        rw.load(trellis_run<K>(shift, q), d);
-        const float* xq = xs + 33 * q;
-#pragma unroll
-        for (int j = 0; j < 32; j++) acc = fmaf(rw.weight(d, j), xq[j], acc);
-    }
-    return rw.finish(warp_sum(acc));
-}
-
 template <int K, int VAR>
 __device__ __forceinline__ void moe_trellis1(float* __restrict__ y, const float* __restrict__ x, const int* __restrict__ ids,
                                              const unsigned* const* __restrict__ Wt, const float* const* __restrict__ St,
@@ -1210,8 +1222,20 @@ __device__ __forceinline__ void moe_trellis1(float* __restrict__ y, const float*
     const int lane = threadIdx.x & 31, nw = blockDim.x >> 5;
     const int row0 = blockIdx.x * 2 * nw;
     for (int o = row0 + (threadIdx.x >> 5); o < min(row0 + 2 * nw, out); o += nw) {
-        float v = moe_trellis_row<K, VAR>(Wt[e], St[e], xs, in, L, shift, o, lane);
-        if (Wt2) v = silu_mul(v, moe_trellis_row<K, VAR>(Wt2[e], St2[e], xs, in, L, shift, o, lane));
+        float v;
+        if (Wt2) {
+            const unsigned* const W[2] = {Wt[e], Wt2[e]};
+            const float* const S[2] = {St[e], St2[e]};
+            float gu[2];
+            moe_trellis_rows<K, VAR, 2>(gu, W, S, xs, in, L, shift, o, lane);
+            v = silu_mul(gu[0], gu[1]);
+        } else {
+            const unsigned* const W[1] = {Wt[e]};
+            const float* const S[1] = {St[e]};
+            float g[1];
+            moe_trellis_rows<K, VAR, 1>(g, W, S, xs, in, L, shift, o, lane);
+            v = g[0];
+        }
         if (lane == 0) y[(long long)s * out + o] = v;
     }
 }
