@@ -11,7 +11,6 @@ import (
 
 	"github.com/mlxbun/mlxbun/internal/backend"
 	"github.com/mlxbun/mlxbun/internal/cuda/driver"
-	"github.com/mlxbun/mlxbun/internal/trellis"
 )
 
 var _ backend.MoE = (*Backend)(nil)
@@ -132,26 +131,27 @@ func (b *Backend) moeTable(buf []byte) driver.DevPtr {
 	return p
 }
 
-// moeTrellisSmemMax bounds moe_trellis1's dynamic shared memory (the padded x row): the default 48 KiB, so no
+// moeTrellisSmemMax bounds moe_qgemv's dynamic shared memory (the padded x row): the default 48 KiB, so no
 // attribute is raised; in ≤ 11,915 (Qwen3-30B-A3B's widest is 2,048).
 const moeTrellisSmemMax = 48 << 10
 
-// moe_trellis1's launch shape: 256 threads, 8 warps of two output rows (the kernel's contract).
+// moe_qgemv's launch shape: 256 threads, 8 warps of two output rows (the kernel's contract in quant.cuh).
 const moeTrellisThreads, moeTrellisRows = 256, 16
 
-// trellisRouted is what the routed trellis form needs of a set of experts: the pointer table and the codec
-// every expert shares.
+// trellisRouted is what the routed quantized form needs of a set of experts: the pointer table, the kernel and
+// the codec every expert shares.
 type trellisRouted struct {
-	table       driver.DevPtr // [gate words E | gate scales E | up words E | up scales E | down words E | down scales E]
-	k, shift, L int
-	variant     trellis.Variant
+	table       driver.DevPtr // per projection (gate, up, down): [words E | scales E | biases E] (trellis: biases 0)
+	kernel      string        // moe_trellis1_k{K}_{rcp|fac} or moe_affine_b{B}
+	k, shift, L int           // bits, log2 of the trellis block or affine group, trellis state bits (affine 0)
+	what        string        // for the debug log
 }
 
-// routedTrellis returns the routed form's table when every expert is a trellis layer coded along axis 1 (the
-// quantizer codes stacked experts so: family's experts.gate_up_proj and down_proj), without bias, of one codec,
-// variant and intermediate width, and its widest input fits moe_trellis1's shared memory; else ok false.
-// Axis-0 experts (quantize codes none; hand-built layers may) and affine experts stay on the dense form: a
-// routed GEMV per coded axis and format is work the one production layout does not need yet.
+// routedTrellis returns the routed form's table when every expert is a quantized layer the routed kernels serve
+// — trellis coded along axis 1 (the quantizer codes stacked experts so: family's experts.gate_up_proj and
+// down_proj) of one K, L, T and decode variant, or MLX affine of one width and group — without bias, of one
+// intermediate width, and the widest input fits moe_qgemv's shared memory; else ok false. Axis-0 trellis experts
+// (quantize codes none; hand-built layers may) stay on the dense form.
 func (b *Backend) routedTrellis(gate, up, down []backend.Linear) (trellisRouted, bool) {
 	if b.tune.moeDense {
 		return trellisRouted{}, false
@@ -169,27 +169,37 @@ func (b *Backend) routedTrellis(gate, up, down []backend.Linear) (trellisRouted,
 func trellisTable(gate, up, down []backend.Linear) (trellisRouted, []byte, bool) {
 	var r trellisRouted
 	g0, ok := gate[0].(*qlinear)
-	if !ok || g0.w.Format != backend.FormatTrellis {
+	if !ok {
 		return r, nil, false
 	}
-	r.k, r.shift, r.L, r.variant = g0.w.Bits, g0.shift, g0.L, g0.variant
+	f := g0.w.Format
+	switch {
+	case f == backend.FormatTrellis && g0.w.Axis == 1:
+		r.kernel, r.what = moeTrellis1Name(g0.w.Bits, g0.variant), fmt.Sprintf("trellis k%d %s", g0.w.Bits, g0.variant)
+		r.L = g0.L
+	case f == backend.FormatAffine:
+		r.kernel, r.what = moeAffineName(g0.w.Bits), fmt.Sprintf("affine %d-bit g%d", g0.w.Bits, g0.w.Group)
+	default:
+		return r, nil, false
+	}
+	r.k, r.shift = g0.w.Bits, g0.shift
 	inter := g0.out
 	if 4*(max(g0.in, inter)+max(g0.in, inter)/32) > moeTrellisSmemMax {
 		return r, nil, false
 	}
-	buf := make([]byte, 1, 1+8*6*len(gate))
-	buf[0] = 't'
+	buf := make([]byte, 1, 1+8*9*len(gate))
+	buf[0] = 'q'
 	for si, set := range [][]backend.Linear{gate, up, down} {
-		for _, field := range []int{0, 1} {
+		for field := range 3 {
 			for _, l := range set {
 				q, ok := l.(*qlinear)
-				if !ok || q.w.Format != backend.FormatTrellis || q.w.Axis != 1 || q.bias != 0 || q.w.Bits != r.k ||
-					q.shift != r.shift || q.L != r.L || q.variant != r.variant || (si < 2 && q.out != inter) || (si == 2 && q.in != inter) {
+				if !ok || q.w.Format != f || q.w.Axis != g0.w.Axis || q.bias != 0 || q.w.Bits != r.k || q.shift != r.shift ||
+					q.L != g0.L || q.variant != g0.variant || (si < 2 && q.out != inter) || (si == 2 && q.in != inter) {
 					return r, nil, false
 				}
-				p := q.words
-				if field == 1 {
-					p = q.scales
+				p := [3]driver.DevPtr{q.words, q.scales, q.biases}[field]
+				if f == backend.FormatTrellis {
+					p = [3]driver.DevPtr{q.words, q.scales, 0}[field] // biases are affine's
 				}
 				buf = binary.LittleEndian.AppendUint64(buf, uint64(p))
 			}
@@ -198,18 +208,18 @@ func trellisTable(gate, up, down []backend.Linear) (trellisRouted, []byte, bool)
 	return r, buf, true
 }
 
-// proj is where projection si (0 gate, 1 up, 2 down) of E experts finds its moe_trellis1 tables Wt and St.
-func (r trellisRouted) proj(si, E int) (words, scales driver.DevPtr) {
-	w := r.table.Add(16 * E * si)
-	return w, w.Add(8 * E)
+// proj is where projection si (0 gate, 1 up, 2 down) of E experts finds its moe_qgemv tables Wt, St and Bt.
+func (r trellisRouted) proj(si, E int) (words, scales, biases driver.DevPtr) {
+	w := r.table.Add(24 * E * si)
+	return w, w.Add(8 * E), w.Add(16 * E)
 }
 
 // Experts (backend.MoE). Decode batches (n ≤ MaxDecodeRows) of dense bf16 experts take the routed form: one
 // moe_gemv launch per projection computes, for each of the n·k (row, choice) slots, its routed expert's product,
 // the expert's weights found through a device table of pointers (gate, up, then swiglu over all slots, down), and
 // moe_combine sums each row's slots weighted, in increasing expert id: k experts' weights read per row, four
-// launches plus the swiglu whatever E. Decode batches of axis-1 trellis experts take a routed form over their
-// codes (expertsTrellisRouted, moe_trellis1: three launches). Otherwise (prompts, affine or axis-0 trellis experts) the
+// launches plus the swiglu whatever E. Decode batches of axis-1 trellis or affine experts take a routed form over
+// their codes (expertsTrellisRouted, moe_qgemv: three launches). Otherwise (prompts, axis-0 trellis experts) the
 // dense form: every expert runs over all n rows through the Linear kernels and moe_accum adds its output,
 // weighted, into the rows routed to it, experts in increasing order; its cost is that of a dense block of E
 // experts (docs/kernels.md). None reads the routed ids on the host, so the step records into a graph.
@@ -312,8 +322,8 @@ func (b *Backend) expertsRouted(d, xs, is, ws *Tensor, table driver.DevPtr, E, k
 	})
 }
 
-// expertsTrellisRouted queues the routed form over axis-1 trellis experts: moe_trellis1 for gate and up with
-// SwiGLU on the store (x row per slot's row), moe_trellis1 for down (each slot its own row), moe_combine — three
+// expertsTrellisRouted queues the routed form over quantized experts (axis-1 trellis or affine): moe_qgemv
+// (moe_trellis1_*, moe_affine_*) for gate and up with SwiGLU on the store (x row per slot's row), moe_trellis1 for down (each slot its own row), moe_combine — three
 // launches whatever E, the codes of the k routed experts read per row and nothing else of the E.
 //
 // Why a routed GEMV (the brief's form b) and not a per-slot bf16 expansion feeding moe_gemv (form a): the
@@ -329,20 +339,20 @@ func (b *Backend) expertsTrellisRouted(d, xs, is, ws *Tensor, rt trellisRouted, 
 		b.fail(fmt.Errorf("cuda backend: Experts scratch: %w", err))
 		return
 	}
-	b.logf("Experts n=%d k=%d of %d trellis experts (k%d, %s) %d→%d→%d: routed", n, k, E, rt.k, rt.variant, hidden, inter, hidden)
-	name := moeTrellis1Name(rt.k, rt.variant)
+	b.logf("Experts n=%d k=%d of %d experts (%s) %d→%d→%d: routed", n, k, E, rt.what, hidden, inter, hidden)
+	name := rt.kernel
 	proj := func(y, x driver.DevPtr, si, in, out int, glu bool, xslot int32) {
 		mats := 1
-		var wt2, st2 driver.DevPtr
+		var wt2, st2, bt2 driver.DevPtr
 		if glu {
 			mats = 2
-			wt2, st2 = rt.proj(si+1, E)
+			wt2, st2, bt2 = rt.proj(si+1, E)
 		}
 		bytes := float64(slots) * (float64(mats*out)*float64(in)*float64(rt.k)/8 + float64(4*(in+out)))
 		smem := 4 * (in + in/32)
-		wt, st := rt.proj(si, E)
+		wt, st, bt := rt.proj(si, E)
 		b.enqueue(func() error {
-			args := driver.NewArgs().Ptr(y).Ptr(x).Ptr(is.ptr).Ptr(wt).Ptr(st).Ptr(wt2).Ptr(st2).I32(int32(in)).I32(int32(out)).
+			args := driver.NewArgs().Ptr(y).Ptr(x).Ptr(is.ptr).Ptr(wt).Ptr(st).Ptr(bt).Ptr(wt2).Ptr(st2).Ptr(bt2).I32(int32(in)).I32(int32(out)).
 				I32(int32(k)).I32(xslot).I32(int32(rt.shift)).I32(int32(rt.L))
 			return b.launch(name, driver.Dim3{X: (out + moeTrellisRows - 1) / moeTrellisRows, Y: slots}, driver.Dim3{X: moeTrellisThreads}, smem, args, bytes)
 		})

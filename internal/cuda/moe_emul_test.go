@@ -407,7 +407,7 @@ func TestExpertsTrellisRoutedEmulated(t *testing.T) {
 			}
 		}
 		rt, buf, ok := trellisTable(devs[0], devs[1], devs[2])
-		if !ok || rt.k != c.K || rt.shift != log2(c.T) || rt.L != 12 || rt.variant != c.v {
+		if !ok || rt.k != c.K || rt.shift != log2(c.T) || rt.L != 12 || rt.kernel != moeTrellis1Name(c.K, c.v) {
 			t.Fatalf("%+v: trellisTable %+v ok %v", c, rt, ok)
 		}
 		table := make([]driver.DevPtr, (len(buf)-1)/8)
@@ -432,9 +432,16 @@ func TestExpertsTrellisRoutedEmulated(t *testing.T) {
 		ref.Experts(want, ref.f(x, c.n, c.hidden), ref.i(ids, c.n, c.k), ref.f(wv, c.n, c.k), sets[0], sets[1], sets[2])
 		slots := c.n * c.k
 		g, y := make([]float32, slots*c.inter), make([]float32, slots*c.hidden)
-		w0, s0 := rt.proj(0, c.E)
-		w1, s1 := rt.proj(1, c.E)
-		w2, s2 := rt.proj(2, c.E)
+		w0, s0, b0 := rt.proj(0, c.E)
+		w1, s1, b1 := rt.proj(1, c.E)
+		w2, s2, b2 := rt.proj(2, c.E)
+		for _, bt := range []driver.DevPtr{b0, b1, b2} {
+			for e, p := range tab(bt)[:c.E] {
+				if p != 0 {
+					t.Fatalf("%+v: trellis expert %d has a biases pointer %#x in the table", c, e, p)
+				}
+			}
+		}
 		emulMoeTrellis1(g, x, ids, tab(w0), tab(s0), tab(w1), tab(s1), words, scales, c.hidden, c.inter, c.k, false, c.K, rt.shift, rt.L, c.v)
 		emulMoeTrellis1(y, g, ids, tab(w2), tab(s2), nil, nil, words, scales, c.inter, c.hidden, c.k, true, c.K, rt.shift, rt.L, c.v)
 		got := make([]float32, c.n*c.hidden)

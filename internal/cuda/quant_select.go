@@ -223,6 +223,9 @@ func moeTrellis1Name(k int, v trellis.Variant) string {
 	return fmt.Sprintf("moe_trellis1_k%d_%s", k, sfx)
 }
 
+// moeAffineName is the routed-experts GEMV over affine experts (moe.go, MOE_AFFINE in affine.cu).
+func moeAffineName(bits int) string { return fmt.Sprintf("moe_affine_b%d", bits) }
+
 // quantVariants are the trellis decode arithmetics instantiated: Reciprocal (the CPU's, per weight) and Factored.
 var quantVariants = []trellis.Variant{trellis.Reciprocal, trellis.Factored}
 
@@ -306,6 +309,7 @@ func quantInstantiations(lab bool) map[string][]string {
 			m[unit] = append(m[unit], fmt.Sprintf("AFFINE_GEMV(%s, %d, %d, %d)", affineGemvName(bits, N, qShapes[N].R), bits, N, qShapes[N].R))
 		}
 		m["affine.cu#n1"] = append(m["affine.cu#n1"], fmt.Sprintf("AFFINE_EXPAND(%s, %d)", affineExpandName(bits), bits))
+		m["affine.cu#n2"] = append(m["affine.cu#n2"], fmt.Sprintf("MOE_AFFINE(%s, %d)", moeAffineName(bits), bits))
 	}
 	return m
 }

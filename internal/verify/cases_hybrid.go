@@ -171,7 +171,7 @@ func hybridCases(act backend.DType) []Case {
 				}
 				cs = append(cs, Case{Op: op, Act: backend.F32, Tol: tol, Promise: promise, Heavy: s.heavy,
 					Shape: fmt.Sprintf("%s %d experts %d→%d→%d, top %d, n=%d", s.tag, s.e, s.hidden, s.inter, s.hidden, s.k, n),
-					run:   func(h *harness) float64 { return h.experts(s.hidden, s.inter, s.e, s.k, n, quantBits(quant), false) }})
+					run:   func(h *harness) float64 { return h.experts(s.hidden, s.inter, s.e, s.k, n, quantCode(quant), false) }})
 			}
 		}
 	}
@@ -200,18 +200,37 @@ func hybridCases(act backend.DType) []Case {
 			}
 			cs = append(cs, Case{Op: "MoE/Experts/trellis/routed", Act: backend.F32, Tol: tolMatF32, Promise: promise, Heavy: s.heavy,
 				Shape: fmt.Sprintf("%s %d-bit, %d experts %d→%d→%d, top %d, n=%d", s.tag, s.bits, s.e, s.hidden, s.inter, s.hidden, s.k, n),
-				run:   func(h *harness) float64 { return h.experts(s.hidden, s.inter, s.e, s.k, n, s.bits, s.exact) }})
+				run: func(h *harness) float64 {
+					return h.experts(s.hidden, s.inter, s.e, s.k, n, quantLayer{k: s.bits}, s.exact)
+				}})
+		}
+	}
+	// The routed form over MLX affine experts (CUDA: moe_affine, the same kernel skeleton with the affine row
+	// codec; groups of 64): every weight affine.DecodeRow's, f32 sums — the bound as above.
+	for _, s := range []struct {
+		tag                       string
+		hidden, inter, e, k, bits int
+		rows                      []int
+	}{{"qwen3-30b-a3b", 2048, 768, 128, 8, 4, []int{1}}, {"scaled 16 experts", 512, 256, 16, 8, 4, []int{1, 8}},
+		{"scaled 16 experts", 512, 192, 16, 4, 3, []int{2}}, {"scaled 16 experts", 256, 128, 16, 8, 8, []int{1}}} {
+		for _, n := range s.rows {
+			cs = append(cs, Case{Op: "MoE/Experts/affine/routed", Act: backend.F32, Tol: tolMatF32, Heavy: s.e > 64,
+				Promise: "decode: the routed experts' affine GEMVs (affine.DecodeRow's weights, f32 sums); weighted sum in increasing expert order",
+				Shape:   fmt.Sprintf("%s %d-bit g64, %d experts %d→%d→%d, top %d, n=%d", s.tag, s.bits, s.e, s.hidden, s.inter, s.hidden, s.k, n),
+				run: func(h *harness) float64 {
+					return h.experts(s.hidden, s.inter, s.e, s.k, n, quantLayer{bits: s.bits}, false)
+				}})
 		}
 	}
 	return cs
 }
 
-// quantBits is the trellis width of the Experts cases: 3 bits when quantized, 0 (bf16) otherwise.
-func quantBits(quant bool) int {
+// quantCode is the weight code of the Experts cases: 3-bit trellis when quantized, bf16 (the zero layer) otherwise.
+func quantCode(quant bool) quantLayer {
 	if quant {
-		return 3
+		return quantLayer{k: 3}
 	}
-	return 0
+	return quantLayer{}
 }
 
 // deltaSteps runs c's calls up to step si on fresh states of both backends (CausalConv, or GatedDeltaRule when
@@ -316,9 +335,10 @@ type int32Reader interface {
 	ReadInt32(t backend.Tensor, dst []int32) error
 }
 
-// experts runs Experts over e SwiGLU experts (bf16 weights for bits 0, else trellis codes of that width, loaded
-// in exact mode when exact) with random distinct routed ids and weights per row.
-func (h *harness) experts(hidden, inter, e, k, n, bits int, exact bool) float64 {
+// experts runs Experts over e SwiGLU experts — bf16 weights for a zero code, else trellis codes of code.k bits or
+// affine weights of code.bits (loaded in exact mode when exact) — with random distinct routed ids and weights
+// per row.
+func (h *harness) experts(hidden, inter, e, k, n int, code quantLayer, exact bool) float64 {
 	var gate, up, down [2][]backend.Linear
 	for x := 0; x < e; x++ {
 		for _, l := range []struct {
@@ -326,14 +346,14 @@ func (h *harness) experts(hidden, inter, e, k, n, bits int, exact bool) float64 
 			dst     *[2][]backend.Linear
 		}{{hidden, inter, &gate}, {hidden, inter, &up}, {inter, hidden, &down}} {
 			var lp linearPair
-			if bits > 0 {
-				// coded along the input, as the quantizer codes projections; along the output where the input is no
-				// multiple of the 256-weight block (the fixture's down projection, 128 wide)
-				axis := 1
-				if l.in%256 != 0 {
-					axis = 0
+			if code.k > 0 || code.bits > 0 {
+				// trellis coded along the input, as the quantizer codes projections; along the output where the input
+				// is no multiple of the 256-weight block (the fixture's down projection, 128 wide)
+				q := quantLayer{in: l.in, out: l.out, k: code.k, axis: 1, bits: code.bits}
+				if code.k > 0 && l.in%256 != 0 {
+					q.axis = 0
 				}
-				lp = h.quantLinear(quantLayer{in: l.in, out: l.out, k: bits, axis: axis}, exact, false, false)
+				lp = h.quantLinear(q, exact, false, false)
 			} else {
 				lp = h.denseLinear(l.in, l.out)
 			}

@@ -548,11 +548,11 @@ PY
 	rm -rf "$S-3bit" "$(dirname "$S")/.$(basename "$S")-3bit.tmp-"* 2>/dev/null # the stopped run's work folder
 }
 
-# moe: the routed trellis experts (issue 20; internal/cuda/moe.go expertsTrellisRouted): their verify cases, then
+# moe: the routed quantized experts (issue 20; internal/cuda/moe.go expertsTrellisRouted): the Experts verify cases, then
 # Qwen3-30B-A3B 3-bit decode (one sequence, then a batch of 8) with the routed form's launches logged. ≤ 4 min.
 moe() {
-	step "moe: verify-kernels --only MoE/Experts/trellis (routed and dense trellis cases, heavy included; the first start compiles)"
-	timeout 130 $B verify-kernels --device cuda --only MoE/Experts/trellis >"$OUT/moe-verify.md" 2>&1
+	step "moe: verify-kernels --only MoE/Experts/ (bf16, trellis and affine experts, routed and dense, heavy included; the first start compiles)"
+	timeout 130 $B verify-kernels --device cuda --only MoE/Experts/ >"$OUT/moe-verify.md" 2>&1
 	echo "moe verify exit $?" | tee -a "$OUT/run.log"
 	grep -E "passed|FAIL" "$OUT/moe-verify.md" | tail -12 | tee -a "$OUT/run.log"
 	# the prompt run without the debug log (it would log every dense expert's MatMul); the decode-only batch with it,

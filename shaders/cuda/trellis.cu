@@ -1166,85 +1166,17 @@ __device__ __forceinline__ void trellis_expand(bf16_t* __restrict__ dst, const Q
         trellis_expand<K>(dst, p);                                                                              \
     }
 
-// moe_trellis_rows: row o of M = 1 or 2 experts' codes (gate and up) against the staged x, each row's sum in the
-// same order whatever M (lane's runs ascending, positions ascending, then warp_sum); M = 2 keeps both rows' words
-// in flight together and reads each staged x once for both.
-template <int K, int VAR, int M>
-__device__ __forceinline__ void moe_trellis_rows(float (&out)[M], const unsigned* const (&W)[M], const float* const (&S)[M],
-                                                 const float* xs, int in, int L, int shift, int o, int lane) {
-    TrellisRow<K, VAR> rw[M];
-    float acc[M];
-#pragma unroll
-    for (int m = 0; m < M; m++) rw[m].bind(W[m], S[m], in, L, o), acc[m] = 0.f;
-    for (int q = lane; q < (in >> 5); q += 32) {
-        const TrellisRun ru = trellis_run<K>(shift, q);
-        typename TrellisRow<K, VAR>::Words d[M];
-#pragma unroll
-        for (int m = 0; m < M; m++) rw[m].load(ru, d[m]);
-        const float* xq = xs + 33 * q;
-#pragma unroll
-        for (int j = 0; j < 32; j++) {
-            const float xv = xq[j];
-#pragma unroll
-            for (int m = 0; m < M; m++) acc[m] = fmaf(rw[m].weight(d[m], j), xv, acc[m]);
-        }
-    }
-#pragma unroll
-    for (int m = 0; m < M; m++) out[m] = rw[m].finish(warp_sum(acc[m]));
-}
-
 // moe_trellis1_k{K}_{rcp|fac} (backend.MoE Experts' routed form over axis-1 trellis experts, decode: n ≤ 8 rows)
-//   in:  x f32 [n, in] (xslot = 0: slot s = r·k + j reads row r) or [n·k, in] (xslot = 1: slot s reads its own
-//        row); ids int32 [n, k]; Wt, St: device tables of E pointers to the experts' codes uint32 [out, in·K/32]
-//        (axis 1: coded rows = outputs, blocks of T = 2^shift, T % 32 == 0, L ≤ 16) and f32 scales [out]; Wt2,
-//        St2: null, or the same of the up projection (then Wt, St are the gate's)
+//   in:  moe_qgemv (quant.cuh) with Row = TrellisRow<K, VAR>: Wt, St device tables of E pointers to the experts'
+//        codes uint32 [out, in·K/32] (axis 1: coded rows = outputs, blocks of T = 2^shift, T % 32 == 0, L ≤ 16) and
+//        f32 scales [out]; Bt unused (the table's zeros); Wt2, St2, Bt2 null or the up projection's
 //   out: y f32 [n·k, out]: g[s][o] = Σ_c W_{ids[s]}[o][c]·x[..][c] under VAR (TrellisRow: 0 Reciprocal per weight,
 //        1 Factored), y = g, or with Wt2 y = silu_mul(g, u) (swiglu's arithmetic) with u the same over Wt2 —
 //        only the routed experts' codes are read, the ids read on the device
-//   grid: (⌈out/16⌉, n·k) blocks of 256 threads, (in + in/32) floats of dynamic shared memory: the slot's x row,
-//        one pad float per 32 so that lane l reading its run's 32 positions (33·q + j) hits bank (l + j) % 32;
-//        warp w takes output rows 16·blockIdx.x + w and + 8; lanes take runs of 32 positions strided by 32 runs
-//        (trellis_gemv1's per-lane decode of one run: compile-time window shifts; with Wt2 the gate's and up's
-//        run decoded together, moe_trellis_rows); warp_sum
+//   grid: moe_qgemv's; each lane decodes whole runs as trellis_gemv1 does (compile-time window shifts)
 //   promise: each weight (or sum, Factored) is the trellis Linear's decode, f32 sums in another order than the
 //        CPU: within f32 accumulation-order rounding (the MatMul/trellis decode bound); SwiGLU as swiglu
-template <int K, int VAR>
-__device__ __forceinline__ void moe_trellis1(float* __restrict__ y, const float* __restrict__ x, const int* __restrict__ ids,
-                                             const unsigned* const* __restrict__ Wt, const float* const* __restrict__ St,
-                                             const unsigned* const* __restrict__ Wt2, const float* const* __restrict__ St2,
-                                             int in, int out, int k, int xslot, int shift, int L) {
-    extern __shared__ float xs[];
-    const int s = blockIdx.y;
-    const float* xr = x + (long long)(xslot ? s : s / k) * in;
-    for (int c = threadIdx.x; c < in; c += blockDim.x) xs[c + (c >> 5)] = xr[c];
-    __syncthreads();
-    const int e = ids[s];
-    const int lane = threadIdx.x & 31, nw = blockDim.x >> 5;
-    const int row0 = blockIdx.x * 2 * nw;
-    for (int o = row0 + (threadIdx.x >> 5); o < min(row0 + 2 * nw, out); o += nw) {
-        float v;
-        if (Wt2) {
-            const unsigned* const W[2] = {Wt[e], Wt2[e]};
-            const float* const S[2] = {St[e], St2[e]};
-            float gu[2];
-            moe_trellis_rows<K, VAR, 2>(gu, W, S, xs, in, L, shift, o, lane);
-            v = silu_mul(gu[0], gu[1]);
-        } else {
-            const unsigned* const W[1] = {Wt[e]};
-            const float* const S[1] = {St[e]};
-            float g[1];
-            moe_trellis_rows<K, VAR, 1>(g, W, S, xs, in, L, shift, o, lane);
-            v = g[0];
-        }
-        if (lane == 0) y[(long long)s * out + o] = v;
-    }
-}
-
 #define MOE_TRELLIS1(name, K, VAR)                                                                              \
-    extern "C" __global__ void __launch_bounds__(256) name(float* y, const float* x, const int* ids,            \
-                                                           const unsigned* const* Wt, const float* const* St,   \
-                                                           const unsigned* const* Wt2, const float* const* St2, \
-                                                           int in, int out, int k, int xslot, int shift, int L) { \
-        pdl_begin();                                                                                            \
-        moe_trellis1<K, VAR>(y, x, ids, Wt, St, Wt2, St2, in, out, k, xslot, shift, L);                         \
+    extern "C" __global__ void __launch_bounds__(256) name(MOE_QGEMV_ARGS) { pdl_begin();                      \
+        moe_qgemv<TrellisRow<K, VAR>>(MOE_QGEMV_PASS);                                                          \
     }
