@@ -1,7 +1,7 @@
 // The sparse MoE block of the hybrid and MoE models (Qwen3-Next, Qwen3-30B-A3B; backend.MoE) on the CUDA
-// backend: Route and Experts (kernels in shaders/cuda/moe.cu; the routed trellis GEMV in trellis.cu). The CPU backend (internal/cpu/moe.go) is the
-// reference. No op reads device data back to the host: the kernels read the routed ids on the device, so a
-// decode step records into one CUDA graph.
+// backend: Route and Experts (kernels in shaders/cuda/moe.cu; the routed quantized GEMV, moe_qgemv, in quant.cuh).
+// The CPU backend (internal/cpu/moe.go) is the reference. No op reads device data back to the host: the kernels
+// read the routed ids on the device, so a decode step records into one CUDA graph.
 
 package cuda
 
@@ -131,32 +131,32 @@ func (b *Backend) moeTable(buf []byte) driver.DevPtr {
 	return p
 }
 
-// moeTrellisSmemMax bounds moe_qgemv's dynamic shared memory (the padded x row): the default 48 KiB, so no
+// moeQSmemMax bounds moe_qgemv's dynamic shared memory (the padded x row): the default 48 KiB, so no
 // attribute is raised; in ≤ 11,915 (Qwen3-30B-A3B's widest is 2,048).
-const moeTrellisSmemMax = 48 << 10
+const moeQSmemMax = 48 << 10
 
 // moe_qgemv's launch shape: 256 threads, 8 warps of two output rows (the kernel's contract in quant.cuh).
-const moeTrellisThreads, moeTrellisRows = 256, 16
+const moeQThreads, moeQRows = 256, 16
 
-// trellisRouted is what the routed quantized form needs of a set of experts: the pointer table, the kernel and
+// quantRouted is what the routed quantized form needs of a set of experts: the pointer table, the kernel and
 // the codec every expert shares.
-type trellisRouted struct {
+type quantRouted struct {
 	table       driver.DevPtr // per projection (gate, up, down): [words E | scales E | biases E] (trellis: biases 0)
 	kernel      string        // moe_trellis1_k{K}_{rcp|fac} or moe_affine_b{B}
 	k, shift, L int           // bits, log2 of the trellis block or affine group, trellis state bits (affine 0)
 	what        string        // for the debug log
 }
 
-// routedTrellis returns the routed form's table when every expert is a quantized layer the routed kernels serve
+// routedQuant returns the routed form's table when every expert is a quantized layer the routed kernels serve
 // — trellis coded along axis 1 (the quantizer codes stacked experts so: family's experts.gate_up_proj and
 // down_proj) of one K, L, T and decode variant, or MLX affine of one width and group — without bias, of one
 // intermediate width, and the widest input fits moe_qgemv's shared memory; else ok false. Axis-0 trellis experts
 // (quantize codes none; hand-built layers may) stay on the dense form.
-func (b *Backend) routedTrellis(gate, up, down []backend.Linear) (trellisRouted, bool) {
+func (b *Backend) routedQuant(gate, up, down []backend.Linear) (quantRouted, bool) {
 	if b.tune.moeDense {
-		return trellisRouted{}, false
+		return quantRouted{}, false
 	}
-	r, buf, ok := trellisTable(gate, up, down)
+	r, buf, ok := quantTable(gate, up, down)
 	if !ok {
 		return r, false
 	}
@@ -164,10 +164,10 @@ func (b *Backend) routedTrellis(gate, up, down []backend.Linear) (trellisRouted,
 	return r, r.table != 0
 }
 
-// trellisTable is routedTrellis's test of the experts and its table's content: a kind byte, then the pointers
-// in trellisRouted.table's order.
-func trellisTable(gate, up, down []backend.Linear) (trellisRouted, []byte, bool) {
-	var r trellisRouted
+// quantTable is routedQuant's test of the experts and its table's content: a kind byte, then the pointers
+// in quantRouted.table's order.
+func quantTable(gate, up, down []backend.Linear) (quantRouted, []byte, bool) {
+	var r quantRouted
 	g0, ok := gate[0].(*qlinear)
 	if !ok {
 		return r, nil, false
@@ -184,7 +184,7 @@ func trellisTable(gate, up, down []backend.Linear) (trellisRouted, []byte, bool)
 	}
 	r.k, r.shift = g0.w.Bits, g0.shift
 	inter := g0.out
-	if 4*(max(g0.in, inter)+max(g0.in, inter)/32) > moeTrellisSmemMax {
+	if 4*(max(g0.in, inter)+max(g0.in, inter)/32) > moeQSmemMax {
 		return r, nil, false
 	}
 	buf := make([]byte, 1, 1+8*9*len(gate))
@@ -209,7 +209,7 @@ func trellisTable(gate, up, down []backend.Linear) (trellisRouted, []byte, bool)
 }
 
 // proj is where projection si (0 gate, 1 up, 2 down) of E experts finds its moe_qgemv tables Wt, St and Bt.
-func (r trellisRouted) proj(si, E int) (words, scales, biases driver.DevPtr) {
+func (r quantRouted) proj(si, E int) (words, scales, biases driver.DevPtr) {
 	w := r.table.Add(24 * E * si)
 	return w, w.Add(8 * E), w.Add(16 * E)
 }
@@ -219,7 +219,7 @@ func (r trellisRouted) proj(si, E int) (words, scales, biases driver.DevPtr) {
 // the expert's weights found through a device table of pointers (gate, up, then swiglu over all slots, down), and
 // moe_combine sums each row's slots weighted, in increasing expert id: k experts' weights read per row, four
 // launches plus the swiglu whatever E. Decode batches of axis-1 trellis or affine experts take a routed form over
-// their codes (expertsTrellisRouted, moe_qgemv: three launches). Otherwise (prompts, axis-0 trellis experts) the
+// their codes (expertsQuantRouted, moe_qgemv: three launches). Otherwise (prompts, axis-0 trellis experts) the
 // dense form: every expert runs over all n rows through the Linear kernels and moe_accum adds its output,
 // weighted, into the rows routed to it, experts in increasing order; its cost is that of a dense block of E
 // experts (docs/kernels.md). None reads the routed ids on the host, so the step records into a graph.
@@ -261,8 +261,8 @@ func (b *Backend) Experts(dst, x, ids, weights backend.Tensor, gate, up, down []
 		}
 	}
 	if n <= backend.MaxDecodeRows && k <= moeMaxK && xs.dt == backend.F32 {
-		if rt, ok := b.routedTrellis(gate, up, down); ok {
-			b.expertsTrellisRouted(d, xs, is, ws, rt, len(gate), k, inter)
+		if rt, ok := b.routedQuant(gate, up, down); ok {
+			b.expertsQuantRouted(d, xs, is, ws, rt, len(gate), k, inter)
 			return
 		}
 	}
@@ -322,16 +322,17 @@ func (b *Backend) expertsRouted(d, xs, is, ws *Tensor, table driver.DevPtr, E, k
 	})
 }
 
-// expertsTrellisRouted queues the routed form over quantized experts (axis-1 trellis or affine): moe_qgemv
-// (moe_trellis1_*, moe_affine_*) for gate and up with SwiGLU on the store (x row per slot's row), moe_trellis1 for down (each slot its own row), moe_combine — three
-// launches whatever E, the codes of the k routed experts read per row and nothing else of the E.
+// expertsQuantRouted queues the routed form over quantized experts (axis-1 trellis or affine): moe_qgemv
+// (moe_trellis1_*, moe_affine_*) for gate and up with SwiGLU on the store (slot s reads x row s/k), again for down
+// (each slot its own row), moe_combine — three launches whatever E, the codes of the k routed experts read per
+// row and nothing else of the E.
 //
 // Why a routed GEMV (the brief's form b) and not a per-slot bf16 expansion feeding moe_gemv (form a): the
 // expansion writes and reads back 2 bytes a weight per slot (Qwen3-30B-A3B: 9.4 MB a slot, 75 MB a layer at
 // n = 1, 3.6 GB a token) against K/8 byte a weight of codes read here; and the decode GEMV's per-lane run decode
 // (TrellisRow, the same arithmetic as trellis_gemv1) keeps the MatMul/trellis decode promise (f32 weights, f32
 // sums), tighter than the expansion's bf16 rounding.
-func (b *Backend) expertsTrellisRouted(d, xs, is, ws *Tensor, rt trellisRouted, E, k, inter int) {
+func (b *Backend) expertsQuantRouted(d, xs, is, ws *Tensor, rt quantRouted, E, k, inter int) {
 	n, hidden := dims(xs)
 	slots := n * k
 	sc, err := b.moeScratchFor(moeKey{slots, inter, hidden, xs.dt})
@@ -354,7 +355,7 @@ func (b *Backend) expertsTrellisRouted(d, xs, is, ws *Tensor, rt trellisRouted, 
 		b.enqueue(func() error {
 			args := driver.NewArgs().Ptr(y).Ptr(x).Ptr(is.ptr).Ptr(wt).Ptr(st).Ptr(bt).Ptr(wt2).Ptr(st2).Ptr(bt2).I32(int32(in)).I32(int32(out)).
 				I32(int32(k)).I32(xslot).I32(int32(rt.shift)).I32(int32(rt.L))
-			return b.launch(name, driver.Dim3{X: (out + moeTrellisRows - 1) / moeTrellisRows, Y: slots}, driver.Dim3{X: moeTrellisThreads}, smem, args, bytes)
+			return b.launch(name, driver.Dim3{X: (out + moeQRows - 1) / moeQRows, Y: slots}, driver.Dim3{X: moeQThreads}, smem, args, bytes)
 		})
 	}
 	proj(sc.g.ptr, xs.ptr, 0, hidden, inter, true, 0) // gate and up, SwiGLU on the store

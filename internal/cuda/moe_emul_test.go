@@ -310,7 +310,7 @@ func TestExpertsRoutedEmulated(t *testing.T) {
 // st, wt2, st2 are the kernel's tables of E pointers; words and scales map a pointer to what it names.
 func emulMoeTrellis1(y, x []float32, ids []int32, wt, st, wt2, st2 []driver.DevPtr, words map[driver.DevPtr][]uint32,
 	scales map[driver.DevPtr][]float32, in, out, k int, xslot bool, K, shift, L int, v trellis.Variant) {
-	const threads = moeTrellisThreads
+	const threads = moeQThreads
 	nw, nq, mask := threads/32, in>>5, uint32(1)<<L-1
 	xs := make([]float32, in+in/32)
 	row := func(W []uint32, S []float32, o int) float32 { // moe_trellis_row
@@ -356,7 +356,7 @@ func emulMoeTrellis1(y, x []float32, ids []int32, wt, st, wt2, st2 []driver.DevP
 			xs[c+(c>>5)] = xr[c]
 		}
 		e := ids[s]
-		for bx := 0; bx < (out+moeTrellisRows-1)/moeTrellisRows; bx++ {
+		for bx := 0; bx < (out+moeQRows-1)/moeQRows; bx++ {
 			row0 := bx * 2 * nw
 			for w := range nw {
 				for o := row0 + w; o < min(row0+2*nw, out); o += nw {
@@ -372,8 +372,8 @@ func emulMoeTrellis1(y, x []float32, ids []int32, wt, st, wt2, st2 []driver.DevP
 	}
 }
 
-// TestExpertsTrellisRoutedEmulated: the routed trellis form — trellisTable's pointer table read at
-// trellisRouted.proj's offsets, moe_trellis1 for gate and up with SwiGLU, then for down, moe_combine — equals cpu.Experts
+// TestExpertsTrellisRoutedEmulated: the routed trellis form — quantTable's pointer table read at
+// quantRouted.proj's offsets, moe_trellis1 for gate and up with SwiGLU, then for down, moe_combine — equals cpu.Experts
 // within f32 summation order, both decode variants, 2/3/4-bit codes, rows of fewer runs than lanes, blocks of 64
 // and 256 positions.
 func TestExpertsTrellisRoutedEmulated(t *testing.T) {
@@ -406,9 +406,9 @@ func TestExpertsTrellisRoutedEmulated(t *testing.T) {
 				sets[si], devs[si] = append(sets[si], l), append(devs[si], q)
 			}
 		}
-		rt, buf, ok := trellisTable(devs[0], devs[1], devs[2])
+		rt, buf, ok := quantTable(devs[0], devs[1], devs[2])
 		if !ok || rt.k != c.K || rt.shift != log2(c.T) || rt.L != 12 || rt.kernel != moeTrellis1Name(c.K, c.v) {
-			t.Fatalf("%+v: trellisTable %+v ok %v", c, rt, ok)
+			t.Fatalf("%+v: quantTable %+v ok %v", c, rt, ok)
 		}
 		table := make([]driver.DevPtr, (len(buf)-1)/8)
 		for i := range table {

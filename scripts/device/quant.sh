@@ -548,7 +548,7 @@ PY
 	rm -rf "$S-3bit" "$(dirname "$S")/.$(basename "$S")-3bit.tmp-"* 2>/dev/null # the stopped run's work folder
 }
 
-# moe: the routed quantized experts (issue 20; internal/cuda/moe.go expertsTrellisRouted): the Experts verify cases, then
+# moe: the routed quantized experts (issue 20; internal/cuda/moe.go expertsQuantRouted): the Experts verify cases, then
 # Qwen3-30B-A3B 3-bit decode (one sequence, then a batch of 8) with the routed form's launches logged. ≤ 4 min.
 moe() {
 	step "moe: verify-kernels --only MoE/Experts/ (bf16, trellis and affine experts, routed and dense, heavy included; the first start compiles)"
