@@ -107,6 +107,14 @@ func TestInstantiations(t *testing.T) {
 			want = append(want, attnPromptWideName(hd, x))
 		}
 	}
+	for _, k := range trellisBits { // moe.go: the routed trellis experts, every width and variant
+		for _, v := range quantVariants {
+			want = append(want, moeTrellis1Name(k, v))
+		}
+	}
+	for _, bits := range affineBits {
+		want = append(want, moeAffineName(bits))
+	}
 	want = append(want, exl3HadName) // exl3.go: every K, codebook and row count
 	for k := exl3.MinK; k <= exl3.MaxK; k++ {
 		for _, cb := range exl3Codebooks {

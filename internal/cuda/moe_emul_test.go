@@ -1,11 +1,13 @@
 // The index arithmetic of moe.cu transcribed into Go and checked against the CPU reference (cpu.Route,
 // cpu.Experts) with no GPU: the router's strided per-thread candidates, warp shuffles and cross-warp pick with
 // the lower id among equals; Experts' dense-over-all-rows form with the masked accumulation, and the routed
-// decode form (moe_gemv's slots, moe_combine's order). A change to those kernel lines must be mirrored here.
+// decode form (moe_gemv's slots, moe_combine's order), and the routed trellis form (trellis.cu's moe_trellis1 over
+// the table moe.go builds). A change to those kernel lines must be mirrored here.
 
 package cuda
 
 import (
+	"encoding/binary"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -13,6 +15,8 @@ import (
 
 	"github.com/mlxbun/mlxbun/internal/backend"
 	"github.com/mlxbun/mlxbun/internal/cpu"
+	"github.com/mlxbun/mlxbun/internal/cuda/driver"
+	"github.com/mlxbun/mlxbun/internal/trellis"
 )
 
 // moeConst reads a #define of moe.cu.
@@ -296,6 +300,154 @@ func TestExpertsRoutedEmulated(t *testing.T) {
 		emulMoeCombine(got, y, ids, wv, c.hidden, c.k)
 		if e := relErr(want.(*cpu.Tensor).Float32s(), got); e > 1e-5 {
 			t.Errorf("%+v: routed form off by %.3g of max", c, e)
+		}
+	}
+}
+
+// emulMoeTrellis1 is moe_trellis1<K, VAR> over its grid ((⌈out/16⌉, n·k) blocks of 256 threads): the slot's x
+// row staged padded (xs[c + c/32]), warp w of block bx taking rows 16·bx + w and + 8, lane l the runs l, l+32, …
+// of the row (trellis_run's words), warp_sum; with wt2 (the up projection's tables) silu_mul of the two rows. wt,
+// st, wt2, st2 are the kernel's tables of E pointers; words and scales map a pointer to what it names.
+func emulMoeTrellis1(y, x []float32, ids []int32, wt, st, wt2, st2 []driver.DevPtr, words map[driver.DevPtr][]uint32,
+	scales map[driver.DevPtr][]float32, in, out, k int, xslot bool, K, shift, L int, v trellis.Variant) {
+	const threads = moeQThreads
+	nw, nq, mask := threads/32, in>>5, uint32(1)<<L-1
+	xs := make([]float32, in+in/32)
+	row := func(W []uint32, S []float32, o int) float32 { // moe_trellis_row
+		row, scale := W[o*(nq*K):], S[o]
+		var lanes [32]float32
+		for lane := range 32 {
+			for q := lane; q < nq; q += 32 {
+				pos, t0 := q<<5, q<<5&(1<<shift-1)
+				blk := (pos >> shift) * ((K << shift) >> 5)
+				ro := blk + ((1<<shift-t0)>>5)*K - K
+				ow := ro + K
+				if t0 == 0 {
+					ow = blk
+				}
+				a := append(append([]uint32(nil), row[ro:ro+K]...), row[ow])
+				for j := range 32 {
+					wv := trellisY(pieceState(a, K, 32, j) & mask)
+					if v == trellis.Reciprocal {
+						wv = wv * trellis.Rcp1MAD * scale
+					}
+					lanes[lane] = float32(math.FMA(float64(wv), float64(xs[33*q+j]), float64(lanes[lane])))
+				}
+			}
+		}
+		for off := 16; off > 0; off >>= 1 {
+			var next [32]float32
+			for l := range 32 {
+				next[l] = lanes[l] + lanes[l^off]
+			}
+			lanes = next
+		}
+		if v == trellis.Factored {
+			return lanes[0] * (scale * trellis.Rcp1MAD)
+		}
+		return lanes[0]
+	}
+	for s := range ids {
+		xr := x[(s/k)*in:]
+		if xslot {
+			xr = x[s*in:]
+		}
+		for c := range in {
+			xs[c+(c>>5)] = xr[c]
+		}
+		e := ids[s]
+		for bx := 0; bx < (out+moeQRows-1)/moeQRows; bx++ {
+			row0 := bx * 2 * nw
+			for w := range nw {
+				for o := row0 + w; o < min(row0+2*nw, out); o += nw {
+					g := row(words[wt[e]], scales[st[e]], o)
+					if wt2 != nil {
+						u := row(words[wt2[e]], scales[st2[e]], o)
+						g = g / (1 + float32(math.Exp(-float64(g)))) * u
+					}
+					y[s*out+o] = g
+				}
+			}
+		}
+	}
+}
+
+// TestExpertsTrellisRoutedEmulated: the routed trellis form — quantTable's pointer table read at
+// quantRouted.proj's offsets, moe_trellis1 for gate and up with SwiGLU, then for down, moe_combine — equals cpu.Experts
+// within f32 summation order, both decode variants, 2/3/4-bit codes, rows of fewer runs than lanes, blocks of 64
+// and 256 positions.
+func TestExpertsTrellisRoutedEmulated(t *testing.T) {
+	rng := rand.New(rand.NewPCG(19, 20))
+	ref := hyRef{cpu.New(), t}
+	defer ref.Close()
+	for _, c := range []struct {
+		n, hidden, inter, E, k, K, T int
+		v                            trellis.Variant
+	}{{2, 512, 256, 6, 3, 3, 256, trellis.Factored}, {1, 256, 192, 5, 2, 2, 64, trellis.Reciprocal}, {3, 128, 64, 4, 4, 4, 64, trellis.Factored}} {
+		next := driver.DevPtr(0x10000)
+		words, scales := map[driver.DevPtr][]uint32{}, map[driver.DevPtr][]float32{}
+		var sets [3][]backend.Linear // the CPU's layers
+		var devs [3][]backend.Linear // qlinear stand-ins whose pointers name the same codes
+		for range c.E {
+			for si, io := range [][2]int{{c.hidden, c.inter}, {c.hidden, c.inter}, {c.inter, c.hidden}} {
+				spec := trellis.Spec{K: c.K, L: 12, T: c.T, Code: "1mad", Axis: 1}
+				w := randomTrellis(rng, spec, io[1], io[0], false)
+				for i := range w.Scales {
+					w.Scales[i] /= float32(math.Sqrt(float64(io[0])))
+				}
+				l, err := ref.LoadLinear(backend.LinearSpec{Name: "e", Out: io[1], In: io[0], Trellis: w})
+				if err != nil {
+					t.Fatal(err)
+				}
+				q := &qlinear{out: io[1], in: io[0], w: backend.Weight{Format: backend.FormatTrellis, Bits: c.K, Group: c.T, Code: "1mad", L: 12, Axis: 1},
+					variant: c.v, shift: log2(c.T), L: 12, rows: io[1], words: next, scales: next + 8}
+				words[q.words], scales[q.scales] = w.Words, w.Scales
+				next += 16
+				sets[si], devs[si] = append(sets[si], l), append(devs[si], q)
+			}
+		}
+		rt, buf, ok := quantTable(devs[0], devs[1], devs[2])
+		if !ok || rt.k != c.K || rt.shift != log2(c.T) || rt.L != 12 || rt.kernel != moeTrellis1Name(c.K, c.v) {
+			t.Fatalf("%+v: quantTable %+v ok %v", c, rt, ok)
+		}
+		table := make([]driver.DevPtr, (len(buf)-1)/8)
+		for i := range table {
+			table[i] = driver.DevPtr(binary.LittleEndian.Uint64(buf[1+8*i:]))
+		}
+		tab := func(p driver.DevPtr) []driver.DevPtr { return table[int(p-rt.table)/8:] }
+		ids := make([]int32, c.n*c.k)
+		for r := range c.n {
+			for j, e := range rng.Perm(c.E)[:c.k] {
+				ids[r*c.k+j] = int32(e)
+			}
+		}
+		wv, x := make([]float32, c.n*c.k), make([]float32, c.n*c.hidden)
+		for i := range wv {
+			wv[i] = float32(rng.Float64())
+		}
+		for i := range x {
+			x[i] = float32(rng.NormFloat64())
+		}
+		want, _ := ref.Alloc(backend.F32, c.n, c.hidden)
+		ref.Experts(want, ref.f(x, c.n, c.hidden), ref.i(ids, c.n, c.k), ref.f(wv, c.n, c.k), sets[0], sets[1], sets[2])
+		slots := c.n * c.k
+		g, y := make([]float32, slots*c.inter), make([]float32, slots*c.hidden)
+		w0, s0, b0 := rt.proj(0, c.E)
+		w1, s1, b1 := rt.proj(1, c.E)
+		w2, s2, b2 := rt.proj(2, c.E)
+		for _, bt := range []driver.DevPtr{b0, b1, b2} {
+			for e, p := range tab(bt)[:c.E] {
+				if p != 0 {
+					t.Fatalf("%+v: trellis expert %d has a biases pointer %#x in the table", c, e, p)
+				}
+			}
+		}
+		emulMoeTrellis1(g, x, ids, tab(w0), tab(s0), tab(w1), tab(s1), words, scales, c.hidden, c.inter, c.k, false, c.K, rt.shift, rt.L, c.v)
+		emulMoeTrellis1(y, g, ids, tab(w2), tab(s2), nil, nil, words, scales, c.inter, c.hidden, c.k, true, c.K, rt.shift, rt.L, c.v)
+		got := make([]float32, c.n*c.hidden)
+		emulMoeCombine(got, y, ids, wv, c.hidden, c.k)
+		if e := relErr(want.(*cpu.Tensor).Float32s(), got); e > 1e-5 {
+			t.Errorf("%+v: routed trellis form off by %.3g of max", c, e)
 		}
 	}
 }

@@ -220,6 +220,15 @@ func affineExpandName(bits int) string     { return fmt.Sprintf("affine_expand_b
 
 const trellisReduceName = "trellis_splitk_reduce"
 
+// moeTrellis1Name is the routed-experts GEMV over axis-1 trellis experts (moe.go, MOE_TRELLIS1 in trellis.cu).
+func moeTrellis1Name(k int, v trellis.Variant) string {
+	sfx, _ := variantSuffix(v)
+	return fmt.Sprintf("moe_trellis1_k%d_%s", k, sfx)
+}
+
+// moeAffineName is the routed-experts GEMV over affine experts (moe.go, MOE_AFFINE in affine.cu).
+func moeAffineName(bits int) string { return fmt.Sprintf("moe_affine_b%d", bits) }
+
 // quantVariants are the trellis decode arithmetics instantiated: Reciprocal (the CPU's, per weight) and Factored.
 var quantVariants = []trellis.Variant{trellis.Reciprocal, trellis.Factored}
 
@@ -285,6 +294,10 @@ func quantInstantiations(lab bool) map[string][]string {
 		}
 		m[qmmaWideUnit] = append(m[qmmaWideUnit], fmt.Sprintf("TRELLIS_MMA(%s, %d, %d, %d)", trellisMmaName(k, k, qmmaWideRows), k, k, qmmaWideRows))
 		m["trellis.cu#n1"] = append(m["trellis.cu#n1"], fmt.Sprintf("TRELLIS_EXPAND(%s, %d)", trellisExpandName(k), k))
+		for _, v := range quantVariants { // in the n2 unit: n1 holds the most forms
+			_, vi := variantSuffix(v)
+			m["trellis.cu#n2"] = append(m["trellis.cu#n2"], fmt.Sprintf("MOE_TRELLIS1(%s, %d, %d)", moeTrellis1Name(k, v), k, vi))
+		}
 		shapes := []gemvgShape{gemvgDefault}
 		if lab && k == 3 {
 			shapes = append(shapes, gemvgLab...)
@@ -300,6 +313,7 @@ func quantInstantiations(lab bool) map[string][]string {
 			m[unit] = append(m[unit], fmt.Sprintf("AFFINE_GEMV(%s, %d, %d, %d)", affineGemvName(bits, N, qShapes[N].R), bits, N, qShapes[N].R))
 		}
 		m["affine.cu#n1"] = append(m["affine.cu#n1"], fmt.Sprintf("AFFINE_EXPAND(%s, %d)", affineExpandName(bits), bits))
+		m["affine.cu#n2"] = append(m["affine.cu#n2"], fmt.Sprintf("MOE_AFFINE(%s, %d)", moeAffineName(bits), bits))
 	}
 	return m
 }

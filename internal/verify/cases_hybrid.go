@@ -3,7 +3,7 @@
 // rows, a restart at position 0, a run of ≥ 64 rows that the CPU computes in its chunked form; RMSNormGated),
 // the sigmoid gate (elementwise and one gate per row), and the MoE ops (Route with ties and the renormalisation
 // on and off; Experts over bf16 and trellis experts), at the fixtures' shapes (tiny-qwen3_5,
-// tiny-qwen3-next-moe) and at Qwen3.5-27B's DeltaNet and Qwen3-Next-80B's expert shapes.
+// tiny-qwen3-next-moe) and at Qwen3.5-27B's DeltaNet and Qwen3-Next-80B's and Qwen3-30B-A3B's expert shapes.
 package verify
 
 import (
@@ -171,11 +171,66 @@ func hybridCases(act backend.DType) []Case {
 				}
 				cs = append(cs, Case{Op: op, Act: backend.F32, Tol: tol, Promise: promise, Heavy: s.heavy,
 					Shape: fmt.Sprintf("%s %d experts %d→%d→%d, top %d, n=%d", s.tag, s.e, s.hidden, s.inter, s.hidden, s.k, n),
-					run:   func(h *harness) float64 { return h.experts(s.hidden, s.inter, s.e, s.k, n, quant) }})
+					run:   func(h *harness) float64 { return h.experts(s.hidden, s.inter, s.e, s.k, n, quantCode(quant), false) }})
 			}
 		}
 	}
+	// The routed trellis form (CUDA: moe_trellis1 over a device table of the experts' codes, decode batches) at
+	// Qwen3-30B-A3B's shape (128 experts, top 8, 2048→768→2048) and scaled down, every expert coded along axis 1
+	// as the quantizer codes stacked experts, 2/3/4-bit, the default (Factored) and exact (Reciprocal) decode.
+	// Bound: each of the three chained projections keeps the MatMul/trellis decode promise (f32 weights, f32
+	// sums in another order: within tolQuantF32 = 1e-5 of its max), SwiGLU and the weighted combine of k ≤ 8
+	// slots (weights ≤ 1) are f32 steps of the CPU's; tolMatF32 (1e-4), the bf16 routed form's bound, leaves 10×
+	// for the chain's growth.
+	for _, s := range []struct {
+		tag                       string
+		hidden, inter, e, k, bits int
+		exact, heavy              bool
+		rows                      []int
+	}{{"qwen3-30b-a3b", 2048, 768, 128, 8, 3, false, true, []int{1, 8}},
+		{"qwen3-30b-a3b exact", 2048, 768, 128, 8, 3, true, true, []int{1}},
+		{"scaled 64 experts", 1024, 768, 64, 8, 3, false, false, []int{2, 8}},
+		{"scaled 16 experts", 512, 256, 16, 8, 2, false, false, []int{1, 3}},
+		{"scaled 16 experts", 512, 256, 16, 8, 4, false, false, []int{1, 8}},
+		{"scaled 16 experts exact", 256, 512, 16, 8, 4, true, false, []int{5}}} {
+		for _, n := range s.rows {
+			promise := "decode: the routed experts' trellis GEMVs (f32 weights, f32 sums; default Factored); weighted sum in increasing expert order"
+			if s.exact {
+				promise = "decode: the routed experts' trellis GEMVs (the CPU's per-weight Reciprocal, f32 sums); weighted sum in increasing expert order"
+			}
+			cs = append(cs, Case{Op: "MoE/Experts/trellis/routed", Act: backend.F32, Tol: tolMatF32, Promise: promise, Heavy: s.heavy,
+				Shape: fmt.Sprintf("%s %d-bit, %d experts %d→%d→%d, top %d, n=%d", s.tag, s.bits, s.e, s.hidden, s.inter, s.hidden, s.k, n),
+				run: func(h *harness) float64 {
+					return h.experts(s.hidden, s.inter, s.e, s.k, n, quantLayer{k: s.bits}, s.exact)
+				}})
+		}
+	}
+	// The routed form over MLX affine experts (CUDA: moe_affine, the same kernel skeleton with the affine row
+	// codec; groups of 64): every weight affine.DecodeRow's, f32 sums — the bound as above.
+	for _, s := range []struct {
+		tag                       string
+		hidden, inter, e, k, bits int
+		rows                      []int
+	}{{"qwen3-30b-a3b", 2048, 768, 128, 8, 4, []int{1}}, {"scaled 16 experts", 512, 256, 16, 8, 4, []int{1, 8}},
+		{"scaled 16 experts", 512, 192, 16, 4, 3, []int{2}}, {"scaled 16 experts", 256, 128, 16, 8, 8, []int{1}}} {
+		for _, n := range s.rows {
+			cs = append(cs, Case{Op: "MoE/Experts/affine/routed", Act: backend.F32, Tol: tolMatF32, Heavy: s.e > 64,
+				Promise: "decode: the routed experts' affine GEMVs (affine.DecodeRow's weights, f32 sums); weighted sum in increasing expert order",
+				Shape:   fmt.Sprintf("%s %d-bit g64, %d experts %d→%d→%d, top %d, n=%d", s.tag, s.bits, s.e, s.hidden, s.inter, s.hidden, s.k, n),
+				run: func(h *harness) float64 {
+					return h.experts(s.hidden, s.inter, s.e, s.k, n, quantLayer{bits: s.bits}, false)
+				}})
+		}
+	}
 	return cs
+}
+
+// quantCode is the weight code of the Experts cases: 3-bit trellis when quantized, bf16 (the zero layer) otherwise.
+func quantCode(quant bool) quantLayer {
+	if quant {
+		return quantLayer{k: 3}
+	}
+	return quantLayer{}
 }
 
 // deltaSteps runs c's calls up to step si on fresh states of both backends (CausalConv, or GatedDeltaRule when
@@ -280,9 +335,10 @@ type int32Reader interface {
 	ReadInt32(t backend.Tensor, dst []int32) error
 }
 
-// experts runs Experts over e SwiGLU experts (bf16 or 3-bit trellis weights) with random distinct routed ids
-// and weights per row.
-func (h *harness) experts(hidden, inter, e, k, n int, quant bool) float64 {
+// experts runs Experts over e SwiGLU experts — bf16 weights for a zero code, else trellis codes of code.k bits or
+// affine weights of code.bits (loaded in exact mode when exact) — with random distinct routed ids and weights
+// per row.
+func (h *harness) experts(hidden, inter, e, k, n int, code quantLayer, exact bool) float64 {
 	var gate, up, down [2][]backend.Linear
 	for x := 0; x < e; x++ {
 		for _, l := range []struct {
@@ -290,14 +346,14 @@ func (h *harness) experts(hidden, inter, e, k, n int, quant bool) float64 {
 			dst     *[2][]backend.Linear
 		}{{hidden, inter, &gate}, {hidden, inter, &up}, {inter, hidden, &down}} {
 			var lp linearPair
-			if quant {
-				// coded along the input, as the quantizer codes projections; along the output where the input is no
-				// multiple of the 256-weight block (the fixture's down projection, 128 wide)
-				axis := 1
-				if l.in%256 != 0 {
-					axis = 0
+			if code.k > 0 || code.bits > 0 {
+				// trellis coded along the input, as the quantizer codes projections; along the output where the input
+				// is no multiple of the 256-weight block (the fixture's down projection, 128 wide)
+				q := quantLayer{in: l.in, out: l.out, k: code.k, axis: 1, bits: code.bits}
+				if code.k > 0 && l.in%256 != 0 {
+					q.axis = 0
 				}
-				lp = h.quantLinear(quantLayer{in: l.in, out: l.out, k: 3, axis: axis}, false, false, false)
+				lp = h.quantLinear(q, exact, false, false)
 			} else {
 				lp = h.denseLinear(l.in, l.out)
 			}

@@ -12,7 +12,7 @@
 # heldout.txt); the SASS of the one-row 3-bit forms; compute-sanitizer memcheck on the fixture-shape cases.
 # Files under $OUT: run.log, verify.md, bench.md, greedy.txt, sass.txt, memcheck.log, kl.log (lab.md, ncu-*.txt).
 # Phases (arguments; default all but lab and ncu): verify bench kl greedy ppl sass memcheck batch lora gemma regress
-# quality grammar lab ncu synth viterbi issue20 q14b.
+# quality grammar lab ncu synth viterbi issue20 q14b moe.
 set -u -o pipefail
 OUT=${OUT:-/tmp/mlxbun-out}
 mkdir -p "$OUT"
@@ -565,6 +565,30 @@ if sample is not None and calib is not None and windows:
 PY
 	grep -E 'pass|accumulator' "$OUT/q14b.log" | head -5 | tee -a "$OUT/run.log"
 	rm -rf "$S-3bit" "$(dirname "$S")/.$(basename "$S")-3bit.tmp-"* 2>/dev/null # the stopped run's work folder
+}
+
+# moe: the routed quantized experts (issue 20; internal/cuda/moe.go expertsQuantRouted): the Experts verify cases, then
+# Qwen3-30B-A3B 3-bit decode (one sequence, then a batch of 8) with the routed form's launches logged. ≤ 4 min.
+moe() {
+	step "moe: verify-kernels --only MoE/Experts/ (bf16, trellis and affine experts, routed and dense, heavy included; the first start compiles)"
+	timeout 130 $B verify-kernels --device cuda --only MoE/Experts/ >"$OUT/moe-verify.md" 2>&1
+	echo "moe verify exit $?" | tee -a "$OUT/run.log"
+	grep -E "passed|FAIL" "$OUT/moe-verify.md" | tail -12 | tee -a "$OUT/run.log"
+	# the prompt run without the debug log (it would log every dense expert's MatMul); the decode-only batch with it,
+	# to show which Experts form ran
+	for args in "-p 512 -n 64 -r 2:60:0" "--batch 8 -p 0 -n 32 -r 2:45:1"; do
+		local a=${args%:*:*} lim dbg=${args##*:}
+		lim=${args%:*}
+		lim=${lim##*:}
+		step "moe: bench --synthetic qwen3-30b-a3b --bits 3 $a"
+		# shellcheck disable=SC2086
+		env MLXBUN_CUDA_DEBUG=$dbg timeout "$lim" $B bench --synthetic qwen3-30b-a3b --bits 3 --device cuda $a \
+			>/tmp/moe-bench.md 2>/tmp/moe-debug.log
+		echo "moe bench $a exit $?" | tee -a "$OUT/run.log"
+		{ echo "## bench --synthetic qwen3-30b-a3b --bits 3 $a"; cat /tmp/moe-bench.md; } >>"$OUT/moe.md"
+		grep -E "pp512|tg(32|64)|roofline|rror" /tmp/moe-bench.md | tail -6 | tee -a "$OUT/run.log"
+		grep -E "Experts n=" /tmp/moe-debug.log | sed 's/^.*Experts/Experts/' | sort | uniq -c | head -6 | tee -a "$OUT/run.log"
+	done
 }
 
 phases=("$@")

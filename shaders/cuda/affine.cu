@@ -5,7 +5,7 @@
 // Contracts are repeated in docs/kernels.md; the host side is internal/cuda/trellis.go and quant_select.go.
 //
 // The instantiation list is appended by the host (internal/cuda/kernels.go): AFFINE_GEMV(name, B, N, R),
-// AFFINE_EXPAND(name, B).
+// AFFINE_EXPAND(name, B), MOE_AFFINE(name, B) (the routed MoE experts).
 
 // affine_words: the B words of run q (32 values of B bits: exactly B words, 16- or 8-byte aligned when B is a
 // multiple of 4 or 2, since a row holds in·B/32 words with in % 32 == 0).
@@ -106,4 +106,14 @@ __device__ __forceinline__ void affine_expand(bf16_t* __restrict__ dst, const QG
 #define AFFINE_EXPAND(name, B)                                                                                  \
     extern "C" __global__ void __launch_bounds__(256) name(bf16_t* dst, const QGemvParams p) { pdl_begin();     \
         affine_expand<B>(dst, p);                                                                               \
+    }
+
+// moe_affine_b{B} (Experts' routed decode form over affine experts)
+//   in:  moe_qgemv (quant.cuh) with Row = AffineRow<B>: Wt, St, Bt device tables of E pointers to the experts'
+//        words uint32 [out, in·B/32], f32 scales and biases [out, in/G] (G = 2^shift); Wt2, St2, Bt2 null or
+//        the up projection's
+//   promise: every weight affine.Weights.DecodeRow's bit for bit, f32 sums (the MatMul/affine decode bound)
+#define MOE_AFFINE(name, B)                                                                                     \
+    extern "C" __global__ void __launch_bounds__(256) name(MOE_QGEMV_ARGS) { pdl_begin();                      \
+        moe_qgemv<AffineRow<B>>(MOE_QGEMV_PASS);                                                                \
     }

@@ -182,3 +182,85 @@ __device__ __forceinline__ void qgemv_rows(const QGemvParams& p) {
         qgemv_finish<N, R>(p, rw, acc, red, warp, lane, part, ks, row0);
     }
 }
+
+// moe_qgemv<Row> (backend.MoE Experts' routed decode form over quantized experts; instantiated as MOE_TRELLIS1 in
+// trellis.cu and MOE_AFFINE in affine.cu, host internal/cuda/moe.go)
+//   in:  x f32 [n, in] (xslot = 0: slot s = r·k + j reads row r) or [n·k, in] (xslot = 1: slot s reads its own
+//        row); ids int32 [n, k]; Wt, St, Bt: device tables of E pointers to each expert's words, scales and biases
+//        (what Row::init reads of a QGemvParams: W, scales, biases, in, shift, L); Wt2, St2, Bt2: null, or the
+//        same of the up projection (then Wt, St, Bt are the gate's)
+//   out: y f32 [n·k, out]: g[s][o] = Σ_c W_{ids[s]}[o][c]·x[..][c] with Row's weights (and finish), y = g, or with
+//        Wt2 y = silu_mul(g, u) (swiglu's arithmetic), u the same over Wt2 — only the routed experts' weights
+//        are read, the ids read on the device
+//   grid: (⌈out/16⌉, n·k) blocks of 256 threads, (in + in/32) floats of dynamic shared memory: the slot's x row,
+//        one pad float per 32 so that lane l reading its run's 32 positions (33·q + j) hits bank (l + j) % 32;
+//        warp w takes output rows 16·blockIdx.x + w and + 8; lanes take runs of 32 positions strided by 32 runs
+//        (Row's per-run decode, compile-time positions; with Wt2 the gate's and up's run decoded together,
+//        moe_qrows); warp_sum
+//   promise: each weight is the Linear decode GEMV's (Row), f32 sums in another order than the CPU: within f32
+//        accumulation-order rounding (the MatMul decode bound); SwiGLU as swiglu
+#define MOE_QGEMV_ARGS                                                                                          \
+    float *y, const float *x, const int *ids, const unsigned *const *Wt, const float *const *St,                \
+        const float *const *Bt, const unsigned *const *Wt2, const float *const *St2, const float *const *Bt2, int in, \
+        int out, int k, int xslot, int shift, int L
+#define MOE_QGEMV_PASS y, x, ids, Wt, St, Bt, Wt2, St2, Bt2, in, out, k, xslot, shift, L
+
+// moe_qrows: row o of M = 1 or 2 experts' layers (gate and up) against the staged x, each row's sum in the same
+// order whatever M (lane's runs ascending, positions ascending, then warp_sum); M = 2 keeps both rows' words in
+// flight together and reads each staged x once for both.
+template <class Row, int M>
+__device__ __forceinline__ void moe_qrows(float (&out)[M], const QGemvParams (&p)[M], const float* xs, int o, int lane) {
+    Row rw[M];
+    float acc[M];
+#pragma unroll
+    for (int m = 0; m < M; m++) rw[m].init(p[m], o), acc[m] = 0.f;
+    for (int q = lane; q < (p[0].in >> 5); q += 32) {
+        typename Row::Words d[M];
+#pragma unroll
+        for (int m = 0; m < M; m++) rw[m].load(Row::run(p[m], q), d[m]);
+        const float* xq = xs + 33 * q;
+#pragma unroll
+        for (int j = 0; j < 32; j++) {
+            const float xv = xq[j];
+#pragma unroll
+            for (int m = 0; m < M; m++) acc[m] = fmaf(rw[m].weight(d[m], j), xv, acc[m]);
+        }
+    }
+#pragma unroll
+    for (int m = 0; m < M; m++) out[m] = rw[m].finish(warp_sum(acc[m]));
+}
+
+// moe_qparams: the QGemvParams fields Row::init and Row::run read, for expert e of tables W, S, B.
+__device__ __forceinline__ QGemvParams moe_qparams(const unsigned* const* W, const float* const* S, const float* const* B, int e,
+                                                   int in, int shift, int L) {
+    QGemvParams p{};
+    p.W = W[e], p.scales = S[e], p.biases = B[e], p.in = in, p.shift = shift, p.L = L;
+    return p;
+}
+
+template <class Row>
+__device__ __forceinline__ void moe_qgemv(MOE_QGEMV_ARGS) {
+    extern __shared__ float xs[];
+    const int s = blockIdx.y;
+    const float* xr = x + (long long)(xslot ? s : s / k) * in;
+    for (int c = threadIdx.x; c < in; c += blockDim.x) xs[c + (c >> 5)] = xr[c];
+    __syncthreads();
+    const int e = ids[s];
+    const int lane = threadIdx.x & 31, nw = blockDim.x >> 5;
+    const int row0 = blockIdx.x * 2 * nw;
+    for (int o = row0 + (threadIdx.x >> 5); o < min(row0 + 2 * nw, out); o += nw) {
+        float v;
+        if (Wt2) {
+            const QGemvParams p[2] = {moe_qparams(Wt, St, Bt, e, in, shift, L), moe_qparams(Wt2, St2, Bt2, e, in, shift, L)};
+            float gu[2];
+            moe_qrows<Row, 2>(gu, p, xs, o, lane);
+            v = silu_mul(gu[0], gu[1]);
+        } else {
+            const QGemvParams p[1] = {moe_qparams(Wt, St, Bt, e, in, shift, L)};
+            float g[1];
+            moe_qrows<Row, 1>(g, p, xs, o, lane);
+            v = g[0];
+        }
+        if (lane == 0) y[(long long)s * out + o] = v;
+    }
+}

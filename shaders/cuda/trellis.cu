@@ -11,7 +11,7 @@
 // The instantiation list is appended by the host (internal/cuda/kernels.go, from the names quant_select.go
 // builds): TRELLIS_GEMV_ROWS(name, K, N, R, VAR, PF), TRELLIS_GEMV_SPLITK(name, K, N, VAR), TRELLIS_GEMV_INT(name,
 // K, N, R, U), TRELLIS_GEMV_SPLITK_INT(name, K, N), TRELLIS_MMA(name, K0, K1, N), TRELLIS_MMA_SPLITK(name, K, N, P),
-// TRELLIS_EXPAND(name, K);
+// TRELLIS_EXPAND(name, K), MOE_TRELLIS1(name, K, VAR) (the routed MoE experts);
 // PF (prefetch of the next run's words, quant.cuh) is a lab option, off in production. VAR names
 // the decode arithmetic (trellis.Variant): 0 Reciprocal — each weight (f32(y)·rcp)·scale, two rounded multiplies,
 // the CPU backend's arithmetic (internal/cpu, TrellisVariant) — or 1 Factored — Σ f32(y)·x with the scale applied
@@ -1184,4 +1184,19 @@ __device__ __forceinline__ void trellis_expand(bf16_t* __restrict__ dst, const Q
 #define TRELLIS_EXPAND(name, K)                                                                                 \
     extern "C" __global__ void __launch_bounds__(256) name(bf16_t* dst, const QGemvParams p) { pdl_begin();     \
         trellis_expand<K>(dst, p);                                                                              \
+    }
+
+// moe_trellis1_k{K}_{rcp|fac} (backend.MoE Experts' routed form over axis-1 trellis experts, decode: n ≤ 8 rows)
+//   in:  moe_qgemv (quant.cuh) with Row = TrellisRow<K, VAR>: Wt, St device tables of E pointers to the experts'
+//        codes uint32 [out, in·K/32] (axis 1: coded rows = outputs, blocks of T = 2^shift, T % 32 == 0, L ≤ 16) and
+//        f32 scales [out]; Bt unused (the table's zeros); Wt2, St2, Bt2 null or the up projection's
+//   out: y f32 [n·k, out]: g[s][o] = Σ_c W_{ids[s]}[o][c]·x[..][c] under VAR (TrellisRow: 0 Reciprocal per weight,
+//        1 Factored), y = g, or with Wt2 y = silu_mul(g, u) (swiglu's arithmetic) with u the same over Wt2 —
+//        only the routed experts' codes are read, the ids read on the device
+//   grid: moe_qgemv's; each lane decodes whole runs as trellis_gemv1 does (compile-time window shifts)
+//   promise: each weight (or sum, Factored) is the trellis Linear's decode, f32 sums in another order than the
+//        CPU: within f32 accumulation-order rounding (the MatMul/trellis decode bound); SwiGLU as swiglu
+#define MOE_TRELLIS1(name, K, VAR)                                                                              \
+    extern "C" __global__ void __launch_bounds__(256) name(MOE_QGEMV_ARGS) { pdl_begin();                      \
+        moe_qgemv<TrellisRow<K, VAR>>(MOE_QGEMV_PASS);                                                          \
     }
