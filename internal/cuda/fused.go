@@ -175,8 +175,7 @@ func (b *Backend) groupQuant(ys []backend.Tensor, x backend.Tensor, ws []backend
 		if !ok || in != l.in || d.dt != backend.F32 || d.elems() != n*l.out {
 			return false
 		}
-		c := quantCase{n: n, in: in, out: l.out, w: l.w, exact: l.exact, act8: l.act8, mmaRows: l.mmaRows, group: b.tune.gemvGroup,
-			splitMax: b.tune.splitGemmMax}
+		c := b.quantCaseOf(l, n)
 		ls, cs, yp = append(ls, l), append(cs, c), append(yp, d.ptr)
 		forms = append(forms, quantFormOf(c))
 	}

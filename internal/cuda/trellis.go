@@ -235,8 +235,7 @@ func (b *Backend) matmulQuant(d, xs *Tensor, l *qlinear) {
 	if n == 0 {
 		return
 	}
-	c := quantCase{n: n, in: in, out: l.out, w: l.w, exact: l.exact, act8: l.act8, mmaRows: l.mmaRows, group: b.tune.gemvGroup,
-		splitMax: b.tune.splitGemmMax, wideRows: b.tune.mmaWideRows, chunkRows: b.tune.chunkRowsMax}
+	c := b.quantCaseOf(l, n)
 	for _, f := range quantForms {
 		if f.supports(c) {
 			b.logf("MatMul %s n=%d %d->%d (%s, %s): %s", l.name, n, in, l.out, l.w, l.arith(), f.name)
@@ -245,6 +244,12 @@ func (b *Backend) matmulQuant(d, xs *Tensor, l *qlinear) {
 		}
 	}
 	panic("backend: MatMul: no quantized form supports " + fmt.Sprint(c)) // the last form supports everything
+}
+
+// quantCaseOf is the selection case of layer l over n rows of its input (MatMul and the grouped launches alike).
+func (b *Backend) quantCaseOf(l *qlinear, n int) quantCase {
+	return quantCase{n: n, in: l.in, out: l.out, w: l.w, exact: l.exact, act8: l.act8, mmaRows: l.mmaRows, group: b.tune.gemvGroup,
+		splitMax: b.tune.splitGemmMax, wideRows: b.tune.mmaWideRows, chunkRows: b.tune.chunkRowsMax}
 }
 
 func (l *qlinear) arith() string {

@@ -118,7 +118,7 @@ memcheck() {
 step "memcheck, fixture-shape quantized cases"
 CS=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
 if [ -x "$CS" ]; then
-	for only in "pycoder-12m k" "LoRA" "Fused/trellis"; do
+	for only in "pycoder-12m k" "LoRA" "Fused/trellis" "MoE/Experts/trellis/routed"; do
 		timeout 120 "$CS" --tool memcheck --error-exitcode 9 $B verify-kernels --device cuda --only "$only" >>"$OUT/memcheck.log" 2>&1
 		echo "memcheck $only exit $?" | tee -a "$OUT/run.log"
 		grep -E "ERROR SUMMARY|passed" "$OUT/memcheck.log" | tail -2 | tee -a "$OUT/run.log"
@@ -483,7 +483,7 @@ picks() {
 # passes of trellis_mma0 — verified, then bench --streams's prompt-cache line with them and without
 # (mma_wide_rows=8,chunk_rows_max=0: the bf16 expansion as before).
 wide() {
-	for only in MatMul/trellis/mma Fused/trellis; do
+	for only in MatMul/trellis/mma Fused/trellis; do # MatMul/trellis/mma covers trellis/mma0 too
 		step "wide: verify-kernels --only $only"
 		timeout 150 $B verify-kernels --device cuda --only "$only" >>"$OUT/verify.md" 2>&1
 		echo "verify $only exit $?" | tee -a "$OUT/run.log"
