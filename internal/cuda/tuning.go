@@ -49,8 +49,9 @@ type tuning struct {
 	// decode of each weight for two n-fragments) from the bf16 expansion; 8 keeps them there. chunkRowsMax: int8-
 	// activation prompt chunks of at most this many rows that no tensor-core form takes (the down projection)
 	// run the decode forms in passes of 8 (gemv_chunks) rather than the expansion; 0 never.
-	// Prediction (H200, 16-row chunk at position 2032 of Qwen3-14B 3-bit: 48.3 ms, of which expansion + GEMM 33.1):
-	// ~25 ms with both. Measured: see docs/perf.md.
+	// Measured (H200, 2026-12-02, bench --streams 8 -p 2048: the 16-row chunk at position 2032 of Qwen3-14B 3-bit):
+	// 31.2 ms with both (trellis_mma_k33_n16 14.8 ms, two passes of trellis_mma0 5.4 ms) against 51.0 ms with
+	// mma_wide_rows=8,chunk_rows_max=0 (the expansion 16.6 ms and its GEMMs 19.8 ms); predicted ~25 ms.
 	mmaWideRows, chunkRowsMax int
 	// attnRowsMax bounds the work (Σ (pos[r]+1)) of the prompt chunks the rows form of attention serves instead of
 	// the tensor-core form (attention.go): 2^16, a prompt of up to ~360 tokens from position 0.
