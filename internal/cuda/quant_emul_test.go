@@ -310,7 +310,7 @@ func TestQuantSelection(t *testing.T) {
 		}
 	}
 	seen := map[string]bool{}
-	re := regexp.MustCompile(`^[A-Z_]+\((\w+),`)
+	re := regexp.MustCompile(`^[A-Z][A-Z0-9_]*\((\w+),`)
 	for _, lines := range quantInstantiations(true) {
 		for _, l := range lines {
 			seen[re.FindStringSubmatch(l)[1]] = true
