@@ -215,17 +215,13 @@ func runBench(cmd *cobra.Command, f *benchFlags) error {
 		rep.Rows = append(rep.Rows, row)
 		return nil
 	}
+	var rows model.StepRows // each forward's picks, or with --read-logits its logits, in buffers reused call after call
 	promptSeq := func(cache backend.KVCache, seq, n int) error {
 		s := model.Step{}
 		for p := 0; p < n; p++ {
 			s.IDs, s.Seq, s.Pos = append(s.IDs, token(p+7919*seq)), append(s.Seq, int32(seq)), append(s.Pos, int32(p))
 		}
-		if f.readLogits {
-			_, err := m.Forward(s, cache, 1)
-			return err
-		}
-		var first model.Picks // the first token's pick, as greedy generation takes it
-		return m.ForwardPicks(s, cache, 1, &first)
+		return rows.Forward(m, s, cache, 1, !f.readLogits) // the first token's pick, as greedy generation takes it
 	}
 	prompt := func(cache backend.KVCache, n int) error { return promptSeq(cache, 0, n) }
 	// deep fills every sequence's first --depth positions (untimed) so the tg rows attend over them.
@@ -240,21 +236,13 @@ func runBench(cmd *cobra.Command, f *benchFlags) error {
 	// decode steps n positions from start, one row per sequence (--batch), each row's greedy pick read back as
 	// greedy decoding does (the device argmax in the step), or with --read-logits every row's logits as a sampler
 	// reads them.
-	var picks model.Picks
-	var logits []float32
 	decode := func(cache backend.KVCache, start, n int) error {
 		for p := start; p < start+n; p++ {
 			var s model.Step
 			for q := range f.batch {
 				s.IDs, s.Seq, s.Pos = append(s.IDs, token(p+7919*q)), append(s.Seq, int32(q)), append(s.Pos, int32(p))
 			}
-			var err error
-			if f.readLogits {
-				logits, err = m.ForwardInto(s, cache, f.batch, logits)
-			} else {
-				err = m.ForwardPicks(s, cache, f.batch, &picks)
-			}
-			if err != nil {
+			if err := rows.Forward(m, s, cache, f.batch, !f.readLogits); err != nil {
 				return err
 			}
 		}

@@ -12,7 +12,6 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/mlxbun/mlxbun/internal/backend"
 	"github.com/mlxbun/mlxbun/internal/sample"
 )
 
@@ -132,7 +131,7 @@ func (m *Model) Generate(prompt []int, opt GenOptions) (*GenResult, error) {
 	history := append([]int(nil), prompt...)
 	// A picker whose choice is the device argmax takes the picks; the others read every row's logits, into one
 	// buffer reused step after step (a step's rows are all used before the next forward call).
-	st := stepRows{m: m, cache: cache, picks: PicksGreedily(opt.Picker)}
+	st, greedy := StepRows{}, PicksGreedily(opt.Picker)
 	start := time.Now()
 	for at := 0; at < len(prompt); at += chunk {
 		end := min(at+chunk, len(prompt))
@@ -142,7 +141,7 @@ func (m *Model) Generate(prompt []int, opt GenOptions) (*GenResult, error) {
 			s.Seq = append(s.Seq, 0)
 			s.Pos = append(s.Pos, int32(p))
 		}
-		if err = st.forward(s, 1); err != nil {
+		if err = st.Forward(m, s, cache, 1, greedy); err != nil {
 			return nil, err
 		}
 	}
@@ -168,7 +167,7 @@ func (m *Model) Generate(prompt []int, opt GenOptions) (*GenResult, error) {
 			res.StopReason = "length"
 			break
 		}
-		id, err := st.pick(next, len(res.Generated)+1, opt.Picker, history)
+		id, err := pick(&st, next, len(res.Generated)+1, opt.Picker, history)
 		if err != nil {
 			return nil, fmt.Errorf("generate: %w", err)
 		}
@@ -219,7 +218,7 @@ func (m *Model) Generate(prompt []int, opt GenOptions) (*GenResult, error) {
 			proposed = len(drafts)
 			res.Drafted += proposed
 		}
-		if err := st.forward(s, len(s.IDs)); err != nil {
+		if err := st.Forward(m, s, cache, len(s.IDs), greedy); err != nil {
 			return nil, err
 		}
 		next = 0
@@ -229,37 +228,13 @@ func (m *Model) Generate(prompt []int, opt GenOptions) (*GenResult, error) {
 	return res, nil
 }
 
-// stepRows is one generation's latest forward call: the picks (ForwardPicks) or every output row's logits.
-type stepRows struct {
-	m      *Model
-	cache  backend.KVCache
-	picks  bool // ask for picks; the picker is PicksGreedily
-	p      Picks
-	logits []float32 // the rows, when the call read them (not picks, or p.Logits)
-}
-
-// forward runs s, keeping its last outRows rows' answer.
-func (st *stepRows) forward(s Step, outRows int) error {
-	if !st.picks {
-		var err error
-		st.logits, err = st.m.ForwardInto(s, st.cache, outRows, st.logits)
-		return err
+// pick chooses the token of output row r of the last forward (the step-th generated token): the device's pick,
+// or the picker's choice from the row once its logits pass checkLogits.
+func pick(st *StepRows, r, step int, p Picker, history []int) (int, error) {
+	if id, ok := st.Picked(r); ok {
+		return id, nil
 	}
-	if err := st.m.ForwardPicks(s, st.cache, outRows, &st.p); err != nil {
-		return err
-	}
-	st.logits = st.p.Logits
-	return nil
-}
-
-// pick chooses the token of output row r (choosing the step-th generated token): the device's pick, or the
-// picker's choice from the row once its logits pass checkLogits.
-func (st *stepRows) pick(r, step int, p Picker, history []int) (int, error) {
-	if st.picks && st.logits == nil {
-		return int(st.p.IDs[r]), nil
-	}
-	v := st.m.Config.VocabSize
-	row := st.logits[r*v : (r+1)*v]
+	row := st.Row(r)
 	if err := checkLogits(row, step); err != nil {
 		return 0, err
 	}

@@ -109,3 +109,47 @@ func (m *Model) ForwardPicks(s Step, cache backend.KVCache, outRows int, p *Pick
 	}
 	return nil
 }
+
+// StepRows is the answer of the latest forward call of a decode loop (Generate, the scheduler): each output row's
+// device pick (ForwardPicks) or its logits, its buffers reused call after call. The zero value is ready.
+type StepRows struct {
+	p      Picks
+	logits []float32 // the rows, when the call read them (no picks asked, or p.Logits)
+	vocab  int
+	picked bool // the picks alone answer the call
+}
+
+// Forward runs s as ForwardPicks does when picks (every output row is picked plain greedily: PicksGreedily), else
+// as ForwardInto. A picks call in which some row picked token 0 keeps every row's logits too (Picks.Logits), and
+// then answers through Row like a logits call.
+func (st *StepRows) Forward(m *Model, s Step, cache backend.KVCache, outRows int, picks bool) error {
+	st.vocab, st.picked = m.Config.VocabSize, false
+	if !picks {
+		var err error
+		st.logits, err = m.ForwardInto(s, cache, outRows, st.logits)
+		return err
+	}
+	if err := m.ForwardPicks(s, cache, outRows, &st.p); err != nil {
+		return err
+	}
+	if st.p.Logits != nil {
+		st.logits = st.p.Logits
+	} else {
+		st.picked = true
+	}
+	return nil
+}
+
+// Picked is output row r's device pick, when the picks alone answer the last call.
+func (st *StepRows) Picked(r int) (int, bool) {
+	if !st.picked {
+		return 0, false
+	}
+	return int(st.p.IDs[r]), true
+}
+
+// PicksOnly reports whether the picks alone answered the last call (no row's logits were read).
+func (st *StepRows) PicksOnly() bool { return st.picked }
+
+// Row is output row r's logits [vocab] of the last call, when it read them (Picked reports false).
+func (st *StepRows) Row(r int) []float32 { return st.logits[r*st.vocab : (r+1)*st.vocab] }

@@ -82,8 +82,7 @@ type Scheduler struct {
 	rewind  bool             // model.Rewindable at CtxSize
 	clock   uint64
 	scratch []float32
-	logits  []float32   // the last call's logits, the buffer the next one reuses
-	picks   model.Picks // the last picks call's answer, likewise
+	rows    model.StepRows // the last call's picks or logits, whose buffers the next one reuses
 
 	mu     sync.Mutex
 	cond   *sync.Cond

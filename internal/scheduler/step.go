@@ -131,20 +131,10 @@ func (s *Scheduler) run(c *call) {
 		out++
 	}
 	out = max(out, 1)
-	picks := !s.cfg.NoPicks && picksOnly(c)
 	start := time.Now()
-	var logits []float32
-	var err error
-	if picks {
-		if err = s.m.ForwardPicks(c.step, s.cache, out, &s.picks); err == nil && s.picks.Logits != nil {
-			picks, logits = false, s.picks.Logits // a row picked token 0: every row goes the logits' way
-		}
-	} else {
-		logits, err = s.m.ForwardInto(c.step, s.cache, out, s.logits)
-		if err == nil {
-			s.logits = logits // no row outlives this call: the next one reuses the buffer
-		}
-	}
+	// No row outlives this call: the next one reuses the buffers. A row that picked token 0 brings every row's
+	// logits back, and they take the logits' way.
+	err := s.rows.Forward(s.m, c.step, s.cache, out, !s.cfg.NoPicks && picksOnly(c))
 	d := time.Since(start)
 	if s.cfg.OnStep != nil {
 		s.cfg.OnStep(len(c.step.IDs), d)
@@ -152,7 +142,7 @@ func (s *Scheduler) run(c *call) {
 	s.mu.Lock()
 	s.stats.Steps++
 	s.stats.Rows += int64(len(c.step.IDs))
-	if picks && err == nil {
+	if err == nil && s.rows.PicksOnly() {
 		s.stats.PickSteps++
 	}
 	s.mu.Unlock()
@@ -160,12 +150,11 @@ func (s *Scheduler) run(c *call) {
 		s.failCall(c, err)
 		return
 	}
-	v := s.m.Config.VocabSize
 	choose := func(q *seq, i int) (int, bool) { // q's token from output row i
-		if picks {
-			return s.accept(q, Token{ID: int(s.picks.IDs[i])})
+		if id, ok := s.rows.Picked(i); ok {
+			return s.accept(q, Token{ID: id})
 		}
-		return s.take(q, logits[i*v:(i+1)*v])
+		return s.take(q, s.rows.Row(i))
 	}
 	next := 0
 	if c.pre != nil {

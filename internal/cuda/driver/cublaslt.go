@@ -157,7 +157,7 @@ type heuristicResult struct {
 }
 
 type gemmPlan struct {
-	desc, la, lw, lc uintptr
+	desc, la, lb, lc uintptr // the matmul descriptor and cuBLASLt's A, B and C layouts
 	algo             heuristicResult
 	alpha, beta      float32 // host scalars read at enqueue time
 }
@@ -206,7 +206,7 @@ func (b *BlasLt) destroy() {
 }
 
 func (p *gemmPlan) free() {
-	for _, l := range []uintptr{p.la, p.lw, p.lc} {
+	for _, l := range []uintptr{p.la, p.lb, p.lc} {
 		if l != 0 {
 			call(lt.cublasLtMatrixLayoutDestroy, l)
 		}
@@ -216,43 +216,42 @@ func (p *gemmPlan) free() {
 	}
 }
 
-// plan builds (once) the descriptors for key. Row-major C[m,n] = A[m,k]·W[n,k]ᵀ is, read column-major,
-// Cᵀ[n,m] = W·Aᵀ: cuBLASLt's A operand is W (stored k×n column-major, transposed), its B operand is A (k×m
-// column-major, not transposed), C is n×m with leading dimension n. This "TN" form is the one every Hopper kernel
-// (and fp8 later) supports.
-func (b *BlasLt) plan(key gemmKey) (*gemmPlan, error) {
-	if p, ok := b.plans[key]; ok {
-		return p, nil
-	}
+// layoutSpec is one cuBLASLt matrix layout: element type, rows × cols column-major, leading dimension.
+type layoutSpec struct {
+	t              DataType
+	rows, cols, ld int
+}
+
+// newPlan builds the descriptors of one matmul shape: f32 compute and scale (CUBLAS_COMPUTE_32F: true f32 FMAs,
+// never TF32), operand transposes opA and opB, the layouts of A, B and C (= D), and the heuristic's first
+// algorithm within the workspace. what names the shape in errors.
+func (b *BlasLt) newPlan(opA, opB int32, la, lb, lc layoutSpec, what string) (*gemmPlan, error) {
 	p := &gemmPlan{}
 	fail := func(err error) (*gemmPlan, error) {
 		p.free()
 		return nil, err
 	}
-	if err := blasCheck(call(lt.cublasLtMatmulDescCreate, uintptr(unsafe.Pointer(&p.desc)), cublasCompute32F, uintptr(Float32)), "MatmulDescCreate"); err != nil {
+	if err := blasCheck(call(lt.cublasLtMatmulDescCreate, uintptr(unsafe.Pointer(&p.desc)), cublasCompute32F, uintptr(Float32)), "MatmulDescCreate(%s)", what); err != nil {
 		return fail(err)
 	}
 	setDesc := func(attr int, v int32) error {
 		return blasCheck(call(lt.cublasLtMatmulDescSetAttribute, p.desc, uintptr(attr), uintptr(unsafe.Pointer(&v)), 4), "MatmulDescSetAttribute(%d)", attr)
 	}
-	if err := setDesc(descTransA, opT); err != nil {
+	if err := setDesc(descTransA, opA); err != nil {
 		return fail(err)
 	}
-	if err := setDesc(descTransB, opN); err != nil {
+	if err := setDesc(descTransB, opB); err != nil {
 		return fail(err)
 	}
-	layout := func(dst *uintptr, t DataType, rows, cols, ld int) error {
-		return blasCheck(call(lt.cublasLtMatrixLayoutCreate, uintptr(unsafe.Pointer(dst)), uintptr(t), uintptr(rows), uintptr(cols), uintptr(ld)),
-			"MatrixLayoutCreate(%s %dx%d ld=%d)", t, rows, cols, ld)
-	}
-	if err := layout(&p.lw, BFloat16, key.k, key.n, key.k); err != nil {
-		return fail(err)
-	}
-	if err := layout(&p.la, BFloat16, key.k, key.m, key.k); err != nil {
-		return fail(err)
-	}
-	if err := layout(&p.lc, key.out, key.n, key.m, key.n); err != nil {
-		return fail(err)
+	for _, l := range []struct {
+		dst  *uintptr
+		spec layoutSpec
+	}{{&p.la, la}, {&p.lb, lb}, {&p.lc, lc}} {
+		sp := l.spec
+		if err := blasCheck(call(lt.cublasLtMatrixLayoutCreate, uintptr(unsafe.Pointer(l.dst)), uintptr(sp.t), uintptr(sp.rows), uintptr(sp.cols), uintptr(sp.ld)),
+			"MatrixLayoutCreate(%s %dx%d ld=%d)", sp.t, sp.rows, sp.cols, sp.ld); err != nil {
+			return fail(err)
+		}
 	}
 	var pref uintptr
 	if err := blasCheck(call(lt.cublasLtMatmulPreferenceCreate, uintptr(unsafe.Pointer(&pref))), "MatmulPreferenceCreate"); err != nil {
@@ -264,12 +263,28 @@ func (b *BlasLt) plan(key gemmKey) (*gemmPlan, error) {
 		return fail(err)
 	}
 	var found int32
-	if err := blasCheck(call(lt.cublasLtMatmulAlgoGetHeuristic, b.h, p.desc, p.lw, p.la, p.lc, p.lc, pref, 1,
-		uintptr(unsafe.Pointer(&p.algo)), uintptr(unsafe.Pointer(&found))), "MatmulAlgoGetHeuristic(%v)", key); err != nil {
+	if err := blasCheck(call(lt.cublasLtMatmulAlgoGetHeuristic, b.h, p.desc, p.la, p.lb, p.lc, p.lc, pref, 1,
+		uintptr(unsafe.Pointer(&p.algo)), uintptr(unsafe.Pointer(&found))), "MatmulAlgoGetHeuristic(%s)", what); err != nil {
 		return fail(err)
 	}
 	if found == 0 {
-		return fail(fmt.Errorf("cuda: cublasLt has no algorithm for bf16 GEMM %v", key))
+		return fail(fmt.Errorf("cuda: cublasLt has no algorithm for %s", what))
+	}
+	return p, nil
+}
+
+// plan builds (once) the descriptors for key. Row-major C[m,n] = A[m,k]·W[n,k]ᵀ is, read column-major,
+// Cᵀ[n,m] = W·Aᵀ: cuBLASLt's A operand is W (stored k×n column-major, transposed), its B operand is A (k×m
+// column-major, not transposed), C is n×m with leading dimension n. This "TN" form is the one every Hopper kernel
+// (and fp8 later) supports.
+func (b *BlasLt) plan(key gemmKey) (*gemmPlan, error) {
+	if p, ok := b.plans[key]; ok {
+		return p, nil
+	}
+	p, err := b.newPlan(opT, opN, layoutSpec{BFloat16, key.k, key.n, key.k}, layoutSpec{BFloat16, key.k, key.m, key.k},
+		layoutSpec{key.out, key.n, key.m, key.n}, fmt.Sprintf("bf16 GEMM %v", key))
+	if err != nil {
+		return nil, err
 	}
 	b.plans[key] = p
 	return p, nil
@@ -299,7 +314,7 @@ func (b *BlasLt) GemmBF16Scaled(s *Stream, c DevPtr, out DataType, a, w DevPtr, 
 	}
 	p.alpha, p.beta = alpha, beta
 	r := call(lt.cublasLtMatmul, b.h, p.desc, uintptr(unsafe.Pointer(&p.alpha)),
-		uintptr(w), p.lw, uintptr(a), p.la, uintptr(unsafe.Pointer(&p.beta)),
+		uintptr(w), p.la, uintptr(a), p.lb, uintptr(unsafe.Pointer(&p.beta)),
 		uintptr(c), p.lc, uintptr(c), p.lc,
 		uintptr(unsafe.Pointer(&p.algo.algo)), uintptr(b.ws), uintptr(b.wsBytes), s.h)
 	return blasCheck(r, "Matmul(%v)", key)
@@ -315,52 +330,10 @@ func (b *BlasLt) gramPlan(rows, n int) (*gemmPlan, error) {
 	if p, ok := b.grams[key]; ok {
 		return p, nil
 	}
-	p := &gemmPlan{}
-	fail := func(err error) (*gemmPlan, error) {
-		p.free()
+	x := layoutSpec{Float32, n, rows, n}
+	p, err := b.newPlan(opN, opT, x, x, layoutSpec{Float32, n, n, n}, fmt.Sprintf("the f32 Gram product rows=%d n=%d", rows, n))
+	if err != nil {
 		return nil, err
-	}
-	if err := blasCheck(call(lt.cublasLtMatmulDescCreate, uintptr(unsafe.Pointer(&p.desc)), cublasCompute32F, uintptr(Float32)), "MatmulDescCreate(gram)"); err != nil {
-		return fail(err)
-	}
-	setDesc := func(attr int, v int32) error {
-		return blasCheck(call(lt.cublasLtMatmulDescSetAttribute, p.desc, uintptr(attr), uintptr(unsafe.Pointer(&v)), 4), "MatmulDescSetAttribute(%d)", attr)
-	}
-	if err := setDesc(descTransA, opN); err != nil {
-		return fail(err)
-	}
-	if err := setDesc(descTransB, opT); err != nil {
-		return fail(err)
-	}
-	layout := func(dst *uintptr, r, c, ld int) error {
-		return blasCheck(call(lt.cublasLtMatrixLayoutCreate, uintptr(unsafe.Pointer(dst)), uintptr(Float32), uintptr(r), uintptr(c), uintptr(ld)),
-			"MatrixLayoutCreate(f32 %dx%d ld=%d)", r, c, ld)
-	}
-	if err := layout(&p.la, n, rows, n); err != nil {
-		return fail(err)
-	}
-	if err := layout(&p.lw, n, rows, n); err != nil {
-		return fail(err)
-	}
-	if err := layout(&p.lc, n, n, n); err != nil {
-		return fail(err)
-	}
-	var pref uintptr
-	if err := blasCheck(call(lt.cublasLtMatmulPreferenceCreate, uintptr(unsafe.Pointer(&pref))), "MatmulPreferenceCreate"); err != nil {
-		return fail(err)
-	}
-	defer call(lt.cublasLtMatmulPreferenceDestroy, pref)
-	ws := uint64(b.wsBytes)
-	if err := blasCheck(call(lt.cublasLtMatmulPreferenceSetAttribute, pref, prefMaxWorkspace, uintptr(unsafe.Pointer(&ws)), 8), "MatmulPreferenceSetAttribute(workspace)"); err != nil {
-		return fail(err)
-	}
-	var found int32
-	if err := blasCheck(call(lt.cublasLtMatmulAlgoGetHeuristic, b.h, p.desc, p.la, p.lw, p.lc, p.lc, pref, 1,
-		uintptr(unsafe.Pointer(&p.algo)), uintptr(unsafe.Pointer(&found))), "MatmulAlgoGetHeuristic(gram rows=%d n=%d)", rows, n); err != nil {
-		return fail(err)
-	}
-	if found == 0 {
-		return fail(fmt.Errorf("cuda: cublasLt has no algorithm for the f32 Gram product rows=%d n=%d", rows, n))
 	}
 	b.grams[key] = p
 	return p, nil
@@ -382,7 +355,7 @@ func (b *BlasLt) GramF32(s *Stream, c, x DevPtr, rows, n int, beta float32) erro
 	}
 	p.alpha, p.beta = 1, beta
 	r := call(lt.cublasLtMatmul, b.h, p.desc, uintptr(unsafe.Pointer(&p.alpha)),
-		uintptr(x), p.la, uintptr(x), p.lw, uintptr(unsafe.Pointer(&p.beta)),
+		uintptr(x), p.la, uintptr(x), p.lb, uintptr(unsafe.Pointer(&p.beta)),
 		uintptr(c), p.lc, uintptr(c), p.lc,
 		uintptr(unsafe.Pointer(&p.algo.algo)), uintptr(b.ws), uintptr(b.wsBytes), s.h)
 	return blasCheck(r, "Matmul(gram rows=%d n=%d)", rows, n)
