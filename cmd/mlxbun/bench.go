@@ -32,7 +32,7 @@ type benchFlags struct {
 	head                                       string // a synthetic trellis model's output head: affine8 or bf16
 	pp, tg                                     []int  // llama-bench's -p and -n lists: a row per value
 	reps, bits, batch                          int
-	depth                                      int // tg rows decode after a prompt of this many tokens per sequence (llama-bench's -d)
+	depth                                      int // pp and tg rows run after a prompt of this many tokens per sequence (llama-bench's -d)
 	profile, dryRun                            bool
 	readLogits                                 bool // every row's logits back instead of the device's greedy picks
 	seed                                       uint64
@@ -121,7 +121,7 @@ table (device time, GB/s, % of the measured copy bandwidth) on backends that can
 	fl.IntSliceVarP(&f.tg, "n-gen", "n", []int{128}, "generated tokens, comma-separated for several rows (0: no tg row)")
 	fl.IntVarP(&f.reps, "repetitions", "r", 5, "runs per test")
 	fl.IntVar(&f.batch, "batch", 1, fmt.Sprintf("sequences decoding together in the tg row (1..%d; tokens/s counts all of them)", backend.MaxDecodeRows))
-	fl.IntVarP(&f.depth, "depth", "d", 0, "tg rows decode after a prompt of this many tokens in every sequence (untimed), as llama-bench's -d")
+	fl.IntVarP(&f.depth, "depth", "d", 0, "pp and tg rows run after a prompt of this many tokens in every sequence (untimed), as llama-bench's -d")
 	fl.BoolVar(&f.profile, "profile", false, "per-kernel device time table (backends with a profiler)")
 	fl.BoolVar(&f.readLogits, "read-logits", false, "read every row's logits back, as a sampler does, instead of the device's greedy picks (tg, --streams, --draft)")
 	fl.StringVar(&f.save, "save", "", "with --synthetic (dense): write its bf16 checkpoint (config.json, safetensors shards) into this new directory and measure nothing")
@@ -187,7 +187,7 @@ func runBench(cmd *cobra.Command, f *benchFlags) error {
 		return runStreamsBench(cmd, f, b, m, name)
 	}
 	maxPP, maxTG := slices.Max(f.pp), slices.Max(f.tg)
-	ctx := max(maxPP, f.depth) + maxTG + 1
+	ctx := f.depth + max(maxPP, maxTG) + 1
 	if mp := m.Config.MaxPositions; mp > 0 && ctx > mp {
 		return fmt.Errorf("bench: -p %d -d %d -n %d needs %d positions, the model has %d", maxPP, f.depth, maxTG, ctx, mp)
 	}
@@ -216,18 +216,18 @@ func runBench(cmd *cobra.Command, f *benchFlags) error {
 		return nil
 	}
 	var rows model.StepRows // each forward's picks, or with --read-logits its logits, in buffers reused call after call
-	promptSeq := func(cache backend.KVCache, seq, n int) error {
+	// promptSeq prefills positions from..from+n−1 of sequence seq as one prompt.
+	promptSeq := func(cache backend.KVCache, seq, from, n int) error {
 		s := model.Step{}
-		for p := 0; p < n; p++ {
+		for p := from; p < from+n; p++ {
 			s.IDs, s.Seq, s.Pos = append(s.IDs, token(p+7919*seq)), append(s.Seq, int32(seq)), append(s.Pos, int32(p))
 		}
 		return rows.Forward(m, s, cache, 1, !f.readLogits) // the first token's pick, as greedy generation takes it
 	}
-	prompt := func(cache backend.KVCache, n int) error { return promptSeq(cache, 0, n) }
 	// deep fills every sequence's first --depth positions (untimed) so the tg rows attend over them.
 	deep := func(cache backend.KVCache) error {
 		for q := 0; q < f.batch && f.depth > 0; q++ {
-			if err := promptSeq(cache, q, f.depth); err != nil {
+			if err := promptSeq(cache, q, 0, f.depth); err != nil {
 				return err
 			}
 		}
@@ -260,10 +260,19 @@ func runBench(cmd *cobra.Command, f *benchFlags) error {
 		if pp == 0 {
 			continue
 		}
-		err := measure(fmt.Sprintf("pp%d", pp), pp, 0, func() (time.Duration, error) {
+		test := fmt.Sprintf("pp%d", pp)
+		if f.depth > 0 {
+			test += fmt.Sprintf(" @ d%d", f.depth)
+		}
+		err := measure(test, pp, 0, func() (time.Duration, error) {
 			return withCache(func(c backend.KVCache) (time.Duration, error) {
+				if f.depth > 0 { // the prompt follows the depth's positions of sequence 0, as llama-bench's pp @ d
+					if err := promptSeq(c, 0, 0, f.depth); err != nil {
+						return 0, err
+					}
+				}
 				start := time.Now()
-				err := prompt(c, pp)
+				err := promptSeq(c, 0, f.depth, pp)
 				return time.Since(start), err
 			})
 		})
@@ -299,9 +308,14 @@ func runBench(cmd *cobra.Command, f *benchFlags) error {
 	if p, ok := b.(backend.Profiler); ok && f.profile { // the largest -p prompt, then up to 16 steps of the largest -n
 		steps := max(1, min(maxTG, 16))
 		_, err := withCache(func(c backend.KVCache) (time.Duration, error) {
+			if f.depth > 0 { // the prompt and the steps after the depth, as the rows measured
+				if err := deep(c); err != nil {
+					return 0, err
+				}
+			}
 			if maxPP > 0 {
 				p.StartProfile()
-				err := prompt(c, maxPP)
+				err := promptSeq(c, 0, f.depth, maxPP)
 				rep.PromptKernels, rep.PromptRows = p.StopProfile(), maxPP
 				if err != nil {
 					return 0, err
@@ -312,9 +326,6 @@ func runBench(cmd *cobra.Command, f *benchFlags) error {
 				start = 0
 			}
 			if f.depth > 0 { // or after the depth, as the tg rows decode
-				if err := deep(c); err != nil {
-					return 0, err
-				}
 				start = f.depth
 			}
 			p.StartProfile()

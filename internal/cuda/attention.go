@@ -130,6 +130,8 @@ type attnCase struct {
 	run                   bool          // rows are one sequence at consecutive positions (known from the written values)
 	positions             int64         // Σ (pos[r]+1) as last written, for the profiler's byte count; 0 when unknown
 	rowsMax               int64         // tuning.attnRowsMax: prompt chunks of less work run the f32 rows form
+	chunkRows             int           // tuning.attnChunkRows: the most rows of a chunk the chunk form takes (0: none)
+	chunkMin              int64         // tuning.attnChunkMin: chunks of less work keep the f32 split form
 	sms                   int           // multiprocessors (the split form's reach beyond decode batches)
 	smem                  int           // the device's opt-in shared memory a block (0: unknown, as Supports asks)
 }
@@ -178,9 +180,17 @@ type attnPtrs struct {
 //     give each of its n·kv_heads blocks a whole context to walk — a 16-row chunk at position 2032 of Qwen3-14B
 //     (the follow-up prompt of a cached conversation) runs 128 blocks over 2048 positions each, where the split
 //     form, sized by the chunk's positions (enqueueAttnSplit), spreads the same work over 4,096 blocks of 64.
+//   - chunk: a prompt chunk of a few rows (at most tuning.attnChunkRows) deep in a context (more work than
+//     tuning.attnChunkMin), at the narrow prompt head dims: the follow-up of a cached conversation. The prompt form
+//     gives such a chunk one block per query head walking the whole context (40 blocks for Qwen3-14B), and the
+//     split form reads every kv head's context once per row; the chunk form reads it once per block for all the
+//     chunk's rows and query heads, split over the positions, on tensor cores.
 //   - rows: anything else (one block per row and kv head).
 var attnForms = []attnForm{
 	{name: "split", supports: func(a attnCase) bool { return a.n <= maxGemvRows && a.hd <= attnMaxHD() }, enqueue: enqueueAttnSplit},
+	{name: "chunk", supports: func(a attnCase) bool {
+		return a.run && a.n <= a.chunkRows && slices.Contains(attnPromptHDs, a.hd) && a.positions > a.chunkMin
+	}, enqueue: enqueueAttnChunk},
 	{name: "prompt", supports: func(a attnCase) bool {
 		return a.run && a.promptForm() && (a.positions == 0 || a.positions > a.rowsMax)
 	}, enqueue: enqueueAttnPrompt},
@@ -331,7 +341,48 @@ func enqueueAttnSplit(b *Backend, a attnCase, p attnPtrs) {
 			return err
 		}
 		args = driver.NewArgs().Ptr(p.out).Ptr(part).Ptr(p.seq).Ptr(p.pos).I32(int32(a.heads)).I32(int32(a.hd)).
-			I32(int32(S)).I32(int32(p.seqs)).I32(int32(p.maxLen))
+			I32(int32(S)).I32(int32(p.seqs)).I32(int32(p.maxLen)).I32(0)
+		return b.launch(combine, driver.Dim3{X: a.heads, Y: a.n}, driver.Dim3{X: 128}, 0, args, float64(a.n*a.heads*(S*4*(a.hd+2)+a.act.Size()*a.hd)))
+	})
+}
+
+// attnChunkGeom is the chunk form's launch for a chunk whose last row is at position last: W warps of 16 query
+// rows a block and Z blocks per kv head for the n·G rows, and S position slices of cl (a multiple of the 64-position
+// tile) — about one block per multiprocessor, at most attnMaxSplits slices (the partials grow with S: n·heads·S·(hd+2)
+// floats written and read again by the combine).
+func attnChunkGeom(a attnCase, last int) (w, z, s, cl int) {
+	q := a.n * (a.heads / a.kvHeads)
+	w = min(8, (q+15)/16)
+	z = (q + 16*w - 1) / (16 * w)
+	tiles := last/64 + 1
+	want := max(1, min(attnMaxSplits, (a.sms+a.kvHeads*z-1)/(a.kvHeads*z)))
+	per := (tiles + want - 1) / want
+	cl = 64 * per
+	return w, z, (tiles + per - 1) / per, cl
+}
+
+// enqueueAttnChunk runs attn_chunk_hd* and the combine for a prompt chunk (never in a recorded graph: the grid
+// depends on the positions, read from the values last written to pos).
+func enqueueAttnChunk(b *Backend, a attnCase, p attnPtrs) {
+	// Σ (pos[r]+1) over consecutive positions p0..p0+n−1 is n·p0 + n(n+1)/2.
+	last := int((a.positions-int64(a.n*(a.n+1)/2))/int64(a.n)) + a.n - 1
+	w, z, S, cl := attnChunkGeom(a, last)
+	part, err := b.ensureScratch(4 * a.n * a.heads * S * (a.hd + 2))
+	if err != nil {
+		b.fail(fmt.Errorf("cuda backend: attention scratch: %w", err))
+		return
+	}
+	name, combine := attnChunkName(a.hd, a.act), opName("attn_combine", a.act)
+	bytes := float64(a.act.Size()*a.n*a.heads*a.hd) + float64(z*2*kvSize*a.kvHeads*a.hd*(last+1)) + float64(4*a.n*a.heads*S*(a.hd+2))
+	b.enqueue(func() error {
+		args := driver.NewArgs().Ptr(part).Ptr(p.q).Ptr(p.kc).Ptr(p.vc).Ptr(p.seq).Ptr(p.pos).I32(int32(a.n)).
+			I32(int32(a.heads)).I32(int32(a.kvHeads)).I32(int32(p.seqs)).I32(int32(p.maxLen)).I32(int32(p.layer)).
+			F32(p.scale).I32(int32(cl))
+		if err := b.launch(name, driver.Dim3{X: S, Y: a.kvHeads, Z: z}, driver.Dim3{X: 32 * w}, 0, args, bytes); err != nil {
+			return err
+		}
+		args = driver.NewArgs().Ptr(p.out).Ptr(part).Ptr(p.seq).Ptr(p.pos).I32(int32(a.heads)).I32(int32(a.hd)).
+			I32(int32(S)).I32(int32(p.seqs)).I32(int32(p.maxLen)).I32(int32(cl))
 		return b.launch(combine, driver.Dim3{X: a.heads, Y: a.n}, driver.Dim3{X: 128}, 0, args, float64(a.n*a.heads*(S*4*(a.hd+2)+a.act.Size()*a.hd)))
 	})
 }

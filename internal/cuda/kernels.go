@@ -150,6 +150,9 @@ func attnRowsName(ept int, x backend.DType) string {
 func attnPromptName(hd int, x backend.DType) string {
 	return fmt.Sprintf("attn_prompt_hd%d%s", hd, xSuffix(x))
 }
+func attnChunkName(hd int, x backend.DType) string {
+	return fmt.Sprintf("attn_chunk_hd%d%s", hd, xSuffix(x))
+}
 func attnPromptWideName(hd int, x backend.DType) string {
 	return fmt.Sprintf("attn_prompt_wide_hd%d%s", hd, xSuffix(x))
 }
@@ -198,6 +201,7 @@ func instantiations(lab bool) map[string][]string {
 		}
 		for _, hd := range attnPromptHDs {
 			attn = append(attn, fmt.Sprintf("ATTN_PROMPT(%s, %d, %s)", attnPromptName(hd, x), hd, outType(x)))
+			attn = append(attn, fmt.Sprintf("ATTN_CHUNK(%s, %d, %s)", attnChunkName(hd, x), hd, outType(x)))
 		}
 		for _, hd := range attnPromptWideHDs {
 			attn = append(attn, fmt.Sprintf("ATTN_PROMPT_WIDE(%s, %d, %s)", attnPromptWideName(hd, x), hd, outType(x)))

@@ -204,6 +204,14 @@ func TestSelection(t *testing.T) {
 		{attnCase{n: 16, heads: 40, kvHeads: 8, hd: 128, run: true, positions: 16 * 2040, rowsMax: 1 << 16, sms: 132}, "split"},
 		{attnCase{n: 66, heads: 40, kvHeads: 8, hd: 128, run: true, positions: 66 * 2040, rowsMax: 1 << 16, sms: 132}, "prompt"},
 		{attnCase{n: 66, heads: 40, kvHeads: 8, hd: 128, sms: 132}, "rows"},
+		// The chunk form with the default table's bounds: a 16-row follow-up deep in a context, not one at the start
+		// (less work than chunkMin), not more rows than chunkRows, not the wide head dims.
+		{attnCase{n: 16, heads: 40, kvHeads: 8, hd: 128, run: true, positions: 16 * 2040, rowsMax: 1 << 16, chunkRows: 64, chunkMin: 1 << 12, sms: 132}, "chunk"},
+		{attnCase{n: 64, heads: 40, kvHeads: 8, hd: 128, run: true, positions: 64 * 2040, rowsMax: 1 << 16, chunkRows: 64, chunkMin: 1 << 12, sms: 132}, "chunk"},
+		{attnCase{n: 16, heads: 40, kvHeads: 8, hd: 128, run: true, positions: 136, rowsMax: 1 << 16, chunkRows: 64, chunkMin: 1 << 12, sms: 132}, "split"},
+		{attnCase{n: 66, heads: 40, kvHeads: 8, hd: 128, run: true, positions: 66 * 2040, rowsMax: 1 << 16, chunkRows: 64, chunkMin: 1 << 12, sms: 132}, "prompt"},
+		{attnCase{n: 16, heads: 24, kvHeads: 4, hd: 256, run: true, positions: 16 * 2040, rowsMax: 1 << 16, chunkRows: 64, chunkMin: 1 << 12, sms: 132}, "split"},
+		{attnCase{n: 16, heads: 40, kvHeads: 8, hd: 128, positions: 16 * 2040, rowsMax: 1 << 16, chunkRows: 64, chunkMin: 1 << 12, sms: 132}, "split"},
 		{attnCase{n: 100, heads: 4, kvHeads: 2, hd: 80, run: true}, "rows"},
 		{attnCase{n: 100, heads: 4, kvHeads: 2, hd: 512, run: true}, "prompt"},
 		{attnCase{n: 100, heads: 24, kvHeads: 4, hd: 256, run: true, smem: 227 << 10}, "prompt"},
@@ -214,6 +222,14 @@ func TestSelection(t *testing.T) {
 		if got := apick(tc.a); got != tc.want {
 			t.Errorf("%+v: %q, want %q", tc.a, got, tc.want)
 		}
+	}
+	// The chunk form's launch: the 16-row follow-up at 2032 of Qwen3-14B (80 query rows of a kv head: five warps),
+	// 132 multiprocessors over 8 kv heads want 17 slices of the 32 tiles: 16 of two tiles.
+	if w, z, s, cl := attnChunkGeom(attnCase{n: 16, heads: 40, kvHeads: 8, hd: 128, sms: 132}, 2047); w != 5 || z != 1 || s != 16 || cl != 128 {
+		t.Errorf("attnChunkGeom(16 rows at 2032) = %d warps, %d, %d slices of %d", w, z, s, cl)
+	}
+	if w, z, s, cl := attnChunkGeom(attnCase{n: 40, heads: 32, kvHeads: 2, hd: 64, sms: 132}, 139); w != 8 || z != 5 || s != 3 || cl != 64 {
+		t.Errorf("attnChunkGeom(40 rows of a 16-head group) = %d warps, %d, %d slices of %d", w, z, s, cl)
 	}
 	if f, ks := gemvChoose(1, 17408, 5120); f != (gemvForm{2, 2}) || ks != 2 {
 		t.Errorf("gemvChoose(down) = %v, %d", f, ks)

@@ -56,6 +56,11 @@ type tuning struct {
 	// attnRowsMax bounds the work (Σ (pos[r]+1)) of the prompt chunks the rows form of attention serves instead of
 	// the tensor-core form (attention.go): 2^16, a prompt of up to ~360 tokens from position 0.
 	attnRowsMax int
+	// attnChunkRows is the most rows of a prompt chunk the chunk form of attention takes, attnChunkMin the work
+	// (Σ (pos[r]+1)) above which it does (attention.go). Measured (H200, 2026-12-02): the 16-row chunk at position
+	// 2032 of Qwen3-14B spent 4.85 ms of 40 layers in the split form (each row reading its 2,048 positions of f32
+	// keys and values, 2.2 TB/s) and 10.3 ms in the prompt form (40 blocks walking 2,048 positions each).
+	attnChunkRows, attnChunkMin int
 
 	// lab compiles the forms instantiated for measurement only (labInstantiations) and lets the keys below pick
 	// them; any lab key sets it. Off in production: the lab forms are not in the compiled kernel list.
@@ -77,7 +82,8 @@ type tuning struct {
 // defaultTuning is the table for the devices measured so far (the NVIDIA H200).
 func defaultTuning() tuning {
 	return tuning{act8: [2]bool{true, true}, mmaRows: qmmaDefaultRows, mma0Rows: qmma0DefaultRows, pdl: true, gemvGroup: true,
-		splitGemmMax: 1 << 28, attnRowsMax: 1 << 16, mmaWideRows: qmmaWideRows, chunkRowsMax: 2 * maxGemvRows}
+		splitGemmMax: 1 << 28, attnRowsMax: 1 << 16, mmaWideRows: qmmaWideRows, chunkRowsMax: 2 * maxGemvRows,
+		attnChunkRows: 64, attnChunkMin: 1 << 12}
 }
 
 // tuneKey sets one field from its text; lab keys also switch the lab forms on.
@@ -99,18 +105,20 @@ var tuneKeys = map[string]tuneKey{
 	"mma_wide_rows": {set: func(t *tuning, v string) error {
 		return parseOneOf(&t.mmaWideRows, v, []int{maxGemvRows, qmmaWideRows})
 	}},
-	"chunk_rows_max": {set: func(t *tuning, v string) error { return parseInt(&t.chunkRowsMax, v, 0, 64) }},
-	"attn_rows_max":  {set: func(t *tuning, v string) error { return parseInt(&t.attnRowsMax, v, 0, 1<<62) }},
-	"lab":            {lab: true, set: func(t *tuning, v string) error { return parseBool(&t.lab, v) }},
-	"gemv_r":         {lab: true, set: func(t *tuning, v string) error { return parseOneOf(&t.gemvR, v, append([]int{qShapes[1].R}, qLab...)) }},
-	"gemv_u":         {lab: true, set: func(t *tuning, v string) error { return parseOneOf(&t.gemvU, v, []int{1, 2, 4}) }},
-	"gemv_blocks":    {lab: true, set: func(t *tuning, v string) error { return parseInt(&t.gemvBlocks, v, 1, 32) }},
-	"gemv_pf":        {lab: true, set: func(t *tuning, v string) error { return parseBool(&t.gemvPF, v) }},
-	"mma_ks":         {lab: true, set: func(t *tuning, v string) error { return parseOneOf(&t.mmaKS, v, []int{1, 2, 4, 8}) }},
-	"mma_blocks":     {lab: true, set: func(t *tuning, v string) error { return parseOneOf(&t.mmaBlocks, v, []int{1, 2}) }},
-	"mma0_piece":     {lab: true, set: func(t *tuning, v string) error { return parseOneOf(&t.mma0Piece, v, []int{qmma0Piece, qmma0LabPiece}) }},
-	"lab_pad":        {lab: true, set: func(t *tuning, v string) error { return parseInt(&t.labPad, v, 0, 64) }},
-	"gemvg_pf":       {lab: true, set: func(t *tuning, v string) error { return parseBool(&t.gemvgPrefetch, v) }},
+	"chunk_rows_max":  {set: func(t *tuning, v string) error { return parseInt(&t.chunkRowsMax, v, 0, 64) }},
+	"attn_rows_max":   {set: func(t *tuning, v string) error { return parseInt(&t.attnRowsMax, v, 0, 1<<62) }},
+	"attn_chunk_rows": {set: func(t *tuning, v string) error { return parseInt(&t.attnChunkRows, v, 0, 1<<20) }},
+	"attn_chunk_min":  {set: func(t *tuning, v string) error { return parseInt(&t.attnChunkMin, v, 0, 1<<62) }},
+	"lab":             {lab: true, set: func(t *tuning, v string) error { return parseBool(&t.lab, v) }},
+	"gemv_r":          {lab: true, set: func(t *tuning, v string) error { return parseOneOf(&t.gemvR, v, append([]int{qShapes[1].R}, qLab...)) }},
+	"gemv_u":          {lab: true, set: func(t *tuning, v string) error { return parseOneOf(&t.gemvU, v, []int{1, 2, 4}) }},
+	"gemv_blocks":     {lab: true, set: func(t *tuning, v string) error { return parseInt(&t.gemvBlocks, v, 1, 32) }},
+	"gemv_pf":         {lab: true, set: func(t *tuning, v string) error { return parseBool(&t.gemvPF, v) }},
+	"mma_ks":          {lab: true, set: func(t *tuning, v string) error { return parseOneOf(&t.mmaKS, v, []int{1, 2, 4, 8}) }},
+	"mma_blocks":      {lab: true, set: func(t *tuning, v string) error { return parseOneOf(&t.mmaBlocks, v, []int{1, 2}) }},
+	"mma0_piece":      {lab: true, set: func(t *tuning, v string) error { return parseOneOf(&t.mma0Piece, v, []int{qmma0Piece, qmma0LabPiece}) }},
+	"lab_pad":         {lab: true, set: func(t *tuning, v string) error { return parseInt(&t.labPad, v, 0, 64) }},
+	"gemvg_pf":        {lab: true, set: func(t *tuning, v string) error { return parseBool(&t.gemvgPrefetch, v) }},
 	"gemvg_shape": {lab: true, set: func(t *tuning, v string) error {
 		var s gemvgShape
 		if _, err := fmt.Sscanf(v, "%dx%d", &s.bps, &s.u); err != nil || !slices.Contains(gemvgLab, s) {

@@ -99,7 +99,8 @@ func (b *Backend) AttentionWith(dst, q, k, v backend.Tensor, cache backend.KVCac
 		return
 	}
 	a := attnCase{n: n, heads: heads, kvHeads: g.kvHeads, hd: g.hd, act: qs.dt, run: oneRun(st, pt, n),
-		rowsMax: int64(b.tune.attnRowsMax), sms: b.info.SMs, smem: b.info.MaxSharedPerBlock}
+		rowsMax: int64(b.tune.attnRowsMax), chunkRows: b.tune.attnChunkRows, chunkMin: int64(b.tune.attnChunkMin),
+		sms: b.info.SMs, smem: b.info.MaxSharedPerBlock}
 	if len(pt.shadow) == n {
 		for _, v := range pt.shadow {
 			held := int64(v) + 1 // the positions the row reads: its window, or all before it

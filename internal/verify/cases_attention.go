@@ -55,6 +55,12 @@ var attnConfigs = []attnConfig{
 	{"wide hd 512", 4, 2, 512, 1, 400, 1, []attnStep{run(0, 0, 380), run(0, 380, 1), run(0, 381, 3)}, false},
 	{"qwen3.5-27b full attention", 24, 4, 256, 1, 1100, 1, []attnStep{run(0, 0, 600), run(0, 600, 1), run(0, 601, 8), run(0, 609, 400)}, true},
 	{"gemma4-31b global", 32, 4, 512, 1, 1100, 1, []attnStep{run(0, 0, 600), run(0, 600, 1), run(0, 601, 8), run(0, 609, 400)}, true},
+	// Follow-ups of a cached prompt: chunks of few rows deep in a context (on CUDA the chunk form past
+	// tuning.attnChunkMin's work: one block per position slice and kv head for every row and query head), then a
+	// decode step over what the chunk stored; 40 rows of a 16-head group fill five blocks of eight warps per slice.
+	{"cached follow-up qwen3-14b", 40, 8, 128, 1, 1200, 1, []attnStep{run(0, 0, 1100), run(0, 1100, 16), run(0, 1116, 1)}, true},
+	{"cached follow-up GQA 16", 32, 2, 64, 1, 200, 1, []attnStep{run(0, 0, 100), run(0, 100, 40), run(0, 140, 1)}, false},
+	{"cached follow-up hd 96", 12, 4, 96, 1, 200, 1, []attnStep{run(0, 0, 150), run(0, 150, 9)}, false},
 }
 
 // attentionCases has one case per (config, step, layer): the case runs the config's steps up to its own on its

@@ -498,6 +498,54 @@ wide() {
 	done
 }
 
+# chunk: the chunk form of attention (issue 19's cached follow-up): the Attention and Gram verify cases (the chunk
+# cases and the cuBLASLt plan builder the GEMM and Gram share), prompts of 16 and 64 rows after 2,048 positions
+# with the chunk form and without (attn_chunk_rows=0: the split and prompt forms), then bench --streams's
+# prompt-cache line (16 new ids after 2,032 cached) with its per-kernel profile.
+chunk() {
+	for only in Attention Gram; do
+		step "chunk: verify-kernels --only $only"
+		timeout 200 $B verify-kernels --device cuda --only "$only" >>"$OUT/verify.md" 2>&1
+		echo "verify $only exit $?" | tee -a "$OUT/run.log"
+		grep -E "FAIL|passed" "$OUT/verify.md" | tail -3 | tee -a "$OUT/run.log"
+	done
+	for v in "" attn_chunk_rows=0; do
+		step "chunk: bench -p 16,64 -d 2048 MLXBUN_CUDA_TUNE=$v"
+		MLXBUN_CUDA_TUNE=$v timeout 120 $B bench --synthetic qwen3-14b --bits 3 --device cuda -p 16,64 -n 0 -d 2048 -r 5 2>&1 | grep -E "pp(16|64)|rror" | tee -a "$OUT/run.log"
+	done
+	step "chunk: bench --streams 8 -p 2048 (prompt cache)"
+	timeout 150 $B bench --synthetic qwen3-14b --bits 3 --device cuda --streams 8 -p 2048 -n 32 -r 2 --profile >"$OUT/chunk-streams.md" 2>&1
+	echo "bench exit $?" | tee -a "$OUT/run.log"
+	grep -E "prompt cache|all decoding" "$OUT/chunk-streams.md" | tee -a "$OUT/run.log"
+	grep -A12 "second prompt" "$OUT/chunk-streams.md" | grep -E "^\| [a-z]" | head -10 | tee -a "$OUT/run.log"
+}
+
+# exl3speed: mlxbun on an EXL3 directory of the Qwen3-14B shape (scripts/peers/exl3_synth.py, torch on the GPU;
+# the tokenizer from .devdata/quality/qwen3, packed with MLXBUN_DEV_EXTRA), for issue 18's speed line; exllamav3's
+# own row needs its build (scripts/peers/exl3_run.sh speed).
+exl3speed() {
+	for b in ${EXL3_BITS:-3}; do
+		d=/tmp/exl3-q14b-$b
+		step "exl3speed: exl3_synth.py qwen3-14b $b.0 bpw"
+		[ -f "$d/config.json" ] || timeout 200 python3 scripts/peers/exl3_synth.py --arch qwen3-14b --bits "$b" --out "$d" --tokenizer-dir .devdata/quality/qwen3 2>&1 | tail -2 | tee -a "$OUT/run.log"
+		step "exl3speed: bench --model $d"
+		timeout 150 $B bench --model "$d" --device cuda -p 512 -n 128 -r 3 --profile >"$OUT/exl3speed-$b.md" 2>&1
+		echo "bench exit $?" | tee -a "$OUT/run.log"
+		grep -E "pp512|tg128|peak|rror" "$OUT/exl3speed-$b.md" | head -5 | tee -a "$OUT/run.log"
+		grep -E "^\| [a-z]" "$OUT/exl3speed-$b.md" | head -24 | tail -12 | tee -a "$OUT/run.log"
+	done
+}
+
+# hybrid: where a Qwen3.5-27B-shape 3-bit decode step goes (issue 20's tg line), the per-kernel profile.
+hybrid() {
+	step "hybrid: bench qwen3.5-27b 3-bit --profile"
+	MLXBUN_CUDA_DEBUG=1 timeout 150 $B bench --synthetic qwen3.5-27b --bits 3 --device cuda -p 0 -n 32 -r 2 --profile >"$OUT/hybrid.md" 2>/tmp/hybrid-debug.log
+	echo "hybrid exit $?" | tee -a "$OUT/run.log"
+	grep -E "tg32|roofline|rror" "$OUT/hybrid.md" | head -4 | tee -a "$OUT/run.log"
+	grep -E "^\| [a-z]" "$OUT/hybrid.md" | head -30 | tee -a "$OUT/run.log"
+	grep -E "MatMul|Group|SwiGLU|DeltaNet|gemvg|: (split|rows|prompt)" /tmp/hybrid-debug.log | sed 's/[0-9]\+/N/g' | sort | uniq -c | sort -rn | head -25 >>"$OUT/run.log"
+}
+
 # profile: the per-kernel profile of the default 3-bit step (where the time of one token goes).
 profile() {
 	step "profile: bench qwen3-14b 3-bit --profile"

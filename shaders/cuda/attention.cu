@@ -1,6 +1,6 @@
 // attention.cu: causal attention over the f32 KV cache (kv_t, common.cuh; kv_store in ops.cu has already written
 // this step's keys and values). Queries and outputs are activations of type T: float (the backend's, names ending _f32) or bf16
-// (names as before: tests and tools); scores, softmax and accumulation are f32 in both. Three forms, chosen by the table in internal/cuda/attention.go:
+// (names as before: tests and tools); scores, softmax and accumulation are f32 in both. The forms, chosen by the table in internal/cuda/attention.go:
 //   attn_split_e*   decode: flash-decoding, each block one slice of one row's positions for one kv head (all the
 //                   query heads of its group), partial results to a scratch buffer, then attn_combine_{f32,bf16}. The grid
 //                   depends only on the row count, never on the position: blocks past pos[r] exit at once, so one
@@ -9,6 +9,8 @@
 //   attn_prompt_hd* prompt: the rows are one sequence at consecutive positions; 64 query rows × one head per block,
 //                   tensor-core (mma.sync m16n8k16 bf16) flash attention over 64-position tiles.
 //   attn_prompt_wide_hd* the same for head dims 256 and 512, each block one 128-dim slice of a head's output.
+//   attn_chunk_hd*  a prompt chunk of few rows deep in a context: the prompt form's tiles split over the positions
+//                   with every row and query head of a kv head in one block, then attn_combine_{f32,bf16}.
 // Cache layout: [layers, seqs, max_len, kv_heads·hd] f32. Contracts are repeated in docs/kernels.md ("CUDA").
 // The instantiation list is appended by the host (internal/cuda/kernels.go: attnSplitName, attnRowsName,
 // attnPromptName, attnPromptWideName).
@@ -185,7 +187,8 @@ __device__ __forceinline__ void attn_rows_body(float* __restrict__ part, T* __re
 }
 
 // attn_combine_{f32,bf16}
-//   in:  part f32 [n, heads, S, hd+2] from attn_split; seq, pos int32 [n]
+//   in:  part f32 [n, heads, S, hd+2] from attn_split (cl = 0: each row's slices as split_chunk cuts them) or
+//        attn_chunk (cl: every row's slices cl positions long); seq, pos int32 [n]
 //   out: out T [n, heads·hd] = Σ_s O_s·e^(m_s−M) / Σ_s l_s·e^(m_s−M) over the splits holding positions
 //   grid: (heads, n) blocks of 128 threads striding hd; warp 0 first forms the weights e^(m_s−M) in shared
 //         memory (S ≤ 128)
@@ -193,7 +196,7 @@ __device__ __forceinline__ void attn_rows_body(float* __restrict__ part, T* __re
 template <typename T>
 __device__ __forceinline__ void attn_combine(T* __restrict__ out, const float* __restrict__ part,
                                              const int* __restrict__ seq, const int* __restrict__ pos, int heads,
-                                             int hd, int S, int seqs, int max_len) {
+                                             int hd, int S, int seqs, int max_len, int fixed_cl) {
     __shared__ float wt[ATTN_MAX_SPLITS];
     __shared__ float red[2];
     const int h = blockIdx.x, r = blockIdx.y;
@@ -204,7 +207,7 @@ __device__ __forceinline__ void attn_combine(T* __restrict__ out, const float* _
         return;
     }
     const int len = P + 1;
-    const int cl = split_chunk(len, S);
+    const int cl = fixed_cl > 0 ? fixed_cl : split_chunk(len, S);
     const int active = (len + cl - 1) / cl;
     const float* pp = part + ((long long)r * heads + h) * S * (hd + 2);
     if (threadIdx.x < 32) {
@@ -236,12 +239,12 @@ __device__ __forceinline__ void attn_combine(T* __restrict__ out, const float* _
     }
 }
 extern "C" __global__ void attn_combine_f32(float* out, const float* part, const int* seq, const int* pos, int heads,
-                                            int hd, int S, int seqs, int max_len) { pdl_begin();
-    attn_combine<float>(out, part, seq, pos, heads, hd, S, seqs, max_len);
+                                            int hd, int S, int seqs, int max_len, int cl) { pdl_begin();
+    attn_combine<float>(out, part, seq, pos, heads, hd, S, seqs, max_len, cl);
 }
 extern "C" __global__ void attn_combine_bf16(bf16_t* out, const float* part, const int* seq, const int* pos, int heads,
-                                             int hd, int S, int seqs, int max_len) { pdl_begin();
-    attn_combine<bf16_t>(out, part, seq, pos, heads, hd, S, seqs, max_len);
+                                             int hd, int S, int seqs, int max_len, int cl) { pdl_begin();
+    attn_combine<bf16_t>(out, part, seq, pos, heads, hd, S, seqs, max_len, cl);
 }
 
 __device__ __forceinline__ void mma_bf16_16816(float* d, const unsigned* a, unsigned b0, unsigned b1) {
@@ -251,55 +254,21 @@ __device__ __forceinline__ void mma_bf16_16816(float* d, const unsigned* a, unsi
                  : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
 }
 
-// attn_prompt_hd{HD}
-//   in:  q T [n, heads·HD]; kc, vc f32 cache; seq, pos int32 [n] with every seq[r] == seq[0] and
-//        pos[r] == pos[0] + r (the host checks the values it wrote); HD ∈ {32, 64, 96, 128}
-//   out: out T [n, heads·HD] (and y16 bf16, the same rounded, unless null: an o-projection GEMM's input) = softmax(q·Kᵀ·scale, causal: t ≤ pos[r])·V
-//   grid: (ceil(n/64), heads) blocks of 128 threads; warp w owns query rows 16w..16w+15 of its block's 64; K and V
-//         tiles of 64 positions rounded to bf16 and staged in shared memory (rows padded by 8 bf16: conflict-free fragment loads)
-//   promise: q, K and V rounded to bf16 (the tensor-core operands); S = q·Kᵀ exact bf16 products summed in f32; P rounded to bf16 for P·V (the
-//         flash-attention convention), row sums in f32: relative error ~2^-9 per weight, ~1e-3 of max|out|
-template <int HD, typename T>
-__device__ __forceinline__ void attn_prompt_body(T* __restrict__ out, bf16_t* __restrict__ y16, const T* __restrict__ q,
-                                                 const kv_t* __restrict__ kc, const kv_t* __restrict__ vc,
-                                                 const int* __restrict__ seq, const int* __restrict__ pos, int n,
-                                                 int heads, int kv_heads, int seqs, int max_len, int layer,
-                                                 float scale) {
-    constexpr int BQ = 64, BK = 64, LD = HD + 8;
+// attn_tiles: the flash-attention loop of attn_prompt_hd* and attn_chunk_hd* over the 64-position tiles kt0..kt1−1
+// of the cache rows at kc/vc + cbase: each staged (rounded to bf16, positions past last zeroed) by the whole
+// block, then this warp's 16 query rows (fragments qa; row positions pa, pb for the causal mask t ≤ p, −1 for
+// none) update their unnormalized outputs o, running maxima m (of scaled scores) and this lane's partial sums l.
+template <int HD>
+__device__ __forceinline__ void attn_tiles(bf16_t* Ks, bf16_t* Vs, const kv_t* __restrict__ kc, const kv_t* __restrict__ vc,
+                                           long long cbase, int width, int kt0, int kt1, int last, int pa, int pb,
+                                           float scale, const unsigned (&qa)[HD / 16][4], float (&o)[HD / 8][4],
+                                           float& mA, float& mB, float& lA, float& lB) {
+    constexpr int BK = 64, LD = HD + 8;
     constexpr int KSTEPS = HD / 16, DTILES = HD / 8;
-    __shared__ __align__(16) bf16_t Ks[BK * LD];
-    __shared__ __align__(16) bf16_t Vs[BK * LD];
-    const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
+    const int lane = threadIdx.x & 31;
     const int g = lane >> 2, c = lane & 3;
-    const int h = blockIdx.y, kvh = h / (heads / kv_heads);
-    const int q0 = blockIdx.x * BQ;
-    const int sq = seq[0];
-    const int width = kv_heads * HD;
     const float ninf = -__int_as_float(0x7f800000);
-    const int qstride = heads * HD;
-    const int ra = q0 + warp * 16 + g, rb = ra + 8;
-    const int pa = ra < n ? pos[ra] : -1, pb = rb < n ? pos[rb] : -1;
-    const int last = pos[min(q0 + BQ, n) - 1];
-    if (sq < 0 || sq >= seqs || last >= max_len || pos[q0] < 0) return;
-    const long long cbase = ((long long)layer * seqs + sq) * max_len * width + (long long)kvh * HD;
-
-    unsigned qa[KSTEPS][4];
-#pragma unroll
-    for (int kk = 0; kk < KSTEPS; kk++) {
-        const T* qra = q + (long long)ra * qstride + h * HD + kk * 16 + c * 2;
-        const T* qrb = qra + 8 * (long long)qstride;
-        qa[kk][0] = ra < n ? ld2bf(qra) : 0u;
-        qa[kk][1] = rb < n ? ld2bf(qrb) : 0u;
-        qa[kk][2] = ra < n ? ld2bf(qra + 8) : 0u;
-        qa[kk][3] = rb < n ? ld2bf(qrb + 8) : 0u;
-    }
-    float o[DTILES][4];
-#pragma unroll
-    for (int dt = 0; dt < DTILES; dt++) o[dt][0] = o[dt][1] = o[dt][2] = o[dt][3] = 0.f;
-    float mA = ninf, mB = ninf, lA = 0.f, lB = 0.f;
-
-    const int ntiles = last / BK + 1;
-    for (int kt = 0; kt < ntiles; kt++) {
+    for (int kt = kt0; kt < kt1; kt++) {
         __syncthreads();
         for (int idx = threadIdx.x; idx < BK * (HD / 8); idx += blockDim.x) {
             const int i = idx / (HD / 8), cc = idx - i * (HD / 8);
@@ -380,6 +349,55 @@ __device__ __forceinline__ void attn_prompt_body(T* __restrict__ out, bf16_t* __
             }
         }
     }
+}
+
+// attn_prompt_hd{HD}
+//   in:  q T [n, heads·HD]; kc, vc f32 cache; seq, pos int32 [n] with every seq[r] == seq[0] and
+//        pos[r] == pos[0] + r (the host checks the values it wrote); HD ∈ {32, 64, 96, 128}
+//   out: out T [n, heads·HD] (and y16 bf16, the same rounded, unless null: an o-projection GEMM's input) = softmax(q·Kᵀ·scale, causal: t ≤ pos[r])·V
+//   grid: (ceil(n/64), heads) blocks of 128 threads; warp w owns query rows 16w..16w+15 of its block's 64; K and V
+//         tiles of 64 positions rounded to bf16 and staged in shared memory (rows padded by 8 bf16: conflict-free fragment loads)
+//   promise: q, K and V rounded to bf16 (the tensor-core operands); S = q·Kᵀ exact bf16 products summed in f32; P rounded to bf16 for P·V (the
+//         flash-attention convention), row sums in f32: relative error ~2^-9 per weight, ~1e-3 of max|out|
+template <int HD, typename T>
+__device__ __forceinline__ void attn_prompt_body(T* __restrict__ out, bf16_t* __restrict__ y16, const T* __restrict__ q,
+                                                 const kv_t* __restrict__ kc, const kv_t* __restrict__ vc,
+                                                 const int* __restrict__ seq, const int* __restrict__ pos, int n,
+                                                 int heads, int kv_heads, int seqs, int max_len, int layer,
+                                                 float scale) {
+    constexpr int BQ = 64, BK = 64, LD = HD + 8;
+    constexpr int KSTEPS = HD / 16, DTILES = HD / 8;
+    __shared__ __align__(16) bf16_t Ks[BK * LD];
+    __shared__ __align__(16) bf16_t Vs[BK * LD];
+    const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
+    const int g = lane >> 2, c = lane & 3;
+    const int h = blockIdx.y, kvh = h / (heads / kv_heads);
+    const int q0 = blockIdx.x * BQ;
+    const int sq = seq[0];
+    const int width = kv_heads * HD;
+    const float ninf = -__int_as_float(0x7f800000);
+    const int qstride = heads * HD;
+    const int ra = q0 + warp * 16 + g, rb = ra + 8;
+    const int pa = ra < n ? pos[ra] : -1, pb = rb < n ? pos[rb] : -1;
+    const int last = pos[min(q0 + BQ, n) - 1];
+    if (sq < 0 || sq >= seqs || last >= max_len || pos[q0] < 0) return;
+    const long long cbase = ((long long)layer * seqs + sq) * max_len * width + (long long)kvh * HD;
+
+    unsigned qa[KSTEPS][4];
+#pragma unroll
+    for (int kk = 0; kk < KSTEPS; kk++) {
+        const T* qra = q + (long long)ra * qstride + h * HD + kk * 16 + c * 2;
+        const T* qrb = qra + 8 * (long long)qstride;
+        qa[kk][0] = ra < n ? ld2bf(qra) : 0u;
+        qa[kk][1] = rb < n ? ld2bf(qrb) : 0u;
+        qa[kk][2] = ra < n ? ld2bf(qra + 8) : 0u;
+        qa[kk][3] = rb < n ? ld2bf(qrb + 8) : 0u;
+    }
+    float o[DTILES][4];
+#pragma unroll
+    for (int dt = 0; dt < DTILES; dt++) o[dt][0] = o[dt][1] = o[dt][2] = o[dt][3] = 0.f;
+    float mA = ninf, mB = ninf, lA = 0.f, lB = 0.f;
+    attn_tiles<HD>(Ks, Vs, kc, vc, cbase, width, 0, last / BK + 1, last, pa, pb, scale, qa, o, mA, mB, lA, lB);
     lA += __shfl_xor_sync(0xffffffffu, lA, 1);
     lA += __shfl_xor_sync(0xffffffffu, lA, 2);
     lB += __shfl_xor_sync(0xffffffffu, lB, 1);
@@ -392,6 +410,75 @@ __device__ __forceinline__ void attn_prompt_body(T* __restrict__ out, bf16_t* __
         if (rb < n) st2(out + (long long)rb * qstride + col, o[dt][2] * iB, o[dt][3] * iB);
         if (y16 && ra < n) st2(y16 + (long long)ra * qstride + col, o[dt][0] * iA, o[dt][1] * iA);
         if (y16 && rb < n) st2(y16 + (long long)rb * qstride + col, o[dt][2] * iB, o[dt][3] * iB);
+    }
+}
+
+// attn_chunk_hd{HD} (a prompt chunk of few rows deep in a context: the follow-up of a cached conversation)
+//   in:  q T [n, heads·HD]; kc, vc f32 cache; seq, pos int32 [n] with every seq[r] == seq[0] and pos[r] == pos[0] + r
+//        (the host checks the values it wrote); HD ∈ {32, 64, 96, 128}; cl a multiple of 64
+//   out: part f32 [n, heads, S, HD+2] as attn_split's (unnormalized output, running max of the scaled scores, sum)
+//        for the splits s with s·cl ≤ pos[r]; attn_combine_* with the same cl finishes the rows
+//   grid: (S, kv_heads, Z) blocks of 32·W threads: the query rows of one kv head — (row r, head g of the group) as
+//         index i = r·G + g, G = heads/kv_heads — 16 to a warp, 16·W to a block (block z: i from z·16·W); block s
+//         takes positions [s·cl, min((s+1)·cl, pos[n−1]+1)) in 64-position tiles (attn_tiles), so each kv head's
+//         keys and values are read once per block for all n·G query rows (the split form reads them once per row)
+//   promise: as attn_prompt_hd* (bf16 q, K, V and P; f32 scores, sums and partials); the combine in f32
+template <int HD, typename T>
+__device__ __forceinline__ void attn_chunk_body(float* __restrict__ part, const T* __restrict__ q,
+                                                const kv_t* __restrict__ kc, const kv_t* __restrict__ vc,
+                                                const int* __restrict__ seq, const int* __restrict__ pos, int n,
+                                                int heads, int kv_heads, int seqs, int max_len, int layer,
+                                                float scale, int cl) {
+    constexpr int BK = 64, LD = HD + 8;
+    constexpr int KSTEPS = HD / 16, DTILES = HD / 8;
+    __shared__ __align__(16) bf16_t Ks[BK * LD];
+    __shared__ __align__(16) bf16_t Vs[BK * LD];
+    const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
+    const int g = lane >> 2, c = lane & 3;
+    const int s = blockIdx.x, S = gridDim.x, kvh = blockIdx.y;
+    const int G = heads / kv_heads, nq = n * G;
+    const int sq = seq[0], last = pos[n - 1];
+    const int t0 = s * cl, t1 = min(t0 + cl, last + 1);
+    if (sq < 0 || sq >= seqs || last >= max_len || pos[0] < 0 || t0 > last) return;
+    const int width = kv_heads * HD, qstride = heads * HD;
+    const float ninf = -__int_as_float(0x7f800000);
+    const long long cbase = ((long long)layer * seqs + sq) * max_len * width + (long long)kvh * HD;
+    const int ia = blockIdx.z * blockDim.x / 2 + warp * 16 + g, ib = ia + 8; // query rows of this lane
+    const int ra = ia / G, rb = ib / G;
+    const int ha = kvh * G + ia % G, hb = kvh * G + ib % G;
+    const int pa = ia < nq ? pos[ra] : -1, pb = ib < nq ? pos[rb] : -1;
+
+    unsigned qa[KSTEPS][4];
+#pragma unroll
+    for (int kk = 0; kk < KSTEPS; kk++) {
+        const T* qra = q + (long long)ra * qstride + ha * HD + kk * 16 + c * 2;
+        const T* qrb = q + (long long)rb * qstride + hb * HD + kk * 16 + c * 2;
+        qa[kk][0] = ia < nq ? ld2bf(qra) : 0u;
+        qa[kk][1] = ib < nq ? ld2bf(qrb) : 0u;
+        qa[kk][2] = ia < nq ? ld2bf(qra + 8) : 0u;
+        qa[kk][3] = ib < nq ? ld2bf(qrb + 8) : 0u;
+    }
+    float o[DTILES][4];
+#pragma unroll
+    for (int dt = 0; dt < DTILES; dt++) o[dt][0] = o[dt][1] = o[dt][2] = o[dt][3] = 0.f;
+    float mA = ninf, mB = ninf, lA = 0.f, lB = 0.f;
+    attn_tiles<HD>(Ks, Vs, kc, vc, cbase, width, t0 / BK, (t1 + BK - 1) / BK, t1 - 1, pa, pb, scale, qa, o, mA, mB, lA, lB);
+    lA += __shfl_xor_sync(0xffffffffu, lA, 1);
+    lA += __shfl_xor_sync(0xffffffffu, lA, 2);
+    lB += __shfl_xor_sync(0xffffffffu, lB, 1);
+    lB += __shfl_xor_sync(0xffffffffu, lB, 2);
+    float* qa_ = part + (((long long)ra * heads + ha) * S + s) * (HD + 2);
+    float* qb_ = part + (((long long)rb * heads + hb) * S + s) * (HD + 2);
+    const bool wa = ia < nq && t0 <= pa, wb = ib < nq && t0 <= pb;
+#pragma unroll
+    for (int dt = 0; dt < DTILES; dt++) {
+        const int col = dt * 8 + c * 2;
+        if (wa) *(float2*)(qa_ + col) = make_float2(o[dt][0], o[dt][1]);
+        if (wb) *(float2*)(qb_ + col) = make_float2(o[dt][2], o[dt][3]);
+    }
+    if (c == 0) {
+        if (wa) qa_[HD] = mA, qa_[HD + 1] = lA;
+        if (wb) qb_[HD] = mB, qb_[HD + 1] = lB;
     }
 }
 
@@ -576,6 +663,13 @@ __device__ __forceinline__ void attn_prompt_wide_body(T* __restrict__ out, bf16_
         name(T* out, const T* q, const kv_t* kc, const kv_t* vc, const int* seq, const int* pos, int n,    \
              int heads, int kv_heads, int seqs, int max_len, int layer, float scale, bf16_t* y16) { pdl_begin(); \
         attn_prompt_body<HD, T>(out, y16, q, kc, vc, seq, pos, n, heads, kv_heads, seqs, max_len, layer, scale); \
+    }
+
+#define ATTN_CHUNK(name, HD, T)                                                                                 \
+    extern "C" __global__ void __launch_bounds__(256)                                                         \
+        name(float* part, const T* q, const kv_t* kc, const kv_t* vc, const int* seq, const int* pos, int n,   \
+             int heads, int kv_heads, int seqs, int max_len, int layer, float scale, int cl) { pdl_begin();   \
+        attn_chunk_body<HD, T>(part, q, kc, vc, seq, pos, n, heads, kv_heads, seqs, max_len, layer, scale, cl); \
     }
 
 #define ATTN_PROMPT_WIDE(name, HD, T)                                                                           \
