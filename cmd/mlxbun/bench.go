@@ -187,7 +187,7 @@ func runBench(cmd *cobra.Command, f *benchFlags) error {
 		return runStreamsBench(cmd, f, b, m, name)
 	}
 	maxPP, maxTG := slices.Max(f.pp), slices.Max(f.tg)
-	ctx := f.depth + max(maxPP, maxTG) + 1
+	ctx := f.depth + maxPP + maxTG + 1 // the profile decodes after its prompt
 	if mp := m.Config.MaxPositions; mp > 0 && ctx > mp {
 		return fmt.Errorf("bench: -p %d -d %d -n %d needs %d positions, the model has %d", maxPP, f.depth, maxTG, ctx, mp)
 	}
