@@ -70,8 +70,9 @@ greedy() {
 step "quantize the fixtures on the host CPU"
 Q=/tmp/q
 mkdir -p $Q
-for k in 2 3 4; do $B quantize --model $D/models/tiny-qwen3 --bits $k --out $Q/tiny-qwen3-${k}bit >/dev/null 2>&1 || echo "quantize tiny $k failed"; done
-$B quantize --model $D/trained/pycoder-12m --bits 3 --out $Q/pycoder-12m-3bit >/dev/null 2>&1 || echo "quantize pycoder failed"
+# --device cpu: on the host CPU, as before --device defaulted to auto (which is the GPU, at L 16, here)
+for k in 2 3 4; do $B quantize --model $D/models/tiny-qwen3 --bits $k --device cpu --out $Q/tiny-qwen3-${k}bit >/dev/null 2>&1 || echo "quantize tiny $k failed"; done
+$B quantize --model $D/trained/pycoder-12m --bits 3 --device cpu --out $Q/pycoder-12m-3bit >/dev/null 2>&1 || echo "quantize pycoder failed"
 
 step "greedy tokens, cuda (default, exact) against cpu"
 TQ=1326,617,1617,197,296,385,1497,237,879,153,352,1776,1712,286,985,371,1738,242,507,914,253,1624,203,905
@@ -372,7 +373,7 @@ viterbi() {
 	for dev in cpu cuda; do
 		step "viterbi: quantize pycoder-12m 3-bit L 12 --rht --calib --device $dev"
 		t=$(date +%s%N)
-		timeout 300 $B quantize --model $py --bits 3 --rht --calib $py/heldout.txt --calib-tokens 8192 \
+		timeout 300 $B quantize --model $py --bits 3 --L 12 --rht --calib $py/heldout.txt --calib-tokens 8192 \
 			--device $dev --quiet --out $Q/py-$dev 2>>"$OUT/run.log" >/dev/null
 		echo "quantize pycoder $dev exit $? in $((($(date +%s%N) - t) / 1000000)) ms" | tee -a "$OUT/run.log"
 		step "viterbi: quantize tiny-qwen3 2-bit L 16 --device $dev"
