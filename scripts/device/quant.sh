@@ -603,7 +603,7 @@ moe() {
 # on the whole file for 2 bits. The bf16 model's line runs first: its start compiles the kernels (into the cache
 # the later processes read), so the quantize times do not include the compile. One table (q21.md, also in run.log):
 # bits, the L the summary names and why, seconds, bits/byte against the targets. Bounded at Q21_BUDGET seconds (330)
-# in all, each step capped by what is left; expected ~2-4 min on an H200 (per quantize: ~5 s sampling 8 batches of
+# in all, each quantize at Q21_QUANT_TIMEOUT (90) and each step by what is left; expected ~2-4 min on an H200 (per quantize: ~5 s sampling 8 batches of
 # 32 sequences × 512 steps, a few s of Hessians, ~3,600 searches of ≤ 128 blocks at L 16 of ~1-3 ms each; per
 # perplexity a few s).
 q21() {
@@ -622,7 +622,7 @@ q21() {
 		k=${run%%-*}
 		set -- --model "$py" --bits "$k" --out "$Q/py-$run"
 		[ "$run" = 3-calib.txt ] && set -- "$@" --calib "$py/calib.txt"
-		lim=$(q21_cap 90)
+		lim=$(q21_cap "${Q21_QUANT_TIMEOUT:-90}")
 		step "q21: quantize $* ($lim s)"
 		t=$(date +%s%N)
 		timeout "$lim" $B quantize "$@" >"$OUT/q21-$run.txt" 2>"$OUT/q21-$run.err"
