@@ -1,18 +1,38 @@
-// The quantizer's search device (quantize --device): which backend runs the trellis encoder's block searches
-// (trellis.Searcher, an optional capability of a backend). cpu is package trellis's own search; auto takes the
-// best registered device that opens and has a search, else the CPU. The codes are the same on every device.
+// The quantizer's search device (quantize --device) and the L it affords (--L auto): which backend runs the
+// trellis encoder's block searches (trellis.Searcher, an optional capability of a backend). cpu is package
+// trellis's own search; auto (the default) takes the best registered device that opens and has a search, else the
+// CPU. The codes are the same on every device; the L auto chooses is not (16 on a GPU, 12 on the CPU).
 package main
 
 import (
 	"fmt"
+	"strconv"
 
 	"github.com/mlxbun/mlxbun/internal/backend"
+	"github.com/mlxbun/mlxbun/internal/quantize"
 	"github.com/mlxbun/mlxbun/internal/trellis"
 )
 
-// encoderHelp is quantize's --device usage. The default stays cpu until a GPU has run the CUDA search and matched
-// the CPU's codes bit for bit (scripts/device/quant.sh viterbi): until then cuda and auto are opt-in.
-const encoderHelp = "device of the trellis search and the calibration model: cpu (the default), cuda, or auto (cuda when it opens, else the CPU); the codes are the same on each, the calibration Hessians equal to rounding"
+// encoderHelp is quantize's --device usage. The default is auto since the H200 ran the CUDA search and matched the
+// CPU's codes bit for bit through quantize (docs/perf.md, "Encoder on the GPU": scripts/device/quant.sh viterbi).
+const encoderHelp = "device of the trellis search and the calibration model: auto (cuda when it opens, else the CPU), cpu or cuda; the codes are the same on each, the calibration Hessians equal to rounding"
+
+// lHelp is quantize's --L usage (quantize.ResolveL chooses for auto).
+var lHelp = fmt.Sprintf("trellis state bits: auto (%d when the trellis search runs on a GPU, %d on the CPU) or bits..%d; encoding time grows as 2^L",
+	quantize.DeviceL, quantize.DefaultL, trellis.MaxL)
+
+// parseL reads --L: auto is 0 (quantize.ResolveL chooses once the device is open), else a number of state bits of
+// at least 1 (the quantizer checks it against --bits and the largest L).
+func parseL(s string) (int, error) {
+	if s == "auto" {
+		return 0, nil
+	}
+	L, err := strconv.Atoi(s)
+	if err != nil || L < 1 {
+		return 0, fmt.Errorf("quantize: --L %q: want auto or a number of trellis state bits, --bits..%d", s, trellis.MaxL)
+	}
+	return L, nil
+}
 
 // quantDevice is what --device opened for quantize: the search (nil: the CPU's) and the calibration model's
 // backend (nil: the quantizer's own CPU backend). done releases the device.
@@ -36,9 +56,10 @@ func openEncoder(device string) (quantDevice, error) {
 	}
 	s, ok := b.(trellis.Searcher)
 	if !ok {
+		name := b.Name()
 		b.Close()
 		if device == "auto" {
-			log.Debug().Str("device", "cpu").Msg("trellis search: no device with a search kernel opened")
+			log.Debug().Str("device", "cpu").Str("opened", name).Msg("trellis search and calibration on the CPU: no device with a search kernel opened")
 			return cpuOnly, nil
 		}
 		return quantDevice{}, fmt.Errorf("quantize: --device %s has no trellis search (use cpu or cuda)", device)

@@ -24,7 +24,7 @@ import (
 )
 
 func newQuantize() *cobra.Command {
-	var in, out, rules, emb, head, device, calib string
+	var in, out, rules, emb, head, device, calib, lflag string
 	best := quantize.Best(0)
 	o := best
 	var workers int
@@ -65,13 +65,18 @@ The output is built beside --out and renamed into place when complete; an existi
 --force (which replaces only a model directory). Every finished layer is checkpointed in that work folder: a run
 that was killed continues from its last finished layer with --resume (the same command plus --resume; the
 result is byte for byte an uninterrupted run's; a work folder made from other inputs or settings is refused).
-Without --resume, work folders of runs that died are removed. Encoding costs about 10 µs per weight per core at
-L 12 (2^L states per position): a 1B-parameter model takes on the order of an hour on 16 cores. --device cuda
-(and auto, when a CUDA device opens) runs the trellis search on the GPU instead, with the same codes bit for bit
-(k 2-4, L 12-16; other specs stay on the CPU), and the calibration model there too: the sampling and the
-Hessians XᵀX, accumulated on the GPU in f32 and summed in f64 every 16,384 tokens (docs/quantize.md gives the
-bound), in passes over the layers when the accumulators do not fit beside the model. The sampled tokens and
-the Hessians then differ from the CPU's by the devices' rounding.`,
+Without --resume, work folders of runs that died are removed.
+
+--device auto (the default) runs the trellis search on a CUDA GPU when one opens, else on the CPU (--device cuda
+insists on the GPU, --device cpu keeps the CPU), with the same codes bit for bit (k 2-4, L 12-16; other specs
+stay on the CPU), and the calibration model there too: the sampling and the Hessians XᵀX, accumulated on the
+GPU in f32 and summed in f64 every 16,384 tokens (docs/quantize.md gives the bound), in passes over the layers
+when the accumulators do not fit beside the model. The sampled tokens and the Hessians then differ from the
+CPU's by the devices' rounding. --L auto (the default) codes at L 16 when the search runs on the GPU and serves
+every width of the run there, else at L 12: the search costs 2^L states per position, about 10 µs per weight
+per core at L 12 (a 1B-parameter model in on the order of an hour on 16 cores) and 16× that at L 16, which only
+a GPU makes affordable (about 8 % lower coding error than L 12). The summary names the L used; the run record
+holds it, so a run started on a GPU resumes on the CPU only with --L 16 given.`,
 		Example: `  mlxbun quantize --model ./Qwen3-0.6B --bits 3 --out ./Qwen3-0.6B-3bit
   mlxbun quantize --model ./Qwen3-0.6B --bits 3 --out ./Qwen3-0.6B-3bit --resume     # after a crash
   mlxbun quantize --model ./pycoder-12m --bits 2 --calib calib.txt --out ./pycoder-2bit
@@ -86,8 +91,12 @@ the Hessians then differ from the CPU's by the devices' rounding.`,
 			if !cmd.Flags().Changed("bits") {
 				return errors.New("quantize: --bits is required: " + bitsHelp)
 			}
-			if o.L < 1 || o.GroupSize < 1 {
-				return fmt.Errorf("quantize: --L %d and --group-size %d must be positive", o.L, o.GroupSize)
+			var err error
+			if o.L, err = parseL(lflag); err != nil {
+				return err
+			}
+			if o.GroupSize < 1 {
+				return fmt.Errorf("quantize: --group-size %d must be positive", o.GroupSize)
 			}
 			if workers < 0 {
 				return fmt.Errorf("quantize: --workers %d must be positive (0: every core)", workers)
@@ -98,7 +107,6 @@ the Hessians then differ from the CPU's by the devices' rounding.`,
 			if err := quantizeSettings(cmd, &o, calib, fast); err != nil {
 				return err
 			}
-			var err error
 			if in, err = resolveModel(in); err != nil {
 				return err
 			}
@@ -121,6 +129,8 @@ the Hessians then differ from the CPU's by the devices' rounding.`,
 			}
 			defer dev.done()
 			o.Searcher, o.Device = dev.search, dev.calib
+			L, why := quantize.ResolveL(o)
+			log.Info().Int("L", L).Str("why", why).Msg("trellis state bits")
 			p := newQuantizeProgress(cmd.ErrOrStderr(), quiet)
 			rep, err := quantize.Run(in, out, o, p.event)
 			p.finish()
@@ -135,7 +145,7 @@ the Hessians then differ from the CPU's by the devices' rounding.`,
 	fl.StringVarP(&in, "model", "m", "", "input model directory (config.json + safetensors) or hub name org/name[@revision] (required)")
 	fl.StringVar(&out, "out", "", "output model directory (required)")
 	fl.IntVar(&o.Bits, "bits", 0, "trellis "+bitsHelp+" of the coded projections (required)")
-	fl.IntVar(&o.L, "L", quantize.DefaultL, "trellis state bits, bits..16 (encoding time grows as 2^L)")
+	fl.StringVar(&lflag, "L", "auto", lHelp)
 	fl.IntVar(&o.GroupSize, "group-size", quantize.DefaultGroupSize, "positions per coded block; group-size·bits must be a multiple of 32")
 	fl.StringVar(&rules, "bits-per-path", "", "per-path bits: comma-separated pattern=bits rules, first match wins (e.g. 'mlp.down_proj=4,layers.0.*=4')")
 	fl.StringVar(&emb, "embeddings", quantize.EmbeddingsBF16, "embed_tokens storage: bf16 or affine8 (MLX affine 8-bit, group 64)")
@@ -143,7 +153,7 @@ the Hessians then differ from the CPU's by the devices' rounding.`,
 	fl.BoolVar(&o.Force, "force", false, "replace an existing output model directory")
 	fl.IntVar(&workers, "workers", 0, "encoder goroutines (0: every core)")
 	fl.BoolVar(&quiet, "quiet", false, "no progress bar (the summary still goes to stdout)")
-	fl.StringVar(&device, "device", "cpu", encoderHelp)
+	fl.StringVar(&device, "device", "auto", encoderHelp)
 	fl.BoolVar(&fast, "fast", false, "the plain coder: no rotation, no axis-0 coding, no calibration (flags given with it turn pieces back on)")
 	fl.BoolVar(&o.Resume, "resume", false, "continue the killed run for --out from its last finished layer (same flags; a run made with others is refused)")
 	fl.BoolVar(&o.RHT, "rht", best.RHT, "random Hadamard incoherence processing (sign vectors stored beside the codes)")
@@ -467,6 +477,9 @@ func printQuantizeSummary(w io.Writer, out string, rep *quantize.Report) {
 	}
 	fmt.Fprintf(w, "wrote %s: %d projections trellis-coded (%d weights), %d tensors kept in bf16\n", out, coded, rep.CodedWeights, len(rep.Kept))
 	fmt.Fprintf(w, "  tensors      %s\n", strings.Join(mix, ", "))
+	if coded > 0 {
+		fmt.Fprintf(w, "  trellis      L %d (%s)\n", rep.L, rep.LWhy)
+	}
 	if len(rep.Copied) > 0 {
 		fmt.Fprintf(w, "  copied       %d tensors outside the language model, as read: %s\n", len(rep.Copied), moduleCounts(rep.Copied))
 	}

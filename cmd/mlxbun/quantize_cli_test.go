@@ -8,13 +8,16 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/mlxbun/mlxbun/internal/backend"
 	"github.com/mlxbun/mlxbun/internal/quantize"
 	"github.com/mlxbun/mlxbun/internal/testutil"
+	"github.com/mlxbun/mlxbun/internal/testutil/variant"
 )
 
 func fileSHA(t *testing.T, path string) string {
@@ -117,5 +120,93 @@ func TestQuantizeDefaults(t *testing.T) {
 	}
 	if q := quantizer(plain); q["calibration"] != "none" || q["rht"] != true || q["refit_scales"] != nil {
 		t.Errorf("--calib none: quantizer %v", q)
+	}
+}
+
+// TestQuantizeAutoL: --L and --device default to auto; on this machine (no GPU) auto is the CPU at L 12, logged as
+// one info line and named in the summary and the config, with no warning or error; an explicit --L is named as
+// given; a malformed --L is one error line. (The GPU side of the choice: internal/quantize's TestResolveL.)
+func TestQuantizeAutoL(t *testing.T) {
+	r := mlxbun(t, "", "quantize", "--help")
+	for _, want := range []string{
+		`--L string               trellis state bits: auto (16 when the trellis search runs on a GPU, 12 on the CPU) or bits..16`,
+		`auto (cuda when it opens, else the CPU), cpu or cuda`, `(default "auto")`, `--L auto (the default) codes at L 16`,
+	} {
+		if !strings.Contains(r.stdout, want) {
+			t.Errorf("quantize --help lacks %q:\n%s", want, r.stdout)
+		}
+	}
+	if n := strings.Count(r.stdout, `(default "auto")`); n != 3 { // --L, --device, --calib
+		t.Errorf("%d flags default to auto, want 3 (--L, --device, --calib)", n)
+	}
+	// tiny-qwen3's first layer's attention projections alone: L 12 stays cheap (196,608 weights).
+	src := variant.Rewrite(t, filepath.Dir(testutil.Fixture(t, "models/tiny-qwen3/config.json")),
+		func(c map[string]any) { c["num_hidden_layers"] = 1; c["layer_types"] = []any{"full_attention"} },
+		func(ts []backend.Host) []backend.Host {
+			var keep []backend.Host
+			for _, h := range ts {
+				if !strings.Contains(h.Name, "layers.1.") && !strings.Contains(h.Name, "mlp.") {
+					keep = append(keep, h)
+				}
+			}
+			return keep
+		})
+	dir := t.TempDir()
+	for _, bad := range []string{"x", "0", "-3"} {
+		oneErrorLine(t, mlxbun(t, "", "quantize", "--model", src, "--out", filepath.Join(dir, "bad"), "--bits", "2", "--L", bad),
+			fmt.Sprintf("--L %q", bad), "want auto or a number")
+	}
+	for _, c := range []struct {
+		args []string
+		L    int
+		why  string
+	}{
+		{nil, quantize.DefaultL, "auto: the trellis search runs on the CPU"},
+		{[]string{"--L", "8"}, 8, "given by --L"},
+	} {
+		out := filepath.Join(dir, fmt.Sprint(c.L))
+		args := append([]string{"quantize", "--model", src, "--out", out, "--bits", "2", "--group-size", "64", "--fast",
+			"--quiet", "--log-format", "json", "--log-level", "info"}, c.args...)
+		r := mlxbun(t, "", args...)
+		if r.code != 0 {
+			t.Fatalf("quantize %v: exit %d: %s", c.args, r.code, r.stderr)
+		}
+		if want := fmt.Sprintf("  trellis      L %d (%s)\n", c.L, c.why); !strings.Contains(r.stdout, want) {
+			t.Errorf("quantize %v: summary lacks %q:\n%s", c.args, want, r.stdout)
+		}
+		lines := 0
+		for _, line := range strings.Split(strings.TrimSpace(r.stderr), "\n") {
+			var rec struct {
+				Level, Message, Why string
+				L                   int
+			}
+			if err := json.Unmarshal([]byte(line), &rec); err != nil {
+				t.Errorf("quantize %v: stderr line not JSON: %q", c.args, line)
+				continue
+			}
+			if rec.Level == "warn" || rec.Level == "error" {
+				t.Errorf("quantize %v: %s line: %s", c.args, rec.Level, line)
+			}
+			if rec.Message == "trellis state bits" {
+				lines++
+				if rec.L != c.L || rec.Why != c.why {
+					t.Errorf("quantize %v: %s, want L %d (%s)", c.args, line, c.L, c.why)
+				}
+			}
+		}
+		if lines != 1 {
+			t.Errorf("quantize %v: %d lines naming the trellis L, want 1:\n%s", c.args, lines, r.stderr)
+		}
+		var cfg struct {
+			Quantization struct {
+				Trellis struct{ L int } `json:"trellis"`
+			} `json:"quantization"`
+		}
+		if b, err := os.ReadFile(filepath.Join(out, "config.json")); err != nil || json.Unmarshal(b, &cfg) != nil {
+			t.Fatalf("config: %v", err)
+		}
+		if cfg.Quantization.Trellis.L != c.L {
+			t.Errorf("quantize %v: config's trellis L %d, want %d", c.args, cfg.Quantization.Trellis.L, c.L)
+		}
 	}
 }

@@ -13,7 +13,7 @@ import (
 	"github.com/mlxbun/mlxbun/internal/trellis"
 )
 
-var _ trellis.Searcher = (*Backend)(nil)
+var _ trellis.SpecSearcher = (*Backend)(nil)
 
 // The instantiated specs: k 2, 3, 4 (the widths quantize makes) and L 12..16, code 1mad; the kernel also needs
 // L ≥ 2k, which these satisfy.
@@ -85,6 +85,12 @@ func viterbiGrid(nblocks, nt, regs, smem int, info driver.Info) int {
 	}
 	perSM = min(perSM, (info.MaxSharedPerBlock+1024)/(smem+1024))
 	return max(1, min(nblocks, max(1, perSM)*max(1, info.SMs)))
+}
+
+// SupportsSearch implements trellis.SpecSearcher: nil for a spec the kernels search on this device (the ones
+// SearchBlocks does not hand to trellis.CPU).
+func (b *Backend) SupportsSearch(spec trellis.Spec) error {
+	return viterbiSupports(spec, b.info.MaxSharedPerBlock)
 }
 
 // SearchBlocks implements trellis.Searcher on the device: batches of at most viterbiBatch weights, each one

@@ -17,6 +17,7 @@ import (
 	"testing"
 
 	"github.com/mlxbun/mlxbun/internal/cuda/driver"
+	"github.com/mlxbun/mlxbun/internal/quantize"
 	"github.com/mlxbun/mlxbun/internal/trellis"
 	cudashaders "github.com/mlxbun/mlxbun/shaders/cuda"
 )
@@ -342,6 +343,19 @@ func TestViterbiHost(t *testing.T) {
 	}
 	if err := viterbiSupports(trellis.Spec{K: 2, L: 16, T: 1 << 15, Code: "1mad"}, h200.MaxSharedPerBlock); err == nil {
 		t.Error("T 32768 at L 16 should not fit the shared memory")
+	}
+	// What the backend answers the quantizer (trellis.SpecSearcher), and so what quantize's --L auto picks on an
+	// H200: L 16 for the widths the kernels serve, L 12 when a width would be handed back to the CPU.
+	b := &Backend{info: h200}
+	for K := 1; K <= 8; K++ {
+		spec := trellis.Spec{K: K, L: 16, T: 256, Code: "1mad", Axis: 1}
+		if got, want := b.SupportsSearch(spec), viterbiSupports(spec, h200.MaxSharedPerBlock); (got == nil) != (want == nil) {
+			t.Errorf("k %d L 16: SupportsSearch %v, viterbiSupports %v", K, got, want)
+		}
+		L, why := quantize.ResolveL(quantize.Options{Bits: K, Searcher: b})
+		if want := map[bool]int{true: quantize.DeviceL, false: quantize.DefaultL}[K >= 2 && K <= 4]; L != want {
+			t.Errorf("--bits %d on cuda: --L auto chose %d (%s), want %d", K, L, why, want)
+		}
 	}
 	for _, c := range []struct{ K, L, regs, smem, grid int }{
 		// L 12: 256 threads; 64 registers allow 4 blocks a multiprocessor

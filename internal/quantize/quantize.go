@@ -48,7 +48,8 @@ const (
 
 // Defaults applied to zero Options fields.
 const (
-	DefaultL          = 12
+	DefaultL          = 12 // L of a run whose search is the CPU's (ResolveL)
+	DeviceL           = 16 // L of a run whose search a device serves at it (ResolveL, autol.go)
 	DefaultGroupSize  = 256
 	DefaultShardBytes = 4 << 30 // a shard is closed before it would pass this many bytes of tensor data
 
@@ -76,7 +77,7 @@ func Best(bits int) Options {
 // Options choose how a model is quantized. Bits is required; zero values of the others take the defaults.
 type Options struct {
 	Bits       int    // bits per weight of the coded projections, 1..8 (2, 3, 4 are the useful ones)
-	L          int    // trellis state bits, Bits..16; 0 means 12
+	L          int    // trellis state bits, Bits..16; 0 chooses (ResolveL): 16 with a device search, else 12
 	GroupSize  int    // positions per coded block (T); 0 means 256; T·bits must be a multiple of 32
 	Rules      []Rule // per-path bits (ParseRules); first match wins, unmatched projections get Bits
 	Embeddings string // embed_tokens, Gemma 4's per-layer table: EmbeddingsBF16 ("" too) or EmbeddingsAffine8
@@ -140,6 +141,8 @@ type Options struct {
 	// Context, when set, is checked between tensors; cancelling it aborts the run (the temporary directory is
 	// removed). A tensor being encoded finishes first.
 	Context context.Context
+
+	lWhy string // normalize: why L is what it is (ResolveL's reason), for the report and --resume's refusal
 }
 
 // TensorReport is one quantized (trellis or affine) tensor's outcome.
@@ -175,6 +178,8 @@ type Report struct {
 	MinSNRTensor  string
 	MeanProxyRel  float64 // mean ProxyRel over the trellis-coded projections
 	Calibrated    bool    // the proxy losses are against calibration Hessians (else H = I)
+	L             int     // the trellis L the run coded at (Options.L, or what ResolveL chose)
+	LWhy          string  // ResolveL's reason: "given by --L", or "auto: the trellis search runs on cuda"
 
 	Files   []string // files written into the output directory, sorted
 	Elapsed time.Duration
@@ -263,7 +268,7 @@ func Run(inDir, outDir string, o Options, progress func(Event)) (*Report, error)
 	note := func(msg string) { progress(Event{Stage: StageNote, Note: "quantize: " + msg}) }
 	var tmp string
 	if o.Resume {
-		if tmp, err = dest.resume(settings, note); err != nil {
+		if tmp, err = dest.resume(settings, note, o.resumeHint); err != nil {
 			return nil, err
 		}
 	}
@@ -314,7 +319,7 @@ func Run(inDir, outDir string, o Options, progress func(Event)) (*Report, error)
 			return nil, err
 		}
 	}
-	rep := &Report{Calibrated: calibrated}
+	rep := &Report{Calibrated: calibrated, L: o.L, LWhy: o.lWhy}
 	over := map[string]backend.Host{} // sequential: the layers quantized so far, decoded
 	hsLayer := -1
 	sink := newSink(tmp, o.ShardBytes)
@@ -445,7 +450,9 @@ func Run(inDir, outDir string, o Options, progress func(Event)) (*Report, error)
 // normalize applies defaults and rejects out-of-range options with one line each.
 func (o *Options) normalize() error {
 	if o.L == 0 {
-		o.L = DefaultL
+		o.L, o.lWhy = ResolveL(*o)
+	} else if o.lWhy == "" {
+		o.lWhy = "given by --L"
 	}
 	if o.GroupSize == 0 {
 		o.GroupSize = DefaultGroupSize

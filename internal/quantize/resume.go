@@ -161,8 +161,9 @@ func writeAtomic(path string, b []byte) error {
 	return nil
 }
 
-// firstDifference names the first setting in which a differs from b ("" when they are the same).
-func firstDifference(made, now []setting) string {
+// firstDifference names the first setting in which made differs from now and says how ("", "" when they are the
+// same).
+func firstDifference(made, now []setting) (name, diff string) {
 	m := map[string]string{}
 	for _, s := range made {
 		m[s.Name] = s.Value
@@ -173,23 +174,24 @@ func firstDifference(made, now []setting) string {
 		v, ok := m[s.Name]
 		switch {
 		case !ok:
-			return fmt.Sprintf("%s: not in its record, %s now", s.Name, s.Value)
+			return s.Name, fmt.Sprintf("%s: not in its record, %s now", s.Name, s.Value)
 		case v != s.Value:
-			return fmt.Sprintf("%s: %s then, %s now", s.Name, v, s.Value)
+			return s.Name, fmt.Sprintf("%s: %s then, %s now", s.Name, v, s.Value)
 		}
 	}
 	for _, s := range made {
 		if !seen[s.Name] {
-			return fmt.Sprintf("%s: %s then, gone now", s.Name, s.Value)
+			return s.Name, fmt.Sprintf("%s: %s then, gone now", s.Name, s.Value)
 		}
 	}
-	return ""
+	return "", ""
 }
 
 // resume finds the work folder of a dead run for d made with settings, claims it (this process becomes its
 // owner) and clears everything in it but the record, the Hessians and the checkpoints; "" when there is none. A
-// dead run's folder made with other settings is an error naming the difference.
-func (d destination) resume(settings []setting, note func(string)) (string, error) {
+// dead run's folder made with other settings is an error naming the difference, with hint(the setting's name)
+// after it when that says more (a setting this run chose itself, such as --L auto's).
+func (d destination) resume(settings []setting, note func(string), hint func(name string) string) (string, error) {
 	parent := filepath.Dir(d.path)
 	entries, err := os.ReadDir(parent)
 	if err != nil {
@@ -210,8 +212,11 @@ func (d destination) resume(settings []setting, note func(string)) (string, erro
 		if !ok {
 			continue
 		}
-		if diff := firstDifference(rec.Settings, settings); diff != "" {
+		if name, diff := firstDifference(rec.Settings, settings); diff != "" {
 			if mismatch == "" {
+				if h := hint(name); h != "" {
+					diff += "; " + h
+				}
 				mismatch = fmt.Sprintf("quantize: --resume: %s was made with other settings (%s); rerun with the settings it was made with, or without --resume to start over", path, diff)
 			}
 			continue

@@ -68,14 +68,20 @@ func resumeOptions() Options {
 	return o
 }
 
-// TestHelperQuantizeRun is not a test: run as a subprocess by TestResumeAfterKill, it quantizes MLXBUN_TEST_IN
-// into MLXBUN_TEST_OUT and prints "layer N" when layer N is checkpointed.
+// TestHelperQuantizeRun is not a test: run as a subprocess by TestResumeAfterKill (and TestResumeAutoL, with
+// MLXBUN_TEST_L), it quantizes MLXBUN_TEST_IN into MLXBUN_TEST_OUT and prints "layer N" when layer N is
+// checkpointed.
 func TestHelperQuantizeRun(t *testing.T) {
 	in, out := os.Getenv("MLXBUN_TEST_IN"), os.Getenv("MLXBUN_TEST_OUT")
 	if in == "" || out == "" {
 		t.Skip("helper process only")
 	}
-	_, err := Run(in, out, resumeOptions(), func(e Event) {
+	o := resumeOptions()
+	if v := os.Getenv("MLXBUN_TEST_L"); v != "" { // TestResumeAutoL: the plain coder at L v (0: auto)
+		L, _ := strconv.Atoi(v)
+		o = Options{Bits: 2, L: L, GroupSize: 64}
+	}
+	_, err := Run(in, out, o, func(e Event) {
 		if e.Stage == StageLayer {
 			fmt.Fprintf(os.Stdout, "layer %d\n", e.Index)
 			time.Sleep(50 * time.Millisecond) // room for the kill to land before the next layer is done
@@ -101,44 +107,12 @@ func TestResumeAfterKill(t *testing.T) {
 
 	parent := t.TempDir()
 	out := filepath.Join(parent, "out")
-	cmd := exec.Command(os.Args[0], "-test.run=^TestHelperQuantizeRun$")
-	cmd.Env = append(os.Environ(), "MLXBUN_TEST_IN="+in, "MLXBUN_TEST_OUT="+out)
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	sc := bufio.NewScanner(stdout)
-	killed := false
-	for sc.Scan() {
-		if n, err := strconv.Atoi(strings.TrimPrefix(sc.Text(), "layer ")); err == nil && n == kill {
-			cmd.Process.Signal(syscall.SIGKILL)
-			killed = true
-			break
-		}
-	}
-	cmd.Wait()
-	if !killed {
-		t.Fatalf("the helper never reported layer %d", kill)
-	}
-	if _, err := os.Stat(out); !os.IsNotExist(err) {
-		t.Fatalf("the killed run left an output: %v", err)
-	}
-	work, _ := filepath.Glob(filepath.Join(parent, ".out.tmp-*"))
-	if len(work) != 1 {
-		t.Fatalf("work folders after the kill: %v", work)
-	}
-	ckpts, _ := os.ReadDir(filepath.Join(work[0], ckptDir))
-	if len(ckpts) < kill+1 {
-		t.Fatalf("%d checkpoints after layer %d finished", len(ckpts), kill)
-	}
+	work := []string{killAfterLayer(t, in, out, kill)}
 
 	// Other settings: refused, naming the setting, and the folder is kept.
 	other := resumeOptions()
 	other.Bits, other.Resume = 2, true
-	_, err = Run(in, out, other, nil)
+	_, err := Run(in, out, other, nil)
 	if err == nil || !strings.Contains(err.Error(), "--bits: 3 then, 2 now") || strings.Contains(err.Error(), "\n") {
 		t.Fatalf("resume with --bits 2: %v", err)
 	}
@@ -188,6 +162,97 @@ func TestResumeAfterKill(t *testing.T) {
 	for f, w := range want {
 		if got[f] != w {
 			t.Errorf("%s: sha256 %s resumed, %s uninterrupted", f, got[f], w)
+		}
+	}
+}
+
+// killAfterLayer runs TestHelperQuantizeRun on in into out with env beside, kills it with SIGKILL once it reports
+// that layer kill is checkpointed, and returns the work folder it left (checked: one folder, no output, at least
+// kill+1 checkpoints).
+func killAfterLayer(t *testing.T, in, out string, kill int, env ...string) string {
+	t.Helper()
+	cmd := exec.Command(os.Args[0], "-test.run=^TestHelperQuantizeRun$")
+	cmd.Env = append(append(os.Environ(), "MLXBUN_TEST_IN="+in, "MLXBUN_TEST_OUT="+out), env...)
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	sc := bufio.NewScanner(stdout)
+	killed := false
+	for sc.Scan() {
+		if n, err := strconv.Atoi(strings.TrimPrefix(sc.Text(), "layer ")); err == nil && n == kill {
+			cmd.Process.Signal(syscall.SIGKILL)
+			killed = true
+			break
+		}
+	}
+	cmd.Wait()
+	if !killed {
+		t.Fatalf("the helper never reported layer %d", kill)
+	}
+	if _, err := os.Stat(out); !os.IsNotExist(err) {
+		t.Fatalf("the killed run left an output: %v", err)
+	}
+	work, _ := filepath.Glob(filepath.Join(filepath.Dir(out), "."+filepath.Base(out)+".tmp-*"))
+	if len(work) != 1 {
+		t.Fatalf("work folders after the kill: %v", work)
+	}
+	ckpts, _ := os.ReadDir(filepath.Join(work[0], ckptDir))
+	if len(ckpts) < kill+1 {
+		t.Fatalf("%d checkpoints after layer %d finished", len(ckpts), kill)
+	}
+	return work[0]
+}
+
+// TestResumeAutoL: the work folder records the L that --L auto resolved to, not "auto". A run killed with L auto
+// on the CPU (L 12) resumes with --L 12 given, is refused with --L 16 naming the setting, and is refused on a
+// device search (where auto is 16) with a sentence saying what auto chose there; a run killed with --L 12 given
+// resumes with L auto. Both resumed artifacts are byte for byte the uninterrupted L-auto run's.
+func TestResumeAutoL(t *testing.T) {
+	in := small(backend.BF16).write(t)
+	plain := func(L int) Options { return Options{Bits: 2, L: L, GroupSize: 64, Resume: true} }
+	ref := filepath.Join(t.TempDir(), "ref")
+	if _, err := Run(in, ref, plain(0), nil); err != nil {
+		t.Fatal(err)
+	}
+	want := filesSHA(t, ref)
+	for _, c := range []struct{ made, resumed int }{{0, 12}, {12, 0}} {
+		out := filepath.Join(t.TempDir(), "out")
+		work := killAfterLayer(t, in, out, 0, fmt.Sprintf("MLXBUN_TEST_L=%d", c.made))
+		if c.made == 0 {
+			_, err := Run(in, out, plain(16), nil)
+			if err == nil || !strings.Contains(err.Error(), "--L: 12 then, 16 now") || strings.Contains(err.Error(), "auto chose") {
+				t.Fatalf("resume of an L-auto CPU run with --L 16: %v", err)
+			}
+			o := plain(0)
+			o.Searcher = &fakeGPU{maxT: 256}
+			_, err = Run(in, out, o, nil)
+			if err == nil || !strings.Contains(err.Error(), "--L: 12 then, 16 now; --L auto chose 16 here (the trellis search runs on fakegpu); give the --L it was made with") {
+				t.Fatalf("resume of an L-auto CPU run with L auto on a device: %v", err)
+			}
+			if _, err := os.Stat(work); err != nil {
+				t.Fatalf("the refused resumes removed the work folder: %v", err)
+			}
+		}
+		var notes []string
+		if _, err := Run(in, out, plain(c.resumed), func(e Event) {
+			if e.Stage == StageNote {
+				notes = append(notes, e.Note)
+			}
+		}); err != nil {
+			t.Fatalf("made with L %d, resumed with L %d: %v", c.made, c.resumed, err)
+		}
+		if len(notes) != 1 || !strings.Contains(notes[0], "resuming "+work) {
+			t.Errorf("made with L %d, resumed with L %d: notes %q", c.made, c.resumed, notes)
+		}
+		got := filesSHA(t, out)
+		for f, w := range want {
+			if got[f] != w {
+				t.Errorf("made with L %d, resumed with L %d: %s sha256 %s, uninterrupted L auto %s", c.made, c.resumed, f, got[f], w)
+			}
 		}
 	}
 }

@@ -19,6 +19,14 @@ type Searcher interface {
 	SearchBlocks(spec Spec, x []float32, states []uint32) error
 }
 
+// SpecSearcher is a Searcher that says which specs it searches itself: nil for one it serves, else why it hands
+// that spec's batches to CPU. Callers that size work by where the search runs ask it (quantize's L auto takes
+// L 16 only where a device serves it: on the CPU L 16 costs 16× L 12); a Searcher without it makes no such promise.
+type SpecSearcher interface {
+	Searcher
+	SupportsSearch(spec Spec) error
+}
+
 // CPU is the default Searcher: encodeBlock on min(GOMAXPROCS, blocks) goroutines, one scratch per goroutine.
 var CPU Searcher = cpuSearcher{}
 

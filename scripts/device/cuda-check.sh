@@ -9,7 +9,7 @@
 # compiled for sm_90 here), cross-compiles (CGO_ENABLED=0, GOEXPERIMENT=simd so the CPU oracle is fast,
 # linux/amd64, stripped) the two GPU test binaries (.devbin/cuda.test, .devbin/driver.test) and the mlxbun CLI
 # into the git-ignored .devbin/, copies the model fixtures the GPU tests read into the git-ignored .devdata/
-# (about 65 MB: tiny models, the three tiny Gemmas and pycoder-12m; issue 20's layout goldens are read from the tree,
+# (about 66 MB: tiny models, the three tiny Gemmas and pycoder-12m with its heldout.txt and calib.txt; issue 20's layout goldens are read from the tree,
 # internal/model/testdata/layouts, which travels with the checkout), then prints the one `run` call to make with the device tool. That
 # call carries .devbin/ and .devdata/ and runs scripts/device/remote.sh there, which needs no Go.
 set -euo pipefail
@@ -43,7 +43,8 @@ if [ -d "$fixtures" ]; then
 		cp -r "$fixtures/models/$m" .devdata/models/
 	done
 	# MLXBUN_DEV_PYCODER_WEIGHTS=0 leaves pycoder's weights and logits behind (a call that needs only its text).
-	pyfiles="config.json generation_config.json golden.json tokenizer.json tokenizer_config.json heldout.txt"
+	# calib.txt (1 MB, ~0.3 MB packed) is quant.sh q21's --calib file.
+	pyfiles="config.json generation_config.json golden.json tokenizer.json tokenizer_config.json heldout.txt calib.txt"
 	[ "${MLXBUN_DEV_PYCODER_WEIGHTS:-1}" = 0 ] || pyfiles="$pyfiles model.safetensors prompt_logits.f32"
 	for f in $pyfiles; do
 		cp "$fixtures/trained/pycoder-12m/$f" .devdata/trained/pycoder-12m/ 2>/dev/null || true

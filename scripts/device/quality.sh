@@ -32,9 +32,10 @@ declare -A SHA=(
 if [ ! -d models ]; then
 	for k in 2 3 4; do
 		step "quantize pycoder-12m ${k}-bit: --rht, then --rht --axis0 --calib"
-		$B quantize --model pycoder-12m --bits $k --rht --out models/rht-${k}bit --quiet >>"$OUT/run.log" 2>&1
+		# --device cpu --L 12: the recorded hashes are the CPU's at L 12 (--device and --L now default to auto: the GPU, L 16)
+		$B quantize --model pycoder-12m --bits $k --rht --device cpu --L 12 --out models/rht-${k}bit --quiet >>"$OUT/run.log" 2>&1
 		$B quantize --model pycoder-12m --bits $k --rht --axis0 --calib pycoder-12m/calib.txt --calib-tokens 32768 \
-			--damp 0.1 --out models/rht-ldlq-${k}bit --quiet >>"$OUT/run.log" 2>&1
+			--damp 0.1 --device cpu --L 12 --out models/rht-ldlq-${k}bit --quiet >>"$OUT/run.log" 2>&1
 	done
 fi
 for m in models/*; do

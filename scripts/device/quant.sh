@@ -12,7 +12,7 @@
 # heldout.txt); the SASS of the one-row 3-bit forms; compute-sanitizer memcheck on the fixture-shape cases.
 # Files under $OUT: run.log, verify.md, bench.md, greedy.txt, sass.txt, memcheck.log, kl.log (lab.md, ncu-*.txt).
 # Phases (arguments; default all but lab and ncu): verify bench kl greedy ppl sass memcheck batch lora gemma regress
-# quality grammar lab ncu synth viterbi issue20 q14b moe.
+# quality grammar lab ncu synth viterbi issue20 q14b moe q21.
 set -u -o pipefail
 OUT=${OUT:-/tmp/mlxbun-out}
 mkdir -p "$OUT"
@@ -21,6 +21,12 @@ B=.devbin/mlxbun
 D=.devdata
 T0=$(date +%s)
 step() { echo "=== +$(($(date +%s) - T0))s $*" | tee -a "$OUT/run.log"; }
+# bpb MODEL FILE [perplexity flags...]: MODEL's bits per byte on FILE in windows of 512 tokens, or "-" when the run
+# failed (its stderr goes to run.log); BPB_TIMEOUT seconds at most (150).
+bpb() {
+	timeout "${BPB_TIMEOUT:-150}" $B perplexity --model "$1" --file "$2" --ctx 512 --quiet --json "${@:3}" 2>>"$OUT/run.log" |
+		python3 -c "import json,sys;print('%.5f' % json.load(sys.stdin)['bits_per_byte'])" 2>/dev/null || echo -
+}
 nvidia-smi -L 2>&1 | tee -a "$OUT/run.log"
 
 verify() {
@@ -64,8 +70,9 @@ greedy() {
 step "quantize the fixtures on the host CPU"
 Q=/tmp/q
 mkdir -p $Q
-for k in 2 3 4; do $B quantize --model $D/models/tiny-qwen3 --bits $k --out $Q/tiny-qwen3-${k}bit >/dev/null 2>&1 || echo "quantize tiny $k failed"; done
-$B quantize --model $D/trained/pycoder-12m --bits 3 --out $Q/pycoder-12m-3bit >/dev/null 2>&1 || echo "quantize pycoder failed"
+# --device cpu: on the host CPU, as before --device defaulted to auto (which is the GPU, at L 16, here)
+for k in 2 3 4; do $B quantize --model $D/models/tiny-qwen3 --bits $k --device cpu --out $Q/tiny-qwen3-${k}bit >/dev/null 2>&1 || echo "quantize tiny $k failed"; done
+$B quantize --model $D/trained/pycoder-12m --bits 3 --device cpu --out $Q/pycoder-12m-3bit >/dev/null 2>&1 || echo "quantize pycoder failed"
 
 step "greedy tokens, cuda (default, exact) against cpu"
 TQ=1326,617,1617,197,296,385,1497,237,879,153,352,1776,1712,286,985,371,1738,242,507,914,253,1624,203,905
@@ -194,12 +201,10 @@ quality() {
 	echo "verify Hadamard exit $?" | tee -a "$OUT/run.log"
 	grep -E "FAIL|passed" "$OUT/verify.md" | tail -1 | tee -a "$OUT/run.log"
 	H=$D/trained/pycoder-12m/heldout.txt
-	bpb() { timeout 150 $B perplexity --model "$1" --file $H --ctx 512 --quiet --json "${@:2}" 2>>"$OUT/run.log" |
-		python3 -c "import json,sys;print('%.5f' % json.load(sys.stdin)['bits_per_byte'])"; }
 	echo "| artifact | CUDA whole heldout | CUDA first 64 KiB | CPU first 64 KiB |" >"$OUT/ppl.md"
 	for m in $D/quality/*; do
 		step "quality: perplexity $(basename $m)"
-		echo "| $(basename $m) | $(bpb $m --device cuda) | $(bpb $m --device cuda --max-bytes 65536) | $(bpb $m --device cpu --max-bytes 65536) |" | tee -a "$OUT/ppl.md" "$OUT/run.log"
+		echo "| $(basename $m) | $(bpb $m $H --device cuda) | $(bpb $m $H --device cuda --max-bytes 65536) | $(bpb $m $H --device cpu --max-bytes 65536) |" | tee -a "$OUT/ppl.md" "$OUT/run.log"
 	done
 }
 
@@ -368,7 +373,7 @@ viterbi() {
 	for dev in cpu cuda; do
 		step "viterbi: quantize pycoder-12m 3-bit L 12 --rht --calib --device $dev"
 		t=$(date +%s%N)
-		timeout 300 $B quantize --model $py --bits 3 --rht --calib $py/heldout.txt --calib-tokens 8192 \
+		timeout 300 $B quantize --model $py --bits 3 --L 12 --rht --calib $py/heldout.txt --calib-tokens 8192 \
 			--device $dev --quiet --out $Q/py-$dev 2>>"$OUT/run.log" >/dev/null
 		echo "quantize pycoder $dev exit $? in $((($(date +%s%N) - t) / 1000000)) ms" | tee -a "$OUT/run.log"
 		step "viterbi: quantize tiny-qwen3 2-bit L 16 --device $dev"
@@ -637,6 +642,86 @@ moe() {
 		grep -E "pp512|tg(32|64)|roofline|rror" /tmp/moe-bench.md | tail -6 | tee -a "$OUT/run.log"
 		grep -E "Experts n=" /tmp/moe-debug.log | sed 's/^.*Experts/Experts/' | sort | uniq -c | head -6 | tee -a "$OUT/run.log"
 	done
+}
+
+# q21: issue 21's quality lines with the defaults alone. pycoder-12m quantized by `mlxbun quantize --model PY --bits B
+# --out Q` and no other flag (--device auto: CUDA here; --L auto: 16 on it; --calib auto: 131,072 sampled tokens;
+# RHT, axis 0, LDLQ, refit) for B = 3, 2, 4 (the most important first), and at 3 bits once more with --calib
+# calib.txt (the auto-against-file line), each timed; then bits/byte on the first 64 KiB of heldout.txt on CUDA, and
+# on the whole file for 2 bits. The bf16 model's line runs first: its start compiles the kernels (into the cache
+# the later processes read), so the quantize times do not include the compile. One table (q21.md, also in run.log):
+# bits, the L the summary names and why, seconds, bits/byte against the targets. Bounded at Q21_BUDGET seconds (330)
+# in all, each quantize at Q21_QUANT_TIMEOUT (90) and each step by what is left; expected ~2-4 min on an H200 (per quantize: ~5 s sampling 8 batches of
+# 32 sequences × 512 steps, a few s of Hessians, ~3,600 searches of ≤ 128 blocks at L 16 of ~1-3 ms each; per
+# perplexity a few s).
+q21() {
+	local t0 budget=${Q21_BUDGET:-330} py=$D/trained/pycoder-12m Q=/tmp/q21 run k lim t s L why b64 bw
+	t0=$(date +%s)
+	q21_cap() { local left=$((budget - ($(date +%s) - t0))); echo $((left < $1 ? (left > 1 ? left : 1) : $1)); }
+	for f in model.safetensors heldout.txt calib.txt; do
+		[ -f "$py/$f" ] || { echo "q21: $py/$f missing (pack with MLXBUN_DEV_PYCODER_WEIGHTS=1)" | tee -a "$OUT/run.log"; return; }
+	done
+	rm -rf $Q && mkdir -p $Q
+	: >"$OUT/q21.tsv"
+	step "q21: bf16 pycoder-12m, first 64 KiB on cuda (compiles the kernels)"
+	b64=$(BPB_TIMEOUT=$(q21_cap 90) bpb $py $py/heldout.txt --device cuda --max-bytes 65536)
+	printf 'bf16\t-\t-\t-\t%s\t-\n' "$b64" >>"$OUT/q21.tsv"
+	for run in 3 2 4 3-calib.txt; do
+		k=${run%%-*}
+		set -- --model "$py" --bits "$k" --out "$Q/py-$run"
+		[ "$run" = 3-calib.txt ] && set -- "$@" --calib "$py/calib.txt"
+		lim=$(q21_cap "${Q21_QUANT_TIMEOUT:-90}")
+		step "q21: quantize $* ($lim s)"
+		t=$(date +%s%N)
+		timeout "$lim" $B quantize "$@" >"$OUT/q21-$run.txt" 2>"$OUT/q21-$run.err"
+		s=$?
+		t=$((($(date +%s%N) - t) / 1000000))
+		echo "q21 quantize $run exit $s in $t ms" | tee -a "$OUT/run.log"
+		grep -E "trellis  |bits/weight|SNR  |time  " "$OUT/q21-$run.txt" | tee -a "$OUT/run.log"
+		head -5 "$OUT/q21-$run.err" | tee -a "$OUT/run.log"
+		L=$(sed -n 's/^  trellis *L \([0-9]*\) (\(.*\))$/\1/p' "$OUT/q21-$run.txt")
+		why=$(sed -n 's/^  trellis *L \([0-9]*\) (\(.*\))$/\2/p' "$OUT/q21-$run.txt")
+		b64=- bw=-
+		if [ $s = 0 ]; then
+			step "q21: perplexity $run, first 64 KiB on cuda"
+			b64=$(BPB_TIMEOUT=$(q21_cap 40) bpb "$Q/py-$run" $py/heldout.txt --device cuda --max-bytes 65536)
+			if [ "$run" = 2 ]; then
+				step "q21: perplexity $run, whole heldout.txt on cuda"
+				bw=$(BPB_TIMEOUT=$(q21_cap 60) bpb "$Q/py-$run" $py/heldout.txt --device cuda)
+			fi
+		fi
+		[ $s = 124 ] && t="timeout ($t ms)"
+		printf '%s\t%s\t%s (%s)\t%s\t%s\t%s\n' "$run" "$k" "${L:--}" "${why:-no summary}" "$t" "$b64" "$bw" >>"$OUT/q21.tsv"
+	done
+	python3 - "$OUT/q21.tsv" <<'PY' 2>&1 | tee "$OUT/q21.md" | tee -a "$OUT/run.log"
+import sys
+rows = [l.rstrip("\n").split("\t") for l in open(sys.argv[1]) if l.strip()]
+# Issue 21's targets (bits/byte, pycoder-12m): first 64 KiB of heldout.txt by width; the whole file at 2 bits.
+first, whole = {"3": 0.890, "2": 0.930, "4": 0.885}, {"2": 0.815}
+def mark(v, lim):
+    try:
+        return f"{float(v):.5f} ({'met' if float(v) <= lim else 'MISSED'}: ≤ {lim:.3f})"
+    except ValueError:
+        return v
+print("| run | bits | L (why) | quantize s | bits/byte first 64 KiB | whole heldout |")
+print("| --- | ---: | --- | ---: | ---: | ---: |")
+got = {}
+for r in rows:
+    run, k, L, ms, b64, bw = r
+    secs = f"{int(ms) / 1000:.1f}" if ms.isdigit() else ms
+    got[run] = b64
+    if run == "bf16":
+        print(f"| bf16 (no quantization) | - | - | - | {b64} | - |")
+        continue
+    t64 = first.get(run)
+    print(f"| {'defaults' if run == k else '--calib calib.txt'} | {k} | {L} | {secs} | {mark(b64, t64) if t64 else b64} | {mark(bw, whole[run]) if run in whole else bw} |")
+try:
+    d = float(got["3"]) - float(got["3-calib.txt"])
+    print(f"\n3-bit auto calibration − calib.txt calibration: {d:+.5f} bits/byte ({'met' if d <= 0.003 else 'MISSED'}: auto at most 0.003 above the file's)")
+except (KeyError, ValueError):
+    print("\n3-bit auto against calib.txt: a run is missing")
+PY
+	rm -rf $Q
 }
 
 phases=("$@")
