@@ -305,18 +305,24 @@ func (b *Backend) attendPlain(a attnCase, p attnPtrs, kp, vp driver.DevPtr, widt
 // ensureScratch makes the split-attention scratch at least bytes long. A replaced buffer is kept until Close:
 // recorded graphs may still point at it.
 func (b *Backend) ensureScratch(bytes int) (driver.DevPtr, error) {
-	if b.scrLen >= bytes {
-		return b.scratch, nil
+	return b.grow(&b.scratch, &b.scrLen, bytes)
+}
+
+// grow makes the buffer *p (of *n bytes) at least bytes long; a replaced buffer is kept until Close (recorded
+// graphs may still point at it).
+func (b *Backend) grow(p *driver.DevPtr, n *int, bytes int) (driver.DevPtr, error) {
+	if *n >= bytes {
+		return *p, nil
 	}
-	p, err := b.allocExact(bytes)
+	q, err := b.allocExact(bytes)
 	if err != nil {
 		return 0, err
 	}
-	if b.scratch != 0 {
-		b.retired = append(b.retired, b.scratch)
+	if *p != 0 {
+		b.retired = append(b.retired, *p)
 	}
-	b.scratch, b.scrLen = p, bytes
-	return p, nil
+	*p, *n = q, bytes
+	return q, nil
 }
 
 func enqueueAttnSplit(b *Backend, a attnCase, p attnPtrs) {

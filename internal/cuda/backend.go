@@ -71,6 +71,8 @@ type Backend struct {
 	scrLen      int
 	gemmScratch driver.DevPtr // bf16 copies of prompt-GEMM inputs
 	gemmLen     int
+	argPart     driver.DevPtr // Argmax's per-slice partials
+	argLen      int
 	retired     []driver.DevPtr          // scratch buffers replaced while graphs may still point at them
 	quant       quantState               // quantized layers' mode and scratch (trellis.go)
 	moe         map[moeKey]*moeScratch   // Experts' intermediates (moe.go)
@@ -305,6 +307,7 @@ func (b *Backend) Close() error {
 		}
 		b.mem.release(b.scratch)
 		b.mem.release(b.gemmScratch)
+		b.mem.release(b.argPart)
 		for _, p := range b.retired {
 			b.mem.release(p)
 		}

@@ -134,11 +134,14 @@ func TestInstantiations(t *testing.T) {
 		!strings.Contains(src, fmt.Sprintf("#define ATTN_MAX_SPLITS %d ", attnMaxSplits)) {
 		t.Errorf("attention.cu's ATTN_MIN_CHUNK / ATTN_MAX_SPLITS differ from attnMinChunk = %d / attnMaxSplits = %d", attnMinChunk, attnMaxSplits)
 	}
+	if ops, _ := kernelSource("ops.cu", false); !strings.Contains(ops, fmt.Sprintf("#define ARGMAX_SLICE %d ", argmaxSlice)) {
+		t.Errorf("ops.cu's ARGMAX_SLICE differs from argmaxSlice = %d", argmaxSlice)
+	}
 	if !strings.Contains(src, fmt.Sprintf("#define ATTN_WIDE_DV %d ", attnWideDV)) || !strings.Contains(src, fmt.Sprintf("#define ATTN_WIDE_BK %d ", attnWideBK)) {
 		t.Errorf("attention.cu's ATTN_WIDE_DV / ATTN_WIDE_BK differ from attnWideDV = %d / attnWideBK = %d", attnWideDV, attnWideBK)
 	}
 	// The plain kernels are extern "C" definitions in the sources.
-	plain := []string{"bias_add_f32", "bias_add_bf16", "argmax_f32", "cvt_f32_bf16"}
+	plain := []string{"bias_add_f32", "bias_add_bf16", "argmax_part_f32", "argmax_f32", "cvt_f32_bf16"}
 	for _, x := range actTypes {
 		for _, op := range []string{"embed", "rmsnorm_warp", "rmsnorm_row", "add_rmsnorm", "add", "swiglu", "rope",
 			"rmsnorm_rope", "kv_store", "attn_combine", "add_scaled", "hadamard"} {

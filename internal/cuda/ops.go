@@ -189,9 +189,23 @@ func (b *Backend) Argmax(dst, logits backend.Tensor) {
 	if rows == 0 {
 		return
 	}
+	P := (vocab + argmaxSlice - 1) / argmaxSlice
+	part, err := b.grow(&b.argPart, &b.argLen, 12*rows*P)
+	if err != nil {
+		b.fail(fmt.Errorf("cuda backend: argmax partials: %w", err))
+		return
+	}
 	dp, lp := d.ptr, l.ptr
 	b.enqueue(func() error {
-		args := driver.NewArgs().Ptr(dp).Ptr(lp).I32(int32(vocab))
-		return b.launch("argmax_f32", driver.Dim3{X: rows}, driver.Dim3{X: 1024}, 0, args, float64(12*rows*vocab))
+		args := driver.NewArgs().Ptr(part).Ptr(lp).I32(int32(vocab))
+		if err := b.launch("argmax_part_f32", driver.Dim3{X: P, Y: rows}, driver.Dim3{X: 256}, 0, args, float64(4*rows*vocab)); err != nil {
+			return err
+		}
+		args = driver.NewArgs().Ptr(dp).Ptr(part).Ptr(lp).I32(int32(vocab)).I32(int32(P))
+		return b.launch("argmax_f32", driver.Dim3{X: rows}, driver.Dim3{X: 256}, 0, args, float64(12*rows*P+4*rows*argmaxSlice))
 	})
 }
+
+// argmaxSlice is the logits a block of argmax_part_f32 takes (ARGMAX_SLICE in ops.cu): 37–61 blocks a row at
+// vocabularies of 150–250k, each holding its slice in registers (16 a thread).
+const argmaxSlice = 4096

@@ -525,6 +525,24 @@ chunk() {
 	grep -A12 "second prompt" "$OUT/chunk-streams.md" | grep -E "^\| [a-z]" | head -10 | tee -a "$OUT/run.log"
 }
 
+# check7: the seventh session's changes to kernels outside the chunk form: the two-launch argmax (verify Argmax,
+# TestPicksOnDevice), the AttentionWith bound for a plain layer's prompt, the grouped DeltaNet input projections
+# (TestBackendModels on the packed hybrids), then the 3-bit 14B decode with the new argmax.
+check7() {
+	for only in Argmax AttentionWith; do
+		step "check7: verify-kernels --only $only"
+		timeout 120 $B verify-kernels --device cuda --only "$only" >>"$OUT/verify.md" 2>&1
+		echo "verify $only exit $?" | tee -a "$OUT/run.log"
+		grep -E "FAIL|passed" "$OUT/verify.md" | tail -2 | tee -a "$OUT/run.log"
+	done
+	step "check7: TestPicksOnDevice TestBackendModels"
+	timeout 200 .devbin/cuda.test -test.run '^(TestPicksOnDevice|TestBackendModels)$' -test.v -test.count=1 -test.timeout 190s >"$OUT/check7.log" 2>&1
+	echo "tests exit $?" | tee -a "$OUT/run.log"
+	grep -E -- "--- |^(ok|FAIL)|MISMATCH|panic:" "$OUT/check7.log" | head -24 | tee -a "$OUT/run.log"
+	step "check7: bench qwen3-14b 3-bit tg128"
+	timeout 90 $B bench --synthetic qwen3-14b --bits 3 --device cuda -p 0 -n 128 -r 3 2>&1 | grep -E "tg128|rror" | tee -a "$OUT/run.log"
+}
+
 # exl3speed: mlxbun on an EXL3 directory of the Qwen3-14B shape (scripts/peers/exl3_synth.py, torch on the GPU;
 # the tokenizer from .devdata/quality/qwen3, packed with MLXBUN_DEV_EXTRA), for issue 18's speed line; exllamav3's
 # own row needs its build (scripts/peers/exl3_run.sh speed).

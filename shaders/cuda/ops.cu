@@ -527,14 +527,20 @@ extern "C" __global__ void bias_add_bf16(bf16_t* y, const float* __restrict__ bi
     GRID_STRIDE(i, n) y[i] = f2bf(bf2f(y[i]) + bias[i % out]);
 }
 
-// argmax_f32
+// argmax_part_f32 + argmax_f32 (two launches: a row of 150–250k logits in one block took 185 µs on the H200,
+// three latency-bound passes on one multiprocessor)
 //   in:  logits f32 [rows, vocab]; out: dst int32 [rows]
 //   semantics: sample.GreedyNormalizedArgmax with F32 rounding: a row holding NaN or +Inf, or only -Inf, picks 0;
 //        L = f32(m + log Σ exp(x − m)) with m the largest logit; the winner is the lowest id whose x − L (f32)
 //        equals m − L
-//   grid: x = rows; 1024 threads; three passes over the row (max, sum, first index reaching the best score)
-//   promise: the sum is f32 in a tree order (the reference sums in f64), so when L sits within an ulp of a rounding
-//        boundary ties may resolve differently; the largest logit always scores highest
+//   argmax_part_f32: grid (P, rows), 256 threads; slice p of a row (ARGMAX_SLICE positions) gives its largest
+//        logit m_p, Σ exp(x − m_p) over the slice and whether it holds a NaN or +Inf: part f32 [rows, P, 3]
+//   argmax_f32: grid x = rows, 256 threads; M = max m_p, S = Σ_p s_p·e^(m_p−M) in slice order, L = M + log S; the
+//        winner lies in the first slice whose f32(m_p − L) equals f32(M − L) (x − L is monotone in x, so no
+//        earlier slice can hold one), searched there for its lowest such id
+//   promise: the sum is f32 in a fixed order (the reference sums in f64), so when L sits within an ulp of a
+//        rounding boundary ties may resolve differently; the largest logit always scores highest
+#define ARGMAX_SLICE 4096 // positions a part block takes (must match argmaxSlice in ops.go)
 __device__ __forceinline__ void block_argmax(float& v, int& i, float* sv, int* si) {
     // larger value wins; equal values: lower index wins
 #pragma unroll
@@ -575,57 +581,96 @@ __device__ __forceinline__ void block_argmax(float& v, int& i, float* sv, int* s
     __syncthreads();
 }
 
-extern "C" __global__ void argmax_f32(int* __restrict__ dst, const float* __restrict__ logits, int vocab) { pdl_begin();
+extern "C" __global__ void argmax_part_f32(float* __restrict__ part, const float* __restrict__ logits, int vocab) { pdl_begin();
     __shared__ float sv[32];
     __shared__ int si[32];
     __shared__ int bad;
-    const float* x = logits + (long long)blockIdx.x * vocab;
+    const int p = blockIdx.x, P = gridDim.x;
+    const float* x = logits + (long long)blockIdx.y * vocab;
+    const int j0 = p * ARGMAX_SLICE, j1 = min(j0 + ARGMAX_SLICE, vocab);
     const float ninf = -__int_as_float(0x7f800000);
     if (threadIdx.x == 0) bad = 0;
     __syncthreads();
+    float v[ARGMAX_SLICE / 256]; // the slice in registers: one pass of loads, all in flight
     float m = ninf;
-    int mi = 0x7fffffff;
     int nonfinite = 0;
-    for (int j = threadIdx.x; j < vocab; j += blockDim.x) {
-        const float v = x[j];
-        if (v != v || v == -ninf) nonfinite = 1;
-        if (v > m) {
-            m = v;
-            mi = j;
-        }
+#pragma unroll
+    for (int k = 0; k < ARGMAX_SLICE / 256; k++) {
+        const int j = j0 + k * 256 + threadIdx.x;
+        v[k] = j < j1 ? __ldg(x + j) : ninf;
+    }
+#pragma unroll
+    for (int k = 0; k < ARGMAX_SLICE / 256; k++) {
+        if (v[k] != v[k] || v[k] == -ninf) nonfinite = 1;
+        m = fmaxf(m, v[k]);
     }
     if (nonfinite) bad = 1;
-    block_argmax(m, mi, sv, si);
-    if (bad || m == ninf || vocab == 0) {
-        if (threadIdx.x == 0) dst[blockIdx.x] = 0;
-        return;
-    }
+    int dummy = 0;
+    block_argmax(m, dummy, sv, si);
     float s = 0.f;
-    for (int j = threadIdx.x; j < vocab; j += blockDim.x) s += expf(x[j] - m);
+    if (m != ninf) {
+#pragma unroll
+        for (int k = 0; k < ARGMAX_SLICE / 256; k++) s += expf(v[k] - m);
+    }
     s = warp_sum(s);
     if ((threadIdx.x & 31) == 0) sv[threadIdx.x >> 5] = s;
     __syncthreads();
     if (threadIdx.x < 32) {
         float t = threadIdx.x < (blockDim.x >> 5) ? sv[threadIdx.x] : 0.f;
         t = warp_sum(t);
-        if (threadIdx.x == 0) sv[0] = t;
+        if (threadIdx.x == 0) {
+            float* o = part + ((long long)blockIdx.y * P + p) * 3;
+            o[0] = m;
+            o[1] = t;
+            o[2] = bad ? 1.f : 0.f;
+        }
+    }
+}
+
+extern "C" __global__ void argmax_f32(int* __restrict__ dst, const float* __restrict__ part, const float* __restrict__ logits,
+                                      int vocab, int P) { pdl_begin();
+    __shared__ float sv[32];
+    __shared__ int si[32];
+    __shared__ float stat[2];
+    const float* pp = part + (long long)blockIdx.x * P * 3;
+    const float* x = logits + (long long)blockIdx.x * vocab;
+    const float ninf = -__int_as_float(0x7f800000);
+    if (threadIdx.x == 0) { // P ≤ a few hundred: one thread, in slice order (deterministic)
+        float M = ninf, S = 0.f;
+        int bad = 0;
+        for (int q = 0; q < P; q++) {
+            M = fmaxf(M, pp[3 * q]);
+            bad |= pp[3 * q + 2] != 0.f;
+        }
+        if (!bad && M != ninf)
+            for (int q = 0; q < P; q++)
+                if (pp[3 * q] != ninf) S += pp[3 * q + 1] * expf(pp[3 * q] - M);
+        stat[0] = bad || M == ninf || vocab == 0 ? ninf : M;
+        stat[1] = S;
     }
     __syncthreads();
-    const float L = __fadd_rn(m, logf(sv[0]));
-    __syncthreads();
+    const float M = stat[0];
+    if (M == ninf) {
+        if (threadIdx.x == 0) dst[blockIdx.x] = 0;
+        return;
+    }
+    const float L = __fadd_rn(M, logf(stat[1]));
     if (!(L <= 3.402823466e38f)) {
         if (threadIdx.x == 0) dst[blockIdx.x] = 0;
         return;
     }
-    const float best = __fsub_rn(m, L);
+    const float best = __fsub_rn(M, L);
+    int q0 = 0;
+    while (q0 < P && __fsub_rn(pp[3 * q0], L) != best) q0++; // every thread walks the same few partials
     int first = 0x7fffffff;
-    for (int j = threadIdx.x; j < vocab; j += blockDim.x) {
+    const int j1 = min((q0 + 1) * ARGMAX_SLICE, vocab);
+    for (int j = q0 * ARGMAX_SLICE + threadIdx.x; j < j1; j += blockDim.x) {
         if (__fsub_rn(x[j], L) == best) {
             first = j;
             break;
         }
     }
-    float dummy = 0.f;
-    block_argmax(dummy, first, sv, si);
-    if (threadIdx.x == 0) dst[blockIdx.x] = first;
+    float dv = 0.f;
+    block_argmax(dv, first, sv, si);
+    if (threadIdx.x == 0) dst[blockIdx.x] = first == 0x7fffffff ? 0 : first;
 }
