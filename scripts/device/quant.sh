@@ -550,7 +550,7 @@ exl3speed() {
 	for b in ${EXL3_BITS:-3}; do
 		d=/tmp/exl3-q14b-$b
 		step "exl3speed: exl3_synth.py qwen3-14b $b.0 bpw"
-		[ -f "$d/config.json" ] || timeout 200 python3 scripts/peers/exl3_synth.py --arch qwen3-14b --bits "$b" --out "$d" --tokenizer-dir .devdata/quality/qwen3 2>&1 | tail -2 | tee -a "$OUT/run.log"
+		[ -f "$d/config.json" ] || timeout 200 python3 scripts/peers/exl3_synth.py --arch qwen3-14b --bits "$b" --out "$d" --tokenizer-dir "$( [ -d .devdata/quality/qwen3 ] && echo .devdata/quality/qwen3 || echo .devdata/trained/pycoder-12m)" 2>&1 | tail -2 | tee -a "$OUT/run.log"
 		step "exl3speed: bench --model $d"
 		timeout 150 $B bench --model "$d" --device cuda -p 512 -n 128 -r 3 --profile >"$OUT/exl3speed-$b.md" 2>&1
 		echo "bench exit $?" | tee -a "$OUT/run.log"
