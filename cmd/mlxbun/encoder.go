@@ -29,7 +29,7 @@ func parseL(s string) (int, error) {
 	}
 	L, err := strconv.Atoi(s)
 	if err != nil || L < 1 {
-		return 0, fmt.Errorf("quantize: --L %q: want auto or a number of trellis state bits, --bits..%d", s, trellis.MaxL)
+		return 0, fmt.Errorf("quantize: --L %s: want auto or a number of trellis state bits, --bits..%d", s, trellis.MaxL)
 	}
 	return L, nil
 }

@@ -154,7 +154,7 @@ func TestQuantizeAutoL(t *testing.T) {
 	dir := t.TempDir()
 	for _, bad := range []string{"x", "0", "-3"} {
 		oneErrorLine(t, mlxbun(t, "", "quantize", "--model", src, "--out", filepath.Join(dir, "bad"), "--bits", "2", "--L", bad),
-			fmt.Sprintf("--L %q", bad), "want auto or a number")
+			"--L "+bad+":", "want auto or a number")
 	}
 	for _, c := range []struct {
 		args []string
