@@ -75,7 +75,8 @@ func bk(tb testing.TB) (*Backend, *cpu.Backend) {
 // TestConformance runs every internal/verify case, heavy ones included, on the CUDA backend against the CPU
 // backend: a case fails when it breaks its promise, errors or is skipped (the backend holds f32 and bf16
 // activations, so nothing may skip), and a case stating its launches (fused sequences, recordings) fails when the
-// backend's counters differ, which means a fusion did not happen. One subtest per case, named "op shape":
+// backend's counters differ, which means a fusion did not happen (a count that assumes a tuning key, Launches.Tuned,
+// is held only while that key is on: MLXBUN_CUDA_TUNE=norm_rope_qk=1 holds Fused/NormRopeQK to one launch). One subtest per case, named "op shape":
 // select with -test.run 'TestConformance/MatMul'. MLXBUN_VERIFY_SEED changes the inputs (default 1).
 func TestConformance(t *testing.T) {
 	g, c := bk(t)
