@@ -1,6 +1,7 @@
 // attention.cu: causal attention over the f32 KV cache (kv_t, common.cuh; kv_store in ops.cu has already written
-// this step's keys and values, except for attn_split_store, which stores them itself). Queries and outputs are activations of type T: float (the backend's, names ending _f32) or bf16
-// (names as before: tests and tools); scores, softmax and accumulation are f32 in both. Three forms, chosen by the table in internal/cuda/attention.go:
+// this step's keys and values, except for attn_split_store, which stores them itself). Queries and outputs are
+// activations of type T: float (the backend's, names ending _f32) or bf16 (names as before: tests and tools);
+// scores, softmax and accumulation are f32 in both. Three forms, chosen by the table in internal/cuda/attention.go:
 //   attn_split_e*   decode: flash-decoding, each block one slice of one row's positions for one kv head (all the
 //                   query heads of its group), partial results to a scratch buffer, then attn_combine_{f32,bf16}. The grid
 //                   depends only on the row count, never on the position: blocks past pos[r] exit at once, so one
