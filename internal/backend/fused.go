@@ -16,6 +16,9 @@ const (
 	OpAddRMSNorm Op = "add_rmsnorm"
 	// OpNormRope: RMSNorm(x, x, w, eps) over each head of x (len(w) columns); Rope(x, pos, heads, table).
 	OpNormRope Op = "norm_rope"
+	// OpNormRopeQK: NormRope(q, pos, wq, qheads, eps, table); NormRope(k, pos, wk, kheads, eps, table) — a layer's
+	// query and key head norms with their ropes (Qwen3), q and k disjoint.
+	OpNormRopeQK Op = "norm_rope_qk"
 	// OpMatMulGroup: MatMul(ys[i], x, ws[i]) for each i — two or three projections of one input (q, k, v).
 	OpMatMulGroup Op = "matmul_group"
 	// OpGateUpSwiGLU: MatMul(gate, x, wg); MatMul(up, x, wu); SwiGLU(h, gate, up) — h may be gate or up.
@@ -23,7 +26,7 @@ const (
 )
 
 // FusedOps are the fused ops, in the order their interfaces are declared.
-var FusedOps = []Op{OpAddRMSNorm, OpNormRope, OpMatMulGroup, OpGateUpSwiGLU}
+var FusedOps = []Op{OpAddRMSNorm, OpNormRope, OpNormRopeQK, OpMatMulGroup, OpGateUpSwiGLU}
 
 // AddRMSNormer serves OpAddRMSNorm.
 type AddRMSNormer interface {
@@ -33,6 +36,11 @@ type AddRMSNormer interface {
 // NormRoper serves OpNormRope.
 type NormRoper interface {
 	NormRope(x, pos, w Tensor, heads int, eps float32, table *rope.Table)
+}
+
+// NormRopeQKer serves OpNormRopeQK.
+type NormRopeQKer interface {
+	NormRopeQK(q, k, pos, wq, wk Tensor, qheads, kheads int, eps float32, table *rope.Table)
 }
 
 // MatMulGrouper serves OpMatMulGroup.
@@ -53,6 +61,8 @@ func ServesFused(b Backend, op Op) error {
 		_, ok = b.(AddRMSNormer)
 	case OpNormRope:
 		_, ok = b.(NormRoper)
+	case OpNormRopeQK:
+		_, ok = b.(NormRopeQKer)
 	case OpMatMulGroup:
 		_, ok = b.(MatMulGrouper)
 	case OpGateUpSwiGLU:
@@ -84,6 +94,17 @@ func NormRope(be Backend, x, pos, w Tensor, heads int, eps float32, table *rope.
 	}
 	be.RMSNorm(x, x, w, eps)
 	be.Rope(x, pos, heads, table)
+}
+
+// NormRopeQK is NormRope of q (qheads heads, weight wq), then NormRope of k (kheads heads, weight wk), both at pos
+// with one table, as one op where b serves it; otherwise the two NormRopes (each one op where b serves that).
+func NormRopeQK(be Backend, q, k, pos, wq, wk Tensor, qheads, kheads int, eps float32, table *rope.Table) {
+	if f, ok := be.(NormRopeQKer); ok {
+		f.NormRopeQK(q, k, pos, wq, wk, qheads, kheads, eps, table)
+		return
+	}
+	NormRope(be, q, pos, wq, qheads, eps, table)
+	NormRope(be, k, pos, wk, kheads, eps, table)
 }
 
 // MatMulGroup is ys[i] = x·ws[i]ᵀ for each i, as one op where b serves it.

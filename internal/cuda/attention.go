@@ -1,5 +1,6 @@
 // The KV cache and Attention: this step's keys and values are stored into the f32 cache (kv_store), then one of
-// the attention forms of shaders/cuda/attention.cu runs, picked by the table attnForms. q, k, v and the output are
+// the attention forms of shaders/cuda/attention.cu runs, picked by the table attnForms (under tuning.attnStore a
+// decode batch's split form stores them itself, one launch fewer). q, k, v and the output are
 // activations (F32, or BF16 for tests and tools). The cache is f32 (kvSize) although a bf16 one would halve it:
 // with f32 activations and a bf16 cache the fixture models' prompt logits stayed ~4e-3·max|ref| from the f32
 // oracle, enough to flip near-ties (golden top-2 gaps down to 7e-4); decode reads weights 50-100× the cache's
@@ -163,6 +164,7 @@ type attnForm struct {
 
 type attnPtrs struct {
 	out, q, kc, vc, seq, pos driver.DevPtr
+	kn, vn                   driver.DevPtr // this step's keys and values, where the split form stores them (attn_split_store)
 	seqs, maxLen, layer      int
 	scale                    float32
 }
@@ -282,24 +284,35 @@ func (b *Backend) Attention(dst, q, k, v backend.Tensor, cache backend.KVCache, 
 	b.AttentionWith(dst, q, k, v, cache, layer, seq, pos, backend.AttnOptions{Scale: scale})
 }
 
-// attendPlain is Attention over a layer without window or softcap: this step's rows are stored, then one of
-// attnForms runs over the layer's slots.
+// attendPlain is Attention over a layer without window or softcap: this step's rows are stored (kv_store), then
+// one of attnForms runs over the layer's slots. Under tuning.attnStore a decode batch of f32 activations skips the
+// kv_store launch: the split form stores the rows itself (attn_split_store) and reads them from k and v.
 func (b *Backend) attendPlain(a attnCase, p attnPtrs, kp, vp driver.DevPtr, width int) {
-	store := opName("kv_store", a.act)
 	n := a.n
-	b.enqueue(func() error {
-		args := driver.NewArgs().Ptr(p.kc).Ptr(p.vc).Ptr(kp).Ptr(vp).Ptr(p.seq).Ptr(p.pos).
-			I32(int32(width)).I32(int32(p.layer)).I32(int32(p.seqs)).I32(int32(p.maxLen))
-		return b.launch(store, driver.Dim3{X: n}, driver.Dim3{X: 128}, 0, args, float64(2*(kvSize+a.act.Size())*n*width+8*n))
-	})
 	for _, f := range attnForms {
 		if f.supports(a) {
-			b.logf("Attention n=%d heads=%d/%d hd=%d: %s", n, a.heads, a.kvHeads, a.hd, f.name)
+			fold := b.tune.attnStore && f.name == "split" && n <= backend.MaxDecodeRows && a.act == backend.F32
+			b.logf("Attention n=%d heads=%d/%d hd=%d: %s, store folded %v", n, a.heads, a.kvHeads, a.hd, f.name, fold)
+			if fold {
+				p.kn, p.vn = kp, vp
+			} else {
+				b.enqueueKVStore(a, p, kp, vp, width)
+			}
 			f.enqueue(b, a, p)
 			return
 		}
 	}
 	b.fail(fmt.Errorf("cuda backend: attention with head dim %d: %w", a.hd, backend.ErrUnsupported))
+}
+
+// enqueueKVStore queues kv_store of this step's n rows kp, vp (width kvHeads·hd) into the slots p names.
+func (b *Backend) enqueueKVStore(a attnCase, p attnPtrs, kp, vp driver.DevPtr, width int) {
+	store, n := opName("kv_store", a.act), a.n
+	b.enqueue(func() error {
+		args := driver.NewArgs().Ptr(p.kc).Ptr(p.vc).Ptr(kp).Ptr(vp).Ptr(p.seq).Ptr(p.pos).
+			I32(int32(width)).I32(int32(p.layer)).I32(int32(p.seqs)).I32(int32(p.maxLen))
+		return b.launch(store, driver.Dim3{X: n}, driver.Dim3{X: 128}, 0, args, float64(2*(kvSize+a.act.Size())*n*width+8*n))
+	})
 }
 
 // ensureScratch makes the split-attention scratch at least bytes long. A replaced buffer is kept until Close:
@@ -339,8 +352,16 @@ func enqueueAttnSplit(b *Backend, a attnCase, p attnPtrs) {
 	}
 	name, combine := attnSplitName(attnEPT(a.hd), a.act), opName("attn_combine", a.act)
 	bytes := float64(a.act.Size()*a.n*a.heads*a.hd) + a.kvBytes(p.maxLen)
+	if p.kn != 0 { // attendPlain folded kv_store in: the f32 rows are read once and stored
+		name = attnSplitStoreName(attnEPT(a.hd))
+		bytes += float64(2 * (kvSize + 4) * a.n * a.kvHeads * a.hd)
+	}
 	b.enqueue(func() error {
-		args := driver.NewArgs().Ptr(part).Ptr(p.q).Ptr(p.kc).Ptr(p.vc).Ptr(p.seq).Ptr(p.pos).
+		args := driver.NewArgs().Ptr(part).Ptr(p.q).Ptr(p.kc).Ptr(p.vc)
+		if p.kn != 0 {
+			args = args.Ptr(p.kn).Ptr(p.vn)
+		}
+		args = args.Ptr(p.seq).Ptr(p.pos).
 			I32(int32(a.heads)).I32(int32(a.kvHeads)).I32(int32(a.hd)).I32(int32(p.seqs)).I32(int32(p.maxLen)).
 			I32(int32(p.layer)).F32(p.scale)
 		if err := b.launch(name, driver.Dim3{X: S, Y: a.kvHeads, Z: a.n}, driver.Dim3{X: 128}, 0, args, bytes); err != nil {

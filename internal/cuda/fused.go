@@ -1,7 +1,7 @@
 // The fused ops of the backend contract (internal/backend/fused.go), each as the launch that replaces its plain
-// sequence: add_rmsnorm, rmsnorm_rope, one multi-layer GEMV or trellis launch for MatMuls on one input, and gate/up
-// with SwiGLU folded into the trellis launch. Where no fused kernel takes the shapes, the op runs its plain
-// sequence (said in the debug log), which computes the same.
+// sequence: add_rmsnorm, rmsnorm_rope, rmsnorm_rope_qk (q's and k's at once), one multi-layer GEMV or trellis
+// launch for MatMuls on one input, and gate/up with SwiGLU folded into the trellis launch. Where no fused kernel
+// takes the shapes, the op runs its plain sequence (said in the debug log), which computes the same.
 
 package cuda
 
@@ -16,6 +16,7 @@ import (
 var (
 	_ backend.AddRMSNormer   = (*Backend)(nil)
 	_ backend.NormRoper      = (*Backend)(nil)
+	_ backend.NormRopeQKer   = (*Backend)(nil)
 	_ backend.MatMulGrouper  = (*Backend)(nil)
 	_ backend.GateUpSwiGLUer = (*Backend)(nil)
 )
@@ -50,33 +51,22 @@ func (b *Backend) AddRMSNorm(sum, y, a, c, w backend.Tensor, eps float32) {
 // widths up to 256 (the kernel's bound); wider heads run the two plain ops.
 func (b *Backend) NormRope(x, pos, w backend.Tensor, heads int, eps float32, table *rope.Table) {
 	xs, ps, ws := tensorOf("NormRope", x), tensorOf("NormRope", pos), tensorOf("NormRope", w)
-	n, cols := dims(xs)
-	g := ws.elems()
-	if table == nil || heads <= 0 || cols%heads != 0 || cols/heads != g || g > 256 {
-		b.logf("NormRope of %d heads × %d: the plain ops", heads, g)
+	if !normRopeFits(xs, ws, heads, table) {
+		b.logf("NormRope of %d heads × %d: the plain ops", heads, ws.elems())
 		b.RMSNorm(x, x, w, eps)
 		b.Rope(x, pos, heads, table)
 		return
 	}
-	wantDType("NormRope", "x", xs, backend.F32, backend.BF16)
-	wantDType("NormRope", "weight", ws, backend.F32)
-	wantDType("NormRope", "pos", ps, backend.I32)
-	if ps.elems() != n || table.Dims > g || table.Dims%2 != 0 {
-		backend.ShapeError("NormRope", "x, pos", []any{xs.shape, ps.shape}, fmt.Sprintf("[%d, heads(%d)·headDim ≥ %d]", ps.elems(), heads, table.Dims))
-	}
+	n := normRopeCheck("NormRope", xs, ps, ws, heads, table)
 	if n == 0 {
 		return
 	}
-	freqs, err := b.ropeFreqs(table)
-	if err != nil {
-		b.fail(fmt.Errorf("cuda backend: rope table: %w", err))
+	freqs, trad, ok := b.normRopeTable(table)
+	if !ok {
 		return
 	}
+	g := ws.elems()
 	groups := n * heads
-	trad := int32(0)
-	if table.Traditional {
-		trad = 1
-	}
 	xp, wp, pp, dimsRot, pre := xs.ptr, ws.ptr, ps.ptr, table.Dims, table.PreScale
 	bytes := float64(2*xs.elems()*xs.dt.Size() + 4*g)
 	name := opName("rmsnorm_rope", xs.dt)
@@ -85,6 +75,77 @@ func (b *Backend) NormRope(x, pos, w backend.Tensor, heads int, eps float32, tab
 			I32(int32(g)).I32(int32(dimsRot)).I32(trad).F32(pre).F32(eps)
 		return b.launch(name, driver.Dim3{X: (groups + 3) / 4}, driver.Dim3{X: 128}, 0, args, bytes)
 	})
+}
+
+// NormRopeQK: NormRope of q, then of k, in one rmsnorm_rope_qk launch (tuning.normRopeQK) where both fit
+// rmsnorm_rope, share the head width, dtype and rows and do not overlap; otherwise the two NormRopes.
+func (b *Backend) NormRopeQK(q, k, pos, wq, wk backend.Tensor, qheads, kheads int, eps float32, table *rope.Table) {
+	qs, ks, ps := tensorOf("NormRopeQK", q), tensorOf("NormRopeQK", k), tensorOf("NormRopeQK", pos)
+	wqs, wks := tensorOf("NormRopeQK", wq), tensorOf("NormRopeQK", wk)
+	nq, _ := dims(qs)
+	nk, _ := dims(ks)
+	one := b.tune.normRopeQK && normRopeFits(qs, wqs, qheads, table) && normRopeFits(ks, wks, kheads, table) &&
+		qs.dt == ks.dt && nq == nk && wqs.elems() == wks.elems() &&
+		!overlaps(qs.ptr, qs.elems()*qs.dt.Size(), ks.ptr, ks.elems()*ks.dt.Size())
+	if !one {
+		b.NormRope(q, pos, wq, qheads, eps, table)
+		b.NormRope(k, pos, wk, kheads, eps, table)
+		return
+	}
+	n := normRopeCheck("NormRopeQK q", qs, ps, wqs, qheads, table)
+	normRopeCheck("NormRopeQK k", ks, ps, wks, kheads, table)
+	if n == 0 {
+		return
+	}
+	freqs, trad, ok := b.normRopeTable(table)
+	if !ok {
+		return
+	}
+	g := wqs.elems()
+	b.logf("NormRopeQK of %d + %d heads × %d, n=%d: one rmsnorm_rope_qk launch", qheads, kheads, g, n)
+	heads := n * (qheads + kheads)
+	qp, kp, wqp, wkp, pp, dimsRot, pre := qs.ptr, ks.ptr, wqs.ptr, wks.ptr, ps.ptr, table.Dims, table.PreScale
+	bytes := float64(2*(qs.elems()+ks.elems())*qs.dt.Size() + 8*g)
+	name := opName("rmsnorm_rope_qk", qs.dt)
+	b.enqueue(func() error {
+		args := driver.NewArgs().Ptr(qp).Ptr(kp).Ptr(wqp).Ptr(wkp).Ptr(pp).Ptr(freqs).I32(int32(n)).I32(int32(qheads)).
+			I32(int32(kheads)).I32(int32(g)).I32(int32(dimsRot)).I32(trad).F32(pre).F32(eps)
+		return b.launch(name, driver.Dim3{X: (heads + 3) / 4}, driver.Dim3{X: 128}, 0, args, bytes)
+	})
+}
+
+// normRopeFits reports whether rmsnorm_rope takes x [n, heads·hd] with weight w [hd]: a table, hd ≤ 256.
+func normRopeFits(x, w *Tensor, heads int, table *rope.Table) bool {
+	_, cols := dims(x)
+	g := w.elems()
+	return table != nil && heads > 0 && cols%heads == 0 && cols/heads == g && g <= 256
+}
+
+// normRopeCheck checks the dtypes and the rows of one rmsnorm_rope operand (op names it in the panic) and returns
+// its rows.
+func normRopeCheck(op string, x, pos, w *Tensor, heads int, table *rope.Table) int {
+	n, _ := dims(x)
+	wantDType(op, "x", x, backend.F32, backend.BF16)
+	wantDType(op, "weight", w, backend.F32)
+	wantDType(op, "pos", pos, backend.I32)
+	if g := w.elems(); pos.elems() != n || table.Dims > g || table.Dims%2 != 0 {
+		backend.ShapeError(op, "x, pos", []any{x.shape, pos.shape}, fmt.Sprintf("[%d, heads(%d)·headDim ≥ %d]", pos.elems(), heads, table.Dims))
+	}
+	return n
+}
+
+// normRopeTable is the device's inverse-frequency row of table and the traditional flag as the kernels take it;
+// false (the backend failed) when the row cannot be made.
+func (b *Backend) normRopeTable(table *rope.Table) (driver.DevPtr, int32, bool) {
+	freqs, err := b.ropeFreqs(table)
+	if err != nil {
+		b.fail(fmt.Errorf("cuda backend: rope table: %w", err))
+		return 0, 0, false
+	}
+	if table.Traditional {
+		return freqs, 1, true
+	}
+	return freqs, 0, true
 }
 
 // MatMulGroup: ys[i] = x·ws[i]ᵀ in one launch where the layers' forms share one — the multi-segment dense GEMV

@@ -75,7 +75,8 @@ func bk(tb testing.TB) (*Backend, *cpu.Backend) {
 // TestConformance runs every internal/verify case, heavy ones included, on the CUDA backend against the CPU
 // backend: a case fails when it breaks its promise, errors or is skipped (the backend holds f32 and bf16
 // activations, so nothing may skip), and a case stating its launches (fused sequences, recordings) fails when the
-// backend's counters differ, which means a fusion did not happen. One subtest per case, named "op shape":
+// backend's counters differ, which means a fusion did not happen (a count that assumes a tuning key, Launches.Tuned,
+// is held only while that key is on: MLXBUN_CUDA_TUNE=norm_rope_qk=1 holds Fused/NormRopeQK to one launch). One subtest per case, named "op shape":
 // select with -test.run 'TestConformance/MatMul'. MLXBUN_VERIFY_SEED changes the inputs (default 1).
 func TestConformance(t *testing.T) {
 	g, c := bk(t)
@@ -103,7 +104,7 @@ func TestConformance(t *testing.T) {
 			default:
 				t.Logf("%.3g (bound %.3g)", res.Metric, cs.Tol)
 			}
-			if l := cs.Launches; l != nil && res.Err == nil {
+			if l := cs.Launches; l != nil && res.Err == nil && tunedOn(t, g, l.Tuned) {
 				k, gr := after.Launches-before.Launches, after.GraphLaunches-before.GraphLaunches
 				if k != l.Kernels || gr != l.Graphs || (l.Graphs > 0 && after.LastGraph != l.Nodes) {
 					t.Errorf("MISMATCH %s %s: %d launches, %d graph launches of %d nodes; want %d, %d of %d (not fused?)",
@@ -131,4 +132,19 @@ func TestConformance(t *testing.T) {
 		w := byOp[k]
 		record("check       %-40s %4d cases, worst %.2e (bound %.0e)", k, w.cases, w.metric, w.tol)
 	}
+}
+
+// tunedOn reports whether the tuning key a case's launch counts assume (verify.Launches.Tuned) is on in g ("": no
+// key); the counts of a key that is off are not held.
+func tunedOn(t *testing.T, g *Backend, key string) bool {
+	switch key {
+	case "":
+		return true
+	case "norm_rope_qk":
+		return g.tune.normRopeQK
+	case "attn_store":
+		return g.tune.attnStore
+	}
+	t.Fatalf("verify names tuning key %q, which tunedOn does not know", key)
+	return false
 }

@@ -144,6 +144,11 @@ func gemvName(n int, x, out backend.DType, f gemvForm, vec bool) string {
 func attnSplitName(ept int, x backend.DType) string {
 	return fmt.Sprintf("attn_split_e%d%s", ept, xSuffix(x))
 }
+
+// attnSplitStoreName is attn_split with kv_store folded in (tuning.attnStore): f32 activations only, the decode path.
+func attnSplitStoreName(ept int) string {
+	return fmt.Sprintf("attn_split_store_e%d%s", ept, xSuffix(backend.F32))
+}
 func attnRowsName(ept int, x backend.DType) string {
 	return fmt.Sprintf("attn_rows_e%d%s", ept, xSuffix(x))
 }
@@ -194,6 +199,9 @@ func instantiations(lab bool) map[string][]string {
 		for _, e := range attnEPTs {
 			attn = append(attn, fmt.Sprintf("ATTN_SPLIT(%s, %d, %s)", attnSplitName(e, x), e, outType(x)))
 			attn = append(attn, fmt.Sprintf("ATTN_ROWS(%s, %d, %s)", attnRowsName(e, x), e, outType(x)))
+			if x == backend.F32 {
+				attn = append(attn, fmt.Sprintf("ATTN_SPLIT_STORE(%s, %d)", attnSplitStoreName(e), e))
+			}
 		}
 		for _, e := range attnEPTs { // attention_win.cu: windowed and softcapped attention
 			win = append(win, fmt.Sprintf("ATTN_WIN_SPLIT(%s, %d, %s)", winSplitName(e, x), e, outType(x)))

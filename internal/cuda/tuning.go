@@ -61,6 +61,11 @@ type tuning struct {
 	// 2032 of Qwen3-14B spent 4.85 ms of 40 layers in the split form (each row reading its 2,048 positions of f32
 	// keys and values, 2.2 TB/s) and 10.3 ms in the prompt form (40 blocks walking 2,048 positions each).
 	attnChunkRows, attnChunkMin int
+	// normRopeQK serves backend.OpNormRopeQK (a layer's q and k head norms with their ropes) with one
+	// rmsnorm_rope_qk launch instead of two rmsnorm_rope launches; attnStore folds kv_store into the decode split
+	// attention (attn_split_store, f32 activations, n ≤ 8). Each saves one launch a layer (~2.9 µs in a recorded
+	// graph: docs/perf.md "What one launch costs"); both off until measured on the device (quant.sh ab).
+	normRopeQK, attnStore bool
 
 	// lab compiles the forms instantiated for measurement only (labInstantiations) and lets the keys below pick
 	// them; any lab key sets it. Off in production: the lab forms are not in the compiled kernel list.
@@ -109,6 +114,8 @@ var tuneKeys = map[string]tuneKey{
 	"attn_rows_max":   {set: func(t *tuning, v string) error { return parseInt(&t.attnRowsMax, v, 0, 1<<62) }},
 	"attn_chunk_rows": {set: func(t *tuning, v string) error { return parseInt(&t.attnChunkRows, v, 0, 1<<20) }},
 	"attn_chunk_min":  {set: func(t *tuning, v string) error { return parseInt(&t.attnChunkMin, v, 0, 1<<62) }},
+	"norm_rope_qk":    {set: func(t *tuning, v string) error { return parseBool(&t.normRopeQK, v) }},
+	"attn_store":      {set: func(t *tuning, v string) error { return parseBool(&t.attnStore, v) }},
 	"lab":             {lab: true, set: func(t *tuning, v string) error { return parseBool(&t.lab, v) }},
 	"gemv_r":          {lab: true, set: func(t *tuning, v string) error { return parseOneOf(&t.gemvR, v, append([]int{qShapes[1].R}, qLab...)) }},
 	"gemv_u":          {lab: true, set: func(t *tuning, v string) error { return parseOneOf(&t.gemvU, v, []int{1, 2, 4}) }},

@@ -327,12 +327,16 @@ func (m *Model) attention(ws *workspace, L *layer, i int, cache backend.KVCache)
 		m.projectFinish(ws, a.k, in, L, family.K)
 		m.values(ws, a, in, L)
 	}
-	m.normRope(a.q, ws.pos, L.qNorm, L.attn.Heads, L.rope)
-	if own {
-		m.normRope(a.k, ws.pos, L.kNorm, L.attn.KVHeads, L.rope)
-		if L.vNorm != nil {
-			b.RMSNorm(a.v, a.v, L.vNorm, eps)
+	if own && L.qNorm != nil && L.kNorm != nil && L.rope != nil { // both head norms with their ropes: one op
+		backend.NormRopeQK(b, a.q, a.k, ws.pos, L.qNorm, L.kNorm, L.attn.Heads, L.attn.KVHeads, eps, L.rope)
+	} else {
+		m.normRope(a.q, ws.pos, L.qNorm, L.attn.Heads, L.rope)
+		if own {
+			m.normRope(a.k, ws.pos, L.kNorm, L.attn.KVHeads, L.rope)
 		}
+	}
+	if own && L.vNorm != nil {
+		b.RMSNorm(a.v, a.v, L.vNorm, eps)
 	}
 	m.attend(a.att, a.q, kv.k, kv.v, cache, L.attn, L.deferStore, ws)
 	if L.attnGate != nil {

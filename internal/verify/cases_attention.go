@@ -1,5 +1,5 @@
 // Attention cases: a cache filled step by step and the output of one step compared, for decode batches (the
-// split form), prompt chunks of one sequence at consecutive positions (the prompt form), interleaved sequences
+// split form, several decode steps in a row), prompt chunks of one sequence at consecutive positions (the prompt form), interleaved sequences
 // and head dims only the general form serves (the rows form), GQA groups from 1 to 16, at fixture, Qwen3-14B and
 // odd shapes, and wide heads (256: Qwen3.5's full attention, 512: Gemma 4's global layers).
 package verify
@@ -45,6 +45,15 @@ var attnConfigs = []attnConfig{
 	{"qwen3-14b", 40, 8, 128, 1, 700, 1, []attnStep{run(0, 0, 512), run(0, 512, 1), run(0, 513, 8), run(0, 521, 150)}, true},
 	{"batched decode", 16, 8, 128, 3, 300, 2, []attnStep{run(0, 0, 37), run(1, 0, 5), run(2, 0, 260),
 		{seq: []int32{0, 1, 2}, pos: []int32{37, 5, 260}}, {seq: []int32{2, 0}, pos: []int32{261, 38}}}, false},
+	// Decode steps in a row (CUDA's attn_store folds kv_store into the split form: a step reads what the folded
+	// store of an earlier one wrote, and rows of one launch read the positions other rows store): single rows, 8
+	// rows of one sequence, then rows after them; rows of three sequences, two rows per sequence interleaved.
+	{"qwen3-14b decode steps", 40, 8, 128, 1, 200, 1, []attnStep{run(0, 0, 40), run(0, 40, 1), run(0, 41, 1), run(0, 42, 1),
+		run(0, 43, 8), run(0, 51, 1), run(0, 52, 3)}, false},
+	{"fixture batched decode steps", 4, 2, 64, 3, 96, 2, []attnStep{run(0, 0, 20), run(1, 0, 9), run(2, 0, 33),
+		{seq: []int32{0, 1, 2}, pos: []int32{20, 9, 33}}, {seq: []int32{2, 0, 1}, pos: []int32{34, 21, 10}},
+		{seq: []int32{1, 1, 0, 0}, pos: []int32{11, 12, 22, 23}}, {seq: []int32{0, 1, 2}, pos: []int32{24, 13, 35}},
+		run(1, 14, 1)}, false},
 	{"fixture interleaved seqs", 4, 2, 64, 2, 64, 1, []attnStep{{seq: []int32{0, 1, 0, 1, 0, 1, 0, 1, 0, 1},
 		pos: []int32{0, 0, 1, 1, 2, 2, 3, 3, 4, 4}}}, false},
 	{"odd hd 80", 4, 2, 80, 1, 40, 1, []attnStep{run(0, 0, 20), run(0, 20, 1)}, false},

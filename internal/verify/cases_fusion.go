@@ -5,6 +5,7 @@
 //
 //   - AddRMSNorm(x, y, x, p, w): one add_rmsnorm launch;
 //   - NormRope of q and of k: two rmsnorm_rope launches;
+//   - NormRopeQK of q and k: one rmsnorm_rope_qk launch (with internal/cuda's tuning key norm_rope_qk on);
 //   - MatMulGroup of three decode MatMuls of the same activations (q, k, v): one multi-segment GEMV launch;
 //   - a prompt GEMM on f32 activations reading the bf16 copy written by the launch producing its input (RMSNorm,
 //     Add + RMSNorm, SwiGLU, prompt Attention), and three prompt GEMMs sharing that copy: no conversion launch;
@@ -39,6 +40,16 @@ func fusionCases(act backend.DType) []Case {
 	}{{"qwen3-14b", 1, 40, 8, 128}, {"qwen3-1.7b", 8, 16, 8, 128}, {"fixture", 300, 4, 2, 64}, {"tiny-llama3", 2, 8, 2, 32}} {
 		for _, k := range []bool{false, true} {
 			cs = append(cs, normRopeCase(s.tag, s.n, s.heads, s.kvHeads, s.hd, k, act))
+		}
+	}
+	for _, s := range []struct {
+		tag                         string
+		n, heads, kvHeads, hd, dims int
+	}{{"qwen3-14b", 1, 40, 8, 128, 128}, {"qwen3-14b", 8, 40, 8, 128, 128}, {"fixture tiny-qwen3", 1, 4, 2, 64, 64},
+		{"fixture tiny-qwen3", 8, 4, 2, 64, 64}, {"fixture tiny-qwen3_5 partial rotary", 8, 4, 2, 64, 16},
+		{"odd q and k heads in one block", 3, 6, 3, 64, 64}, {"fixture prompt", 300, 4, 2, 64, 64}} {
+		for _, k := range []bool{false, true} {
+			cs = append(cs, normRopeQKCase(s.tag, s.n, s.heads, s.kvHeads, s.hd, s.dims, k, act))
 		}
 	}
 	for _, n := range []int{1, 4} {
@@ -125,6 +136,38 @@ func normRopeCase(tag string, n, heads, kvHeads, hd int, k bool, act backend.DTy
 			for _, b := range h.sides() {
 				backend.NormRope(b.Backend, b.of(q), b.of(pp), b.of(qw), heads, 1e-6, tab)
 				backend.NormRope(b.Backend, b.of(kk), b.of(pp), b.of(kw), kvHeads, 1e-6, tab)
+			}
+			if k {
+				return h.compare(kk)
+			}
+			return h.compare(q)
+		}}
+}
+
+// normRopeQKCase is Qwen3's q/k head norms and ropes as one op (NormRopeQK; rotating the first dims of each head),
+// comparing q or k.
+func normRopeQKCase(tag string, n, heads, kvHeads, hd, dims int, k bool, act backend.DType) Case {
+	which := "q"
+	if k {
+		which = "k"
+	}
+	shape := fmt.Sprintf("%s %d rows, %d/%d heads × %d, rope %d, %s%s", tag, n, heads, kvHeads, hd, dims, which, actName(act))
+	return Case{Op: "Fused/NormRopeQK", Shape: shape,
+		Act: act, Promise: "each head norm rounded, then rotated as rope.Table.Apply: the two NormRopes", Tol: pick(act, tolRowF32, tolFusedBF16),
+		Launches: &Launches{Kernels: 1, Tuned: "norm_rope_qk"},
+		run: func(h *harness) float64 {
+			tab, err := rope.New(dims, 1e6, false, nil, 40960)
+			h.check(err)
+			q := h.act(h.randn(n*heads*hd, 2), n, heads*hd)
+			kk := h.act(h.randn(n*kvHeads*hd, 2), n, kvHeads*hd)
+			qw, kw := h.upload(h.randn(hd, 0.3), hd), h.upload(h.randn(hd, 0.3), hd)
+			pos := make([]int32, n)
+			for i := range pos {
+				pos[i] = int32(100 + 3*i)
+			}
+			pp := h.ints(pos)
+			for _, b := range h.sides() {
+				backend.NormRopeQK(b.Backend, b.of(q), b.of(kk), b.of(pp), b.of(qw), b.of(kw), heads, kvHeads, 1e-6, tab)
 			}
 			if k {
 				return h.compare(kk)

@@ -36,6 +36,9 @@ type Launches struct {
 	Kernels int64 // kernels (and library calls) launched one by one
 	Graphs  int64 // recorded graphs launched, the recording run included
 	Nodes   int   // launches inside the graph recorded last (when Graphs > 0)
+	// Tuned, when set, names the tuning key (internal/cuda's MLXBUN_CUDA_TUNE) the counts assume on: with it off
+	// that backend runs the plain sequence, and its test holds the counts only where the key is on.
+	Tuned string
 }
 
 // Result is a case's outcome. Metric is max|dut−ref| / max|ref| for float outputs, or the count of mismatches

@@ -1,10 +1,12 @@
 // attention.cu: causal attention over the f32 KV cache (kv_t, common.cuh; kv_store in ops.cu has already written
-// this step's keys and values). Queries and outputs are activations of type T: float (the backend's, names ending _f32) or bf16
-// (names as before: tests and tools); scores, softmax and accumulation are f32 in both. The forms, chosen by the table in internal/cuda/attention.go:
+// this step's keys and values, except for attn_split_store, which stores them itself). Queries and outputs are
+// activations of type T: float (the backend's, names ending _f32) or bf16 (names as before: tests and tools);
+// scores, softmax and accumulation are f32 in both. The forms, chosen by the table in internal/cuda/attention.go:
 //   attn_split_e*   decode: flash-decoding, each block one slice of one row's positions for one kv head (all the
 //                   query heads of its group), partial results to a scratch buffer, then attn_combine_{f32,bf16}. The grid
 //                   depends only on the row count, never on the position: blocks past pos[r] exit at once, so one
-//                   captured graph serves every position.
+//                   captured graph serves every position. attn_split_store_e* (tuning key attn_store) is the same
+//                   with kv_store folded in: it stores this step's rows and reads them from its inputs.
 //   attn_rows_e*    any rows, no split: one block per (row, kv head) over all of the row's positions (fallback).
 //   attn_prompt_hd* prompt: the rows are one sequence at consecutive positions; 64 query rows × one head per block,
 //                   tensor-core (mma.sync m16n8k16 bf16) flash attention over 64-position tiles.
@@ -26,6 +28,22 @@ __device__ __forceinline__ int split_chunk(int len, int S) {
     return cl < ATTN_MIN_CHUNK ? ATTN_MIN_CHUNK : cl;
 }
 
+// fold_rows (attn_split_store): where a block reads position t of sequence sq from: kp, vp (the cache's slot)
+// unless t ≥ lo and a row j of this launch stores that slot (the last such row), then row j of kn, vn at this kv
+// head's offset off. t is the same across the warp.
+__device__ __forceinline__ void fold_rows(const kv_t*& kp, const kv_t*& vp, int t, int lo, const kv_t* kn,
+                                          const kv_t* vn, const int* __restrict__ seq, const int* __restrict__ pos,
+                                          int sq, int width, int off) {
+    if (t < lo) return;
+    for (int j = (int)gridDim.z - 1; j >= 0; j--) {
+        if (pos[j] == t && seq[j] == sq) {
+            kp = kn + (long long)j * width + off;
+            vp = vn + (long long)j * width + off;
+            return;
+        }
+    }
+}
+
 // attn_split_e{EPT} (DIRECT = false) / attn_rows_e{EPT} (DIRECT = true)
 //   in:  q T [n, heads·hd]; kc, vc f32 cache; seq, pos int32 [n]; hd ≤ 32·EPT; heads % kv_heads == 0
 //   out: split: part f32 [n, heads, S, hd+2] (unnormalized output, running max, sum) for the splits that hold
@@ -36,12 +54,25 @@ __device__ __forceinline__ int split_chunk(int len, int S) {
 //         shared memory
 //   promise: f32 scores, online softmax in f32 (expf), f32 accumulation: relative error ~1e-6 of the CPU's f32
 //         result on the same inputs, before the rounding of the output to T (none for f32)
-template <int EPT, bool DIRECT, typename T>
+// attn_split_store_e{EPT}_xf32 (FOLD = true: kv_store folded into the split form, f32 activations, n ≤ 8)
+//   in:  as attn_split_e*_xf32, plus kn, vn f32 [n, kv_heads·hd]: this step's keys and values, which kv_store has
+//        not stored
+//   out: as attn_split_e*, and the cache slots (layer, seq[r], pos[r]) = row r of kn, vn (rows outside the cache
+//        skipped), written by block s = 0 of each (row, kv head) for its kv head's hd values
+//   reads: a position t of sequence sq that some row j of the launch stores (seq[j] == sq, pos[j] == t; the last
+//        such row where rows share a slot) comes from row j of kn, vn, never from the cache, so no block reads a
+//        slot this launch writes; every other position from the cache (stored by earlier steps)
+//   promise: bit-identical to kv_store then attn_split (the same values at every position, consumed in the same
+//        order; kv_store's copy is exact), the cache left as kv_store leaves it (rows sharing a slot: one of them,
+//        as kv_store's race)
+template <int EPT, bool DIRECT, typename T, bool FOLD = false>
 __device__ __forceinline__ void attn_rows_body(float* __restrict__ part, T* __restrict__ out,
                                                const T* __restrict__ q, const kv_t* __restrict__ kc,
                                                const kv_t* __restrict__ vc, const int* __restrict__ seq,
                                                const int* __restrict__ pos, int heads, int kv_heads, int hd,
-                                               int seqs, int max_len, int layer, float scale) {
+                                               int seqs, int max_len, int layer, float scale, kv_t* kw = 0,
+                                               kv_t* vw = 0, const kv_t* __restrict__ kn = 0,
+                                               const kv_t* __restrict__ vn = 0) {
     constexpr int GM = attn_group<EPT>::G;
     __shared__ float sm_m[ATTN_WARPS][GM], sm_l[ATTN_WARPS][GM];
     __shared__ float sm_o[ATTN_WARPS][GM][EPT * 32];
@@ -66,6 +97,20 @@ __device__ __forceinline__ void attn_rows_body(float* __restrict__ part, T* __re
     const int width = kv_heads * hd;
     const long long base = (((long long)layer * seqs + sq) * max_len) * width + (long long)kvh * hd;
     const int d0 = lane * EPT;
+    int lo = 0x7fffffff; // FOLD: the first position of [t0, t1) that a row of this launch stores
+    if (FOLD) {
+        if (s == 0) { // kv_store's copy of row r, this kv head's slice (read by later launches only)
+            const long long slot = base + (long long)P * width, src = (long long)r * width + (long long)kvh * hd;
+            for (int i = threadIdx.x; i < hd; i += blockDim.x) {
+                kw[slot + i] = kn[src + i];
+                vw[slot + i] = vn[src + i];
+            }
+        }
+        for (int j = 0; j < (int)gridDim.z; j++) {
+            const int pj = pos[j];
+            if (seq[j] == sq && pj >= t0 && pj < t1) lo = min(lo, pj);
+        }
+    }
 
     for (int g0 = 0; g0 < group; g0 += GM) {
         const int gn = min(GM, group - g0);
@@ -88,14 +133,19 @@ __device__ __forceinline__ void attn_rows_body(float* __restrict__ part, T* __re
             const kv_t* kp = kc + base + (long long)t * width;
             const kv_t* vp = vc + base + (long long)t * width;
             const long long nx = (long long)ATTN_WARPS * width;
+            const kv_t *kq = kp + nx, *vq = vp + nx;
+            if (FOLD) {
+                fold_rows(kp, vp, t, lo, kn, vn, seq, pos, sq, width, kvh * hd);
+                fold_rows(kq, vq, t + ATTN_WARPS, lo, kn, vn, seq, pos, sq, width, kvh * hd);
+            }
             float k0[EPT], v0[EPT], k1[EPT], v1[EPT];
 #pragma unroll
             for (int e = 0; e < EPT; e++) {
                 const bool in = d0 + e < hd;
                 k0[e] = in ? ld1(kp + (d0 + e)) : 0.f;
                 v0[e] = in ? ld1(vp + (d0 + e)) : 0.f;
-                k1[e] = in ? ld1(kp + (nx + d0 + e)) : 0.f;
-                v1[e] = in ? ld1(vp + (nx + d0 + e)) : 0.f;
+                k1[e] = in ? ld1(kq + (d0 + e)) : 0.f;
+                v1[e] = in ? ld1(vq + (d0 + e)) : 0.f;
             }
 #pragma unroll
             for (int g = 0; g < GM; g++) {
@@ -120,6 +170,7 @@ __device__ __forceinline__ void attn_rows_body(float* __restrict__ part, T* __re
         if (t < t1) {
             const kv_t* kp = kc + base + (long long)t * width;
             const kv_t* vp = vc + base + (long long)t * width;
+            if (FOLD) fold_rows(kp, vp, t, lo, kn, vn, seq, pos, sq, width, kvh * hd);
             float kv[EPT], vv[EPT];
 #pragma unroll
             for (int e = 0; e < EPT; e++) {
@@ -648,6 +699,15 @@ __device__ __forceinline__ void attn_prompt_wide_body(T* __restrict__ out, bf16_
              int heads, int kv_heads, int hd, int seqs, int max_len, int layer, float scale) { pdl_begin();    \
         attn_rows_body<EPT, false, T>(part, 0, q, kc, vc, seq, pos, heads, kv_heads, hd, seqs, max_len, layer, \
                                       scale);                                                                  \
+    }
+
+#define ATTN_SPLIT_STORE(name, EPT)                                                                             \
+    extern "C" __global__ void __launch_bounds__(128)                                                         \
+        name(float* part, const float* q, kv_t* kc, kv_t* vc, const float* kn, const float* vn,              \
+             const int* seq, const int* pos, int heads, int kv_heads, int hd, int seqs, int max_len,          \
+             int layer, float scale) { pdl_begin();                                                          \
+        attn_rows_body<EPT, false, float, true>(part, 0, q, kc, vc, seq, pos, heads, kv_heads, hd, seqs, max_len, \
+                                                layer, scale, kc, vc, kn, vn);                               \
     }
 
 #define ATTN_ROWS(name, EPT, T)                                                                                 \

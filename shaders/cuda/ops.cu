@@ -324,17 +324,13 @@ __device__ __forceinline__ void rope(T* x, const int* __restrict__ pos, const fl
 //   grid: 4 heads per 128-thread block, one warp each (lane l holds dims l, l+32, ...); the normalized head
 //         passes through shared memory to the pair loop
 //   promise: bit-identical to rmsnorm_warp then rope
+// rmsnorm_rope_head is one warp's head (xs, ys its hd values, p its row's position, sm the warp's 256 floats of
+// shared memory), shared by rmsnorm_rope and rmsnorm_rope_qk so that the two compute the same bits.
 template <typename T>
-__device__ __forceinline__ void rmsnorm_rope(T* y, const T* x, const float* __restrict__ w, const int* __restrict__ pos,
-                                             const float* __restrict__ inv_freq, int groups, int heads, int hd,
-                                             int dims, int traditional, float prescale, float eps) {
-    __shared__ float sm[4][256];
-    const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
-    const int grp = blockIdx.x * 4 + warp;
-    if (grp >= groups) return;
-    const int r = grp / heads;
-    const T* xs = x + (long long)grp * hd;
-    T* ys = y + (long long)grp * hd;
+__device__ __forceinline__ void rmsnorm_rope_head(T* ys, const T* xs, const float* __restrict__ w, float p,
+                                                  const float* __restrict__ inv_freq, int hd, int dims,
+                                                  int traditional, float prescale, float eps, float* sm) {
+    const int lane = threadIdx.x & 31;
     float v[8];
     float ss = 0.f;
 #pragma unroll
@@ -353,21 +349,61 @@ __device__ __forceinline__ void rmsnorm_rope(T* y, const T* x, const float* __re
             if (j >= dims) {
                 store_out(ys + j, yn);
             } else {
-                sm[warp][j] = yn;
+                sm[j] = yn;
             }
         }
     }
     __syncwarp();
     const int half = dims / 2;
-    const float p = (float)pos[r];
     for (int i = lane; i < half; i += 32) {
         const int ia = traditional ? 2 * i : i;
         const int ib = traditional ? 2 * i + 1 : i + half;
-        float x1 = sm[warp][ia], x2 = sm[warp][ib];
+        float x1 = sm[ia], x2 = sm[ib];
         rope_pair<T>(x1, x2, p, inv_freq[i], prescale);
         store_out(ys + ia, x1);
         store_out(ys + ib, x2);
     }
+}
+
+template <typename T>
+__device__ __forceinline__ void rmsnorm_rope(T* y, const T* x, const float* __restrict__ w, const int* __restrict__ pos,
+                                             const float* __restrict__ inv_freq, int groups, int heads, int hd,
+                                             int dims, int traditional, float prescale, float eps) {
+    __shared__ float sm[4][256];
+    const int warp = threadIdx.x >> 5;
+    const int grp = blockIdx.x * 4 + warp;
+    if (grp >= groups) return;
+    const int r = grp / heads;
+    rmsnorm_rope_head<T>(y + (long long)grp * hd, x + (long long)grp * hd, w, (float)pos[r], inv_freq, hd, dims,
+                         traditional, prescale, eps, sm[warp]);
+}
+
+// rmsnorm_rope_qk_{f32,bf16} (backend.OpNormRopeQK: rmsnorm_rope of q in place, then rmsnorm_rope of k in place,
+// as one launch: Qwen3's query and key head norms and their ropes)
+//   in:  q T [n, qheads·hd], k T [n, kheads·hd] (disjoint); wq, wk f32 [hd]; pos, inv_freq, hd ≤ 256 as rmsnorm_rope
+//   out: q, k in place, each as rmsnorm_rope leaves it
+//   grid: ⌈n·(qheads+kheads)/4⌉ blocks of 128 threads, one warp a head: heads g < n·qheads are q's (row
+//         g / qheads), the rest k's; a block may hold heads of both (the warps are independent)
+//   promise: bit-identical to rmsnorm_rope of q then of k (the same rmsnorm_rope_head per head; q and k disjoint,
+//         so the order of the heads does not matter)
+template <typename T>
+__device__ __forceinline__ void rmsnorm_rope_qk(T* q, T* k, const float* __restrict__ wq, const float* __restrict__ wk,
+                                                const int* __restrict__ pos, const float* __restrict__ inv_freq,
+                                                int n, int qheads, int kheads, int hd, int dims, int traditional,
+                                                float prescale, float eps) {
+    __shared__ float sm[4][256];
+    const int warp = threadIdx.x >> 5;
+    int grp = blockIdx.x * 4 + warp;
+    const int qgroups = n * qheads;
+    if (grp < qgroups) {
+        rmsnorm_rope_head<T>(q + (long long)grp * hd, q + (long long)grp * hd, wq, (float)pos[grp / qheads],
+                             inv_freq, hd, dims, traditional, prescale, eps, sm[warp]);
+        return;
+    }
+    grp -= qgroups;
+    if (grp >= n * kheads) return;
+    rmsnorm_rope_head<T>(k + (long long)grp * hd, k + (long long)grp * hd, wk, (float)pos[grp / kheads], inv_freq,
+                         hd, dims, traditional, prescale, eps, sm[warp]);
 }
 
 // kv_store_{f32,bf16}
@@ -470,6 +506,12 @@ __device__ __forceinline__ void hadamard(T* dst, bf16_t* y16, const T* x, const 
                                                   const float* inv_freq, int groups, int heads, int hd,        \
                                                   int dims, int traditional, float prescale, float eps) { pdl_begin(); \
         rmsnorm_rope<T>(y, x, w, pos, inv_freq, groups, heads, hd, dims, traditional, prescale, eps);          \
+    }                                                                                                          \
+    extern "C" __global__ void rmsnorm_rope_qk_##SFX(T* q, T* k, const float* wq, const float* wk,           \
+                                                     const int* pos, const float* inv_freq, int n, int qheads, \
+                                                     int kheads, int hd, int dims, int traditional,            \
+                                                     float prescale, float eps) { pdl_begin();                 \
+        rmsnorm_rope_qk<T>(q, k, wq, wk, pos, inv_freq, n, qheads, kheads, hd, dims, traditional, prescale, eps); \
     }                                                                                                          \
     extern "C" __global__ void kv_store_##SFX(kv_t* kc, kv_t* vc, const T* k, const T* v, const int* seq, \
                                               const int* pos, int width, int layer, int seqs, int max_len) { pdl_begin(); \
