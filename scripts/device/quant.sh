@@ -12,7 +12,7 @@
 # heldout.txt); the SASS of the one-row 3-bit forms; compute-sanitizer memcheck on the fixture-shape cases.
 # Files under $OUT: run.log, verify.md, bench.md, greedy.txt, sass.txt, memcheck.log, kl.log (lab.md, ncu-*.txt).
 # Phases (arguments; default all but lab and ncu): verify bench kl greedy ppl sass memcheck batch lora gemma regress
-# quality grammar lab ncu synth viterbi issue20 q14b moe q21.
+# quality grammar lab ncu synth viterbi issue20 q14b moe q21 fuse17.
 set -u -o pipefail
 OUT=${OUT:-/tmp/mlxbun-out}
 mkdir -p "$OUT"
@@ -672,6 +672,22 @@ moe() {
 # in all, each quantize at Q21_QUANT_TIMEOUT (90) and each step by what is left; expected ~2-4 min on an H200 (per quantize: ~5 s sampling 8 batches of
 # 32 sequences × 512 steps, a few s of Hessians, ~3,600 searches of ≤ 128 blocks at L 16 of ~1-3 ms each; per
 # perplexity a few s).
+# fuse17: the fused norm+rope of q and k (norm_rope_qk) and kv_store folded into decode split attention
+# (attn_store): their GPU bit-identity tests, verify-kernels with the keys on, and the tg128 A/B of each.
+fuse17() {
+	step "fuse17: TestNormRopeQKBitIdentical TestAttnStoreBitIdentical"
+	timeout 150 .devbin/cuda.test -test.run '^(TestNormRopeQKBitIdentical|TestAttnStoreBitIdentical)$' -test.v -test.count=1 -test.timeout 140s >"$OUT/fuse17.log" 2>&1
+	echo "tests exit $?" | tee -a "$OUT/run.log"
+	grep -E -- "--- |^(ok|FAIL)|MISMATCH|panic:" "$OUT/fuse17.log" | head -12 | tee -a "$OUT/run.log"
+	for only in Fused Attention; do
+		step "fuse17: verify-kernels --only $only, norm_rope_qk=1,attn_store=1"
+		MLXBUN_CUDA_TUNE=norm_rope_qk=1,attn_store=1 timeout 150 $B verify-kernels --device cuda --only "$only" >>"$OUT/verify.md" 2>&1
+		echo "verify $only exit $?" | tee -a "$OUT/run.log"
+		grep -E "FAIL|passed" "$OUT/verify.md" | tail -2 | tee -a "$OUT/run.log"
+	done
+	AB="${AB:-- norm_rope_qk=1 attn_store=1 norm_rope_qk=1,attn_store=1}" AB_ONLY=1 ab
+}
+
 q21() {
 	local t0 budget=${Q21_BUDGET:-330} py=$D/trained/pycoder-12m Q=/tmp/q21 run k lim t s L why b64 bw
 	t0=$(date +%s)
