@@ -64,7 +64,8 @@ type tuning struct {
 	// normRopeQK serves backend.OpNormRopeQK (a layer's q and k head norms with their ropes) with one
 	// rmsnorm_rope_qk launch instead of two rmsnorm_rope launches; attnStore folds kv_store into the decode split
 	// attention (attn_split_store, f32 activations, n ≤ 8). Each saves one launch a layer (~2.9 µs in a recorded
-	// graph: docs/perf.md "What one launch costs"); both off until measured on the device (quant.sh ab).
+	// graph: docs/perf.md "What one launch costs"). Measured (H200, 2026-12-02, quant.sh fuse17: Qwen3-14B 3-bit
+	// tg128): 183.6 tok/s with neither, 190.1 with norm_rope_qk, 188.1 with attn_store, 192.9 with both; on.
 	normRopeQK, attnStore bool
 
 	// lab compiles the forms instantiated for measurement only (labInstantiations) and lets the keys below pick
@@ -88,7 +89,7 @@ type tuning struct {
 func defaultTuning() tuning {
 	return tuning{act8: [2]bool{true, true}, mmaRows: qmmaDefaultRows, mma0Rows: qmma0DefaultRows, pdl: true, gemvGroup: true,
 		splitGemmMax: 1 << 28, attnRowsMax: 1 << 16, mmaWideRows: qmmaWideRows, chunkRowsMax: 2 * maxGemvRows,
-		attnChunkRows: 64, attnChunkMin: 1 << 12}
+		attnChunkRows: 64, attnChunkMin: 1 << 12, normRopeQK: true, attnStore: true}
 }
 
 // tuneKey sets one field from its text; lab keys also switch the lab forms on.

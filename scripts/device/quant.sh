@@ -12,7 +12,7 @@
 # heldout.txt); the SASS of the one-row 3-bit forms; compute-sanitizer memcheck on the fixture-shape cases.
 # Files under $OUT: run.log, verify.md, bench.md, greedy.txt, sass.txt, memcheck.log, kl.log (lab.md, ncu-*.txt).
 # Phases (arguments; default all but lab and ncu): verify bench kl greedy ppl sass memcheck batch lora gemma regress
-# quality grammar lab ncu synth viterbi issue20 q14b moe q21 fuse17.
+# quality grammar lab ncu synth viterbi issue20 q14b moe q21 fuse17 check8.
 set -u -o pipefail
 OUT=${OUT:-/tmp/mlxbun-out}
 mkdir -p "$OUT"
@@ -688,6 +688,25 @@ fuse17() {
 	AB="${AB:-- norm_rope_qk=1 attn_store=1 norm_rope_qk=1,attn_store=1}" AB_ONLY=1 ab
 }
 
+# check8: norm_rope_qk and attn_store on by default: the kernel cases through them, the GPU model tests
+# (conformance, the backend against the CPU on the fixtures, picks), and the headline benches.
+check8() {
+	local i=0 re
+	for re in '^TestConformance$/^(Fused|Record|Attention)' '^(TestBackendModels|TestPicksOnDevice|TestNormRopeQKBitIdentical|TestAttnStoreBitIdentical)$'; do
+		i=$((i + 1))
+		step "check8: cuda.test -test.run $re"
+		timeout 200 .devbin/cuda.test -test.run "$re" -test.v -test.count=1 -test.timeout 190s >"$OUT/check8-$i.log" 2>&1
+		echo "tests exit $?" | tee -a "$OUT/run.log"
+		grep -E -- "^--- |^(ok|FAIL)|MISMATCH|panic:" "$OUT/check8-$i.log" | head -12 | tee -a "$OUT/run.log"
+		echo "subtests: $(grep -c -- '    --- PASS' "$OUT/check8-$i.log") passed, $(grep -c -- '    --- FAIL' "$OUT/check8-$i.log") failed" | tee -a "$OUT/run.log"
+		grep -E -- "    --- FAIL" "$OUT/check8-$i.log" | head -12 | tee -a "$OUT/run.log"
+	done
+	for k in 3 2 4; do
+		step "check8: bench qwen3-14b $k-bit"
+		timeout 100 $B bench --synthetic qwen3-14b --bits $k --device cuda -p 512 -n 128 -r 3 2>&1 | grep -E "pp512|tg128|rror" | tee -a "$OUT/run.log"
+	done
+}
+
 q21() {
 	local t0 budget=${Q21_BUDGET:-330} py=$D/trained/pycoder-12m Q=/tmp/q21 run k lim t s L why b64 bw
 	t0=$(date +%s)
@@ -700,9 +719,10 @@ q21() {
 	step "q21: bf16 pycoder-12m, first 64 KiB on cuda (compiles the kernels)"
 	b64=$(BPB_TIMEOUT=$(q21_cap 90) bpb $py $py/heldout.txt --device cuda --max-bytes 65536)
 	printf 'bf16\t-\t-\t-\t%s\t-\n' "$b64" >>"$OUT/q21.tsv"
-	for run in 3 2 4 3-calib.txt; do
+	for run in ${Q21_RUNS:-3 2 4 3-calib.txt}; do
 		k=${run%%-*}
-		set -- --model "$py" --bits "$k" --out "$Q/py-$run"
+		# shellcheck disable=SC2086 # Q21_FLAGS is a list of flags
+		set -- --model "$py" --bits "$k" --out "$Q/py-$run" ${Q21_FLAGS:-}
 		[ "$run" = 3-calib.txt ] && set -- "$@" --calib "$py/calib.txt"
 		lim=$(q21_cap "${Q21_QUANT_TIMEOUT:-90}")
 		step "q21: quantize $* ($lim s)"
@@ -737,6 +757,9 @@ def mark(v, lim):
         return f"{float(v):.5f} ({'met' if float(v) <= lim else 'MISSED'}: ≤ {lim:.3f})"
     except ValueError:
         return v
+import os
+if os.environ.get("Q21_FLAGS"):
+    print(f"flags beside --bits: {os.environ['Q21_FLAGS']} (the targets are for the defaults alone)\n")
 print("| run | bits | L (why) | quantize s | bits/byte first 64 KiB | whole heldout |")
 print("| --- | ---: | --- | ---: | ---: | ---: |")
 got = {}
