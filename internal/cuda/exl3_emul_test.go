@@ -49,6 +49,34 @@ func exl3StateDev(w []uint32, k, t int) uint32 {
 	return uint32(m>>((i1+1)*32-b1)) & 0xffff
 }
 
+// exl3LaneStatesDev is exl3_window<K> then exl3_lane_state<K> for j = 0..7: lane's NA+1 words from stream bit
+// b = (8·lane+1)·K + 256·K − 16 (wrapping), shifted left by b%32, each state the 16 bits at offset j·K.
+func exl3LaneStatesDev(w []uint32, k, lane int) [8]uint32 {
+	nw, na := 8*k, (7*k+16+31)/32
+	b := (8*lane+1)*k + 256*k - 16
+	off := uint(b & 31)
+	shlHi := func(hi, lo uint32, s uint) uint32 { return uint32((uint64(hi)<<32 | uint64(lo)) >> (32 - s)) }
+	wv := make([]uint32, na+1)
+	for v := range wv {
+		wv[v] = w[((b>>5)+v)%nw]
+	}
+	a := make([]uint32, na)
+	for v := range a {
+		a[v] = shlHi(wv[v], wv[v+1], off)
+	}
+	var st [8]uint32
+	for j := range 8 {
+		q := j * k
+		v, s := q>>5, uint(q&31)
+		if s <= 16 {
+			st[j] = a[v] >> (16 - s) & 0xffff
+		} else {
+			st[j] = shlHi(a[v], a[min(v+1, na-1)], s) >> 16
+		}
+	}
+	return st
+}
+
 // exl3PosDev is exl3_pos.
 func exl3PosDev(lane, j int) (r, c int) {
 	return (lane&3)*2 + (j & 1) + 8*((j>>1)&1), (lane >> 2) + 8*(j>>2)
@@ -113,6 +141,26 @@ func TestEXL3StateDev(t *testing.T) {
 		for pos := range exl3.TileSize {
 			if got, want := exl3StateDev(w, k, pos), uint32(exl3.State(tile, k, pos)); got != want {
 				t.Fatalf("K %d position %d: device %#x, reference %#x", k, pos, got, want)
+			}
+		}
+	}
+	// The GEMV's lane window against the state of every position, every K, tiles of random and extreme words.
+	for k := exl3.MinK; k <= exl3.MaxK; k++ {
+		for trial := range 4 {
+			tile := randomTile(rng, k)
+			if trial == 1 || trial == 2 {
+				for i := range tile {
+					tile[i] = uint16(0xffff * (trial - 1))
+				}
+			}
+			w := tileWords(tile)
+			for lane := range 32 {
+				st := exl3LaneStatesDev(w, k, lane)
+				for j := range 8 {
+					if want := exl3StateDev(w, k, 8*lane+j); st[j] != want {
+						t.Fatalf("K %d lane %d j %d: window %#x, state %#x", k, lane, j, st[j], want)
+					}
+				}
 			}
 		}
 	}
@@ -205,7 +253,8 @@ func TestEXL3HadDev(t *testing.T) {
 	}
 }
 
-// exl3GemvDev is EXL3_GEMV over a layer: block nb per tile column, warp w over tiles kb ≡ w (mod 8), each lane's
+// exl3GemvDev is EXL3_GEMV over a layer: block nb per tile column, warp w over tiles kb ≡ w (mod 8) (in groups of
+// EXL3_GEMV_AHEAD: the order is the same), each lane's states through its window (exl3LaneStatesDev), its
 // 2·n fused multiply-add sums, the lanes of a column pair added by shuffles xor 1 then 2, the warps in order.
 func exl3GemvDev(w *exl3.Weights, x []float32, n int) []float32 {
 	tk, tn, pk, pn := w.TilesK, w.TilesN, w.PadIn(), w.PadOut()
@@ -218,9 +267,10 @@ func exl3GemvDev(w *exl3.Weights, x []float32, n int) []float32 {
 			for kb := warp; kb < tk; kb += 8 {
 				sw := tileWords(w.Tile(w.Tiles, kb, nb))
 				for lane := range 32 {
+					st := exl3LaneStatesDev(sw, w.K, lane)
 					for j := range 8 {
 						r, _ := exl3PosDev(lane, j)
-						wt := exl3DecodeDev(w.Codebook, exl3StateDev(sw, w.K, 8*lane+j))
+						wt := exl3DecodeDev(w.Codebook, st[j])
 						for m := range n {
 							acc[m][lane][j>>2] = fma(wt, x[m*pk+kb*16+r], acc[m][lane][j>>2])
 						}

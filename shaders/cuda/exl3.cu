@@ -40,8 +40,8 @@ __device__ __forceinline__ float exl3_decode(unsigned s) {
     if (CB == 2) {
         const unsigned x = s * 0x83DCD12Du;
         unsigned sum;
-        asm("dp4a.u32.u32 %0, %1, %2, %3;" : "=r"(sum) : "r"(x), "r"(0x01010101u), "r"(0u));
-        return exl3_round_h(fmaf(1024.0f + (float)sum, exl3_mul1_inv(), exl3_mul1_bias()));
+        asm("dp4a.u32.u32 %0, %1, %2, %3;" : "=r"(sum) : "r"(x), "r"(0x01010101u), "r"(1024u)); // 1024 + Σ bytes
+        return exl3_round_h(fmaf((float)sum, exl3_mul1_inv(), exl3_mul1_bias()));
     }
     unsigned x = CB == 1 ? s * 0xCBAC1FEDu : s * 89226354u + 64248484u;
     x = (x & 0x8fff8fffu) ^ 0x3b603b60u;
@@ -57,6 +57,42 @@ __device__ __forceinline__ unsigned exl3_state(const unsigned* w, int t) {
     const int i0 = b0 >> 5, i1 = (b1 - 1) >> 5;
     const unsigned long long m = ((unsigned long long)w[i0 % NW] << 32) | w[i1 % NW];
     return (unsigned)(m >> ((i1 + 1) * 32 - b1)) & 0xffffu;
+}
+
+// exl3_shl_hi: the high word of (hi:lo) << s, s in 0..31 (one shf.l).
+__device__ __forceinline__ unsigned exl3_shl_hi(unsigned hi, unsigned lo, unsigned s) {
+    return (unsigned)((((unsigned long long)hi << 32) | lo) >> (32 - s));
+}
+
+// exl3_window<K>: the GEMV lane's view of a tile. Positions 8·lane..8·lane+7 read 7·K + 16 consecutive stream bits
+// from stream bit b = (8·lane+1)·K + 256·K − 16 on (exl3_state's offset); the lane loads the NA + 1 words from b/32
+// (wrapping) and shifts them left by b%32 into a[0..NA), so position 8·lane+j's state is the 16 bits at the
+// constant offset j·K (exl3_lane_state): one shift a weight instead of two shared loads and a 64-bit shift.
+template <int K>
+struct exl3_window {
+    static constexpr int NW = 8 * K, NA = (7 * K + 16 + 31) / 32;
+    int wi[NA + 1];
+    unsigned off;
+    __device__ __forceinline__ explicit exl3_window(int lane) {
+        const int b = (8 * lane + 1) * K + 256 * K - 16;
+        off = b & 31;
+#pragma unroll
+        for (int v = 0; v <= NA; v++) wi[v] = ((b >> 5) + v) % NW;
+    }
+    __device__ __forceinline__ void load(const unsigned* w, unsigned (&a)[NA]) const {
+        unsigned wv[NA + 1];
+#pragma unroll
+        for (int v = 0; v <= NA; v++) wv[v] = w[wi[v]];
+#pragma unroll
+        for (int v = 0; v < NA; v++) a[v] = exl3_shl_hi(wv[v], wv[v + 1], off);
+    }
+};
+
+// exl3_lane_state<K>: position 8·lane+j's state from the shifted window a (j a constant after unrolling).
+template <int K, int NA>
+__device__ __forceinline__ unsigned exl3_lane_state(const unsigned (&a)[NA], int j) {
+    const int q = j * K, v = q >> 5, s = q & 31;
+    return s <= 16 ? (a[v] >> (16 - s)) & 0xffffu : exl3_shl_hi(a[v], a[v + 1 < NA ? v + 1 : NA - 1], s) >> 16;
 }
 
 // exl3_pos: the weight of tile position t = 8·lane + j (exl3.Position): input row r, output column c of the tile.
@@ -145,6 +181,7 @@ __device__ __forceinline__ void exl3_gemv(const unsigned* __restrict__ tiles, co
     const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31, nb = blockIdx.x, in = tk * 16;
     const long long stride = (long long)tn * NW; // words from tile (kb, nb) to (kb + 1, nb)
     const unsigned* col = tiles + (long long)nb * NW;
+    const exl3_window<K> win(lane);
     float acc[N][2];
 #pragma unroll
     for (int m = 0; m < N; m++) acc[m][0] = acc[m][1] = 0.f;
@@ -175,11 +212,13 @@ __device__ __forceinline__ void exl3_gemv(const unsigned* __restrict__ tiles, co
         for (int u = 0; u < U; u++) {
             const int kb = kb0 + 8 * u;
             if (kb >= tk) break;
+            unsigned a[exl3_window<K>::NA];
+            win.load(sw[warp][u], a);
 #pragma unroll
             for (int j = 0; j < 8; j++) {
                 int r, c;
                 exl3_pos(lane, j, r, c);
-                const float w = exl3_decode<CB>(exl3_state<K>(sw[warp][u], 8 * lane + j));
+                const float w = exl3_decode<CB>(exl3_lane_state<K>(a, j));
 #pragma unroll
                 for (int m = 0; m < N; m++)
                     if (m < n) acc[m][j >> 2] = fmaf(w, __ldg(x + (long long)m * in + kb * 16 + r), acc[m][j >> 2]);
