@@ -248,11 +248,13 @@ lab() {
 # ncu: NCU_KERNELS under Nsight Compute in a short decode bench of NCU_MODEL (a model folder; unset: the synthetic
 # Qwen3-14B 3-bit trellis shape).
 ncu_phase() {
+	local what=(--synthetic qwen3-14b --bits 3)
+	[ -n "${NCU_MODEL:-}" ] && what=(--model "$NCU_MODEL")
 	step "ncu"
 	for k in ${NCU_KERNELS:-trellis_gemvg_k3 trellis_gemv0_k3_n1_i8}; do
 		timeout 150 ncu --clock-control none --kernel-name "$k" --launch-skip 40 --launch-count 3 \
 			--section SpeedOfLight --section Occupancy --section WarpStateStats --section SchedulerStats --section LaunchStats --section MemoryWorkloadAnalysis \
-			$B bench ${NCU_MODEL:+--model "$NCU_MODEL"} ${NCU_MODEL:---synthetic qwen3-14b --bits 3} --device cuda -p 0 -n 8 -r 1 >"$OUT/ncu-$k.txt" 2>&1
+			$B bench "${what[@]}" --device cuda -p 0 -n 8 -r 1 >"$OUT/ncu-$k.txt" 2>&1
 		echo "ncu $k exit $?" | tee -a "$OUT/run.log"
 	done
 }
