@@ -102,6 +102,7 @@ instead of streaming.`,
 	aliases(cmd, map[string]string{
 		"system-prompt": "system", "ignore-chat-template": "no-chat-template", "adapter-path": "adapter", // mlx-lm
 		"n-predict": "max-tokens", "ctx-size": "max-kv-size", "repeat-penalty": "repetition-penalty", // llama.cpp
+		"temperature": "temp", // the OpenAI request field's name, as people type it
 	})
 	return cmd
 }

@@ -629,6 +629,8 @@ func TestFlagsPeopleType(t *testing.T) {
 		[]string{"--model", py, "--prompt", "def", "--max-tokens", "5", "--seed", "9", "--temp", "1", "--no-chat-template"})
 	same("--n-predict --repeat-penalty --temp", []string{"--model", py, "--prompt", "def", "--no-chat-template", "--n-predict", "5", "--repeat-penalty", "1.3", "--temp", "0.7", "-s", "2"},
 		[]string{"--model", py, "--prompt", "def", "--no-chat-template", "--max-tokens", "5", "--repetition-penalty", "1.3", "--temp", "0.7", "-s", "2"})
+	same("--temperature", []string{"--model", py, "--prompt", "def", "--no-chat-template", "-n", "5", "--temperature", "0.9", "-s", "4"},
+		[]string{"--model", py, "--prompt", "def", "--no-chat-template", "-n", "5", "--temp", "0.9", "-s", "4"})
 	adapter := loratest.Random(t, qwen, lora.PEFT, []string{"self_attn.q_proj", "mlp.down_proj"}, 4, 2, 11)
 	same("--adapter-path", []string{"--model", qwen, "--prompt-ids", "5,6,7", "-n", "4", "--adapter-path", adapter},
 		[]string{"--model", qwen, "--prompt-ids", "5,6,7", "-n", "4", "--adapter", adapter})
@@ -753,7 +755,7 @@ func TestShortFlags(t *testing.T) {
 		t.Fatal(err)
 	}
 	for alias, name := range map[string]string{"system-prompt": "system", "ignore-chat-template": "no-chat-template",
-		"adapter-path": "adapter", "n-predict": "max-tokens", "ctx-size": "max-kv-size", "repeat-penalty": "repetition-penalty"} {
+		"adapter-path": "adapter", "n-predict": "max-tokens", "ctx-size": "max-kv-size", "repeat-penalty": "repetition-penalty", "temperature": "temp"} {
 		if f := gen.Flags().Lookup(alias); f == nil || f.Name != name {
 			t.Errorf("generate --%s does not resolve to --%s", alias, name)
 		}
