@@ -27,14 +27,19 @@ bpb() {
 	timeout "${BPB_TIMEOUT:-150}" $B perplexity --model "$1" --file "$2" --ctx 512 --quiet --json "${@:3}" 2>>"$OUT/run.log" |
 		python3 -c "import json,sys;print('%.5f' % json.load(sys.stdin)['bits_per_byte'])" 2>/dev/null || echo -
 }
+# vk SECONDS ONLY: verify-kernels --only ONLY on cuda (MLXBUN_CUDA_TUNE as the caller sets it) into verify.md,
+# its exit status and its last lines (the failures, the count passed) into run.log.
+vk() {
+	timeout "$1" $B verify-kernels --device cuda --only "$2" >>"$OUT/verify.md" 2>&1
+	echo "verify $2 exit $?" | tee -a "$OUT/run.log"
+	grep -E "FAIL|passed" "$OUT/verify.md" | tail -2 | tee -a "$OUT/run.log"
+}
 nvidia-smi -L 2>&1 | tee -a "$OUT/run.log"
 
 verify() {
 step "verify-kernels quantized forms (the first start compiles the kernels)"
 for only in MatMul/trellis Fused/trellis MatMul/affine; do
-	timeout 240 $B verify-kernels --device cuda --only "$only" >>"$OUT/verify.md" 2>&1
-	echo "verify $only exit $?" | tee -a "$OUT/run.log"
-	grep -E "passed|FAIL" "$OUT/verify.md" | tail -2 | tee -a "$OUT/run.log"
+	vk 240 "$only"
 done
 
 }
@@ -167,9 +172,7 @@ lora() {
 gemma() {
 	step "gemma: verify-kernels (full mode) and TestBackendModels"
 	for only in AttentionWith Scale Softcap GeGLU; do
-		timeout 150 $B verify-kernels --device cuda --only "$only" >>"$OUT/verify.md" 2>&1
-		echo "verify $only exit $?" | tee -a "$OUT/run.log"
-		grep -E "FAIL|passed" "$OUT/verify.md" | tail -1 | tee -a "$OUT/run.log"
+		vk 150 "$only"
 	done
 	timeout 150 .devbin/cuda.test -test.run '^TestBackendModels$' -test.v -test.count=1 >"$OUT/models.log" 2>&1
 	echo "TestBackendModels exit $?" | tee -a "$OUT/run.log"
@@ -353,9 +356,7 @@ mma0() {
 fused() {
 	for only in Fused/trellis MatMul/trellis/i8; do
 		step "fused: verify-kernels --only $only"
-		timeout 200 $B verify-kernels --device cuda --only "$only" >>"$OUT/verify.md" 2>&1
-		echo "verify $only exit $?" | tee -a "$OUT/run.log"
-		grep -E "FAIL|passed" "$OUT/verify.md" | tail -3 | tee -a "$OUT/run.log"
+		vk 200 "$only"
 	done
 }
 
@@ -494,9 +495,7 @@ picks() {
 wide() {
 	for only in MatMul/trellis/mma Fused/trellis; do # MatMul/trellis/mma covers trellis/mma0 too
 		step "wide: verify-kernels --only $only"
-		timeout 150 $B verify-kernels --device cuda --only "$only" >>"$OUT/verify.md" 2>&1
-		echo "verify $only exit $?" | tee -a "$OUT/run.log"
-		grep -E "FAIL|passed" "$OUT/verify.md" | tail -2 | tee -a "$OUT/run.log"
+		vk 150 "$only"
 	done
 	for v in "" mma_wide_rows=8,chunk_rows_max=0; do
 		step "wide: bench --streams 8 -p 2048 MLXBUN_CUDA_TUNE=$v"
@@ -514,9 +513,7 @@ wide() {
 chunk() {
 	for only in Attention Gram; do
 		step "chunk: verify-kernels --only $only"
-		timeout 200 $B verify-kernels --device cuda --only "$only" >>"$OUT/verify.md" 2>&1
-		echo "verify $only exit $?" | tee -a "$OUT/run.log"
-		grep -E "FAIL|passed" "$OUT/verify.md" | tail -3 | tee -a "$OUT/run.log"
+		vk 200 "$only"
 	done
 	for v in "" attn_chunk_rows=0; do
 		step "chunk: bench -p 16,64 -d 2048 MLXBUN_CUDA_TUNE=$v"
@@ -535,9 +532,7 @@ chunk() {
 check7() {
 	for only in Argmax AttentionWith; do
 		step "check7: verify-kernels --only $only"
-		timeout 120 $B verify-kernels --device cuda --only "$only" >>"$OUT/verify.md" 2>&1
-		echo "verify $only exit $?" | tee -a "$OUT/run.log"
-		grep -E "FAIL|passed" "$OUT/verify.md" | tail -2 | tee -a "$OUT/run.log"
+		vk 120 "$only"
 	done
 	step "check7: TestPicksOnDevice TestBackendModels"
 	timeout 200 .devbin/cuda.test -test.run '^(TestPicksOnDevice|TestBackendModels)$' -test.v -test.count=1 -test.timeout 190s >"$OUT/check7.log" 2>&1
@@ -685,9 +680,7 @@ fuse17() {
 	grep -E -- "--- |^(ok|FAIL)|MISMATCH|panic:" "$OUT/fuse17.log" | head -12 | tee -a "$OUT/run.log"
 	for only in Fused Attention; do
 		step "fuse17: verify-kernels --only $only, norm_rope_qk=1,attn_store=1"
-		MLXBUN_CUDA_TUNE=norm_rope_qk=1,attn_store=1 timeout 150 $B verify-kernels --device cuda --only "$only" >>"$OUT/verify.md" 2>&1
-		echo "verify $only exit $?" | tee -a "$OUT/run.log"
-		grep -E "FAIL|passed" "$OUT/verify.md" | tail -2 | tee -a "$OUT/run.log"
+		MLXBUN_CUDA_TUNE=norm_rope_qk=1,attn_store=1 vk 150 "$only"
 	done
 	AB="${AB:-- norm_rope_qk=1 attn_store=1 norm_rope_qk=1,attn_store=1}" AB_ONLY=1 ab
 }

@@ -305,6 +305,28 @@ __device__ __forceinline__ void mma_bf16_16816(float* d, const unsigned* a, unsi
                  : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
 }
 
+// attn_q_frags: the A fragments (bf16 pairs) of this lane's two query rows for every 16-wide k-step: row ra of
+// head ha and row rb of head hb (zeros for a row that is not there: va, vb false); c is the lane's column pair.
+template <int HD, typename T>
+__device__ __forceinline__ void attn_q_frags(unsigned (&qa)[HD / 16][4], const T* __restrict__ q, int qstride, int ra,
+                                             int ha, bool va, int rb, int hb, bool vb, int c) {
+#pragma unroll
+    for (int kk = 0; kk < HD / 16; kk++) {
+        const T* qra = q + (long long)ra * qstride + ha * HD + kk * 16 + c * 2;
+        const T* qrb = q + (long long)rb * qstride + hb * HD + kk * 16 + c * 2;
+        qa[kk][0] = va ? ld2bf(qra) : 0u;
+        qa[kk][1] = vb ? ld2bf(qrb) : 0u;
+        qa[kk][2] = va ? ld2bf(qra + 8) : 0u;
+        qa[kk][3] = vb ? ld2bf(qrb + 8) : 0u;
+    }
+}
+
+// attn_quad_sum: a row's sum over the four lanes (c = 0..3) that hold its columns.
+__device__ __forceinline__ float attn_quad_sum(float l) {
+    l += __shfl_xor_sync(0xffffffffu, l, 1);
+    return l + __shfl_xor_sync(0xffffffffu, l, 2);
+}
+
 // attn_tiles: the flash-attention loop of attn_prompt_hd* and attn_chunk_hd* over the 64-position tiles kt0..kt1−1
 // of the cache rows at kc/vc + cbase: each staged (rounded to bf16, positions past last zeroed) by the whole
 // block, then this warp's 16 query rows (fragments qa; row positions pa, pb for the causal mask t ≤ p, −1 for
@@ -435,24 +457,14 @@ __device__ __forceinline__ void attn_prompt_body(T* __restrict__ out, bf16_t* __
     const long long cbase = ((long long)layer * seqs + sq) * max_len * width + (long long)kvh * HD;
 
     unsigned qa[KSTEPS][4];
-#pragma unroll
-    for (int kk = 0; kk < KSTEPS; kk++) {
-        const T* qra = q + (long long)ra * qstride + h * HD + kk * 16 + c * 2;
-        const T* qrb = qra + 8 * (long long)qstride;
-        qa[kk][0] = ra < n ? ld2bf(qra) : 0u;
-        qa[kk][1] = rb < n ? ld2bf(qrb) : 0u;
-        qa[kk][2] = ra < n ? ld2bf(qra + 8) : 0u;
-        qa[kk][3] = rb < n ? ld2bf(qrb + 8) : 0u;
-    }
+    attn_q_frags<HD, T>(qa, q, qstride, ra, h, ra < n, rb, h, rb < n, c);
     float o[DTILES][4];
 #pragma unroll
     for (int dt = 0; dt < DTILES; dt++) o[dt][0] = o[dt][1] = o[dt][2] = o[dt][3] = 0.f;
     float mA = ninf, mB = ninf, lA = 0.f, lB = 0.f;
     attn_tiles<HD>(Ks, Vs, kc, vc, cbase, width, 0, last / BK + 1, last, pa, pb, scale, qa, o, mA, mB, lA, lB);
-    lA += __shfl_xor_sync(0xffffffffu, lA, 1);
-    lA += __shfl_xor_sync(0xffffffffu, lA, 2);
-    lB += __shfl_xor_sync(0xffffffffu, lB, 1);
-    lB += __shfl_xor_sync(0xffffffffu, lB, 2);
+    lA = attn_quad_sum(lA);
+    lB = attn_quad_sum(lB);
     const float iA = lA > 0.f ? 1.0f / lA : 0.f, iB = lB > 0.f ? 1.0f / lB : 0.f;
 #pragma unroll
     for (int dt = 0; dt < DTILES; dt++) {
@@ -500,24 +512,14 @@ __device__ __forceinline__ void attn_chunk_body(float* __restrict__ part, const 
     const int pa = ia < nq ? pos[ra] : -1, pb = ib < nq ? pos[rb] : -1;
 
     unsigned qa[KSTEPS][4];
-#pragma unroll
-    for (int kk = 0; kk < KSTEPS; kk++) {
-        const T* qra = q + (long long)ra * qstride + ha * HD + kk * 16 + c * 2;
-        const T* qrb = q + (long long)rb * qstride + hb * HD + kk * 16 + c * 2;
-        qa[kk][0] = ia < nq ? ld2bf(qra) : 0u;
-        qa[kk][1] = ib < nq ? ld2bf(qrb) : 0u;
-        qa[kk][2] = ia < nq ? ld2bf(qra + 8) : 0u;
-        qa[kk][3] = ib < nq ? ld2bf(qrb + 8) : 0u;
-    }
+    attn_q_frags<HD, T>(qa, q, qstride, ra, ha, ia < nq, rb, hb, ib < nq, c);
     float o[DTILES][4];
 #pragma unroll
     for (int dt = 0; dt < DTILES; dt++) o[dt][0] = o[dt][1] = o[dt][2] = o[dt][3] = 0.f;
     float mA = ninf, mB = ninf, lA = 0.f, lB = 0.f;
     attn_tiles<HD>(Ks, Vs, kc, vc, cbase, width, t0 / BK, (t1 + BK - 1) / BK, t1 - 1, pa, pb, scale, qa, o, mA, mB, lA, lB);
-    lA += __shfl_xor_sync(0xffffffffu, lA, 1);
-    lA += __shfl_xor_sync(0xffffffffu, lA, 2);
-    lB += __shfl_xor_sync(0xffffffffu, lB, 1);
-    lB += __shfl_xor_sync(0xffffffffu, lB, 2);
+    lA = attn_quad_sum(lA);
+    lB = attn_quad_sum(lB);
     float* qa_ = part + (((long long)ra * heads + ha) * S + s) * (HD + 2);
     float* qb_ = part + (((long long)rb * heads + hb) * S + s) * (HD + 2);
     const bool wa = ia < nq && t0 <= pa, wb = ib < nq && t0 <= pb;
@@ -678,10 +680,8 @@ __device__ __forceinline__ void attn_prompt_wide_body(T* __restrict__ out, bf16_
             }
         }
     }
-    lA += __shfl_xor_sync(0xffffffffu, lA, 1);
-    lA += __shfl_xor_sync(0xffffffffu, lA, 2);
-    lB += __shfl_xor_sync(0xffffffffu, lB, 1);
-    lB += __shfl_xor_sync(0xffffffffu, lB, 2);
+    lA = attn_quad_sum(lA);
+    lB = attn_quad_sum(lB);
     const float iA = lA > 0.f ? 1.0f / lA : 0.f, iB = lB > 0.f ? 1.0f / lB : 0.f;
 #pragma unroll
     for (int dt = 0; dt < DTILES; dt++) {
