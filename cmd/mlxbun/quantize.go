@@ -24,7 +24,7 @@ import (
 )
 
 func newQuantize() *cobra.Command {
-	var in, out, rules, emb, head, device, calib, lflag string
+	var in, out, rules, emb, head, device, calib, lflag, cpuProf string
 	best := quantize.Best(0)
 	o := best
 	var workers int
@@ -131,6 +131,17 @@ holds it, so a run started on a GPU resumes on the CPU only with --L 16 given.`,
 			o.Searcher, o.Device = dev.search, dev.calib
 			L, why := quantize.ResolveL(o)
 			log.Info().Int("L", L).Str("why", why).Msg("trellis state bits")
+			if cpuProf != "" {
+				stopProf, err := startCPUProfile(cpuProf)
+				if err != nil {
+					return fmt.Errorf("quantize: %w", err)
+				}
+				defer func() {
+					if err := stopProf(); err != nil {
+						log.Error().Err(err).Msg("quantize: CPU profile")
+					}
+				}()
+			}
 			p := newQuantizeProgress(cmd.ErrOrStderr(), quiet)
 			rep, err := quantize.Run(in, out, o, p.event)
 			p.finish()
@@ -158,6 +169,7 @@ holds it, so a run started on a GPU resumes on the CPU only with --L 16 given.`,
 	fl.BoolVar(&o.Resume, "resume", false, "continue the killed run for --out from its last finished layer (same flags; a run made with others is refused)")
 	fl.BoolVar(&o.RHT, "rht", best.RHT, "random Hadamard incoherence processing (sign vectors stored beside the codes)")
 	fl.Uint64Var(&o.Seed, "seed", quantize.DefaultSeed, "seed of the Hadamard sign vectors")
+	fl.StringVar(&cpuProf, "cpu-profile", "", "write a CPU profile of the run to FILE (go tool pprof; also when the run is stopped)")
 	fl.StringVar(&calib, "calib", "auto", "calibration: auto (tokens sampled from the model itself), a text FILE, or none (plain rounding, no LDLQ)")
 	fl.Uint64Var(&o.CalibSeed, "calib-seed", best.CalibSeed, "with --calib auto: seed of the sampled calibration tokens")
 	fl.BoolVar(&o.Axis0, "axis0", best.Axis0, "code every unfused projection whose out-features allow it along its output dimension (LDLQ feeds back every --ldlq-rows inputs)")

@@ -69,10 +69,14 @@ func TestQuantizeDefaults(t *testing.T) {
 	src := filepath.Dir(testutil.Fixture(t, "models/tiny-qwen3/config.json"))
 	dir := t.TempDir()
 	out := filepath.Join(dir, "q")
+	prof := filepath.Join(dir, "cpu.pprof")
 	r := mlxbun(t, "", "quantize", "--model", src, "--out", out, "--bits", "3", "--L", "6", "--group-size", "64",
-		"--calib-tokens", "1024", "--quiet", "--verbose", "--log-format", "json")
+		"--calib-tokens", "1024", "--quiet", "--verbose", "--log-format", "json", "--cpu-profile", prof)
 	if r.code != 0 {
 		t.Fatalf("quantize: exit %d: %s", r.code, r.stderr)
+	}
+	if b, err := os.ReadFile(prof); err != nil || len(b) < 2 || b[0] != 0x1f || b[1] != 0x8b { // pprof's gzip
+		t.Errorf("--cpu-profile: %v, %d bytes, want a gzipped profile", err, len(b))
 	}
 	layers := 0
 	for _, line := range strings.Split(r.stderr, "\n") {

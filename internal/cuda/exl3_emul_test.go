@@ -19,25 +19,39 @@ import (
 	cudashaders "github.com/mlxbun/mlxbun/shaders/cuda"
 )
 
-// exl3H2F and exl3RoundH are cvt.f32.f16 and cvt.rn.f16.f32 (round to nearest even) by their bits.
-func exl3H2F(h uint32) float32     { return dtype.F16ToF32(uint16(h)) }
-func exl3RoundH(f float32) float32 { return dtype.F16ToF32(dtype.F32ToF16(f)) }
+// exl3H2F is cvt.f32.f16; exl3HFMA and exl3HAdd are fma.rn.f16 and add.rn.f16 by their bits: the exact result
+// (exact in float64 for fp16 operands: 22-bit products, sums of aligned halves) rounded once to the nearest fp16,
+// ties to even, subnormals kept.
+func exl3H2F(h uint32) float32 { return dtype.F16ToF32(uint16(h)) }
+func exl3HFMA(a, b, c uint16) uint16 {
+	f := func(h uint16) float64 { return float64(dtype.F16ToF32(h)) }
+	return dtype.F32ToF16(dtype.RoundF16F64(f(a)*f(b) + f(c)))
+}
+func exl3HAdd(a, b uint16) uint16 {
+	return dtype.F32ToF16(dtype.RoundF16F64(float64(dtype.F16ToF32(a)) + float64(dtype.F16ToF32(b))))
+}
 
-// exl3DecodeDev is exl3_decode<CB>: fmaf's exact f32 result (the sum is exact in f32, so the float64 FMA rounded
-// to f32 is fmaf's), __fadd_rn of two fp16 halves (exact).
+// exl3DecodeDev is exl3_decode<CB>: mul1's dp4a onto 0x6400 (the fp16 bits of 1024 + the byte sum) then one fp16
+// fma by the kernel's constants; 3inst and mcg's lop3 then the fp16 add of the two halves; then the widening.
 func exl3DecodeDev(cb exl3.Codebook, s uint32) float32 {
 	if cb == exl3.Mul1 {
 		x := s * 0x83DCD12D
-		sum := x&0xff + x>>8&0xff + x>>16&0xff + x>>24 // dp4a.u32.u32 against 0x01010101
-		return exl3RoundH(float32(math.FMA(float64(1024+float32(sum)), float64(math.Float32frombits(0x3bddc000)), float64(math.Float32frombits(0xc1262000)))))
+		h := 0x6400 + x&0xff + x>>8&0xff + x>>16&0xff + x>>24 // dp4a.u32.u32 against 0x01010101
+		return exl3H2F(uint32(exl3HFMA(uint16(h), exl3Mul1Inv, exl3Mul1Bias)))
 	}
 	x := s*89226354 + 64248484
 	if cb == exl3.MCG {
 		x = s * 0xCBAC1FED
 	}
-	x = x&0x8fff8fff ^ 0x3b603b60
-	return exl3RoundH(exl3H2F(x&0xffff) + exl3H2F(x>>16))
+	x = x&0x8fff8fff ^ 0x3b603b60 // lop3 0x6a
+	return exl3H2F(uint32(exl3HAdd(uint16(x), uint16(x>>16))))
 }
+
+// exl3Mul1Inv and exl3Mul1Bias are exl3_mul1_inv and exl3_mul1_bias (TestEXL3Constants checks the kernel's).
+const (
+	exl3Mul1Inv  uint16 = 0x1eee
+	exl3Mul1Bias uint16 = 0xc931
+)
 
 // exl3StateDev is exl3_state<K> over a tile's 32-bit words.
 func exl3StateDev(w []uint32, k, t int) uint32 {
@@ -93,17 +107,17 @@ func tileWords(tile []uint16) []uint32 {
 
 func TestEXL3Constants(t *testing.T) {
 	src := cudashaders.Sources["exl3.cu"]
-	for name, want := range map[string]float32{"exl3_mul1_inv": dtype.F16ToF32(0x1eee), "exl3_mul1_bias": dtype.F16ToF32(0xc931)} {
-		m := regexp.MustCompile(name + `\(\) \{ return __uint_as_float\(0x([0-9a-f]+)u\); \}`).FindStringSubmatch(src)
+	// mul1's fp16 constants as the transcription holds them (TestEXL3DecodeDev checks those against the reference).
+	for name, want := range map[string]uint16{"exl3_mul1_inv": exl3Mul1Inv, "exl3_mul1_bias": exl3Mul1Bias} {
+		m := regexp.MustCompile(name + `\(\) \{ return 0x([0-9a-f]+); \}`).FindStringSubmatch(src)
 		if m == nil {
 			t.Fatalf("exl3.cu: %s's bit pattern not found", name)
 		}
-		bits, _ := strconv.ParseUint(m[1], 16, 32)
-		if math.Float32frombits(uint32(bits)) != want {
-			t.Errorf("%s = %v, want %v", name, math.Float32frombits(uint32(bits)), want)
+		if bits, _ := strconv.ParseUint(m[1], 16, 16); uint16(bits) != want {
+			t.Errorf("%s = %#x, want %#x", name, bits, want)
 		}
 	}
-	for _, c := range []string{"0x83DCD12Du", "0xCBAC1FEDu", "89226354u", "64248484u", "0x8fff8fffu", "0x3b603b60u"} {
+	for _, c := range []string{"0x83DCD12Du", "0xCBAC1FEDu", "89226354u", "64248484u", "0x8fff8fffu", "0x3b603b60u", "0x6400u"} {
 		if !strings.Contains(src, c) {
 			t.Errorf("exl3.cu does not hold the constant %s", c)
 		}
@@ -253,29 +267,84 @@ func TestEXL3HadDev(t *testing.T) {
 	}
 }
 
-// exl3GemvDev is EXL3_GEMV over a layer: block nb per tile column, warp w over tiles kb ≡ w (mod 8) (in groups of
-// EXL3_GEMV_AHEAD: the order is the same), each lane's states through its window (exl3LaneStatesDev), its
-// 2·n fused multiply-add sums, the lanes of a column pair added by shuffles xor 1 then 2, the warps in order.
+// exl3GemvCopyDev is exl3_gemv_copier's issue: lane's chunks of group kb0 (tile kb0 + 8(lane%8), chunks lane/8 +
+// 4i of 2K) from the layer's tile column nb into ring[u][words], tiles at or past tk left as they were.
+func exl3GemvCopyDev(w *exl3.Weights, ring [][]uint32, nb, kb0, lane int) {
+	k := w.K
+	u, p0 := lane&7, lane>>3
+	kb := kb0 + 8*u
+	if kb >= w.TilesK {
+		return
+	}
+	src := tileWords(w.Tile(w.Tiles, kb, nb))
+	for i := range (k + 1) / 2 {
+		if p := p0 + 4*i; p < 2*k {
+			copy(ring[u][4*p:4*p+4], src[4*p:4*p+4])
+		}
+	}
+}
+
+// exl3GemvDev is EXL3_GEMV over a layer: block nb per tile column, warp w over tiles kb ≡ w (mod 8) in groups of
+// EXL3_GEMV_AHEAD through the warp's ring of exl3_gemv_stages slots (copies issued S − 1 groups ahead, each landing
+// at once: one order the kernel's copies may take; the ring starts poisoned), each lane's states through its window
+// (exl3LaneStatesDev), x as the two float2 of its rows, its 2·n fused multiply-add sums, the lanes of a column pair
+// added by shuffles xor 1 then 2, the warps in order.
 func exl3GemvDev(w *exl3.Weights, x []float32, n int) []float32 {
+	const U = 8
 	tk, tn, pk, pn := w.TilesK, w.TilesN, w.PadIn(), w.PadOut()
+	S := 2
+	if w.K <= 4 {
+		S = 3
+	}
 	y := make([]float32, n*pn)
 	fma := func(a, b, c float32) float32 { return float32(math.FMA(float64(a), float64(b), float64(c))) }
 	for nb := range tn {
 		var red [8][][16]float32
 		for warp := range 8 {
-			acc := make([][32][2]float32, n)
-			for kb := warp; kb < tk; kb += 8 {
-				sw := tileWords(w.Tile(w.Tiles, kb, nb))
+			ring := make([][][]uint32, S)
+			for s := range ring {
+				ring[s] = make([][]uint32, U)
+				for u := range ring[s] {
+					ring[s][u] = make([]uint32, 8*w.K)
+					for i := range ring[s][u] {
+						ring[s][u][i] = 0xdeadbeef
+					}
+				}
+			}
+			issue := func(kb0, slot int) {
 				for lane := range 32 {
-					st := exl3LaneStatesDev(sw, w.K, lane)
-					for j := range 8 {
-						r, _ := exl3PosDev(lane, j)
-						wt := exl3DecodeDev(w.Codebook, st[j])
-						for m := range n {
-							acc[m][lane][j>>2] = fma(wt, x[m*pk+kb*16+r], acc[m][lane][j>>2])
+					exl3GemvCopyDev(w, ring[slot], nb, kb0, lane)
+				}
+			}
+			for s := range S - 1 {
+				issue(warp+8*U*s, s)
+			}
+			acc := make([][32][2]float32, n)
+			st := 0
+			for kb0 := warp; kb0 < tk; kb0 += 8 * U {
+				issue(kb0+8*U*(S-1), (st+S-1)%S)
+				for u := range U {
+					kb := kb0 + 8*u
+					if kb >= tk {
+						break
+					}
+					for lane := range 32 {
+						states := exl3LaneStatesDev(ring[st][u], w.K, lane)
+						xl := kb*16 + 2*(lane&3)
+						for j := range 8 {
+							wt := exl3DecodeDev(w.Codebook, states[j])
+							for m := range n {
+								xa, xb := x[m*pk+xl:m*pk+xl+2], x[m*pk+xl+8:m*pk+xl+10]
+								v := xa
+								if j&2 != 0 {
+									v = xb
+								}
+								acc[m][lane][j>>2] = fma(wt, v[j&1], acc[m][lane][j>>2])
+							}
 						}
 					}
 				}
+				st = (st + 1) % S
 			}
 			red[warp] = make([][16]float32, n)
 			for m := range n {
@@ -307,6 +376,33 @@ func exl3GemvDev(w *exl3.Weights, x []float32, n int) []float32 {
 		}
 	}
 	return y
+}
+
+// TestEXL3GemvCopyDev: the copier's chunks of a group, over the warp's lanes, write every word of its 8 tiles once,
+// from the same word of the tile, for every K.
+func TestEXL3GemvCopyDev(t *testing.T) {
+	for k := exl3.MinK; k <= exl3.MaxK; k++ {
+		seen := make([][]int, 8)
+		for u := range seen {
+			seen[u] = make([]int, 8*k)
+		}
+		for lane := range 32 {
+			for i := range (k + 1) / 2 {
+				if p := lane>>3 + 4*i; p < 2*k {
+					for q := range 4 {
+						seen[lane&7][4*p+q]++
+					}
+				}
+			}
+		}
+		for u := range seen {
+			for i, c := range seen[u] {
+				if c != 1 {
+					t.Fatalf("K %d tile %d word %d copied %d times", k, u, i, c)
+				}
+			}
+		}
+	}
 }
 
 // randomEXL3Layer is a layer of random codes with fp16 sign-and-scale vectors of magnitude about 1/√(in·out)^½.

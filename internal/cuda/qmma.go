@@ -58,6 +58,21 @@ type qgroupParams struct {
 	_                          int32
 }
 
+// gemvmName names the one-row grouped form's tensor-core kernel of this shape for k-bit codes (U: the rounds of 32
+// runs its lanes load at once). gemvmDefault is gemvg's shape; gemvmLab (3-bit, tuning key gemvg_shape with
+// gemv_mma on) trades warps for registers.
+func (s gemvgShape) gemvmName(k int) string {
+	if s == gemvmDefault {
+		return fmt.Sprintf("trellis_gemvm_k%d", k)
+	}
+	return fmt.Sprintf("trellis_gemvm_k%d_b%du%d", k, s.bps, s.u)
+}
+
+var (
+	gemvmDefault = gemvgShape{4, 2}
+	gemvmLab     = []gemvgShape{{3, 2}, {4, 1}, {2, 4}}
+)
+
 // trellisGemvgName names the one-row grouped form for k-bit codes (pf: each lane's words loaded one run ahead).
 func trellisGemvgName(k int, pf bool) string {
 	if pf {
@@ -107,6 +122,10 @@ func (b *Backend) SetQuantMMA(on bool) {
 		b.quant.mma = 1
 	}
 }
+
+// wantGemvMMA is whether one-row axis-1 layers loaded now take the grouped form's tensor-core kernel
+// (trellis_gemvm, a lab form: the tuning table's gemv_mma; SetQuantMMA's pins leave it alone).
+func (b *Backend) wantGemvMMA() bool { return b.tune.gemvMMA && b.quant.mma == 0 }
 
 // mmaRows is the fewest rows the tensor-core form of coded axis `axis` (trellis_mma, trellis_mma0) serves for a
 // layer loaded now (0: never): SetQuantMMA pins both axes, else the tuning table's rows for the axis.
@@ -246,6 +265,11 @@ func (g *qmmaGroup) launchGemvg(b *Backend) func() error {
 	shape := gemvgDefault
 	name := trellisGemvgName(l0.w.Bits, false)
 	switch lab := b.tune.gemvgShape; {
+	case l0.gemvMMA && l0.in%128 == 0:
+		name = gemvmDefault.gemvmName(l0.w.Bits)
+		if l0.w.Bits == 3 && slices.Contains(gemvmLab, lab) {
+			shape, name = lab, lab.gemvmName(3)
+		}
 	case l0.w.Bits != 3: // the lab forms are 3-bit only
 	case b.tune.gemvgPrefetch:
 		name = trellisGemvgName(3, true)
@@ -261,10 +285,11 @@ func (g *qmmaGroup) launchGemvg(b *Backend) func() error {
 	}
 }
 
-// qmmaSupports is whether the tensor-core form serves a layer's MatMul of n rows.
+// qmmaSupports is whether the tensor-core form serves a layer's MatMul of n rows (one row goes to trellis_gemvm
+// instead when the grouped form serves it on the tensor cores).
 func qmmaSupports(c quantCase) bool {
 	return c.act8 && c.mmaRows > 0 && c.n >= c.mmaRows && c.n <= max(maxGemvRows, c.wideRows) && c.w.Format == backend.FormatTrellis &&
-		c.w.Axis == 1 && c.in%128 == 0
+		c.w.Axis == 1 && c.in%128 == 0 && !(c.gemvMMA && gemvgSupports(c))
 }
 
 // enqueueQMma queues the tensor-core form, joining the trellis_mma launch queued last when it multiplies the same

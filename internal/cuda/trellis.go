@@ -66,6 +66,7 @@ type qlinear struct {
 	exact   bool
 	act8    bool          // trellis decode GEMVs quantize activations to int8 (axis 1 per run of 32, axis 0 per warp's rows)
 	mmaRows int           // with act8: the fewest rows the tensor-core form (trellis_mma, axis 0 trellis_mma0) serves, 0 never (qmma.go)
+	gemvMMA bool          // with act8, axis 1: the one-row grouped form multiplies on the tensor cores (trellis_gemvm, qmma.go)
 	shift   int           // log2 of the trellis block or the affine group
 	L       int           // trellis state bits
 	rows    int           // trellis coded rows (out on axis 1, in on axis 0)
@@ -140,6 +141,7 @@ func (b *Backend) loadQuant(spec backend.LinearSpec) (backend.Linear, error) {
 	l.act8 = !exact && w.Format == backend.FormatTrellis && b.wantAct8(w.Axis)
 	if l.act8 {
 		l.mmaRows = b.mmaRows(w.Axis)
+		l.gemvMMA = w.Axis == 1 && b.wantGemvMMA()
 	}
 	var words []uint32
 	var floats [][]float32
@@ -248,7 +250,7 @@ func (b *Backend) matmulQuant(d, xs *Tensor, l *qlinear) {
 
 // quantCaseOf is the selection case of layer l over n rows of its input (MatMul and the grouped launches alike).
 func (b *Backend) quantCaseOf(l *qlinear, n int) quantCase {
-	return quantCase{n: n, in: l.in, out: l.out, w: l.w, exact: l.exact, act8: l.act8, mmaRows: l.mmaRows, group: b.tune.gemvGroup,
+	return quantCase{n: n, in: l.in, out: l.out, w: l.w, exact: l.exact, act8: l.act8, mmaRows: l.mmaRows, group: b.tune.gemvGroup, gemvMMA: l.gemvMMA,
 		splitMax: b.tune.splitGemmMax, wideRows: b.tune.mmaWideRows, chunkRows: b.tune.chunkRowsMax}
 }
 

@@ -39,6 +39,11 @@ type tuning struct {
 	// SwiGLU folded) with one trellis_gemvg launch whose warps take two-row units from a counter. Measured (H200,
 	// 2026-12-01, 3-bit 14B tg128): 159.7 → 173.2 tok/s (+8.5 %; +12.8 % without PDL).
 	gemvGroup bool
+	// gemvMMA (lab) runs those launches' products on the tensor cores (trellis_gemvm: the unit's two rows × eight
+	// input segments as the MMA's 16 rows, activations int8 per group of 128) instead of dp4a (trellis_gemvg),
+	// where in % 128 == 0. Measured slower (H200, 2026-12-02, Qwen3-14B 3-bit tg128): 165.8–171.4 tok/s against
+	// 194.6 (docs/perf.md, eighth session): it executes 4 % fewer instructions, not the 30 % counted.
+	gemvMMA bool
 	// moeDense forces the Experts op's dense form at every row count (the routed form's comparison).
 	moeDense bool
 	// splitGemmMax bounds n·in·out of the small prompt GEMMs cublaslt_split serves (linear.go): 2^28 takes every
@@ -106,6 +111,7 @@ var tuneKeys = map[string]tuneKey{
 	"mma0_rows":      {set: func(t *tuning, v string) error { return parseInt(&t.mma0Rows, v, 0, 8) }},
 	"pdl":            {set: func(t *tuning, v string) error { return parseBool(&t.pdl, v) }},
 	"gemv_group":     {set: func(t *tuning, v string) error { return parseBool(&t.gemvGroup, v) }},
+	"gemv_mma":       {lab: true, set: func(t *tuning, v string) error { return parseBool(&t.gemvMMA, v) }},
 	"moe_dense":      {set: func(t *tuning, v string) error { return parseBool(&t.moeDense, v) }},
 	"split_gemm_max": {set: func(t *tuning, v string) error { return parseInt(&t.splitGemmMax, v, 0, 1<<62) }},
 	"mma_wide_rows": {set: func(t *tuning, v string) error {
@@ -129,8 +135,8 @@ var tuneKeys = map[string]tuneKey{
 	"gemvg_pf":        {lab: true, set: func(t *tuning, v string) error { return parseBool(&t.gemvgPrefetch, v) }},
 	"gemvg_shape": {lab: true, set: func(t *tuning, v string) error {
 		var s gemvgShape
-		if _, err := fmt.Sscanf(v, "%dx%d", &s.bps, &s.u); err != nil || !slices.Contains(gemvgLab, s) {
-			return fmt.Errorf("want one of the lab shapes %v as BPSxU, got %q", gemvgLab, v)
+		if _, err := fmt.Sscanf(v, "%dx%d", &s.bps, &s.u); err != nil || !slices.Contains(gemvgLab, s) && !slices.Contains(gemvmLab, s) {
+			return fmt.Errorf("want one of the lab shapes %v (trellis_gemvg) or %v (trellis_gemvm) as BPSxU, got %q", gemvgLab, gemvmLab, v)
 		}
 		t.gemvgShape = s
 		return nil

@@ -12,7 +12,7 @@
 # heldout.txt); the SASS of the one-row 3-bit forms; compute-sanitizer memcheck on the fixture-shape cases.
 # Files under $OUT: run.log, verify.md, bench.md, greedy.txt, sass.txt, memcheck.log, kl.log (lab.md, ncu-*.txt).
 # Phases (arguments; default all but lab and ncu): verify bench kl greedy ppl sass memcheck batch lora gemma regress
-# quality grammar lab ncu synth viterbi issue20 q14b moe q21 fuse17 check8.
+# quality grammar lab ncu synth viterbi issue20 q14b moe q21 fuse17 check8 gemvm gemvm2 q14bdiag.
 set -u -o pipefail
 OUT=${OUT:-/tmp/mlxbun-out}
 mkdir -p "$OUT"
@@ -637,6 +637,26 @@ PY
 	rm -rf "$S-3bit" "$(dirname "$S")/.$(basename "$S")-3bit.tmp-"* 2>/dev/null # the stopped run's work folder
 }
 
+# q14bdiag: where q14b's self-calibration spends its time (2 sequences of 512 tokens took 277 s on the 14B bf16
+# checkpoint, 2026-12-02, while bench --model of the same checkpoint decodes 2 rows at 210 tok/s and a SIGQUIT
+# 100 s in found the CUDA stream idle): the quantize run with --cpu-profile, stopped (SIGTERM) after Q14B_STOP
+# seconds (150): $OUT/q14b.pprof for `go tool pprof -top` here.
+q14bdiag() {
+	S=${Q14B_DIR:-$PWD/.q14b}
+	if [ ! -f "$S/config.json" ]; then
+		step "q14bdiag: bench --synthetic qwen3-14b --save $S"
+		timeout 200 $B bench --synthetic qwen3-14b --save "$S" 2>&1 | tail -1 | tee -a "$OUT/run.log"
+	fi
+	step "q14bdiag: quantize --calib-tokens 1024 --cpu-profile, stopped after ${Q14B_STOP:-150} s"
+	rm -rf "$S-3bit"
+	timeout ${Q14B_STOP:-150} $B quantize --model "$S" --bits 3 --device cuda --calib-tokens 1024 --quiet \
+		--log-format json --log-level debug --cpu-profile "$OUT/q14b.pprof" --out "$S-3bit" >/dev/null 2>"$OUT/q14b.log"
+	echo "quantize exit $?" | tee -a "$OUT/run.log"
+	tail -4 "$OUT/q14b.log" | tee -a "$OUT/run.log"
+	ls -la "$OUT/q14b.pprof" | tee -a "$OUT/run.log"
+	rm -rf "$S-3bit" "$(dirname "$S")/.$(basename "$S")-3bit.tmp-"* 2>/dev/null
+}
+
 # moe: the routed quantized experts (issue 20; internal/cuda/moe.go expertsQuantRouted): the Experts verify cases, then
 # Qwen3-30B-A3B 3-bit decode (one sequence, then a batch of 8) with the routed form's launches logged. ≤ 4 min.
 moe() {
@@ -702,6 +722,51 @@ check8() {
 		step "check8: bench qwen3-14b $k-bit"
 		timeout 100 $B bench --synthetic qwen3-14b --bits $k --device cuda -p 512 -n 128 -r 3 2>&1 | grep -E "pp512|tg128|rror" | tee -a "$OUT/run.log"
 	done
+}
+
+# gemvm: the one-row grouped form on the tensor cores (trellis_gemvm, tuning key gemv_mma): the conformance cases
+# the review commit touched (Fused, Record, Attention: the one-row tensor-core cases now run trellis_gemvm), the
+# MatMul/trellis/mma cases, the kernels' registers and spills and trellis_gemvm_k3's SASS from the kernel cache,
+# then the tg128 A/B (AB: default, gemv_mma=1, and the tensor-core forms at one row for comparison).
+gemvm() {
+	step "gemvm: cuda.test TestConformance/^(Fused|Record|Attention)"
+	timeout 200 .devbin/cuda.test -test.run '^TestConformance$/^(Fused|Record|Attention)' -test.v -test.count=1 -test.timeout 190s >"$OUT/gemvm-conf.log" 2>&1
+	echo "tests exit $?" | tee -a "$OUT/run.log"
+	echo "subtests: $(grep -c -- '    --- PASS' "$OUT/gemvm-conf.log") passed, $(grep -c -- '    --- FAIL' "$OUT/gemvm-conf.log") failed" | tee -a "$OUT/run.log"
+	grep -E -- "    --- FAIL|panic:|MISMATCH|nvrtc" "$OUT/gemvm-conf.log" | head -12 | tee -a "$OUT/run.log"
+	vk 150 MatMul/trellis/mma
+	if command -v cuobjdump >/dev/null; then
+		for f in "$MLXBUN_CUDA_CACHE_DIR"/*.cubin; do
+			cuobjdump -res-usage "$f" 2>/dev/null | grep -A1 -E "trellis_gemv[gm]_k[234]\b" | grep -E "Function|REG"
+		done | paste - - | sed 's/  */ /g' | tee -a "$OUT/run.log"
+		for f in "$MLXBUN_CUDA_CACHE_DIR"/*.cubin; do cuobjdump -sass -fun trellis_gemvm_k3 "$f" 2>/dev/null; done >"$OUT/sass-gemvm.txt"
+		grep -cE "^ +/\*[0-9a-f]{4}\*/" "$OUT/sass-gemvm.txt" | sed 's/^/trellis_gemvm_k3 SASS lines: /' | tee -a "$OUT/run.log"
+	fi
+	AB="${AB:-- gemv_mma=1 mma_rows=1 mma0_rows=1}" AB_ONLY=1 ab
+}
+
+# gemvm2: the branch-free trellis_gemvm: the Fused conformance cases, the tg128 A/B of its shapes against the
+# default, Nsight Compute on one launch of each one-row form (gemvg by default, gemvm with gemv_mma=1), its SASS.
+gemvm2() {
+	step "gemvm2: cuda.test TestConformance/^Fused"
+	timeout 150 .devbin/cuda.test -test.run '^TestConformance$/^Fused' -test.v -test.count=1 -test.timeout 140s >"$OUT/gemvm2-conf.log" 2>&1
+	echo "tests exit $?" | tee -a "$OUT/run.log"
+	echo "subtests: $(grep -c -- '    --- PASS' "$OUT/gemvm2-conf.log") passed, $(grep -c -- '    --- FAIL' "$OUT/gemvm2-conf.log") failed" | tee -a "$OUT/run.log"
+	grep -E -- "    --- FAIL|panic:|MISMATCH|nvrtc" "$OUT/gemvm2-conf.log" | head -8 | tee -a "$OUT/run.log"
+	AB="${AB:-- gemv_mma=1 gemv_mma=1,gemvg_shape=3x2 gemv_mma=1,gemvg_shape=4x1 gemv_mma=1,gemvg_shape=2x4}" AB_ONLY=1 ab
+	local k tune
+	for k in trellis_gemvg_k3 trellis_gemvm_k3; do
+		tune=""
+		[ $k = trellis_gemvm_k3 ] && tune=gemv_mma=1
+		step "gemvm2: ncu $k (MLXBUN_CUDA_TUNE=$tune)"
+		MLXBUN_CUDA_TUNE=$tune timeout 120 ncu --clock-control none --kernel-name "$k" --launch-skip 40 --launch-count 3 \
+			--section SpeedOfLight --section Occupancy --section WarpStateStats --section SchedulerStats --section ComputeWorkloadAnalysis --section InstructionStats \
+			$B bench --synthetic qwen3-14b --bits 3 --device cuda -p 0 -n 8 -r 1 >"$OUT/ncu-$k.txt" 2>&1
+		echo "ncu $k exit $?" | tee -a "$OUT/run.log"
+		grep -E "Duration|Executed Ipc A|Issue Slots Busy|Achieved Occupancy|No Eligible|Registers Per|Compute \(SM\) Th|Memory Throughput|Executed Instructions  " "$OUT/ncu-$k.txt" | head -24 | tee -a "$OUT/run.log"
+	done
+	for f in "$MLXBUN_CUDA_CACHE_DIR"/*.cubin; do cuobjdump -sass -fun trellis_gemvm_k3 "$f" 2>/dev/null; done >"$OUT/sass-gemvm.txt"
+	for f in "$MLXBUN_CUDA_CACHE_DIR"/*.cubin; do cuobjdump -res-usage "$f" 2>/dev/null | grep -A1 -E "trellis_gemvm_k3" | grep -E "REG"; done | head -4 | tee -a "$OUT/run.log"
 }
 
 q21() {

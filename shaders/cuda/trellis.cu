@@ -11,7 +11,8 @@
 // The instantiation list is appended by the host (internal/cuda/kernels.go, from the names quant_select.go
 // builds): TRELLIS_GEMV_ROWS(name, K, N, R, VAR, PF), TRELLIS_GEMV_SPLITK(name, K, N, VAR), TRELLIS_GEMV_INT(name,
 // K, N, R, U), TRELLIS_GEMV_SPLITK_INT(name, K, N), TRELLIS_MMA(name, K0, K1, N), TRELLIS_MMA_SPLITK(name, K, N, P),
-// TRELLIS_EXPAND(name, K), MOE_TRELLIS1(name, K, VAR) (the routed MoE experts);
+// TRELLIS_EXPAND(name, K), MOE_TRELLIS1(name, K, VAR) (the routed MoE experts), TRELLIS_GEMVG(name, K, BPS, U),
+// TRELLIS_GEMVM(name, K, BPS, U) (lab);
 // PF (prefetch of the next run's words, quant.cuh) is a lab option, off in production. VAR names
 // the decode arithmetic (trellis.Variant): 0 Reciprocal — each weight (f32(y)·rcp)·scale, two rounded multiplies,
 // the CPU backend's arithmetic (internal/cpu, TrellisVariant) — or 1 Factored — Σ f32(y)·x with the scale applied
@@ -334,6 +335,24 @@ __device__ __forceinline__ void gemvg_unit(const QGroupParams& p, int u, int& si
     r0 = 2 * (u - qmma_seg_of(p, si).tile0), r1 = r0 + 1;
 }
 
+// gemvg_prefetch: unit u's two weight rows asked into L2 (read-only weights: allowed before the dependency wait).
+template <int K>
+__device__ __forceinline__ void gemvg_prefetch(const QGroupParams& p, int u, int nq) {
+    int si, r0, r1;
+    gemvg_unit(p, u, si, r0, r1);
+    const QMmaSeg s0 = qmma_seg_of(p, si), s1 = p.h ? p.seg[1] : s0;
+    const unsigned rowBytes = (unsigned)nq * K * 4;
+    l2_prefetch(s0.W + (long long)r0 * nq * K, rowBytes);
+    l2_prefetch(s1.W + (long long)min(r1, s1.out - 1) * nq * K, rowBytes);
+}
+
+// gemvg_bind: the codecs of unit (r0, r1)'s rows (the second clamped to the last row for an odd out).
+template <int K>
+__device__ __forceinline__ void gemvg_bind(const QGroupParams& p, TrellisRow<K, 1> (&rw)[2], const QMmaSeg& s0, const QMmaSeg& s1, int r0, int r1) {
+    rw[0].bind(s0.W, s0.scales, p.in, p.L, r0);
+    rw[1].bind(s1.W, s1.scales, p.in, p.L, min(r1, s1.out - 1));
+}
+
 // gemvg_store: unit (r0, r1)'s warp sums finished and stored by lane 0 (and h for SwiGLU).
 template <int K>
 __device__ __forceinline__ void gemvg_store(const QGroupParams& p, const TrellisRow<K, 1> (&rw)[2], float (&acc)[2][1], const QMmaSeg& s0,
@@ -377,15 +396,8 @@ __device__ __forceinline__ void trellis_gemvg(const QGroupParams& p) {
     const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
     const int nwarps = gridDim.x * 8, nq = p.in >> 5, cs = nq * 36;
     const unsigned mask = (1u << p.L) - 1u;
-    const unsigned rowBytes = (unsigned)nq * K * 4;
     int u = blockIdx.x * 8 + warp;
-    if (lane == 0 && u < p.nunits) { // weights only before the dependency wait
-        int si, r0, r1;
-        gemvg_unit(p, u, si, r0, r1);
-        const QMmaSeg s0 = qmma_seg_of(p, si), s1 = p.h ? p.seg[1] : s0;
-        l2_prefetch(s0.W + (long long)r0 * nq * K, rowBytes);
-        l2_prefetch(s1.W + (long long)min(r1, s1.out - 1) * nq * K, rowBytes);
-    }
+    if (lane == 0 && u < p.nunits) gemvg_prefetch<K>(p, u, nq); // weights only before the dependency wait
     pdl_begin();
     qstage_i8<1>(xs, cs, p.x, p.in, 1, 0, p.in);
     __syncthreads();
@@ -396,8 +408,7 @@ __device__ __forceinline__ void trellis_gemvg(const QGroupParams& p) {
         gemvg_unit(p, u, si, r0, r1);
         const QMmaSeg s0 = qmma_seg_of(p, si), s1 = p.h ? p.seg[1] : s0;
         TrellisRow<K, 1> rw[2];
-        rw[0].bind(s0.W, s0.scales, p.in, p.L, r0);
-        rw[1].bind(s1.W, s1.scales, p.in, p.L, min(r1, s1.out - 1));
+        gemvg_bind(p, rw, s0, s1, r0, r1);
         float acc[2][1] = {{0.f}, {0.f}};
         int lq = lane;
         for (; lq + 32 * (U - 1) < nq; lq += 32 * U) i8_runs<K, 1, 2, U>(p.shift, rw, xs, cs, 0, lq, 32, mask, acc);
@@ -718,6 +729,139 @@ __device__ __forceinline__ void trellis_mma(const QMmaParams& p) {
     extern "C" __global__ void __launch_bounds__(256, 2) name(const QMmaParams p) { pdl_begin();                \
         trellis_mma<K0, K1, N>(p);                                                                              \
     }
+
+// ---- One-row grouped form on the tensor cores (trellis_gemvm): trellis_gemvg's units, mma.m16n8k32's products ----
+//
+// The dp4a form spends four instructions a weight (window, mask, LCG multiply-add, dp4a); here the tensor core takes
+// the dp4a's place. One activation row has no columns for the MMA to share, so its 16 A rows are the unit's two
+// weight rows × eight segments of the input and its 8 B columns the same eight segments' activations: in round ρ
+// lane 4g + t decodes run 32ρ + lane of both rows (the runs gemvg's lane would: the same loads), group 8ρ + g is
+// segment g's, and D[g][g] (row r0) and D[g+8][g] (row r1) are segment g's sums over that group's four runs — the
+// other 112 entries of D mix segments and are dropped. A group's four runs share one activation scale (the MMA sums
+// across them), so activations are int8 per group of 128 (qstage_i8_g4), as trellis_mma's.
+
+// qstage_i8_g4: x [1, in] quantized per group of four runs (128 positions) into qstage_i8's layout (run q at
+// xs[q·36], each int8 activation replicated in four bytes): s = max|x|/127 over the group at xs[4G·36 + 32] and
+// −510·Σa over the group at [4G·36 + 33] (runs 4G+1..4G+3 leave theirs unset). One thread per run; the four of a
+// group are consecutive lanes and meet by shuffles (qstage_g128's arithmetic, bit for bit). in % 128 == 0.
+__device__ __forceinline__ void qstage_i8_g4(unsigned* xs, const float* __restrict__ x, int in) {
+    const int nq = in >> 5;
+    for (int base = 0; base < nq; base += blockDim.x) { // uniform trip count: every lane reaches the shuffles
+        const int q = base + threadIdx.x;
+        const bool ok = q < nq;
+        float v[32];
+        float amax = qrun_load(v, ok ? x + 32 * q : nullptr);
+        amax = fmaxf(amax, __shfl_xor_sync(0xffffffffu, amax, 1));
+        amax = fmaxf(amax, __shfl_xor_sync(0xffffffffu, amax, 2));
+        const float f = amax > 0.f ? 127.f / amax : 0.f;
+        int sum = 0;
+        unsigned* r = xs + q * 36;
+#pragma unroll
+        for (int k = 0; k < 8; k++) {
+            unsigned w[4];
+#pragma unroll
+            for (int c = 0; c < 4; c++) {
+                const int a = __float2int_rn(v[4 * k + c] * f);
+                sum += a;
+                w[c] = (unsigned)(a & 0xff) * 0x01010101u;
+            }
+            if (ok) *(uint4*)(r + 4 * k) = make_uint4(w[0], w[1], w[2], w[3]);
+        }
+        sum += __shfl_xor_sync(0xffffffffu, sum, 1);
+        sum += __shfl_xor_sync(0xffffffffu, sum, 2);
+        if (ok && (q & 3) == 0) *(uint2*)(r + 32) = make_uint2(__float_as_uint(amax * (1.f / 127.f)), (unsigned)(-510 * sum));
+    }
+}
+
+// gemvm_rounds: U rounds of one unit from run q0 + lane on (q0 a multiple of 32, the same for the warp: the MMAs
+// need all 32 lanes, so nothing here branches): every round's words first (U·2·(K+1) loads in flight), then 16 MMA
+// steps a round — step s puts positions 2s (k-slot t) and 2s+1 (k-slot 4+t) of the lane's run, both rows, in A and
+// the activations of those positions in B, U accumulator chains side by side — then segment g's diagonal entries,
+// plus −510·Σa, times the group's s, onto acc in round order (lane 4g + g/2 holds them; every other lane adds
+// nothing). A lane past the last run (in % 1024 ≠ 0) reads the last run instead: its segment's diagonal, the only
+// entry its A rows and B column reach, is dropped.
+template <int K, int U>
+__device__ __forceinline__ void gemvm_rounds(int shift, const TrellisRow<K, 1> (&rw)[2], const unsigned* xs, int nq, int q0, unsigned mask,
+                                             int lane, float (&acc)[2]) {
+    typename TrellisRow<K, 1>::Words wd[U][2];
+    int qc[U];
+#pragma unroll
+    for (int u = 0; u < U; u++) {
+        qc[u] = min(q0 + 32 * u + lane, nq - 1);
+        const TrellisRun ru = trellis_run<K>(shift, qc[u]);
+        rw[0].load(ru, wd[u][0]);
+        rw[1].load(ru, wd[u][1]);
+    }
+    int c[U][4];
+#pragma unroll
+    for (int u = 0; u < U; u++) c[u][0] = c[u][1] = c[u][2] = c[u][3] = 0;
+#pragma unroll
+    for (int s2 = 0; s2 < 8; s2++) {
+#pragma unroll
+        for (int u = 0; u < U; u++) {
+            const uint4 b = *(const uint4*)(xs + qc[u] * 36 + 4 * s2);
+#pragma unroll
+            for (int h = 0; h < 2; h++) {
+                const int s = 2 * s2 + h;
+                const unsigned x00 = lcg_x<K>(wd[u][0].a, 2 * s, mask), x01 = lcg_x<K>(wd[u][1].a, 2 * s, mask);
+                const unsigned x02 = lcg_x<K>(wd[u][0].a, 2 * s + 1, mask), x03 = lcg_x<K>(wd[u][1].a, 2 * s + 1, mask);
+                const unsigned b0 = h ? b.z : b.x, b1 = h ? b.w : b.y;
+                mma_u8s8(c[u], x00, x01, x02, x03, b0, b1);
+            }
+        }
+    }
+    const int g = lane >> 2, t = lane & 3;
+#pragma unroll
+    for (int u = 0; u < U; u++) {
+        const int d0 = (g & 1) ? c[u][1] : c[u][0], d1 = (g & 1) ? c[u][3] : c[u][2];
+        const uint2 e = *(const uint2*)(xs + (qc[u] & ~3) * 36 + 32);
+        const bool use = q0 + 32 * u + lane < nq && t == (g >> 1);
+        acc[0] = use ? fmaf((float)(d0 + (int)e.y), __uint_as_float(e.x), acc[0]) : acc[0];
+        acc[1] = use ? fmaf((float)(d1 + (int)e.y), __uint_as_float(e.x), acc[1]) : acc[1];
+    }
+}
+
+// trellis_gemvm_k{K}[_b{BPS}u{U}] (axis 1, one activation row, int8 activations on the tensor cores: a lab form,
+//   trellis_gemvg's launches under the tuning key gemv_mma; measured slower than trellis_gemvg, docs/perf.md; qmma.go)
+//   in, out, units, grid: as trellis_gemvg, with in % 128 == 0
+//   order: per lane and unit the diagonal int32 sums of each round (exact), f32 fma of (sum − 510·Σa)·s_group in
+//          round order, a warp tree sum, finish (scale·rcp) and bias: each output the same for any grid and order
+//   promise: activations int8 per group of 128 (relative error ≤ 1/254 of the group's max|x|), weights as
+//            trellis.Factored exactly; verify bound of the tensor-core forms (MatMul/trellis/mma)
+template <int K, int U>
+__device__ __forceinline__ void trellis_gemvm(const QGroupParams& p) {
+    extern __shared__ float4 qsm[];
+    unsigned* xs = (unsigned*)qsm;
+    const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
+    const int nwarps = gridDim.x * 8, nq = p.in >> 5, rounds = (nq + 31) >> 5;
+    const unsigned mask = (1u << p.L) - 1u;
+    int u = blockIdx.x * 8 + warp;
+    if (lane == 0 && u < p.nunits) gemvg_prefetch<K>(p, u, nq); // weights only before the dependency wait
+    pdl_begin();
+    qstage_i8_g4(xs, p.x, p.in);
+    __syncthreads();
+    while (u < p.nunits) {
+        int next = 0;
+        if (lane == 0) next = atomicAdd(p.ctr, 1);
+        int si, r0, r1;
+        gemvg_unit(p, u, si, r0, r1);
+        const QMmaSeg s0 = qmma_seg_of(p, si), s1 = p.h ? p.seg[1] : s0;
+        TrellisRow<K, 1> rw[2];
+        gemvg_bind(p, rw, s0, s1, r0, r1);
+        float acc[2] = {0.f, 0.f};
+        int r = 0;
+        for (; r + U <= rounds; r += U) gemvm_rounds<K, U>(p.shift, rw, xs, nq, 32 * r, mask, lane, acc);
+        for (; r < rounds; r++) gemvm_rounds<K, 1>(p.shift, rw, xs, nq, 32 * r, mask, lane, acc);
+        float a2[2][1] = {{acc[0]}, {acc[1]}};
+        gemvg_store(p, rw, a2, s0, s1, r0, r1, lane);
+        u = __shfl_sync(0xffffffffu, next, 0) + nwarps;
+    }
+    gemvg_done(p, lane, nwarps);
+}
+
+// BPS blocks per SM (four: ≤ 64 registers a thread, trellis_gemvg's shape), U rounds loaded at once.
+#define TRELLIS_GEMVM(name, K, BPS, U)                                                                           \
+    extern "C" __global__ void __launch_bounds__(256, BPS) name(const QGroupParams p) { trellis_gemvm<K, U>(p); }
 
 // trellis_gemv0_k{K}_n{N}_{rcp|fac} (axis 0: down, coded along the output)
 //   in:  W as stored: [in, out·K/32] or the 3-bit interleave [out/512, in, 48] (interleaved = 1); coded row r is
