@@ -240,13 +240,6 @@ func (b *Backend) groupQuant(ys []backend.Tensor, x backend.Tensor, ws []backend
 		ls, cs, yp = append(ls, l), append(cs, c), append(yp, d.ptr)
 		forms = append(forms, quantFormOf(c))
 	}
-	if h != nil && len(ls) == 2 && ls[0].w.Bits != ls[1].w.Bits {
-		// trellis_gemvm takes one width: a mixed-width gate/up pair keeps trellis_mma's mixed form where it serves
-		for i := range cs {
-			cs[i].gemvMMA = false
-			forms[i] = quantFormOf(cs[i])
-		}
-	}
 	gemvg, ok := groupable(ls, cs, forms, xs.ptr, yp)
 	if !ok {
 		return false

@@ -58,20 +58,9 @@ type qgroupParams struct {
 	_                          int32
 }
 
-// gemvmName names the one-row grouped form's tensor-core kernel of this shape for k-bit codes (U: the rounds of 32
-// runs its lanes load at once). gemvmDefault is gemvg's shape; gemvmLab (3-bit, tuning key gemvg_shape with
-// gemv_mma on) trades warps for registers.
-func (s gemvgShape) gemvmName(k int) string {
-	if s == gemvmDefault {
-		return fmt.Sprintf("trellis_gemvm_k%d", k)
-	}
-	return fmt.Sprintf("trellis_gemvm_k%d_b%du%d", k, s.bps, s.u)
-}
-
-var (
-	gemvmDefault = gemvgShape{4, 2}
-	gemvmLab     = []gemvgShape{{3, 2}, {4, 1}, {2, 4}}
-)
+// gemvmLab are the lab shapes of trellis_gemvm (3-bit; tuning key gemvg_shape with gemv_mma on), which runs at
+// gemvg's default shape otherwise (U: the rounds of 32 runs a lane loads at once).
+var gemvmLab = []gemvgShape{{3, 2}, {4, 1}, {2, 4}}
 
 // trellisGemvgName names the one-row grouped form for k-bit codes (pf: each lane's words loaded one run ahead).
 func trellisGemvgName(k int, pf bool) string {
@@ -86,11 +75,15 @@ func trellisGemvgName(k int, pf bool) string {
 // counter until none are left.
 type gemvgShape struct{ bps, u int }
 
-func (s gemvgShape) name(k int) string {
+func (s gemvgShape) name(k int) string { return s.kernel("trellis_gemvg", k) }
+
+// kernel names form's kernel (trellis_gemvg, trellis_gemvm) of this shape for k-bit codes: the default shape
+// unsuffixed.
+func (s gemvgShape) kernel(form string, k int) string {
 	if s == gemvgDefault {
-		return fmt.Sprintf("trellis_gemvg_k%d", k)
+		return fmt.Sprintf("%s_k%d", form, k)
 	}
-	return fmt.Sprintf("trellis_gemvg_k%d_b%du%d", k, s.bps, s.u)
+	return fmt.Sprintf("%s_k%d_b%du%d", form, k, s.bps, s.u)
 }
 
 // gemvgDefault is the shape of the one-row int8 form (four blocks, 64 registers, U 2). gemvgLab are instantiated
@@ -266,9 +259,9 @@ func (g *qmmaGroup) launchGemvg(b *Backend) func() error {
 	name := trellisGemvgName(l0.w.Bits, false)
 	switch lab := b.tune.gemvgShape; {
 	case l0.gemvMMA && l0.in%128 == 0:
-		name = gemvmDefault.gemvmName(l0.w.Bits)
+		name = gemvgDefault.kernel("trellis_gemvm", l0.w.Bits)
 		if l0.w.Bits == 3 && slices.Contains(gemvmLab, lab) {
-			shape, name = lab, lab.gemvmName(3)
+			shape, name = lab, lab.kernel("trellis_gemvm", 3)
 		}
 	case l0.w.Bits != 3: // the lab forms are 3-bit only
 	case b.tune.gemvgPrefetch:
@@ -285,11 +278,10 @@ func (g *qmmaGroup) launchGemvg(b *Backend) func() error {
 	}
 }
 
-// qmmaSupports is whether the tensor-core form serves a layer's MatMul of n rows (one row goes to trellis_gemvm
-// instead when the grouped form serves it on the tensor cores).
+// qmmaSupports is whether the tensor-core form serves a layer's MatMul of n rows.
 func qmmaSupports(c quantCase) bool {
 	return c.act8 && c.mmaRows > 0 && c.n >= c.mmaRows && c.n <= max(maxGemvRows, c.wideRows) && c.w.Format == backend.FormatTrellis &&
-		c.w.Axis == 1 && c.in%128 == 0 && !(c.gemvMMA && gemvgSupports(c))
+		c.w.Axis == 1 && c.in%128 == 0
 }
 
 // enqueueQMma queues the tensor-core form, joining the trellis_mma launch queued last when it multiplies the same

@@ -18,6 +18,17 @@ import (
 	cudashaders "github.com/mlxbun/mlxbun/shaders/cuda"
 )
 
+// mirrored fails t unless the kernel source file still has every line the Go transcription of form mirrors.
+func mirrored(t *testing.T, file, form string, lines ...string) {
+	t.Helper()
+	src := cudashaders.Sources[file]
+	for _, line := range lines {
+		if !strings.Contains(src, line) {
+			t.Fatalf("%s's %s no longer has %q: mirror the change here", file, form, line)
+		}
+	}
+}
+
 // mma16832 is mma.sync.m16n8k32 .u8 × .s8 → .s32 on one warp's registers (PTX ISA "Matrix Fragments for
 // mma.m16n8k32", lane = 4·g + t): A reg 0 = row g, k 4t..4t+3; reg 1 = row g+8, same k; reg 2 = row g, k
 // 16+4t..; reg 3 = row g+8, k 16+4t..; B reg 0 = k 4t.., column g; reg 1 = k 16+4t.., column g; C c0, c1 = row g,
@@ -252,20 +263,14 @@ func emulMma0(w *trellis.Weights, x []float32, nrows, N, P, rps int, interleaved
 // 2/3/4 bits, blocks of 32 and 256 positions, the plain and the 3-bit interleaved layouts, P 16 and 32, 1..8 rows,
 // several splits (the last one short) and several groups per warp (the pointer steps).
 func TestTrellisMma0Fragments(t *testing.T) {
-	src := cudashaders.Sources["trellis.cu"]
-	for _, line := range []string{
+	mirrored(t, "trellis.cu", "trellis_mma0",
 		"const unsigned x1 = (piece_state<K, P>(a[0], J + j) & mask) * 34038481u + 76625530u;",
 		"const unsigned x2 = (piece_state<K, P>(a[1], j) & mask) * 34038481u + 76625530u;",
 		"mma_u8s8(c[j], x0, x1, x2, x3, b0, b1);",
 		"const unsigned b0 = __float_as_uint(xsh[(8 * G + t) * N + bcol]), b1 = __float_as_uint(xsh[(8 * G + 4 + t) * N + bcol]);",
 		"const unsigned* row = p.W + base + (long long)(rs + 8 * warp + 4 * h + t) * stride;",
 		"const int w0 = sb >> 5, wl = (w0 + NL - 1) % wpb;",
-		"float* dst = p.partial + ((long long)blockIdx.y * p.nrows + n) * cols + cg + (i >> 1) * J;",
-	} {
-		if !strings.Contains(src, line) {
-			t.Fatalf("trellis.cu's trellis_mma0 no longer has %q: mirror the change here", line)
-		}
-	}
+		"float* dst = p.partial + ((long long)blockIdx.y * p.nrows + n) * cols + cg + (i >> 1) * J;")
 	rng := rand.New(rand.NewPCG(7, 8))
 	type tc struct {
 		K, T, P, rows, cols int

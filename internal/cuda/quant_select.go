@@ -22,7 +22,6 @@ type quantCase struct {
 	act8       bool // the layer's decode GEMV may quantize activations to int8 (qlinear.act8)
 	mmaRows    int  // the fewest rows the tensor-core form serves for the layer (qlinear.mmaRows), 0 never
 	group      bool // one-row layers on one input may share a trellis_gemvg launch (tuning.gemvGroup)
-	gemvMMA    bool // that launch multiplies on the tensor cores (trellis_gemvm; qlinear.gemvMMA)
 	splitMax   int  // tuning.splitGemmMax: prompts this small keep f32 weights (gemv_chunks)
 	wideRows   int  // tuning.mmaWideRows: the most rows trellis_mma serves (8, or qmmaWideRows for prompt chunks)
 	chunkRows  int  // tuning.chunkRowsMax: int8-activation prompt chunks this short run the decode forms in passes
@@ -307,12 +306,13 @@ func quantInstantiations(lab bool) map[string][]string {
 		for _, sh := range shapes {
 			m["trellis.cu#n1"] = append(m["trellis.cu#n1"], fmt.Sprintf("TRELLIS_GEMVG(%s, %d, %d, %d)", sh.name(k), k, sh.bps, sh.u))
 		}
-		if lab { // trellis_gemvm: the lab's one-row tensor-core form (tuning key gemv_mma)
-			m["trellis.cu#n1"] = append(m["trellis.cu#n1"], fmt.Sprintf("TRELLIS_GEMVM(%s, %d, %d, %d)", gemvmDefault.gemvmName(k), k, gemvmDefault.bps, gemvmDefault.u))
-		}
-		if lab && k == 3 {
-			for _, sh := range gemvmLab {
-				m["trellis.cu#n1"] = append(m["trellis.cu#n1"], fmt.Sprintf("TRELLIS_GEMVM(%s, %d, %d, %d)", sh.gemvmName(k), k, sh.bps, sh.u))
+		if lab { // trellis_gemvm: the lab's one-row tensor-core form (tuning key gemv_mma), its shapes at 3 bits
+			shapes := []gemvgShape{gemvgDefault}
+			if k == 3 {
+				shapes = append(shapes, gemvmLab...)
+			}
+			for _, sh := range shapes {
+				m["trellis.cu#n1"] = append(m["trellis.cu#n1"], fmt.Sprintf("TRELLIS_GEMVM(%s, %d, %d, %d)", sh.kernel("trellis_gemvm", k), k, sh.bps, sh.u))
 			}
 		}
 	}

@@ -250,7 +250,7 @@ func (b *Backend) matmulQuant(d, xs *Tensor, l *qlinear) {
 
 // quantCaseOf is the selection case of layer l over n rows of its input (MatMul and the grouped launches alike).
 func (b *Backend) quantCaseOf(l *qlinear, n int) quantCase {
-	return quantCase{n: n, in: l.in, out: l.out, w: l.w, exact: l.exact, act8: l.act8, mmaRows: l.mmaRows, group: b.tune.gemvGroup, gemvMMA: l.gemvMMA,
+	return quantCase{n: n, in: l.in, out: l.out, w: l.w, exact: l.exact, act8: l.act8, mmaRows: l.mmaRows, group: b.tune.gemvGroup,
 		splitMax: b.tune.splitGemmMax, wideRows: b.tune.mmaWideRows, chunkRows: b.tune.chunkRowsMax}
 }
 

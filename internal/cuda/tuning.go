@@ -41,7 +41,8 @@ type tuning struct {
 	gemvGroup bool
 	// gemvMMA (lab) runs those launches' products on the tensor cores (trellis_gemvm: the unit's two rows × eight
 	// input segments as the MMA's 16 rows, activations int8 per group of 128) instead of dp4a (trellis_gemvg),
-	// where in % 128 == 0. Measured slower (H200, 2026-12-02, Qwen3-14B 3-bit tg128): 165.8–171.4 tok/s against
+	// where in % 128 == 0 and trellis_gemvg serves (one row below mma_rows; SetQuantMMA's pins leave it off).
+	// Measured slower (H200, 2026-12-02, Qwen3-14B 3-bit tg128): 165.8–171.4 tok/s against
 	// 194.6 (docs/perf.md, eighth session): it executes 4 % fewer instructions, not the 30 % counted.
 	gemvMMA bool
 	// moeDense forces the Experts op's dense form at every row count (the routed form's comparison).

@@ -19,6 +19,9 @@ type cand struct {
 	e  float64
 }
 
+// usesTopP is whether top-p filters (0 < TopP < 1); keep then fills each candidate's e.
+func (p Params) usesTopP() bool { return p.TopP > 0 && p.TopP < 1 }
+
 // better is the strict total order the filters rank by: higher logit first, lower id first among equal logits.
 func better(a, b cand) bool { return a.l > b.l || (a.l == b.l && a.id < b.id) }
 
@@ -70,7 +73,7 @@ func (s *Sampler) sampleFiltered(logits []float32) (int, error) {
 	if all {
 		return s.drawAll(logits, mf, invT), nil
 	}
-	return s.drawKept(kept, mf, invT, invT == 1 && s.p.TopP > 0 && s.p.TopP < 1), nil
+	return s.drawKept(kept, mf, invT, invT == 1 && s.p.usesTopP()), nil
 }
 
 // keep applies the filters. It returns the kept candidates (in no particular order) and the top logit, or
@@ -105,7 +108,7 @@ func (s *Sampler) keep(logits []float32) (kept []cand, mf float64, all bool, err
 	v := len(logits)
 	k := s.p.TopK
 	useK := k > 0 && k < v
-	useP := s.p.TopP > 0 && s.p.TopP < 1
+	useP := s.p.usesTopP()
 	useMin := s.p.MinP > 0
 	if !useK && !useP && !useMin {
 		return nil, mf, true, nil

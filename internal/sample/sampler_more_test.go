@@ -301,3 +301,31 @@ func TestGreedyReport(t *testing.T) {
 		}
 	}
 }
+
+// TestDrawKeptReusesTopPWeights: at temperature 1 the draw takes top-p's weights instead of a second exponential;
+// two samplers on the same seed, one drawing from the reused weights and one from recomputed ones, pick the same
+// token at every step of peaked and flat rows.
+func TestDrawKeptReusesTopPWeights(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	p := Params{Temp: 1, TopP: 0.9, Seed: 42}
+	a, errA := New(p)
+	b, errB := New(p)
+	if errA != nil || errB != nil {
+		t.Fatal(errA, errB)
+	}
+	for step := range 200 {
+		row := make([]float32, 4096)
+		for i := range row {
+			row[i] = float32(rng.NormFloat64() * float64(1+step%3))
+		}
+		ka, mfa, alla, err := a.keep(slices.Clone(row))
+		if err != nil || alla {
+			t.Fatalf("step %d: keep: %v (all %v)", step, err, alla)
+		}
+		kb, mfb, _, _ := b.keep(slices.Clone(row))
+		got, want := a.drawKept(ka, mfa, 1, true), b.drawKept(kb, mfb, 1, false)
+		if got != want {
+			t.Fatalf("step %d: drew %d from top-p's weights, %d from recomputed ones", step, got, want)
+		}
+	}
+}

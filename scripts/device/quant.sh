@@ -34,6 +34,15 @@ vk() {
 	echo "verify $2 exit $?" | tee -a "$OUT/run.log"
 	grep -E "FAIL|passed" "$OUT/verify.md" | tail -2 | tee -a "$OUT/run.log"
 }
+# gotests SECONDS RE LOG: the GPU test binary's tests matching RE, verbose into LOG; the exit status, the subtests
+# passed and failed and the failures' lines into run.log.
+gotests() {
+	timeout "$1" .devbin/cuda.test -test.run "$2" -test.v -test.count=1 -test.timeout "$(($1 - 10))s" >"$3" 2>&1
+	echo "tests exit $?" | tee -a "$OUT/run.log"
+	grep -E -- "^--- |^(ok|FAIL)|MISMATCH|panic:|nvrtc" "$3" | head -12 | tee -a "$OUT/run.log"
+	echo "subtests: $(grep -c -- '    --- PASS' "$3") passed, $(grep -c -- '    --- FAIL' "$3") failed" | tee -a "$OUT/run.log"
+	grep -E -- "    --- FAIL" "$3" | head -12 | tee -a "$OUT/run.log"
+}
 nvidia-smi -L 2>&1 | tee -a "$OUT/run.log"
 
 verify() {
@@ -712,11 +721,7 @@ check8() {
 	for re in '^TestConformance$/^(Fused|Record|Attention)' '^(TestBackendModels|TestPicksOnDevice|TestNormRopeQKBitIdentical|TestAttnStoreBitIdentical)$'; do
 		i=$((i + 1))
 		step "check8: cuda.test -test.run $re"
-		timeout 200 .devbin/cuda.test -test.run "$re" -test.v -test.count=1 -test.timeout 190s >"$OUT/check8-$i.log" 2>&1
-		echo "tests exit $?" | tee -a "$OUT/run.log"
-		grep -E -- "^--- |^(ok|FAIL)|MISMATCH|panic:" "$OUT/check8-$i.log" | head -12 | tee -a "$OUT/run.log"
-		echo "subtests: $(grep -c -- '    --- PASS' "$OUT/check8-$i.log") passed, $(grep -c -- '    --- FAIL' "$OUT/check8-$i.log") failed" | tee -a "$OUT/run.log"
-		grep -E -- "    --- FAIL" "$OUT/check8-$i.log" | head -12 | tee -a "$OUT/run.log"
+		gotests 200 "$re" "$OUT/check8-$i.log"
 	done
 	for k in 3 2 4; do
 		step "check8: bench qwen3-14b $k-bit"
@@ -724,16 +729,13 @@ check8() {
 	done
 }
 
-# gemvm: the one-row grouped form on the tensor cores (trellis_gemvm, tuning key gemv_mma): the conformance cases
-# the review commit touched (Fused, Record, Attention: the one-row tensor-core cases now run trellis_gemvm), the
-# MatMul/trellis/mma cases, the kernels' registers and spills and trellis_gemvm_k3's SASS from the kernel cache,
-# then the tg128 A/B (AB: default, gemv_mma=1, and the tensor-core forms at one row for comparison).
+# gemvm: the one-row grouped form on the tensor cores (trellis_gemvm, lab key gemv_mma): the conformance cases
+# the review commit touched (Fused, Record, Attention), the MatMul/trellis/mma cases, the kernels' registers and
+# spills and trellis_gemvm_k3's SASS from the kernel cache, then the tg128 A/B (AB: default, gemv_mma=1, and the
+# tensor-core forms at one row for comparison).
 gemvm() {
 	step "gemvm: cuda.test TestConformance/^(Fused|Record|Attention)"
-	timeout 200 .devbin/cuda.test -test.run '^TestConformance$/^(Fused|Record|Attention)' -test.v -test.count=1 -test.timeout 190s >"$OUT/gemvm-conf.log" 2>&1
-	echo "tests exit $?" | tee -a "$OUT/run.log"
-	echo "subtests: $(grep -c -- '    --- PASS' "$OUT/gemvm-conf.log") passed, $(grep -c -- '    --- FAIL' "$OUT/gemvm-conf.log") failed" | tee -a "$OUT/run.log"
-	grep -E -- "    --- FAIL|panic:|MISMATCH|nvrtc" "$OUT/gemvm-conf.log" | head -12 | tee -a "$OUT/run.log"
+	gotests 200 '^TestConformance$/^(Fused|Record|Attention)' "$OUT/gemvm-conf.log"
 	vk 150 MatMul/trellis/mma
 	if command -v cuobjdump >/dev/null; then
 		for f in "$MLXBUN_CUDA_CACHE_DIR"/*.cubin; do
@@ -749,10 +751,7 @@ gemvm() {
 # default, Nsight Compute on one launch of each one-row form (gemvg by default, gemvm with gemv_mma=1), its SASS.
 gemvm2() {
 	step "gemvm2: cuda.test TestConformance/^Fused"
-	timeout 150 .devbin/cuda.test -test.run '^TestConformance$/^Fused' -test.v -test.count=1 -test.timeout 140s >"$OUT/gemvm2-conf.log" 2>&1
-	echo "tests exit $?" | tee -a "$OUT/run.log"
-	echo "subtests: $(grep -c -- '    --- PASS' "$OUT/gemvm2-conf.log") passed, $(grep -c -- '    --- FAIL' "$OUT/gemvm2-conf.log") failed" | tee -a "$OUT/run.log"
-	grep -E -- "    --- FAIL|panic:|MISMATCH|nvrtc" "$OUT/gemvm2-conf.log" | head -8 | tee -a "$OUT/run.log"
+	gotests 150 '^TestConformance$/^Fused' "$OUT/gemvm2-conf.log"
 	AB="${AB:-- gemv_mma=1 gemv_mma=1,gemvg_shape=3x2 gemv_mma=1,gemvg_shape=4x1 gemv_mma=1,gemvg_shape=2x4}" AB_ONLY=1 ab
 	local k tune
 	for k in trellis_gemvg_k3 trellis_gemvm_k3; do

@@ -390,16 +390,23 @@ __device__ __forceinline__ void gemvg_done(const QGroupParams& p, int lane, int 
 //          and bias: each output the same for any grid and any order the counter hands out units in
 //   promise: as trellis_gemv1_i8 (MatMul/trellis/i8 bound 1e-2 of max|ref|); h as swiglu of the stored y
 template <int K, int U>
+__device__ __forceinline__ void gemvm_rounds(int shift, const TrellisRow<K, 1> (&rw)[2], const unsigned* xs, int nq, int q0, unsigned mask,
+                                             int lane, float (&acc)[2][1]);
+__device__ __forceinline__ void qstage_i8_g4(unsigned* xs, const float* __restrict__ x, int in);
+
+// MMA: the lab's tensor-core form of the same launch (trellis_gemvm, below).
+template <int K, int U, bool MMA>
 __device__ __forceinline__ void trellis_gemvg(const QGroupParams& p) {
     extern __shared__ float4 qsm[];
     unsigned* xs = (unsigned*)qsm;
     const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
-    const int nwarps = gridDim.x * 8, nq = p.in >> 5, cs = nq * 36;
+    const int nwarps = gridDim.x * 8, nq = p.in >> 5, cs = nq * 36, rounds = (nq + 31) >> 5;
     const unsigned mask = (1u << p.L) - 1u;
     int u = blockIdx.x * 8 + warp;
     if (lane == 0 && u < p.nunits) gemvg_prefetch<K>(p, u, nq); // weights only before the dependency wait
     pdl_begin();
-    qstage_i8<1>(xs, cs, p.x, p.in, 1, 0, p.in);
+    if constexpr (MMA) qstage_i8_g4(xs, p.x, p.in);
+    else qstage_i8<1>(xs, cs, p.x, p.in, 1, 0, p.in);
     __syncthreads();
     while (u < p.nunits) {
         int next = 0;
@@ -410,10 +417,16 @@ __device__ __forceinline__ void trellis_gemvg(const QGroupParams& p) {
         TrellisRow<K, 1> rw[2];
         gemvg_bind(p, rw, s0, s1, r0, r1);
         float acc[2][1] = {{0.f}, {0.f}};
-        int lq = lane;
-        for (; lq + 32 * (U - 1) < nq; lq += 32 * U) i8_runs<K, 1, 2, U>(p.shift, rw, xs, cs, 0, lq, 32, mask, acc);
-        if (U > 1)
-            for (; lq < nq; lq += 32) i8_runs<K, 1, 2, 1>(p.shift, rw, xs, cs, 0, lq, 32, mask, acc);
+        if constexpr (MMA) { // warp-uniform bounds: the MMAs need all 32 lanes
+            int r = 0;
+            for (; r + U <= rounds; r += U) gemvm_rounds<K, U>(p.shift, rw, xs, nq, 32 * r, mask, lane, acc);
+            for (; r < rounds; r++) gemvm_rounds<K, 1>(p.shift, rw, xs, nq, 32 * r, mask, lane, acc);
+        } else {
+            int lq = lane;
+            for (; lq + 32 * (U - 1) < nq; lq += 32 * U) i8_runs<K, 1, 2, U>(p.shift, rw, xs, cs, 0, lq, 32, mask, acc);
+            if (U > 1)
+                for (; lq < nq; lq += 32) i8_runs<K, 1, 2, 1>(p.shift, rw, xs, cs, 0, lq, 32, mask, acc);
+        }
         gemvg_store(p, rw, acc, s0, s1, r0, r1, lane);
         u = __shfl_sync(0xffffffffu, next, 0) + nwarps;
     }
@@ -480,7 +493,7 @@ __device__ __forceinline__ void trellis_gemvg_pf(const QGroupParams& p) {
 
 // BPS blocks per SM (four: ≤ 64 registers a thread, as the one-row int8 form), U runs a lane loads at once.
 #define TRELLIS_GEMVG(name, K, BPS, U)                                                                           \
-    extern "C" __global__ void __launch_bounds__(256, BPS) name(const QGroupParams p) { trellis_gemvg<K, U>(p); }
+    extern "C" __global__ void __launch_bounds__(256, BPS) name(const QGroupParams p) { trellis_gemvg<K, U, false>(p); }
 #define TRELLIS_GEMVG_PF(name, K)                                                                                \
     extern "C" __global__ void __launch_bounds__(256, 4) name(const QGroupParams p) { trellis_gemvg_pf<K>(p); }
 
@@ -782,7 +795,7 @@ __device__ __forceinline__ void qstage_i8_g4(unsigned* xs, const float* __restri
 // entry its A rows and B column reach, is dropped.
 template <int K, int U>
 __device__ __forceinline__ void gemvm_rounds(int shift, const TrellisRow<K, 1> (&rw)[2], const unsigned* xs, int nq, int q0, unsigned mask,
-                                             int lane, float (&acc)[2]) {
+                                             int lane, float (&acc)[2][1]) {
     typename TrellisRow<K, 1>::Words wd[U][2];
     int qc[U];
 #pragma unroll
@@ -816,52 +829,22 @@ __device__ __forceinline__ void gemvm_rounds(int shift, const TrellisRow<K, 1> (
         const int d0 = (g & 1) ? c[u][1] : c[u][0], d1 = (g & 1) ? c[u][3] : c[u][2];
         const uint2 e = *(const uint2*)(xs + (qc[u] & ~3) * 36 + 32);
         const bool use = q0 + 32 * u + lane < nq && t == (g >> 1);
-        acc[0] = use ? fmaf((float)(d0 + (int)e.y), __uint_as_float(e.x), acc[0]) : acc[0];
-        acc[1] = use ? fmaf((float)(d1 + (int)e.y), __uint_as_float(e.x), acc[1]) : acc[1];
+        acc[0][0] = use ? fmaf((float)(d0 + (int)e.y), __uint_as_float(e.x), acc[0][0]) : acc[0][0];
+        acc[1][0] = use ? fmaf((float)(d1 + (int)e.y), __uint_as_float(e.x), acc[1][0]) : acc[1][0];
     }
 }
 
 // trellis_gemvm_k{K}[_b{BPS}u{U}] (axis 1, one activation row, int8 activations on the tensor cores: a lab form,
 //   trellis_gemvg's launches under the tuning key gemv_mma; measured slower than trellis_gemvg, docs/perf.md; qmma.go)
-//   in, out, units, grid: as trellis_gemvg, with in % 128 == 0
+//   in, out, units, grid: as trellis_gemvg, with in % 128 == 0 (trellis_gemvg<K, U, true>: the same launch with
+//          qstage_i8_g4 and gemvm_rounds in place of qstage_i8 and i8_runs)
 //   order: per lane and unit the diagonal int32 sums of each round (exact), f32 fma of (sum − 510·Σa)·s_group in
 //          round order, a warp tree sum, finish (scale·rcp) and bias: each output the same for any grid and order
 //   promise: activations int8 per group of 128 (relative error ≤ 1/254 of the group's max|x|), weights as
 //            trellis.Factored exactly; verify bound of the tensor-core forms (MatMul/trellis/mma)
-template <int K, int U>
-__device__ __forceinline__ void trellis_gemvm(const QGroupParams& p) {
-    extern __shared__ float4 qsm[];
-    unsigned* xs = (unsigned*)qsm;
-    const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
-    const int nwarps = gridDim.x * 8, nq = p.in >> 5, rounds = (nq + 31) >> 5;
-    const unsigned mask = (1u << p.L) - 1u;
-    int u = blockIdx.x * 8 + warp;
-    if (lane == 0 && u < p.nunits) gemvg_prefetch<K>(p, u, nq); // weights only before the dependency wait
-    pdl_begin();
-    qstage_i8_g4(xs, p.x, p.in);
-    __syncthreads();
-    while (u < p.nunits) {
-        int next = 0;
-        if (lane == 0) next = atomicAdd(p.ctr, 1);
-        int si, r0, r1;
-        gemvg_unit(p, u, si, r0, r1);
-        const QMmaSeg s0 = qmma_seg_of(p, si), s1 = p.h ? p.seg[1] : s0;
-        TrellisRow<K, 1> rw[2];
-        gemvg_bind(p, rw, s0, s1, r0, r1);
-        float acc[2] = {0.f, 0.f};
-        int r = 0;
-        for (; r + U <= rounds; r += U) gemvm_rounds<K, U>(p.shift, rw, xs, nq, 32 * r, mask, lane, acc);
-        for (; r < rounds; r++) gemvm_rounds<K, 1>(p.shift, rw, xs, nq, 32 * r, mask, lane, acc);
-        float a2[2][1] = {{acc[0]}, {acc[1]}};
-        gemvg_store(p, rw, a2, s0, s1, r0, r1, lane);
-        u = __shfl_sync(0xffffffffu, next, 0) + nwarps;
-    }
-    gemvg_done(p, lane, nwarps);
-}
-
 // BPS blocks per SM (four: ≤ 64 registers a thread, trellis_gemvg's shape), U rounds loaded at once.
 #define TRELLIS_GEMVM(name, K, BPS, U)                                                                           \
-    extern "C" __global__ void __launch_bounds__(256, BPS) name(const QGroupParams p) { trellis_gemvm<K, U>(p); }
+    extern "C" __global__ void __launch_bounds__(256, BPS) name(const QGroupParams p) { trellis_gemvg<K, U, true>(p); }
 
 // trellis_gemv0_k{K}_n{N}_{rcp|fac} (axis 0: down, coded along the output)
 //   in:  W as stored: [in, out·K/32] or the 3-bit interleave [out/512, in, 48] (interleaved = 1); coded row r is
