@@ -23,10 +23,19 @@ const (
 	OpMatMulGroup Op = "matmul_group"
 	// OpGateUpSwiGLU: MatMul(gate, x, wg); MatMul(up, x, wu); SwiGLU(h, gate, up) — h may be gate or up.
 	OpGateUpSwiGLU Op = "gate_up_swiglu"
+	// OpMatMulAdd: MatMul(t, x, w); Add(y, r, t) — a projection added to the residual stream (y may be r); t is
+	// scratch, its contents afterwards unspecified.
+	OpMatMulAdd Op = "matmul_add"
+	// OpNormMatMulGroup: RMSNorm(xn, x, nw, eps); MatMulGroup(ys, xn, ws) — the input norm folded into the
+	// projections that read it (q, k, v).
+	OpNormMatMulGroup Op = "norm_matmul_group"
+	// OpNormGateUpSwiGLU: RMSNorm(xn, x, nw, eps); GateUpSwiGLU(h, gate, up, xn, wg, wu).
+	OpNormGateUpSwiGLU Op = "norm_gate_up_swiglu"
 )
 
 // FusedOps are the fused ops, in the order their interfaces are declared.
-var FusedOps = []Op{OpAddRMSNorm, OpNormRope, OpNormRopeQK, OpMatMulGroup, OpGateUpSwiGLU}
+var FusedOps = []Op{OpAddRMSNorm, OpNormRope, OpNormRopeQK, OpMatMulGroup, OpGateUpSwiGLU, OpMatMulAdd, OpNormMatMulGroup,
+	OpNormGateUpSwiGLU}
 
 // AddRMSNormer serves OpAddRMSNorm.
 type AddRMSNormer interface {
@@ -53,6 +62,24 @@ type GateUpSwiGLUer interface {
 	GateUpSwiGLU(h, gate, up, x Tensor, wg, wu Linear)
 }
 
+// MatMulAdder serves OpMatMulAdd. MatMulAddFuses reports whether MatMulAdd of w over rows activation rows is one
+// launch on this backend (else it runs the plain sequence, which costs a launch more than MatMul and AddRMSNorm):
+// the model folds a residual add into a projection only where it is (Model.ops, residualNorm).
+type MatMulAdder interface {
+	MatMulAdd(y, t, x Tensor, w Linear, r Tensor)
+	MatMulAddFuses(w Linear, rows int) bool
+}
+
+// NormMatMulGrouper serves OpNormMatMulGroup.
+type NormMatMulGrouper interface {
+	NormMatMulGroup(ys []Tensor, xn, x, nw Tensor, eps float32, ws []Linear)
+}
+
+// NormGateUpSwiGLUer serves OpNormGateUpSwiGLU.
+type NormGateUpSwiGLUer interface {
+	NormGateUpSwiGLU(h, gate, up, xn, x, nw Tensor, eps float32, wg, wu Linear)
+}
+
 // ServesFused is the Supports answer for a fused op: nil when b implements its interface.
 func ServesFused(b Backend, op Op) error {
 	var ok bool
@@ -67,6 +94,12 @@ func ServesFused(b Backend, op Op) error {
 		_, ok = b.(MatMulGrouper)
 	case OpGateUpSwiGLU:
 		_, ok = b.(GateUpSwiGLUer)
+	case OpMatMulAdd:
+		_, ok = b.(MatMulAdder)
+	case OpNormMatMulGroup:
+		_, ok = b.(NormMatMulGrouper)
+	case OpNormGateUpSwiGLU:
+		_, ok = b.(NormGateUpSwiGLUer)
 	default:
 		return fmt.Errorf("%s: not a fused op", op)
 	}
@@ -130,4 +163,40 @@ func GateUpSwiGLU(be Backend, h, gate, up, x Tensor, wg, wu Linear) {
 	be.MatMul(gate, x, wg)
 	be.MatMul(up, x, wu)
 	be.SwiGLU(h, gate, up)
+}
+
+// MatMulAdd is y = r + x·wᵀ (t scratch), as one op where b serves it.
+func MatMulAdd(be Backend, y, t, x Tensor, w Linear, r Tensor) {
+	if f, ok := be.(MatMulAdder); ok {
+		f.MatMulAdd(y, t, x, w, r)
+		return
+	}
+	be.MatMul(t, x, w)
+	be.Add(y, r, t)
+}
+
+// MatMulAddFuses reports whether MatMulAdd of w over rows rows is one launch on be.
+func MatMulAddFuses(be Backend, w Linear, rows int) bool {
+	f, ok := be.(MatMulAdder)
+	return ok && f.MatMulAddFuses(w, rows)
+}
+
+// NormMatMulGroup is xn = RMSNorm(x, nw, eps), then ys[i] = xn·ws[i]ᵀ, as one op where b serves it.
+func NormMatMulGroup(be Backend, ys []Tensor, xn, x, nw Tensor, eps float32, ws []Linear) {
+	if f, ok := be.(NormMatMulGrouper); ok {
+		f.NormMatMulGroup(ys, xn, x, nw, eps, ws)
+		return
+	}
+	be.RMSNorm(xn, x, nw, eps)
+	MatMulGroup(be, ys, xn, ws)
+}
+
+// NormGateUpSwiGLU is xn = RMSNorm(x, nw, eps), then GateUpSwiGLU on xn, as one op where b serves it.
+func NormGateUpSwiGLU(be Backend, h, gate, up, xn, x, nw Tensor, eps float32, wg, wu Linear) {
+	if f, ok := be.(NormGateUpSwiGLUer); ok {
+		f.NormGateUpSwiGLU(h, gate, up, xn, x, nw, eps, wg, wu)
+		return
+	}
+	be.RMSNorm(xn, x, nw, eps)
+	GateUpSwiGLU(be, h, gate, up, xn, wg, wu)
 }

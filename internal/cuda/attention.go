@@ -146,6 +146,15 @@ func (a attnCase) promptForm() bool {
 	return slices.Contains(attnPromptWideHDs, a.hd) && (a.smem == 0 || a.smem >= attnPromptWideSmem(a.hd))
 }
 
+// chunkForm reports whether the chunk form has a kernel at a's head dim: attn_chunk_hd* at the narrow prompt
+// head dims, attn_chunk_wide_hd* at the wide ones where the device allows its shared memory (as promptForm).
+func (a attnCase) chunkForm() bool {
+	if slices.Contains(attnPromptHDs, a.hd) {
+		return true
+	}
+	return slices.Contains(attnPromptWideHDs, a.hd) && (a.smem == 0 || a.smem >= attnPromptWideSmem(a.hd))
+}
+
 // kvBytes is the cache traffic of reading every row's keys and values once per kv head (an estimate of half the
 // cache per row when the positions are unknown).
 func (a attnCase) kvBytes(maxLen int) float64 {
@@ -183,15 +192,17 @@ type attnPtrs struct {
 //     (the follow-up prompt of a cached conversation) runs 128 blocks over 2048 positions each, where the split
 //     form, sized by the chunk's positions (enqueueAttnSplit), spreads the same work over 4,096 blocks of 64.
 //   - chunk: a prompt chunk of a few rows (at most tuning.attnChunkRows) deep in a context (more work than
-//     tuning.attnChunkMin), at the narrow prompt head dims: the follow-up of a cached conversation. The prompt form
+//     tuning.attnChunkMin), at the prompt head dims (chunkForm): the follow-up of a cached conversation. The prompt form
 //     gives such a chunk one block per query head walking the whole context (40 blocks for Qwen3-14B), and the
 //     split form reads every kv head's context once per row; the chunk form reads it once per block for all the
-//     chunk's rows and query heads, split over the positions, on tensor cores.
+//     chunk's rows and query heads, split over the positions, on tensor cores. At the wide head dims (256: Qwen3.5's
+//     full attention, 512: Gemma 4's global layers) attn_chunk_wide_hd* does the same with the output split over
+//     attnWideDV-dim blocks, as the wide prompt form.
 //   - rows: anything else (one block per row and kv head).
 var attnForms = []attnForm{
 	{name: "split", supports: func(a attnCase) bool { return a.n <= maxGemvRows && a.hd <= attnMaxHD() }, enqueue: enqueueAttnSplit},
 	{name: "chunk", supports: func(a attnCase) bool {
-		return a.run && a.n <= a.chunkRows && slices.Contains(attnPromptHDs, a.hd) && a.positions > a.chunkMin
+		return a.run && a.n <= a.chunkRows && a.chunkForm() && a.positions > a.chunkMin
 	}, enqueue: enqueueAttnChunk},
 	{name: "prompt", supports: func(a attnCase) bool {
 		return a.run && a.promptForm() && (a.positions == 0 || a.positions > a.rowsMax)
@@ -388,24 +399,43 @@ func attnChunkGeom(a attnCase, last int) (w, z, s, cl int) {
 	return w, z, (tiles + per - 1) / per, cl
 }
 
-// enqueueAttnChunk runs attn_chunk_hd* and the combine for a prompt chunk (never in a recorded graph: the grid
+// attnChunkWideGeom is attnChunkGeom's counterpart for attn_chunk_wide_hd*: z blocks of 64 query rows (four
+// warps of 16) per kv head for the n·G rows, each in hd/attnWideDV output slices, and S position slices of cl (a
+// multiple of the 64-position tile, so of the wide form's attnWideBK) — about one block per multiprocessor.
+func attnChunkWideGeom(a attnCase, last int) (z, s, cl int) {
+	q := a.n * (a.heads / a.kvHeads)
+	z = (q + 63) / 64
+	tiles := last/64 + 1
+	per := a.kvHeads * z * (a.hd / attnWideDV)
+	want := max(1, min(attnMaxSplits, (a.sms+per-1)/per))
+	n := (tiles + want - 1) / want
+	return z, (tiles + n - 1) / n, 64 * n
+}
+
+// enqueueAttnChunk runs attn_chunk_hd* (attn_chunk_wide_hd* at the wide head dims) and the combine for a prompt chunk (never in a recorded graph: the grid
 // depends on the positions, read from the values last written to pos).
 func enqueueAttnChunk(b *Backend, a attnCase, p attnPtrs) {
 	// Σ (pos[r]+1) over consecutive positions p0..p0+n−1 is n·p0 + n(n+1)/2.
 	last := int((a.positions-int64(a.n*(a.n+1)/2))/int64(a.n)) + a.n - 1
 	w, z, S, cl := attnChunkGeom(a, last)
+	name, grid, smem := attnChunkName(a.hd, a.act), driver.Dim3{X: S, Y: a.kvHeads, Z: z}, 0
+	if !slices.Contains(attnPromptHDs, a.hd) {
+		z, S, cl = attnChunkWideGeom(a, last)
+		w, name, smem = 4, attnChunkWideName(a.hd, a.act), attnPromptWideSmem(a.hd)
+		grid = driver.Dim3{X: S, Y: a.kvHeads, Z: z * (a.hd / attnWideDV)}
+	}
 	part, err := b.ensureScratch(4 * a.n * a.heads * S * (a.hd + 2))
 	if err != nil {
 		b.fail(fmt.Errorf("cuda backend: attention scratch: %w", err))
 		return
 	}
-	name, combine := attnChunkName(a.hd, a.act), opName("attn_combine", a.act)
+	combine := opName("attn_combine", a.act)
 	bytes := float64(a.act.Size()*a.n*a.heads*a.hd) + float64(z*2*kvSize*a.kvHeads*a.hd*(last+1)) + float64(4*a.n*a.heads*S*(a.hd+2))
 	b.enqueue(func() error {
 		args := driver.NewArgs().Ptr(part).Ptr(p.q).Ptr(p.kc).Ptr(p.vc).Ptr(p.seq).Ptr(p.pos).I32(int32(a.n)).
 			I32(int32(a.heads)).I32(int32(a.kvHeads)).I32(int32(p.seqs)).I32(int32(p.maxLen)).I32(int32(p.layer)).
 			F32(p.scale).I32(int32(cl))
-		if err := b.launch(name, driver.Dim3{X: S, Y: a.kvHeads, Z: z}, driver.Dim3{X: 32 * w}, 0, args, bytes); err != nil {
+		if err := b.launch(name, grid, driver.Dim3{X: 32 * w}, smem, args, bytes); err != nil {
 			return err
 		}
 		args = driver.NewArgs().Ptr(p.out).Ptr(part).Ptr(p.seq).Ptr(p.pos).I32(int32(a.heads)).I32(int32(a.hd)).
@@ -425,19 +455,21 @@ func enqueueAttnRows(b *Backend, a attnCase, p attnPtrs) {
 	})
 }
 
-// allowAttnSmem raises the dynamic shared memory limit of the wide prompt kernels, at Open (device thread; not
-// at launch, where a graph may be recording). On a device whose opt-in limit is lower they stay unused
-// (attnCase.promptForm) and such prompts take the rows form.
+// allowAttnSmem raises the dynamic shared memory limit of the wide prompt and chunk kernels, at Open (device
+// thread; not at launch, where a graph may be recording). On a device whose opt-in limit is lower they stay
+// unused (attnCase.promptForm, chunkForm) and such prompts take the split or rows form.
 func (b *Backend) allowAttnSmem() error {
 	for _, x := range actTypes {
 		for _, hd := range attnPromptWideHDs {
 			if smem := attnPromptWideSmem(hd); smem <= b.info.MaxSharedPerBlock {
-				f, err := b.fn(attnPromptWideName(hd, x))
-				if err != nil {
-					return err
-				}
-				if err := f.SetMaxDynamicShared(smem); err != nil {
-					return err
+				for _, name := range []string{attnPromptWideName(hd, x), attnChunkWideName(hd, x)} {
+					f, err := b.fn(name)
+					if err != nil {
+						return err
+					}
+					if err := f.SetMaxDynamicShared(smem); err != nil {
+						return err
+					}
 				}
 			}
 		}

@@ -45,12 +45,36 @@ func deltaName(kd int, x backend.DType) string {
 	return fmt.Sprintf("gated_delta_%s_k%d", dtName(x), kd)
 }
 
+// The chunked form of the delta rule (gated_delta_chunk_*: a prompt run of one sequence, deltaChunk rows at a
+// time): deltaChunk and deltaChunkThreads are DELTA_CHUNK and DELTA_CHUNK_THREADS in deltanet.cu, deltaChunkKDs
+// its instantiated key-dim bounds (S of a block's deltaCols columns, the chunk's k and q and its T×T products stay
+// under 48 KiB of static shared memory up to 128: 39 KiB; a larger key dim keeps the recurrent form).
+const (
+	deltaChunk        = 16
+	deltaChunkThreads = 256
+)
+
+var deltaChunkKDs = []int{32, 64, 128}
+
+// deltaChunkRows is the fewest rows of a one-sequence run that take the chunked form; shorter runs, decode
+// steps and batches of several sequences keep the recurrent form. 64 is the CPU's own switch (cpu.defaultDeltaChunk),
+// so verify compares like with like on both sides of it; not measured on a device yet (perf.md, issue 20): it
+// belongs in the tuning table as delta_chunk_rows (0: never) once it is.
+const deltaChunkRows = 64
+
+func deltaChunkName(kd int, x backend.DType) string {
+	return fmt.Sprintf("gated_delta_chunk_%s_k%d", dtName(x), kd)
+}
+
 // deltaInstantiations are deltanet.cu's instantiation lines (kernels.go).
 func deltaInstantiations() []string {
 	var out []string
 	for _, x := range actTypes {
 		for _, kd := range deltaKDs {
 			out = append(out, fmt.Sprintf("GATED_DELTA(%s, %d, %s)", deltaName(kd, x), kd, outType(x)))
+		}
+		for _, kd := range deltaChunkKDs {
+			out = append(out, fmt.Sprintf("GATED_DELTA_CHUNK(%s, %d, %s)", deltaChunkName(kd, x), kd, outType(x)))
 		}
 	}
 	return out
@@ -180,8 +204,11 @@ func (b *Backend) CausalConv(dst, x, w backend.Tensor, st backend.RecurrentState
 }
 
 // GatedDeltaRule (backend.LinearAttention): gated_delta_prep normalizes every row's q and k and forms its gates
-// in parallel, then gated_delta runs the recurrent form over each sequence's rows in order (a decode step and a
-// prompt alike), its dot products split over deltaLanes lanes. The pre-pass's output lives in the split
+// in parallel, then gated_delta runs the recurrent form over each sequence's rows in order, its dot products
+// split over deltaLanes lanes (decode steps, batches of several sequences, short runs); a run of one sequence at
+// consecutive positions of at least deltaChunkRows rows (a prompt chunk; key dim ≤ 128) takes gated_delta_chunk,
+// the chunked form, whose rows go deltaChunk at a time as a few small matrix products and one short substitution
+// instead of n dependent steps. The pre-pass's output lives in the split
 // attention's scratch (ensureScratch), which the stream's order keeps apart from attention's use of it.
 func (b *Backend) GatedDeltaRule(dst, qkv, a, bt, aLog, dtBias backend.Tensor, st backend.RecurrentState, layer int, seq, pos backend.Tensor) {
 	const op = "GatedDeltaRule"
@@ -217,6 +244,10 @@ func (b *Backend) GatedDeltaRule(dst, qkv, a, bt, aLog, dtBias backend.Tensor, s
 		}
 	}
 	name, prep := deltaName(kd, xs.dt), opName("gated_delta_prep", xs.dt)
+	chunked := n >= deltaChunkRows && kd <= deltaChunkKDs[len(deltaChunkKDs)-1] && oneRun(sq, ps, n)
+	if chunked {
+		name = deltaChunkName(kd, xs.dt)
+	}
 	// the pre-pass's output: every row's normalized q and k per key head, then β and the decay per value head
 	qkBytes := 4 * n * c.KeyHeads * 2 * c.KeyDim
 	scr, err := b.ensureScratch(qkBytes + 4*n*c.ValueHeads*2)
@@ -236,6 +267,12 @@ func (b *Backend) GatedDeltaRule(dst, qkv, a, bt, aLog, dtBias backend.Tensor, s
 			I32(int32(c.KeyHeads)).I32(int32(c.ValueHeads)).I32(int32(c.KeyDim)).I32(int32(c.ValueDim)).F32(scale)
 		if err := b.launch(prep, driver.Dim3{X: n, Y: c.KeyHeads}, driver.Dim3{X: 128}, 0, args, prepBytes); err != nil {
 			return err
+		}
+		if chunked {
+			args = driver.NewArgs().Ptr(d.ptr).Ptr(xs.ptr).Ptr(scr).Ptr(coef).Ptr(as.ptr).Ptr(al.ptr).Ptr(db.ptr).Ptr(S).
+				Ptr(sq.ptr).Ptr(ps.ptr).I32(int32(n)).I32(int32(c.Seqs)).I32(int32(c.KeyHeads)).I32(int32(c.ValueHeads)).
+				I32(int32(c.KeyDim)).I32(int32(c.ValueDim))
+			return b.launch(name, driver.Dim3{X: grid.X, Y: grid.Y}, driver.Dim3{X: deltaChunkThreads}, 0, args, bytes)
 		}
 		args = driver.NewArgs().Ptr(d.ptr).Ptr(xs.ptr).Ptr(scr).Ptr(coef).Ptr(S).Ptr(sq.ptr).Ptr(ps.ptr).
 			I32(int32(n)).I32(int32(c.KeyHeads)).I32(int32(c.ValueHeads)).I32(int32(c.KeyDim)).I32(int32(c.ValueDim))

@@ -1,12 +1,15 @@
 // The fused ops of the backend contract (internal/backend/fused.go), each as the launch that replaces its plain
 // sequence: add_rmsnorm, rmsnorm_rope, rmsnorm_rope_qk (q's and k's at once), one multi-layer GEMV or trellis
-// launch for MatMuls on one input, and gate/up with SwiGLU folded into the trellis launch. Where no fused kernel
-// takes the shapes, the op runs its plain sequence (said in the debug log), which computes the same.
+// launch for MatMuls on one input, and gate/up with SwiGLU folded into the trellis launch; the residual add folded
+// into the epilogue of a quantized projection (MatMulAdd) and the input norm into the one-row trellis launch that
+// reads it (NormMatMulGroup, NormGateUpSwiGLU). Where no fused kernel takes the shapes, the op runs its plain
+// sequence (said in the debug log), which computes the same.
 
 package cuda
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/mlxbun/mlxbun/internal/backend"
 	"github.com/mlxbun/mlxbun/internal/cuda/driver"
@@ -14,11 +17,14 @@ import (
 )
 
 var (
-	_ backend.AddRMSNormer   = (*Backend)(nil)
-	_ backend.NormRoper      = (*Backend)(nil)
-	_ backend.NormRopeQKer   = (*Backend)(nil)
-	_ backend.MatMulGrouper  = (*Backend)(nil)
-	_ backend.GateUpSwiGLUer = (*Backend)(nil)
+	_ backend.AddRMSNormer       = (*Backend)(nil)
+	_ backend.NormRoper          = (*Backend)(nil)
+	_ backend.NormRopeQKer       = (*Backend)(nil)
+	_ backend.MatMulGrouper      = (*Backend)(nil)
+	_ backend.GateUpSwiGLUer     = (*Backend)(nil)
+	_ backend.MatMulAdder        = (*Backend)(nil)
+	_ backend.NormMatMulGrouper  = (*Backend)(nil)
+	_ backend.NormGateUpSwiGLUer = (*Backend)(nil)
 )
 
 // AddRMSNorm: sum = a + c, y = RMSNorm(sum, w, eps) in one add_rmsnorm launch (which also writes y's bf16 copy
@@ -155,7 +161,7 @@ func (b *Backend) MatMulGroup(ys []backend.Tensor, x backend.Tensor, ws []backen
 	if len(ys) != len(ws) {
 		panic(fmt.Sprintf("backend: MatMulGroup: %d outputs for %d linears", len(ys), len(ws)))
 	}
-	if !b.groupDense(ys, x, ws) && !b.groupQuant(ys, x, ws, nil) {
+	if !b.groupDense(ys, x, ws) && !b.groupQuant(ys, x, ws, nil, gemvgFold{}) {
 		for i, w := range ws {
 			b.MatMul(ys[i], x, w)
 		}
@@ -170,7 +176,7 @@ func (b *Backend) GateUpSwiGLU(h, gate, up, x backend.Tensor, wg, wu backend.Lin
 	n := gt.elems()
 	folds := ht.dt == backend.F32 && gt.dt == backend.F32 && ut.dt == backend.F32 && ht.elems() == n && ut.elems() == n &&
 		(ht.ptr == gt.ptr || !overlaps(ht.ptr, 4*n, gt.ptr, 4*n)) && !overlaps(ht.ptr, 4*n, ut.ptr, 4*n)
-	if folds && b.groupQuant([]backend.Tensor{gate, up}, x, []backend.Linear{wg, wu}, ht) {
+	if folds && b.groupQuant([]backend.Tensor{gate, up}, x, []backend.Linear{wg, wu}, ht, gemvgFold{}) {
 		return
 	}
 	b.MatMulGroup([]backend.Tensor{gate, up}, x, []backend.Linear{wg, wu})
@@ -219,8 +225,9 @@ func formOf(c matmulCase) string {
 }
 
 // groupQuant queues quantized MatMuls on x as one trellis_gemvg or trellis_mma launch (with h, gate and up with
-// SwiGLU folded in) when groupable says one launch takes them; false queues nothing.
-func (b *Backend) groupQuant(ys []backend.Tensor, x backend.Tensor, ws []backend.Linear, h *Tensor) bool {
+// SwiGLU folded in) when groupable says one launch takes them; false queues nothing. A fold (an input norm) needs
+// trellis_gemvg, which then takes a single layer too.
+func (b *Backend) groupQuant(ys []backend.Tensor, x backend.Tensor, ws []backend.Linear, h *Tensor, fold gemvgFold) bool {
 	xs := tensorOf("MatMulGroup", x)
 	if xs.dt != backend.F32 {
 		return false
@@ -241,10 +248,21 @@ func (b *Backend) groupQuant(ys []backend.Tensor, x backend.Tensor, ws []backend
 		forms = append(forms, quantFormOf(c))
 	}
 	gemvg, ok := groupable(ls, cs, forms, xs.ptr, yp)
+	if fold.normw != 0 {
+		if len(ls) == 1 && forms[0] == "trellis_gemvg" {
+			gemvg, ok = true, true
+		}
+		for i, l := range ls {
+			ok = ok && gemvg && b.gemvgFolds(l) && !overlaps(yp[i], 4*n*l.out, fold.xn, 4*n*in)
+		}
+		if !ok {
+			return false
+		}
+	}
 	if !ok {
 		return false
 	}
-	g := &qmmaGroup{n: n, x: xs.ptr, segs: ls, ys: yp, gemvg: gemvg}
+	g := &qmmaGroup{n: n, x: xs.ptr, segs: ls, ys: yp, gemvg: gemvg, fold: fold}
 	if h != nil {
 		k0, k1 := ls[0].w.Bits, ls[1].w.Bits
 		if len(ls) != 2 || ls[0].out != ls[1].out || (k0 != k1 && (gemvg || !qmmaMixed(qmmaInst(n)))) {
@@ -254,7 +272,7 @@ func (b *Backend) groupQuant(ys []backend.Tensor, x backend.Tensor, ws []backend
 	} else if !g.sameBits() {
 		return false // layers of different widths take a launch each
 	}
-	b.logf("%d layers %s n=%d: one %s launch, SwiGLU folded %v", len(ls), ls[0].name, n, g.form(), h != nil)
+	b.logf("%d layers %s n=%d: one %s launch, SwiGLU folded %v, norm folded %v", len(ls), ls[0].name, n, g.form(), h != nil, fold.normw != 0)
 	b.enqueue(g.launch(b))
 	return true
 }
@@ -267,4 +285,71 @@ func quantFormOf(c quantCase) string {
 		}
 	}
 	return ""
+}
+
+// MatMulAddFuses: the layer is quantized and the form selection picks for it at rows rows adds a residual in its
+// launch (residualForms; trellis_gemvg's lab kernels do not), with the tuning table's fold_residual on.
+func (b *Backend) MatMulAddFuses(w backend.Linear, rows int) bool {
+	l, ok := w.(*qlinear)
+	if !ok || rows < 1 || !b.tune.foldResidual {
+		return false
+	}
+	f := quantFormOf(b.quantCaseOf(l, rows))
+	return slices.Contains(residualForms, f) && (f != "trellis_gemvg" || b.gemvgFolds(l))
+}
+
+// MatMulAdd: y = r + x·wᵀ in the projection's launch where MatMulAddFuses (y may be r, every f32, y apart from x);
+// otherwise MatMul into t and an add launch.
+func (b *Backend) MatMulAdd(y, t, x backend.Tensor, w backend.Linear, r backend.Tensor) {
+	const op = "MatMulAdd"
+	ys, xs, rs := tensorOf(op, y), tensorOf(op, x), tensorOf(op, r)
+	n, _ := dims(xs)
+	if l, ok := w.(*qlinear); ok && ys.dt == backend.F32 && rs.dt == backend.F32 && xs.dt == backend.F32 &&
+		rs.elems() == ys.elems() && (ys.ptr == rs.ptr || !overlaps(ys.ptr, 4*ys.elems(), rs.ptr, 4*rs.elems())) &&
+		!overlaps(ys.ptr, 4*ys.elems(), xs.ptr, 4*xs.elems()) && b.MatMulAddFuses(w, n) {
+		b.matmulQuantRes(ys, xs, l, rs.ptr)
+		return
+	}
+	b.logf("MatMulAdd n=%d: the plain ops", n)
+	b.MatMul(t, x, w)
+	b.Add(y, r, t)
+}
+
+// normFold is the input-norm fold of xn = RMSNorm(x, nw, eps) for one trellis_gemvg launch: one f32 row, nw f32
+// [in], xn apart from x (block 0 writes it while the others read x); false where the launch cannot fold it.
+func normFold(op string, xn, x, nw backend.Tensor, eps float32) (gemvgFold, bool) {
+	xns, xs, ws := tensorOf(op, xn), tensorOf(op, x), tensorOf(op, nw)
+	n, in := dims(xs)
+	if n != 1 || xs.dt != backend.F32 || xns.dt != backend.F32 || ws.dt != backend.F32 || ws.elems() != in || xns.elems() != in ||
+		overlaps(xns.ptr, 4*in, xs.ptr, 4*in) {
+		return gemvgFold{}, false
+	}
+	return gemvgFold{normw: ws.ptr, xn: xns.ptr, eps: eps}, true
+}
+
+// NormMatMulGroup: xn = RMSNorm(x, nw, eps) and ys[i] = xn·ws[i]ᵀ in one trellis_gemvg launch that normalizes x
+// before quantizing it (one row of quantized layers the launch takes, tuning fold_residual); otherwise RMSNorm and
+// MatMulGroup.
+func (b *Backend) NormMatMulGroup(ys []backend.Tensor, xn, x, nw backend.Tensor, eps float32, ws []backend.Linear) {
+	if f, ok := normFold("NormMatMulGroup", xn, x, nw, eps); ok && b.tune.foldResidual && b.groupQuant(ys, x, ws, nil, f) {
+		return
+	}
+	b.RMSNorm(xn, x, nw, eps)
+	b.MatMulGroup(ys, xn, ws)
+}
+
+// NormGateUpSwiGLU: xn = RMSNorm(x, nw, eps), then GateUpSwiGLU on xn, in one trellis_gemvg launch where it folds
+// (as NormMatMulGroup); otherwise RMSNorm and GateUpSwiGLU.
+func (b *Backend) NormGateUpSwiGLU(h, gate, up, xn, x, nw backend.Tensor, eps float32, wg, wu backend.Linear) {
+	ht, gt, ut := tensorOf("NormGateUpSwiGLU", h), tensorOf("NormGateUpSwiGLU", gate), tensorOf("NormGateUpSwiGLU", up)
+	n := gt.elems()
+	swiglu := ht.dt == backend.F32 && gt.dt == backend.F32 && ut.dt == backend.F32 && ht.elems() == n && ut.elems() == n &&
+		(ht.ptr == gt.ptr || !overlaps(ht.ptr, 4*n, gt.ptr, 4*n)) && !overlaps(ht.ptr, 4*n, ut.ptr, 4*n)
+	if f, ok := normFold("NormGateUpSwiGLU", xn, x, nw, eps); ok && swiglu && b.tune.foldResidual &&
+		!overlaps(ht.ptr, 4*n, f.xn, 4*tensorOf("NormGateUpSwiGLU", xn).elems()) &&
+		b.groupQuant([]backend.Tensor{gate, up}, x, []backend.Linear{wg, wu}, ht, f) {
+		return
+	}
+	b.RMSNorm(xn, x, nw, eps)
+	b.GateUpSwiGLU(h, gate, up, xn, wg, wu)
 }

@@ -101,8 +101,8 @@ var attnEPTs = []int{1, 2, 3, 4, 8, 16}
 // accumulators fit the registers).
 var attnPromptHDs = []int{32, 64, 96, 128}
 
-// attnPromptWideHDs are the head dims of the wide prompt form (attn_prompt_wide_hd*: the output split over
-// blocks of attnWideDV dims, operands in dynamic shared memory).
+// attnPromptWideHDs are the head dims of the wide prompt and chunk forms (attn_prompt_wide_hd*,
+// attn_chunk_wide_hd*: the output split over blocks of attnWideDV dims, operands in dynamic shared memory).
 var attnPromptWideHDs = []int{256, 512}
 
 // outType is the C type a kernel writes for an output dtype.
@@ -161,6 +161,9 @@ func attnChunkName(hd int, x backend.DType) string {
 func attnPromptWideName(hd int, x backend.DType) string {
 	return fmt.Sprintf("attn_prompt_wide_hd%d%s", hd, xSuffix(x))
 }
+func attnChunkWideName(hd int, x backend.DType) string {
+	return fmt.Sprintf("attn_chunk_wide_hd%d%s", hd, xSuffix(x))
+}
 func winSplitName(ept int, x backend.DType) string {
 	return fmt.Sprintf("attn_win_split_e%d%s", ept, xSuffix(x))
 }
@@ -213,6 +216,7 @@ func instantiations(lab bool) map[string][]string {
 		}
 		for _, hd := range attnPromptWideHDs {
 			attn = append(attn, fmt.Sprintf("ATTN_PROMPT_WIDE(%s, %d, %s)", attnPromptWideName(hd, x), hd, outType(x)))
+			attn = append(attn, fmt.Sprintf("ATTN_CHUNK_WIDE(%s, %d, %s)", attnChunkWideName(hd, x), hd, outType(x)))
 		}
 	}
 	m := quantInstantiations(lab)

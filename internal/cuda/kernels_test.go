@@ -104,7 +104,7 @@ func TestInstantiations(t *testing.T) {
 			want = append(want, attnPromptName(hd, x))
 		}
 		for _, hd := range attnPromptWideHDs {
-			want = append(want, attnPromptWideName(hd, x))
+			want = append(want, attnPromptWideName(hd, x), attnChunkWideName(hd, x))
 		}
 	}
 	for _, k := range trellisBits { // moe.go: the routed trellis experts, every width and variant
@@ -208,12 +208,15 @@ func TestSelection(t *testing.T) {
 		{attnCase{n: 66, heads: 40, kvHeads: 8, hd: 128, run: true, positions: 66 * 2040, rowsMax: 1 << 16, sms: 132}, "prompt"},
 		{attnCase{n: 66, heads: 40, kvHeads: 8, hd: 128, sms: 132}, "rows"},
 		// The chunk form with the default table's bounds: a 16-row follow-up deep in a context, not one at the start
-		// (less work than chunkMin), not more rows than chunkRows, not the wide head dims.
+		// (less work than chunkMin), not more rows than chunkRows; at the wide head dims the wide chunk form where
+		// the device's shared memory allows it, else the split form.
 		{attnCase{n: 16, heads: 40, kvHeads: 8, hd: 128, run: true, positions: 16 * 2040, rowsMax: 1 << 16, chunkRows: 64, chunkMin: 1 << 12, sms: 132}, "chunk"},
 		{attnCase{n: 64, heads: 40, kvHeads: 8, hd: 128, run: true, positions: 64 * 2040, rowsMax: 1 << 16, chunkRows: 64, chunkMin: 1 << 12, sms: 132}, "chunk"},
 		{attnCase{n: 16, heads: 40, kvHeads: 8, hd: 128, run: true, positions: 136, rowsMax: 1 << 16, chunkRows: 64, chunkMin: 1 << 12, sms: 132}, "split"},
 		{attnCase{n: 66, heads: 40, kvHeads: 8, hd: 128, run: true, positions: 66 * 2040, rowsMax: 1 << 16, chunkRows: 64, chunkMin: 1 << 12, sms: 132}, "prompt"},
-		{attnCase{n: 16, heads: 24, kvHeads: 4, hd: 256, run: true, positions: 16 * 2040, rowsMax: 1 << 16, chunkRows: 64, chunkMin: 1 << 12, sms: 132}, "split"},
+		{attnCase{n: 16, heads: 24, kvHeads: 4, hd: 256, run: true, positions: 16 * 2040, rowsMax: 1 << 16, chunkRows: 64, chunkMin: 1 << 12, sms: 132}, "chunk"},
+		{attnCase{n: 40, heads: 32, kvHeads: 4, hd: 512, run: true, positions: 40 * 2040, rowsMax: 1 << 16, chunkRows: 64, chunkMin: 1 << 12, sms: 132, smem: 227 << 10}, "chunk"},
+		{attnCase{n: 16, heads: 32, kvHeads: 4, hd: 512, run: true, positions: 16 * 2040, rowsMax: 1 << 16, chunkRows: 64, chunkMin: 1 << 12, sms: 132, smem: 99 << 10}, "split"},
 		{attnCase{n: 16, heads: 40, kvHeads: 8, hd: 128, positions: 16 * 2040, rowsMax: 1 << 16, chunkRows: 64, chunkMin: 1 << 12, sms: 132}, "split"},
 		{attnCase{n: 100, heads: 4, kvHeads: 2, hd: 80, run: true}, "rows"},
 		{attnCase{n: 100, heads: 4, kvHeads: 2, hd: 512, run: true}, "prompt"},
@@ -233,6 +236,12 @@ func TestSelection(t *testing.T) {
 	}
 	if w, z, s, cl := attnChunkGeom(attnCase{n: 40, heads: 32, kvHeads: 2, hd: 64, sms: 132}, 139); w != 8 || z != 5 || s != 3 || cl != 64 {
 		t.Errorf("attnChunkGeom(40 rows of a 16-head group) = %d warps, %d, %d slices of %d", w, z, s, cl)
+	}
+	// The wide chunk form's: the 16-row follow-up at 2032 of Qwen3.5-27B's full attention (96 query rows of a kv
+	// head: two blocks of 64, each in two 128-dim slices), 132 multiprocessors over 4·2·2 blocks a slice want 9
+	// slices of the 32 tiles: 8 of four tiles.
+	if z, s, cl := attnChunkWideGeom(attnCase{n: 16, heads: 24, kvHeads: 4, hd: 256, sms: 132}, 2047); z != 2 || s != 8 || cl != 256 {
+		t.Errorf("attnChunkWideGeom(16 rows at 2032, hd 256) = %d, %d slices of %d", z, s, cl)
 	}
 	if f, ks := gemvChoose(1, 17408, 5120); f != (gemvForm{2, 2}) || ks != 2 {
 		t.Errorf("gemvChoose(down) = %v, %d", f, ks)

@@ -50,12 +50,13 @@ type qmmaParams struct {
 	NTiles                               int32
 }
 
-// qgroupParams mirrors QGroupParams (168 bytes), the parameters of trellis_gemvg.
+// qgroupParams mirrors QGroupParams (192 bytes), the parameters of trellis_gemvg.
 type qgroupParams struct {
 	Seg                        [3]qmmaSeg
 	X, H, Ctr                  driver.DevPtr
 	NSeg, In, Shift, L, NUnits int32
-	_                          int32
+	Eps                        float32
+	NormW, XN, Res             driver.DevPtr
 }
 
 // gemvmLab are the lab shapes of trellis_gemvm (3-bit; tuning key gemvg_shape with gemv_mma on), which runs at
@@ -102,8 +103,14 @@ func gemvgSupports(c quantCase) bool {
 
 // enqueueGemvg queues trellis_gemvg for one layer (MatMulGroup and GateUpSwiGLU put several in one launch).
 func enqueueGemvg(b *Backend, c quantCase, y, x driver.DevPtr, l *qlinear) {
-	g := &qmmaGroup{n: c.n, x: x, segs: []*qlinear{l}, ys: []driver.DevPtr{y}, gemvg: true}
+	g := &qmmaGroup{n: c.n, x: x, segs: []*qlinear{l}, ys: []driver.DevPtr{y}, gemvg: true, fold: gemvgFold{res: c.res}}
 	b.enqueue(g.launch(b))
+}
+
+// gemvgFolds is whether the trellis_gemvg kernel a layer's launches use takes gemvgFold's norm and residual: the
+// production kernel and its lab shapes, not the lab's tensor-core or prefetching forms.
+func (b *Backend) gemvgFolds(l *qlinear) bool {
+	return !(l.gemvMMA && l.in%128 == 0) && !(l.w.Bits == 3 && b.tune.gemvgPrefetch)
 }
 
 // SetQuantMMA pins whether int8-activation trellis layers loaded afterwards (both axes) use the tensor-core forms
@@ -162,6 +169,15 @@ type qmmaGroup struct {
 	ys    []driver.DevPtr
 	h     driver.DevPtr
 	gemvg bool // the one-row grouped dp4a form (trellis_gemvg) instead of the tensor-core one
+	fold  gemvgFold
+}
+
+// gemvgFold is what a trellis_gemvg launch folds in around its products (the fused ops NormMatMulGroup,
+// NormGateUpSwiGLU and MatMulAdd): the input norm (normw non-zero: x is RMSNorm'd with it, xn receives the norm)
+// and the residual added to the one segment's output (res).
+type gemvgFold struct {
+	normw, xn, res driver.DevPtr
+	eps            float32
 }
 
 // form names the group's kernel family (debug lines).
@@ -187,7 +203,7 @@ func (g *qmmaGroup) launch(b *Backend) func() error {
 	if g.h == 0 && !g.sameBits() {
 		var fs []func() error
 		for i, l := range g.segs {
-			one := &qmmaGroup{n: g.n, x: g.x, segs: []*qlinear{l}, ys: []driver.DevPtr{g.ys[i]}, gemvg: g.gemvg}
+			one := &qmmaGroup{n: g.n, x: g.x, segs: []*qlinear{l}, ys: []driver.DevPtr{g.ys[i]}, gemvg: g.gemvg, fold: g.fold}
 			fs = append(fs, one.launch(b))
 		}
 		return func() error {
@@ -242,7 +258,8 @@ func (g *qmmaGroup) launch(b *Backend) func() error {
 // launchGemvg is the group's trellis_gemvg launch (one row; every segment of one width).
 func (g *qmmaGroup) launchGemvg(b *Backend) func() error {
 	l0 := g.segs[0]
-	p := qgroupParams{X: g.x, H: g.h, Ctr: b.quant.ctr, NSeg: int32(len(g.segs)), In: int32(l0.in), Shift: int32(l0.shift), L: int32(l0.L)}
+	p := qgroupParams{X: g.x, H: g.h, Ctr: b.quant.ctr, NSeg: int32(len(g.segs)), In: int32(l0.in), Shift: int32(l0.shift), L: int32(l0.L),
+		Eps: g.fold.eps, NormW: g.fold.normw, XN: g.fold.xn, Res: g.fold.res}
 	units := 0
 	var bytes float64
 	for i, l := range g.segs {
@@ -252,6 +269,9 @@ func (g *qmmaGroup) launchGemvg(b *Backend) func() error {
 	}
 	if g.h != 0 {
 		units = l0.out
+		bytes += float64(4 * l0.out)
+	}
+	if g.fold.res != 0 {
 		bytes += float64(4 * l0.out)
 	}
 	p.NUnits = int32(units)
@@ -272,7 +292,8 @@ func (g *qmmaGroup) launchGemvg(b *Backend) func() error {
 	grid := driver.Dim3{X: max(1, min((units+7)/8, shape.bps*b.info.SMs))}
 	smem := l0.in / 32 * 36 * 4
 	raw := append([]byte(nil), (*[unsafe.Sizeof(qgroupParams{})]byte)(unsafe.Pointer(&p))[:]...)
-	b.logf("  %s grid %d units %d smem %d layers %d swiglu %v", name, grid.X, units, smem, len(g.segs), g.h != 0)
+	b.logf("  %s grid %d units %d smem %d layers %d swiglu %v norm %v residual %v", name, grid.X, units, smem, len(g.segs), g.h != 0,
+		g.fold.normw != 0, g.fold.res != 0)
 	return func() error {
 		return b.launch(name, grid, driver.Dim3{X: 256}, smem, driver.NewArgs().Raw(raw, 8), bytes)
 	}

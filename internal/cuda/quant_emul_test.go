@@ -398,15 +398,19 @@ func TestQMmaParamsLayout(t *testing.T) {
 // TestQGroupParamsLayout: qgroupParams matches QGroupParams in trellis.cu.
 func TestQGroupParamsLayout(t *testing.T) {
 	var p qgroupParams
-	if unsafe.Sizeof(p) != 168 || unsafe.Offsetof(p.X) != 120 || unsafe.Offsetof(p.H) != 128 || unsafe.Offsetof(p.Ctr) != 136 ||
-		unsafe.Offsetof(p.NSeg) != 144 || unsafe.Offsetof(p.In) != 148 || unsafe.Offsetof(p.NUnits) != 160 {
-		t.Errorf("qgroupParams: size %d, X %d, H %d, Ctr %d, NSeg %d, In %d, NUnits %d; trellis.cu has 168, 120, 128, 136, 144, 148, 160",
+	if unsafe.Sizeof(p) != 192 || unsafe.Offsetof(p.X) != 120 || unsafe.Offsetof(p.H) != 128 || unsafe.Offsetof(p.Ctr) != 136 ||
+		unsafe.Offsetof(p.NSeg) != 144 || unsafe.Offsetof(p.In) != 148 || unsafe.Offsetof(p.NUnits) != 160 ||
+		unsafe.Offsetof(p.Eps) != 164 || unsafe.Offsetof(p.NormW) != 168 || unsafe.Offsetof(p.XN) != 176 || unsafe.Offsetof(p.Res) != 184 {
+		t.Errorf("qgroupParams: size %d, X %d, H %d, Ctr %d, NSeg %d, In %d, NUnits %d, Eps %d, NormW %d, XN %d, Res %d; "+
+			"trellis.cu has 192, 120, 128, 136, 144, 148, 160, 164, 168, 176, 184",
 			unsafe.Sizeof(p), unsafe.Offsetof(p.X), unsafe.Offsetof(p.H), unsafe.Offsetof(p.Ctr), unsafe.Offsetof(p.NSeg),
-			unsafe.Offsetof(p.In), unsafe.Offsetof(p.NUnits))
+			unsafe.Offsetof(p.In), unsafe.Offsetof(p.NUnits), unsafe.Offsetof(p.Eps), unsafe.Offsetof(p.NormW),
+			unsafe.Offsetof(p.XN), unsafe.Offsetof(p.Res))
 	}
 	src := cudashaders.Sources["trellis.cu"]
 	for _, want := range []string{"int* ctr;              // 136", "int nseg;              // 144", "int in;                // 148",
-		"int nunits;            // 160", "int pad;               // 164"} {
+		"int nunits;            // 160", "float eps;             // 164", "const float* normw;    // 168",
+		"float* xn;             // 176", "const float* res;      // 184", "};                         // 192 bytes"} {
 		if !strings.Contains(src, want) {
 			t.Errorf("trellis.cu no longer declares %q", want)
 		}

@@ -25,7 +25,14 @@ type quantCase struct {
 	splitMax   int  // tuning.splitGemmMax: prompts this small keep f32 weights (gemv_chunks)
 	wideRows   int  // tuning.mmaWideRows: the most rows trellis_mma serves (8, or qmmaWideRows for prompt chunks)
 	chunkRows  int  // tuning.chunkRowsMax: int8-activation prompt chunks this short run the decode forms in passes
+	// res, for MatMulAdd, is the residual the launch adds to y (y = res + x·Wᵀ; y may be res): set only where
+	// selection picks one of residualForms.
+	res driver.DevPtr
 }
+
+// residualForms are the forms whose launches take quantCase.res: trellis_gemvg's epilogue and the split-K reduce
+// of the axis-0 forms.
+var residualForms = []string{"trellis_gemvg", "trellis_mma0", "trellis_gemv0_i8", "trellis_gemv0"}
 
 // quantForm is one way to compute a quantized MatMul.
 type quantForm struct {

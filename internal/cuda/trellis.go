@@ -227,7 +227,11 @@ func (l *qlinear) bytes(n int) float64 {
 }
 
 // matmulQuant is MatMul over a quantized layer: f32 activations in and out.
-func (b *Backend) matmulQuant(d, xs *Tensor, l *qlinear) {
+func (b *Backend) matmulQuant(d, xs *Tensor, l *qlinear) { b.matmulQuantRes(d, xs, l, 0) }
+
+// matmulQuantRes is matmulQuant with res (non-zero) added to y in the launch (MatMulAdd; fused.go checks first that
+// the form picked is one of residualForms).
+func (b *Backend) matmulQuantRes(d, xs *Tensor, l *qlinear, res driver.DevPtr) {
 	wantDType("MatMul", "x (quantized "+l.name+")", xs, backend.F32)
 	wantDType("MatMul", "dst (quantized "+l.name+")", d, backend.F32)
 	n, in := dims(xs)
@@ -238,9 +242,13 @@ func (b *Backend) matmulQuant(d, xs *Tensor, l *qlinear) {
 		return
 	}
 	c := b.quantCaseOf(l, n)
+	c.res = res
 	for _, f := range quantForms {
 		if f.supports(c) {
-			b.logf("MatMul %s n=%d %d->%d (%s, %s): %s", l.name, n, in, l.out, l.w, l.arith(), f.name)
+			if res != 0 && !slices.Contains(residualForms, f.name) {
+				panic(fmt.Sprintf("cuda backend: MatMulAdd %s: form %s adds no residual", l.name, f.name))
+			}
+			b.logf("MatMul %s n=%d %d->%d (%s, %s): %s, residual %v", l.name, n, in, l.out, l.w, l.arith(), f.name, res != 0)
 			f.enqueue(b, c, d.ptr, xs.ptr, l)
 			return
 		}
@@ -388,12 +396,16 @@ func enqueueSplitK(b *Backend, c quantCase, y, x driver.DevPtr, l *qlinear, name
 	bytes := l.bytes(c.n) + float64(4*splits*c.n*c.out)
 	rgrid := driver.Dim3{X: (c.n*c.out + 31) / 32}
 	rbytes := float64(4 * (splits + 1) * c.n * c.out)
+	res := c.res // MatMulAdd's residual, added by the reduce
+	if res != 0 {
+		rbytes += float64(4 * c.n * c.out)
+	}
 	b.logf("  %s grid %dx%d rows/split %d; %s", name, grid.X, grid.Y, rps, trellisReduceName)
 	b.enqueue(func() error {
 		if err := b.launch(name, grid, driver.Dim3{X: 256}, 0, driver.NewArgs().Raw(raw, 8), bytes); err != nil {
 			return err
 		}
-		return b.launch(trellisReduceName, rgrid, driver.Dim3{X: 256}, 0, driver.NewArgs().Raw(raw, 8).I32(int32(splits)), rbytes)
+		return b.launch(trellisReduceName, rgrid, driver.Dim3{X: 256}, 0, driver.NewArgs().Raw(raw, 8).I32(int32(splits)).Ptr(res), rbytes)
 	})
 }
 

@@ -73,6 +73,11 @@ type tuning struct {
 	// graph: docs/perf.md "What one launch costs"). Measured (H200, 2026-12-02, quant.sh fuse17: Qwen3-14B 3-bit
 	// tg128): 183.6 tok/s with neither, 190.1 with norm_rope_qk, 188.1 with attn_store, 192.9 with both; on.
 	normRopeQK, attnStore bool
+	// foldResidual serves backend.OpMatMulAdd (the residual add in the epilogue of o and down: trellis_gemvg's res,
+	// the split-K reduce's) and the input norms folded into the one-row trellis_gemvg launches that read them
+	// (OpNormMatMulGroup, OpNormGateUpSwiGLU): two add_rmsnorm launches a layer fewer. A prediction until measured
+	// (~0.4 ms of a 5.1 ms Qwen3-14B step at ~5 µs a launch).
+	foldResidual bool
 
 	// lab compiles the forms instantiated for measurement only (labInstantiations) and lets the keys below pick
 	// them; any lab key sets it. Off in production: the lab forms are not in the compiled kernel list.
@@ -95,7 +100,7 @@ type tuning struct {
 func defaultTuning() tuning {
 	return tuning{act8: [2]bool{true, true}, mmaRows: qmmaDefaultRows, mma0Rows: qmma0DefaultRows, pdl: true, gemvGroup: true,
 		splitGemmMax: 1 << 28, attnRowsMax: 1 << 16, mmaWideRows: qmmaWideRows, chunkRowsMax: 2 * maxGemvRows,
-		attnChunkRows: 64, attnChunkMin: 1 << 12, normRopeQK: true, attnStore: true}
+		attnChunkRows: 64, attnChunkMin: 1 << 12, normRopeQK: true, attnStore: true, foldResidual: true}
 }
 
 // tuneKey sets one field from its text; lab keys also switch the lab forms on.
@@ -124,6 +129,7 @@ var tuneKeys = map[string]tuneKey{
 	"attn_chunk_min":  {set: func(t *tuning, v string) error { return parseInt(&t.attnChunkMin, v, 0, 1<<62) }},
 	"norm_rope_qk":    {set: func(t *tuning, v string) error { return parseBool(&t.normRopeQK, v) }},
 	"attn_store":      {set: func(t *tuning, v string) error { return parseBool(&t.attnStore, v) }},
+	"fold_residual":   {set: func(t *tuning, v string) error { return parseBool(&t.foldResidual, v) }},
 	"lab":             {lab: true, set: func(t *tuning, v string) error { return parseBool(&t.lab, v) }},
 	"gemv_r":          {lab: true, set: func(t *tuning, v string) error { return parseOneOf(&t.gemvR, v, append([]int{qShapes[1].R}, qLab...)) }},
 	"gemv_u":          {lab: true, set: func(t *tuning, v string) error { return parseOneOf(&t.gemvU, v, []int{1, 2, 4}) }},

@@ -60,6 +60,10 @@ type workspace struct {
 	rot                       map[int]backend.Tensor // scratch [n, width] per rotated activation width (rotate.go)
 	rotHeld                   map[int]*rotInput      // which activation each scratch holds now
 	all                       []backend.Tensor
+	// The residual seam while ops issues it (residual.go): a block's output projection deferred to the residual
+	// add (out), and the norm ws.xn = RMSNorm(ws.x, pend) deferred to the projections that read it.
+	out  *outProj
+	pend backend.Tensor
 }
 
 // layerBufs are one layer geometry's activations: q, att [n, heads·headDim]; k, v [n, kvHeads·headDim];
@@ -270,19 +274,24 @@ func (m *Model) ops(ws *workspace, cache backend.KVCache) {
 	eps := float32(c.RMSNormEps)
 	b.Embed(ws.x, m.embed, ws.ids)
 	m.embedSteps(ws)
+	ws.out, ws.pend = nil, nil
 	normed := false // ws.xn already holds this layer's input norm (the previous layer's residual add made it)
 	for i := range m.layers {
 		L := &m.layers[i]
-		if !normed {
+		if !normed && m.tapFn == nil {
+			ws.pend = L.inNorm // folded into the projections that read it where the backend can (residual.go)
+		} else if !normed {
 			b.RMSNorm(ws.xn, ws.x, L.inNorm, eps)
 		}
 		if L.dn != nil {
+			m.inputNorm(ws)
 			m.deltaNet(ws, L, cache) // a gated DeltaNet layer mixes tokens instead (deltanet.go)
 		} else {
 			m.attention(ws, L, i, cache)
 		}
 		m.residualNorm(ws, L.attnOutNorm, L.postNorm, eps)
 		if L.moe != nil {
+			m.inputNorm(ws)
 			m.moe(ws, L) // a sparse MoE block (moe.go)
 		} else {
 			m.mlp(ws, L, i)
@@ -296,6 +305,7 @@ func (m *Model) ops(ws *workspace, cache backend.KVCache) {
 		m.residual(ws, L.mlpOutNorm, eps)
 		m.layerSteps(ws, L, i, eps)
 	}
+	m.inputNorm(ws) // nothing is left deferred here; kept so a later change cannot leave ws.xn stale
 	b.RMSNorm(ws.last, b.Rows(ws.x, ws.n-ws.outRows, ws.outRows), m.norm, eps)
 	b.MatMul(ws.logits, ws.last, m.lmHead)
 	if m.finalSoftcap > 0 {
@@ -343,7 +353,7 @@ func (m *Model) attention(ws *workspace, L *layer, i int, cache backend.KVCache)
 		m.gateAttention(ws, L) // the hybrids' output gate (hybrid.go)
 	}
 	m.tap(i, family.O, a.att)
-	m.project(ws, ws.proj, m.rotated(ws, a.att), L, family.O, L.o)
+	m.projectOut(ws, m.rotated(ws, a.att), L, family.O, L.o, L.attnOutNorm)
 }
 
 // mlp: ws.proj = the gated MLP of layer L (index i) over ws.xn (SwiGLU, or GeGLU for the families that say so).
@@ -352,7 +362,12 @@ func (m *Model) mlp(ws *workspace, L *layer, i int) {
 	m.tap(i, family.Gate, ws.xn)
 	in := m.rotated(ws, ws.xn) // rotated once for gate and up when they share input signs
 	if x := in.by(L.rot[family.Gate].in); m.pw.geglu == nil && x == in.by(L.rot[family.Up].in) && m.plain(L, family.Gate) && m.plain(L, family.Up) {
-		backend.GateUpSwiGLU(m.b, a.gate, a.gate, a.up, x, L.gate, L.up) // nothing between the products and SwiGLU
+		if x == ws.xn && ws.pend != nil { // the input norm folds in too
+			backend.NormGateUpSwiGLU(m.b, a.gate, a.gate, a.up, ws.xn, ws.x, ws.pend, float32(m.Config.RMSNormEps), L.gate, L.up)
+			ws.pend = nil
+		} else {
+			backend.GateUpSwiGLU(m.b, a.gate, a.gate, a.up, x, L.gate, L.up) // nothing between the products and SwiGLU
+		}
 	} else {
 		g := projGroup{m: m, in: in, L: L}
 		g.add(a.gate, family.Gate, L.gate)
@@ -363,7 +378,7 @@ func (m *Model) mlp(ws *workspace, L *layer, i int) {
 		m.glu(a.gate, a.gate, a.up)
 	}
 	m.tap(i, family.Down, a.gate)
-	m.project(ws, ws.proj, m.rotated(ws, a.gate), L, family.Down, L.down)
+	m.projectOut(ws, m.rotated(ws, a.gate), L, family.Down, L.down, L.mlpOutNorm)
 }
 
 // projGroup collects the products of projections reading one activation (q, k, v; gate, up) and issues those with
@@ -388,7 +403,12 @@ func (g *projGroup) issue() {
 		for j < len(g.ys) && g.xs[j] == g.xs[i] {
 			j++
 		}
-		backend.MatMulGroup(g.m.b, g.ys[i:j], g.xs[i], g.lin[i:j])
+		if ws := g.in.ws; g.xs[i] == ws.xn && ws.pend != nil { // the input norm folds into the group
+			backend.NormMatMulGroup(g.m.b, g.ys[i:j], ws.xn, ws.x, ws.pend, float32(g.m.Config.RMSNormEps), g.lin[i:j])
+			ws.pend = nil
+		} else {
+			backend.MatMulGroup(g.m.b, g.ys[i:j], g.xs[i], g.lin[i:j])
+		}
 		i = j
 	}
 }

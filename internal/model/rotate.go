@@ -128,6 +128,9 @@ func (r *rotInput) by(rot *rotation) backend.Tensor {
 		return r.x
 	}
 	buf := r.ws.rot[rot.n]
+	if r.x == r.ws.xn {
+		r.m.inputNorm(r.ws) // the rotation reads the norm: no longer deferred
+	}
 	if r.cur != rot || r.ws.rotHeld[rot.n] != r {
 		r.m.rotor.Hadamard(buf, r.x, rot.signs, nil, rot.block)
 		r.cur = rot

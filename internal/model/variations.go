@@ -298,16 +298,30 @@ func (m *Model) attend(dst, q, k, v backend.Tensor, cache backend.KVCache, a fam
 		backend.AttnOptions{Scale: float32(a.Scale), Softcap: float32(a.Softcap), Window: a.Window, DeferStore: deferStore})
 }
 
-// residual adds ws.proj, normalized first when the layer has a sandwich norm there, to the residual stream.
+// residual adds ws.proj, normalized first when the layer has a sandwich norm there, to the residual stream (a
+// deferred output projection, with the add in its launch).
 func (m *Model) residual(ws *workspace, norm backend.Tensor, eps float32) {
+	if m.residualProj(ws) {
+		return
+	}
 	if norm != nil {
 		m.b.RMSNorm(ws.proj, ws.proj, norm, eps)
 	}
 	m.b.Add(ws.x, ws.x, ws.proj)
 }
 
-// residualNorm is residual, then ws.xn = RMSNorm(ws.x, next): the add and the norm after it as one op.
+// residualNorm is residual, then ws.xn = RMSNorm(ws.x, next): the add and the norm after it as one op — or, after a
+// deferred output projection, the add in the projection's launch and the norm deferred to the projections that
+// read ws.xn (residual.go).
 func (m *Model) residualNorm(ws *workspace, norm, next backend.Tensor, eps float32) {
+	if m.residualProj(ws) {
+		if m.tapFn != nil {
+			m.b.RMSNorm(ws.xn, ws.x, next, eps) // the tap reads ws.xn before any projection
+			return
+		}
+		ws.pend = next
+		return
+	}
 	if norm != nil {
 		m.b.RMSNorm(ws.proj, ws.proj, norm, eps)
 	}

@@ -70,6 +70,13 @@ var attnConfigs = []attnConfig{
 	{"cached follow-up qwen3-14b", 40, 8, 128, 1, 1200, 1, []attnStep{run(0, 0, 1100), run(0, 1100, 16), run(0, 1116, 1)}, true},
 	{"cached follow-up GQA 16", 32, 2, 64, 1, 200, 1, []attnStep{run(0, 0, 100), run(0, 100, 40), run(0, 140, 1)}, false},
 	{"cached follow-up hd 96", 12, 4, 96, 1, 200, 1, []attnStep{run(0, 0, 150), run(0, 150, 9)}, false},
+	// and at the wide head dims (CUDA: attn_chunk_wide_hd*): groups of 4 and 3 (160 and 69 query rows of a kv head:
+	// three and two blocks of 64, a row's heads split across blocks), then Qwen3.5-27B's and Gemma 4's global shapes
+	// (a 16-row follow-up after 1,100 positions)
+	{"cached follow-up wide hd 256", 8, 2, 256, 1, 200, 1, []attnStep{run(0, 0, 100), run(0, 100, 40), run(0, 140, 1)}, false},
+	{"cached follow-up wide hd 512", 3, 1, 512, 1, 300, 1, []attnStep{run(0, 0, 200), run(0, 200, 23), run(0, 223, 1)}, false},
+	{"cached follow-up qwen3.5-27b", 24, 4, 256, 1, 1200, 1, []attnStep{run(0, 0, 1100), run(0, 1100, 16), run(0, 1116, 1)}, true},
+	{"cached follow-up gemma4-31b global", 32, 4, 512, 1, 1200, 1, []attnStep{run(0, 0, 1100), run(0, 1100, 16), run(0, 1116, 1)}, true},
 }
 
 // attentionCases has one case per (config, step, layer): the case runs the config's steps up to its own on its

@@ -1,6 +1,7 @@
 // Cases of what the hybrid models add (backend/hybrid.go): the gated DeltaNet ops (CausalConv and GatedDeltaRule
 // over a recurrent state carried from call to call: prompts, decode steps, batches of sequences, interleaved
-// rows, a restart at position 0, a run of ≥ 64 rows that the CPU computes in its chunked form; RMSNormGated),
+// rows, a restart at position 0, runs of ≥ 64 rows that the CPU (and CUDA's gated_delta_chunk) compute in the
+// chunked form; RMSNormGated),
 // the sigmoid gate (elementwise and one gate per row), and the MoE ops (Route with ties and the renormalisation
 // on and off; Experts over bf16 and trellis experts), at the fixtures' shapes (tiny-qwen3_5,
 // tiny-qwen3-next-moe) and at Qwen3.5-27B's DeltaNet and Qwen3-Next-80B's and Qwen3-30B-A3B's expert shapes.
@@ -15,8 +16,9 @@ import (
 
 // Hybrid tolerances: the conv, the sigmoid gate and the router are the CPU's f32 steps (bit-exact on f32
 // activations); the delta rule is the CPU's recurrent form step for step, except where the CPU takes its
-// chunked form (runs of ≥ 64 rows: within 2e-6 of the recurrent form, cpu.TestDeltaRuleChunkedEqualsRecurrent);
-// a bf16 output is rounded once more.
+// chunked form (runs of ≥ 64 rows: within 2e-6 of the recurrent form, cpu.TestDeltaRuleChunkedEqualsRecurrent),
+// as CUDA's chunked kernel does (its transcription within 2e-6 of both, cuda.TestDeltaChunkEmulated); a bf16
+// output is rounded once more.
 const (
 	tolHybridExact = 1e-6
 	tolDeltaF32    = 1e-5
@@ -58,6 +60,12 @@ var deltaConfigs = []deltaConfig{
 	// and Qwen3.5-27B's geometry over a 512-row prompt (the CPU's chunked form as the reference)
 	{"pre-pass dk 256 prompt", deltaCfg(1, 1, 2, 256, 72), []attnStep{run(0, 0, 80), run(0, 80, 1), run(0, 81, 8)}, false},
 	{"qwen3.5-27b long prompt", deltaCfg(1, 16, 48, 128, 128), []attnStep{run(0, 0, 512), run(0, 512, 1)}, true},
+	// the chunked form (CUDA: gated_delta_chunk, one-sequence runs of ≥ 64 rows, 16 rows a chunk) on a state other
+	// calls advanced: key dim 48 (a padded bound of 64), value dim 160 (five column blocks), 3 value heads per key
+	// head; a run of 100 (not a multiple of the chunk) after 3 rows, a decode batch beside another sequence, a
+	// run of exactly 64, then a restart at position 0 over the advanced state (80 rows)
+	{"chunked odd dims", deltaCfg(2, 1, 3, 48, 160), []attnStep{run(1, 0, 3), run(1, 3, 100),
+		{seq: []int32{1, 0}, pos: []int32{103, 0}}, run(1, 104, 64), run(1, 0, 80), run(1, 80, 1)}, false},
 }
 
 // hybridCases are the hybrid cases in activation dtype act (Route and Experts in f32 only: the router's logits

@@ -300,7 +300,109 @@ func quantFusedCases() []Case {
 	}{{small, 3, 3, "h"}, {big, 3, 3, "h"}, {big, 3, 3, "gate"}, {big, 2, 2, "up"}, {big, 4, 4, "h"}, {big, 2, 4, "h"}, {small, 4, 2, "up"}} {
 		cs = append(cs, quantSwiGLUCase(g.dims, 1, g.k0, g.k1, g.out, false))
 	}
+	// The residual seam (backend.OpMatMulAdd, OpNormMatMulGroup, OpNormGateUpSwiGLU): trellis_gemvg's epilogue
+	// (axis 1, one row), the split-K reduce's (axis 0: the one-row dp4a form, a batch's tensor-core form), a batch
+	// of the axis-1 dp4a form that adds no residual (MatMul and an add); the input norm folded into one-row
+	// trellis_gemvg launches.
+	for _, a := range []struct {
+		dims     Dims
+		n, axis  int
+		mma      bool
+		launches int64
+	}{{big, 1, 1, false, 1}, {small, 1, 1, false, 1}, {big, 1, 0, false, 2}, {small, 4, 0, true, 2}, {small, 4, 1, false, 2}} {
+		cs = append(cs, quantMatMulAddCase(a.dims, a.n, a.axis, a.mma, a.launches))
+	}
+	for _, d := range []Dims{small, big} {
+		for seg := range 4 {
+			cs = append(cs, quantNormQKVCase(d, seg))
+		}
+		for _, out := range []string{"h", "xn"} {
+			cs = append(cs, quantNormSwiGLUCase(d, out))
+		}
+	}
 	return cs
+}
+
+// quantMatMulAddCase is MatMulAdd of a 3-bit layer (axis 1: o, heads·hd → hidden; axis 0: down, inter → hidden)
+// over n rows into the residual in place (y = r), comparing the new residual.
+func quantMatMulAddCase(d Dims, n, axis int, mma bool, launches int64) Case {
+	in, name := d.Heads*d.HD, "o"
+	if axis == 0 {
+		in, name = d.Inter, "down"
+	}
+	op, promise, tol := fusedForm(mma)
+	return Case{Op: op + "/MatMul+Add", Shape: fmt.Sprintf("%s %s 3-bit axis %d %d→%d, n=%d, in place", d.Name, name, axis, in, d.Hidden, n),
+		Act: backend.F32, Promise: promise + "; the residual added to the product as Add", Tol: tol, Launches: &Launches{Kernels: launches},
+		run: func(h *harness) float64 {
+			x, r := h.act(h.randn(n*in, 1), n, in), h.act(h.randn(n*d.Hidden, 1), n, d.Hidden)
+			t := h.out(backend.F32, n, d.Hidden)
+			l := h.quantLinear(quantLayer{in: in, out: d.Hidden, k: 3, axis: axis}, false, true, mma)
+			for _, b := range h.sides() {
+				backend.MatMulAdd(b.Backend, b.of(r), b.of(t), b.of(x), b.lin(l), b.of(r))
+			}
+			return h.compare(r)
+		}}
+}
+
+// quantNormQKVCase is NormMatMulGroup of one row into q, k, v (3-bit, the dp4a form), comparing segment seg, or
+// with seg 3 the norm itself.
+func quantNormQKVCase(d Dims, seg int) Case {
+	outs := []int{d.Heads * d.HD, d.KVHeads * d.HD, d.KVHeads * d.HD}
+	op, promise, tol := fusedForm(false)
+	what := fmt.Sprintf("segment %d", seg)
+	if seg == 3 {
+		what, promise, tol = "the norm", "RMSNorm's f32 sum of squares (each block's), then its rounding", tolRowF32
+	}
+	return Case{Op: op + "/RMSNorm+MatMul×3", Shape: fmt.Sprintf("%s q, k, v 3-bit %d→%v, n=1, %s", d.Name, d.Hidden, outs, what),
+		Act: backend.F32, Promise: promise + "; the norm as RMSNorm, each MatMul as alone", Tol: tol, Launches: &Launches{Kernels: 1},
+		run: func(h *harness) float64 {
+			x, w := h.act(h.randn(d.Hidden, 2), 1, d.Hidden), h.upload(h.randn(d.Hidden, 0.3), d.Hidden)
+			xn := h.out(backend.F32, 1, d.Hidden)
+			var ys []pair
+			var ls []linearPair
+			for _, out := range outs {
+				ls = append(ls, h.quantLinear(quantLayer{in: d.Hidden, out: out, k: 3, axis: 1}, false, true, false))
+				ys = append(ys, h.out(backend.F32, 1, out))
+			}
+			for _, b := range h.sides() {
+				var bys []backend.Tensor
+				var bls []backend.Linear
+				for i := range ys {
+					bys, bls = append(bys, b.of(ys[i])), append(bls, b.lin(ls[i]))
+				}
+				backend.NormMatMulGroup(b.Backend, bys, b.of(xn), b.of(x), b.of(w), 1e-6, bls)
+			}
+			if seg == 3 {
+				return h.compare(xn)
+			}
+			return h.compare(ys[seg])
+		}}
+}
+
+// quantNormSwiGLUCase is NormGateUpSwiGLU of one row (3-bit gate and up, the dp4a form), comparing h (as
+// compareSwiGLU) or the norm.
+func quantNormSwiGLUCase(d Dims, out string) Case {
+	op, promise, tol := fusedForm(false)
+	promise += "; the norm as RMSNorm, SwiGLU as swiglu, h within the bound gate's and up's imply (compareSwiGLU)"
+	if out == "xn" {
+		promise, tol = "RMSNorm's f32 sum of squares (each block's), then its rounding", tolRowF32
+	}
+	return Case{Op: op + "/RMSNorm+gate+up+SwiGLU", Shape: fmt.Sprintf("%s %d→%d, 3-bit, n=1, %s", d.Name, d.Hidden, d.Inter, out),
+		Act: backend.F32, Promise: promise, Tol: tol, Launches: &Launches{Kernels: 1},
+		run: func(h *harness) float64 {
+			x, w := h.act(h.randn(d.Hidden, 2), 1, d.Hidden), h.upload(h.randn(d.Hidden, 0.3), d.Hidden)
+			xn := h.out(backend.F32, 1, d.Hidden)
+			lg := h.quantLinear(quantLayer{in: d.Hidden, out: d.Inter, k: 3, axis: 1}, false, true, false)
+			lu := h.quantLinear(quantLayer{in: d.Hidden, out: d.Inter, k: 3, axis: 1}, false, true, false)
+			gate, up, hh := h.out(backend.F32, 1, d.Inter), h.out(backend.F32, 1, d.Inter), h.out(backend.F32, 1, d.Inter)
+			for _, b := range h.sides() {
+				backend.NormGateUpSwiGLU(b.Backend, b.of(hh), b.of(gate), b.of(up), b.of(xn), b.of(x), b.of(w), 1e-6, b.lin(lg), b.lin(lu))
+			}
+			if out == "xn" {
+				return h.compare(xn)
+			}
+			return h.compareSwiGLU(gate, up, hh)
+		}}
 }
 
 const promiseI8 = "int8 activations (axis 1 per run of 32, axis 0 per warp's rows of a split), weights as trellis.Factored, exact int32 sums"

@@ -96,7 +96,8 @@ func TestHarnessCatchesBrokenKernels(t *testing.T) {
 }
 
 // badFusion is a CPU backend that gets every fused op (internal/backend/fused.go) wrong the way a broken fused
-// kernel would — each output of AddRMSNorm, NormRope, MatMulGroup and GateUpSwiGLU corrupted — and a prompt MatMul
+// kernel would — each output of AddRMSNorm, NormRope, MatMulGroup, GateUpSwiGLU, MatMulAdd and the norm-folded
+// groups corrupted — and a prompt MatMul
 // (more rows than a decode batch) of what the last other op wrote (the bf16 copy a fusing backend's launch writes
 // for it) corrupted too; every op alone right.
 type badFusion struct {
@@ -143,6 +144,27 @@ func (b *badFusion) GateUpSwiGLU(h, gate, up, x backend.Tensor, wg, wu backend.L
 	b.Backend.SwiGLU(h, gate, up)
 	bump(h)
 	b.lastDst = h
+}
+
+func (b *badFusion) MatMulAddFuses(backend.Linear, int) bool { return true }
+
+func (b *badFusion) MatMulAdd(y, t, x backend.Tensor, w backend.Linear, r backend.Tensor) {
+	b.Backend.MatMul(t, x, w)
+	b.Backend.Add(y, r, t)
+	bump(y)
+	b.lastDst = y
+}
+
+func (b *badFusion) NormMatMulGroup(ys []backend.Tensor, xn, x, nw backend.Tensor, eps float32, ws []backend.Linear) {
+	b.Backend.RMSNorm(xn, x, nw, eps)
+	bump(xn)
+	b.MatMulGroup(ys, xn, ws)
+}
+
+func (b *badFusion) NormGateUpSwiGLU(h, gate, up, xn, x, nw backend.Tensor, eps float32, wg, wu backend.Linear) {
+	b.Backend.RMSNorm(xn, x, nw, eps)
+	bump(xn)
+	b.GateUpSwiGLU(h, gate, up, xn, wg, wu)
 }
 
 func (b *badFusion) MatMul(dst, x backend.Tensor, w backend.Linear) {

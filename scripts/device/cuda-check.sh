@@ -28,6 +28,7 @@ mkdir -p .devbin
 	export GOOS=linux GOARCH=amd64
 	go test -c -ldflags="-s -w" -o .devbin/cuda.test ./internal/cuda
 	go test -c -ldflags="-s -w" -o .devbin/driver.test ./internal/cuda/driver
+	go test -c -ldflags="-s -w" -o .devbin/sample.test ./internal/sample # the sampler's cost on the device host (quant.sh hostexp)
 	if [ -d cmd/mlxbun ]; then
 		go build -ldflags="-s -w" -o .devbin/mlxbun ./cmd/mlxbun 2>.devbin/mlxbun-build.log ||
 			echo "note: cmd/mlxbun did not build (see .devbin/mlxbun-build.log); the device run skips the bench phase" >&2

@@ -12,7 +12,7 @@
 # heldout.txt); the SASS of the one-row 3-bit forms; compute-sanitizer memcheck on the fixture-shape cases.
 # Files under $OUT: run.log, verify.md, bench.md, greedy.txt, sass.txt, memcheck.log, kl.log (lab.md, ncu-*.txt).
 # Phases (arguments; default all but lab and ncu): verify bench kl greedy ppl sass memcheck batch lora gemma regress
-# quality grammar lab ncu synth viterbi issue20 q14b moe q21 fuse17 check8 gemvm gemvm2 q14bdiag.
+# quality grammar lab ncu synth viterbi issue20 q14b moe q21 fuse17 check8 gemvm gemvm2 q14bdiag hybridprompt.
 set -u -o pipefail
 OUT=${OUT:-/tmp/mlxbun-out}
 mkdir -p "$OUT"
@@ -577,6 +577,28 @@ hybrid() {
 	grep -E "MatMul|Group|SwiGLU|DeltaNet|gemvg|: (split|rows|prompt)" /tmp/hybrid-debug.log | sed 's/[0-9]\+/N/g' | sort | uniq -c | sort -rn | head -25 >>"$OUT/run.log"
 }
 
+# hybridprompt: issue 20's prompt line, the chunked delta rule (gated_delta_chunk) and the wide chunk form of
+# attention (attn_chunk_wide_hd*): the DeltaNet and Attention verify cases (the chunked and wide follow-up cases
+# among them), the two transcriptions' kernels' spill tests on this device's NVRTC, then the Qwen3.5-27B-shape
+# 3-bit prompt with its per-kernel profile (gated_delta_chunk against the recurrent gated_delta's time) and
+# a cached follow-up (-d 1024 -p 16: the wide chunk form at head dim 256).
+hybridprompt() {
+	for only in DeltaNet Attention; do
+		step "hybridprompt: verify-kernels --only $only"
+		vk 240 "$only"
+	done
+	step "hybridprompt: TestDeltaRuleNoSpill TestAttnWideNoSpill"
+	gotests 120 '^(TestDeltaRuleNoSpill|TestAttnWideNoSpill)$' "$OUT/hybridprompt-spill.log"
+	step "hybridprompt: bench qwen3.5-27b 3-bit -p 512 -n 32 -r 2"
+	MLXBUN_CUDA_DEBUG=1 timeout 200 $B bench --synthetic qwen3.5-27b --bits 3 --device cuda -p 512 -n 32 -r 2 --profile >"$OUT/hybridprompt.md" 2>/tmp/hybridprompt-debug.log
+	echo "bench exit $?" | tee -a "$OUT/run.log"
+	grep -E "pp512|tg32|peak|rror" "$OUT/hybridprompt.md" | head -5 | tee -a "$OUT/run.log"
+	grep -E "^\| [a-z]" "$OUT/hybridprompt.md" | grep -E "gated_delta|attn_|trellis|gemm" | head -16 | tee -a "$OUT/run.log"
+	grep -E "GatedDeltaRule|Attention n=" /tmp/hybridprompt-debug.log | sed 's/[0-9]\+/N/g' | sort | uniq -c | sort -rn | head -8 >>"$OUT/run.log"
+	step "hybridprompt: bench qwen3.5-27b 3-bit -d 1024 -p 16 (cached follow-up)"
+	timeout 120 $B bench --synthetic qwen3.5-27b --bits 3 --device cuda -d 1024 -p 16 -n 0 -r 3 2>&1 | grep -E "pp16|rror" | tee -a "$OUT/run.log"
+}
+
 # profile: the per-kernel profile of the default 3-bit step (where the time of one token goes).
 profile() {
 	step "profile: bench qwen3-14b 3-bit --profile"
@@ -712,6 +734,24 @@ fuse17() {
 		MLXBUN_CUDA_TUNE=norm_rope_qk=1,attn_store=1 vk 150 "$only"
 	done
 	AB="${AB:-- norm_rope_qk=1 attn_store=1 norm_rope_qk=1,attn_store=1}" AB_ONLY=1 ab
+}
+
+# fold9: the residual seam folded (tuning fold_residual: MatMulAdd in o's and down's launches, the input norms in
+# the one-row trellis_gemvg launches): the trellis fused cases (the new MatMul+Add and RMSNorm+ cases among them),
+# the GPU model tests against the CPU, then tg128 with and without the fold, the profile and the other widths.
+fold9() {
+	vk 300 Fused/trellis
+	step "fold9: cuda.test TestBackendModels TestPicksOnDevice TestQuantizedKL"
+	gotests 240 '^(TestBackendModels|TestPicksOnDevice|TestQuantizedKL)$' "$OUT/fold9.log"
+	AB="${AB:-- fold_residual=0 -}" ab
+}
+
+# hostexp: the sampler's cost on this host (BenchmarkSample: math.Exp over a 151,936-token row), and what the CPU
+# reports of itself (issue 21: the self-calibration's sampling ran 30–50× slower here than on the build machine).
+hostexp() {
+	step "hostexp: CPU and BenchmarkSample"
+	{ nproc; grep -m1 "model name" /proc/cpuinfo; grep -m1 -o -w -E "fma|avx2|avx512f" /proc/cpuinfo | sort -u | tr '\n' ' '; echo; } | tee -a "$OUT/run.log"
+	timeout 120 .devbin/sample.test -test.run '^$' -test.bench 'Sample' -test.benchtime 20x 2>&1 | grep -E "^Benchmark|ok|FAIL" | tee -a "$OUT/run.log"
 }
 
 # check8: norm_rope_qk and attn_store on by default: the kernel cases through them, the GPU model tests

@@ -13,9 +13,10 @@
 //   attn_prompt_wide_hd* the same for head dims 256 and 512, each block one 128-dim slice of a head's output.
 //   attn_chunk_hd*  a prompt chunk of few rows deep in a context: the prompt form's tiles split over the positions
 //                   with every row and query head of a kv head in one block, then attn_combine_{f32,bf16}.
+//   attn_chunk_wide_hd* the same at head dims 256 and 512 on the wide prompt form's tiles and 128-dim slices.
 // Cache layout: [layers, seqs, max_len, kv_heads·hd] f32. Contracts are repeated in docs/kernels.md ("CUDA").
 // The instantiation list is appended by the host (internal/cuda/kernels.go: attnSplitName, attnRowsName,
-// attnPromptName, attnPromptWideName).
+// attnPromptName, attnChunkName, attnPromptWideName, attnChunkWideName).
 
 #define ATTN_WARPS 4
 
@@ -546,39 +547,57 @@ __device__ __forceinline__ void attn_chunk_body(float* __restrict__ part, const 
 //         above 48 KiB, allowed at Open)
 //   promise: as attn_prompt_hd* (the same bf16 operands and f32 sums; the softmax statistics of the DV slices of
 //         one head are computed identically, so the slices agree)
+// attn_chunk_wide_hd{HD} (CHUNK: the chunk form, attn_chunk_hd*, at HD ∈ {256, 512}: a cached follow-up's few rows)
+//   in:  as attn_chunk_hd*; cl a multiple of 64
+//   out: part f32 [n, heads, S, HD+2] as attn_chunk_hd*'s: block z writes dims [zd·DV, (zd+1)·DV) of its query rows'
+//        unnormalized outputs, the zd = 0 blocks the running max and sum; attn_combine_* with the same cl finishes
+//   grid: (S, kv_heads, ceil(n·G/64)·HD/DV) blocks of 128 threads, z = zq·(HD/DV) + zd: the 64 query indices
+//         i = zq·64 + 16w + … of kv head blockIdx.y, i = r·G + g (row r, head g of the group) as attn_chunk_hd*'s,
+//         staged like the prompt's 64 rows; block s takes positions [s·cl, min((s+1)·cl, pos[n−1]+1)) in
+//         ATTN_WIDE_BK-position tiles (cl a multiple of them, so no tile crosses a slice's end but the last's, whose
+//         positions past every row's are masked), so each kv head's keys and values are read once per block for
+//         all n·G query rows; dynamic shared memory attnPromptWideSmem(HD) as the prompt's
+//   promise: as attn_chunk_hd* (bf16 q, K, V and P; f32 scores, sums and partials); the combine in f32
 #define ATTN_WIDE_DV 128 // output dims per block (must match attnWideDV in attention.go)
 #define ATTN_WIDE_BK 32  // positions per K/V tile (must match attnWideBK)
-template <int HD, typename T>
-__device__ __forceinline__ void attn_prompt_wide_body(T* __restrict__ out, bf16_t* __restrict__ y16,
-                                                      const T* __restrict__ q, const kv_t* __restrict__ kc,
-                                                      const kv_t* __restrict__ vc, const int* __restrict__ seq,
-                                                      const int* __restrict__ pos, int n, int heads, int kv_heads,
-                                                      int seqs, int max_len, int layer, float scale) {
+template <int HD, typename T, bool CHUNK>
+__device__ __forceinline__ void attn_wide_body(T* __restrict__ out, bf16_t* __restrict__ y16, float* __restrict__ part,
+                                               const T* __restrict__ q, const kv_t* __restrict__ kc,
+                                               const kv_t* __restrict__ vc, const int* __restrict__ seq,
+                                               const int* __restrict__ pos, int n, int heads, int kv_heads,
+                                               int seqs, int max_len, int layer, float scale, int cl) {
     constexpr int BQ = 64, BK = ATTN_WIDE_BK, DV = ATTN_WIDE_DV, LD = HD + 8, LDV = DV + 8;
-    constexpr int KSTEPS = HD / 16, DTILES = DV / 8, NT = BK / 8;
+    constexpr int KSTEPS = HD / 16, DTILES = DV / 8, NT = BK / 8, ZD = HD / DV;
     extern __shared__ __align__(16) unsigned char attn_wide_smem[];
     bf16_t* Qs = (bf16_t*)attn_wide_smem;
     bf16_t* Ks = Qs + BQ * LD;
     bf16_t* Vs = Ks + BK * LD;
     const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
     const int g = lane >> 2, c = lane & 3;
-    const int h = blockIdx.y, kvh = h / (heads / kv_heads);
-    const int z0 = blockIdx.z * DV;
-    const int q0 = blockIdx.x * BQ;
+    const int G = heads / kv_heads, nq = CHUNK ? n * G : n;
+    // prompt: block rows q0.. of head blockIdx.y; chunk: query indices q0.. (row i / G, head kvh·G + i mod G)
+    const int kvh = CHUNK ? blockIdx.y : blockIdx.y / G;
+    const int z0 = (CHUNK ? blockIdx.z % ZD : blockIdx.z) * DV;
+    const int q0 = (CHUNK ? blockIdx.z / ZD : blockIdx.x) * BQ;
+    const int s = blockIdx.x, S = gridDim.x;
     const int sq = seq[0];
     const int width = kv_heads * HD;
     const float ninf = -__int_as_float(0x7f800000);
     const int qstride = heads * HD;
-    const int ra = q0 + warp * 16 + g, rb = ra + 8;
-    const int pa = ra < n ? pos[ra] : -1, pb = rb < n ? pos[rb] : -1;
-    const int last = pos[min(q0 + BQ, n) - 1];
-    if (sq < 0 || sq >= seqs || last >= max_len || pos[q0] < 0) return;
+    const int ia = q0 + warp * 16 + g, ib = ia + 8; // this lane's query rows (prompt) or indices (chunk)
+    const int ra = CHUNK ? ia / G : ia, rb = CHUNK ? ib / G : ib;
+    const int ha = CHUNK ? kvh * G + ia % G : blockIdx.y, hb = CHUNK ? kvh * G + ib % G : blockIdx.y;
+    const int pa = ia < nq ? pos[ra] : -1, pb = ib < nq ? pos[rb] : -1;
+    // the positions this block reads: [t0, t1), staged up to lim
+    const int last = CHUNK ? pos[n - 1] : pos[min(q0 + BQ, n) - 1];
+    const int t0 = CHUNK ? s * cl : 0, t1 = CHUNK ? min(t0 + cl, last + 1) : last + 1, lim = t1 - 1;
+    if (sq < 0 || sq >= seqs || last >= max_len || pos[CHUNK ? 0 : q0] < 0 || t0 > last) return;
     const long long cbase = ((long long)layer * seqs + sq) * max_len * width + (long long)kvh * HD;
 
     for (int idx = threadIdx.x; idx < BQ * (HD / 2); idx += blockDim.x) {
         const int i = idx / (HD / 2), cc = idx - i * (HD / 2);
-        const int r = q0 + i;
-        *(unsigned*)(Qs + i * LD + cc * 2) = r < n ? ld2bf(q + (long long)r * qstride + h * HD + cc * 2) : 0u;
+        const int qi = q0 + i, r = CHUNK ? qi / G : qi, hh = CHUNK ? kvh * G + qi % G : blockIdx.y;
+        *(unsigned*)(Qs + i * LD + cc * 2) = qi < nq ? ld2bf(q + (long long)r * qstride + hh * HD + cc * 2) : 0u;
     }
     float o[DTILES][4];
 #pragma unroll
@@ -586,14 +605,14 @@ __device__ __forceinline__ void attn_prompt_wide_body(T* __restrict__ out, bf16_
     float mA = ninf, mB = ninf, lA = 0.f, lB = 0.f;
     const bf16_t* qw = Qs + (warp * 16 + g) * LD + c * 2; // this lane's a-fragment base
 
-    const int ntiles = last / BK + 1;
-    for (int kt = 0; kt < ntiles; kt++) {
-        __syncthreads(); // the previous tile is consumed (and, at kt = 0, q is staged)
+    const int kt1 = (t1 + BK - 1) / BK;
+    for (int kt = t0 / BK; kt < kt1; kt++) {
+        __syncthreads(); // the previous tile is consumed (and, at the first, q is staged)
         for (int idx = threadIdx.x; idx < BK * (HD / 8); idx += blockDim.x) {
             const int i = idx / (HD / 8), cc = idx - i * (HD / 8);
             const int t = kt * BK + i;
             uint4 kv = make_uint4(0, 0, 0, 0);
-            if (t <= last) {
+            if (t <= lim) {
                 float f[8];
                 ld8(kc + cbase + (long long)t * width + cc * 8, f);
                 kv = pack8(f);
@@ -604,7 +623,7 @@ __device__ __forceinline__ void attn_prompt_wide_body(T* __restrict__ out, bf16_
             const int i = idx / (DV / 8), cc = idx - i * (DV / 8);
             const int t = kt * BK + i;
             uint4 vv = make_uint4(0, 0, 0, 0);
-            if (t <= last) {
+            if (t <= lim) {
                 float f[8];
                 ld8(vc + cbase + (long long)t * width + z0 + cc * 8, f);
                 vv = pack8(f);
@@ -612,9 +631,9 @@ __device__ __forceinline__ void attn_prompt_wide_body(T* __restrict__ out, bf16_
             *(uint4*)(Vs + i * LDV + cc * 8) = vv;
         }
         __syncthreads();
-        float s[NT][4];
+        float sc[NT][4];
 #pragma unroll
-        for (int j = 0; j < NT; j++) s[j][0] = s[j][1] = s[j][2] = s[j][3] = 0.f;
+        for (int j = 0; j < NT; j++) sc[j][0] = sc[j][1] = sc[j][2] = sc[j][3] = 0.f;
 #pragma unroll 4
         for (int kk = 0; kk < KSTEPS; kk++) {
             const bf16_t* qp = qw + kk * 16;
@@ -623,7 +642,7 @@ __device__ __forceinline__ void attn_prompt_wide_body(T* __restrict__ out, bf16_
 #pragma unroll
             for (int j = 0; j < NT; j++) {
                 const bf16_t* kp = Ks + (j * 8 + g) * LD + kk * 16 + c * 2;
-                mma_bf16_16816(s[j], a, *(const unsigned*)kp, *(const unsigned*)(kp + 8));
+                mma_bf16_16816(sc[j], a, *(const unsigned*)kp, *(const unsigned*)(kp + 8));
             }
         }
         float mxA = ninf, mxB = ninf;
@@ -633,10 +652,10 @@ __device__ __forceinline__ void attn_prompt_wide_body(T* __restrict__ out, bf16_
             for (int e = 0; e < 4; e++) {
                 const int t = kt * BK + j * 8 + c * 2 + (e & 1);
                 const int rp = e < 2 ? pa : pb;
-                s[j][e] = t <= rp ? s[j][e] * scale : ninf;
+                sc[j][e] = t <= rp ? sc[j][e] * scale : ninf;
             }
-            mxA = fmaxf(mxA, fmaxf(s[j][0], s[j][1]));
-            mxB = fmaxf(mxB, fmaxf(s[j][2], s[j][3]));
+            mxA = fmaxf(mxA, fmaxf(sc[j][0], sc[j][1]));
+            mxB = fmaxf(mxB, fmaxf(sc[j][2], sc[j][3]));
         }
         mxA = fmaxf(mxA, __shfl_xor_sync(0xffffffffu, mxA, 1));
         mxA = fmaxf(mxA, __shfl_xor_sync(0xffffffffu, mxA, 2));
@@ -650,12 +669,12 @@ __device__ __forceinline__ void attn_prompt_wide_body(T* __restrict__ out, bf16_
         float sumA = 0.f, sumB = 0.f;
 #pragma unroll
         for (int j = 0; j < NT; j++) {
-            s[j][0] = expf(s[j][0] - uA);
-            s[j][1] = expf(s[j][1] - uA);
-            s[j][2] = expf(s[j][2] - uB);
-            s[j][3] = expf(s[j][3] - uB);
-            sumA += s[j][0] + s[j][1];
-            sumB += s[j][2] + s[j][3];
+            sc[j][0] = expf(sc[j][0] - uA);
+            sc[j][1] = expf(sc[j][1] - uA);
+            sc[j][2] = expf(sc[j][2] - uB);
+            sc[j][3] = expf(sc[j][3] - uB);
+            sumA += sc[j][0] + sc[j][1];
+            sumB += sc[j][2] + sc[j][3];
         }
         lA = lA * corrA + sumA;
         lB = lB * corrB + sumB;
@@ -668,9 +687,9 @@ __device__ __forceinline__ void attn_prompt_wide_body(T* __restrict__ out, bf16_
         }
 #pragma unroll
         for (int u = 0; u < BK / 16; u++) {
-            const unsigned pf[4] = {pack_bf2(s[2 * u][0], s[2 * u][1]), pack_bf2(s[2 * u][2], s[2 * u][3]),
-                                    pack_bf2(s[2 * u + 1][0], s[2 * u + 1][1]),
-                                    pack_bf2(s[2 * u + 1][2], s[2 * u + 1][3])};
+            const unsigned pf[4] = {pack_bf2(sc[2 * u][0], sc[2 * u][1]), pack_bf2(sc[2 * u][2], sc[2 * u][3]),
+                                    pack_bf2(sc[2 * u + 1][0], sc[2 * u + 1][1]),
+                                    pack_bf2(sc[2 * u + 1][2], sc[2 * u + 1][3])};
 #pragma unroll
             for (int dt = 0; dt < DTILES; dt++) {
                 const bf16_t* vp = Vs + (u * 16 + c * 2) * LDV + dt * 8 + g;
@@ -682,10 +701,26 @@ __device__ __forceinline__ void attn_prompt_wide_body(T* __restrict__ out, bf16_
     }
     lA = attn_quad_sum(lA);
     lB = attn_quad_sum(lB);
+    if (CHUNK) {
+        float* qa_ = part + (((long long)ra * heads + ha) * S + s) * (HD + 2);
+        float* qb_ = part + (((long long)rb * heads + hb) * S + s) * (HD + 2);
+        const bool wa = ia < nq && t0 <= pa, wb = ib < nq && t0 <= pb;
+#pragma unroll
+        for (int dt = 0; dt < DTILES; dt++) {
+            const int col = z0 + dt * 8 + c * 2;
+            if (wa) *(float2*)(qa_ + col) = make_float2(o[dt][0], o[dt][1]);
+            if (wb) *(float2*)(qb_ + col) = make_float2(o[dt][2], o[dt][3]);
+        }
+        if (c == 0 && z0 == 0) {
+            if (wa) qa_[HD] = mA, qa_[HD + 1] = lA;
+            if (wb) qb_[HD] = mB, qb_[HD + 1] = lB;
+        }
+        return;
+    }
     const float iA = lA > 0.f ? 1.0f / lA : 0.f, iB = lB > 0.f ? 1.0f / lB : 0.f;
 #pragma unroll
     for (int dt = 0; dt < DTILES; dt++) {
-        const int col = h * HD + z0 + dt * 8 + c * 2;
+        const int col = ha * HD + z0 + dt * 8 + c * 2;
         if (ra < n) st2(out + (long long)ra * qstride + col, o[dt][0] * iA, o[dt][1] * iA);
         if (rb < n) st2(out + (long long)rb * qstride + col, o[dt][2] * iB, o[dt][3] * iB);
         if (y16 && ra < n) st2(y16 + (long long)ra * qstride + col, o[dt][0] * iA, o[dt][1] * iA);
@@ -736,6 +771,14 @@ __device__ __forceinline__ void attn_prompt_wide_body(T* __restrict__ out, bf16_
     extern "C" __global__ void __launch_bounds__(128)                                                         \
         name(T* out, const T* q, const kv_t* kc, const kv_t* vc, const int* seq, const int* pos, int n,    \
              int heads, int kv_heads, int seqs, int max_len, int layer, float scale, bf16_t* y16) { pdl_begin(); \
-        attn_prompt_wide_body<HD, T>(out, y16, q, kc, vc, seq, pos, n, heads, kv_heads, seqs, max_len, layer,   \
-                                     scale);                                                                   \
+        attn_wide_body<HD, T, false>(out, y16, 0, q, kc, vc, seq, pos, n, heads, kv_heads, seqs, max_len, layer, \
+                                     scale, 0);                                                                \
+    }
+
+#define ATTN_CHUNK_WIDE(name, HD, T)                                                                            \
+    extern "C" __global__ void __launch_bounds__(128)                                                         \
+        name(float* part, const T* q, const kv_t* kc, const kv_t* vc, const int* seq, const int* pos, int n,   \
+             int heads, int kv_heads, int seqs, int max_len, int layer, float scale, int cl) { pdl_begin();   \
+        attn_wide_body<HD, T, true>(0, 0, part, q, kc, vc, seq, pos, n, heads, kv_heads, seqs, max_len, layer,  \
+                                    scale, cl);                                                                \
     }

@@ -7,7 +7,8 @@
 // Arithmetic follows the CPU reference step by step (__fmul_rn / __fadd_rn: no FMA contraction, which Go does
 // not do on amd64; exp and log in f64 rounded to f32 as the CPU's math.Exp), so the conv and the sigmoid gate are
 // bit-exact against the CPU on f32 inputs; the delta rule sums its norms and dot products in another (parallel)
-// order, equal to the CPU's recurrent form within f32 rounding. Every
+// order, equal to the CPU's recurrent form within f32 rounding, and a prompt run takes its chunked form
+// (gated_delta_chunk: FMA and f64 exps, as the CPU's deltaChunked), equal within f32 rounding too. Every
 // kernel reads seq/pos on the device and its grid depends on the row count and the state's geometry only, so a
 // recorded decode graph replays for any sequence/position values.
 
@@ -207,6 +208,165 @@ __device__ __forceinline__ void gated_delta(T* __restrict__ dst, const T* __rest
     }
 }
 
+// gated_delta_chunk_{f32,bf16}_k{KD} (KD ≤ 128: a prompt run, the chunked (WY/UT) form)
+//   in:  as gated_delta_*, plus a T [n, VH] and aLog, dtBias f32 [VH] (each row's gate g = A·softplus(a + dtBias),
+//        A = −f32(exp(aLog)), the CPU's f32 steps); every seq[r] == seq[0] and pos[r] == pos[0] + r (one sequence
+//        at consecutive positions: the host checks the values it wrote), so only row 0 may restart the state
+//   out: as gated_delta_*. The rows go DELTA_CHUNK at a time; within a chunk from state S₀, with c_t the f64 sum of
+//        g from the chunk's first row to t (the CPU's deltaChunked, chunk DELTA_CHUNK):
+//          u_t = β_t(v_t − e^{c_t}·S₀ᵀk_t) − Σ_{j<t} β_t·e^{c_t−c_j}(k_t·k_j)·u_j   (forward substitution, j in order)
+//          o_t = e^{c_t}·S₀ᵀq_t + Σ_{j≤t} e^{c_t−c_j}(q_t·k_j)·u_j
+//          S   = e^{c_T}·S₀ + Σ_j e^{c_T−c_j}·k_j ⊗ u_j
+//        each exp in f64 rounded to f32 (math.Exp's), sums in f32 with FMA
+//   grid: (ceil(dv/DELTA_COLS), VH) blocks of DELTA_CHUNK_THREADS; thread x = tid mod DELTA_COLS is one column of
+//        the block's slice of S, warp w = tid / DELTA_COLS its rows i = w + 8e (S in shared memory, [KD][DELTA_COLS]).
+//        Per chunk: the chunk's k, q staged (rows ≥ dk and past n zero); the T×T products k_t·k_j, q_t·k_j one pair
+//        (t, j) per thread over KD in four float4 chains; S₀ᵀk_t, S₀ᵀq_t for rows w and w+8 of every column; the
+//        substitution by warp 0 (a lane a column, u in registers); then o and the state update in parallel.
+//        Four barriers a chunk; no row-by-row chain but the substitution's DELTA_CHUNK steps
+//   promise: the CPU's chunked form (equal to its recurrent form within f32 rounding) but the order of the sums,
+//        FMA contraction and the chunk length: within f32 rounding of the recurrent form
+#define DELTA_CHUNK 16          // rows per chunk (must match deltaChunk in internal/cuda/deltanet.go)
+#define DELTA_CHUNK_THREADS 256 // (must match deltaChunkThreads)
+template <int KD, typename T>
+__device__ __forceinline__ void gated_delta_chunk(T* __restrict__ dst, const T* __restrict__ qkv,
+                                                  const float* __restrict__ qk, const float* __restrict__ coef,
+                                                  const T* __restrict__ a, const float* __restrict__ aLog,
+                                                  const float* __restrict__ dtBias, float* __restrict__ S,
+                                                  const int* __restrict__ seq, const int* __restrict__ pos, int n,
+                                                  int seqs, int KH, int VH, int dk, int dv) {
+    constexpr int CT = DELTA_CHUNK, DC = DELTA_COLS, NW = DELTA_CHUNK_THREADS / DELTA_COLS, LDK = KD + 4;
+    static_assert(CT == 2 * NW && CT * CT == DELTA_CHUNK_THREADS && DC == 32 && KD % NW == 0 && KD % 4 == 0,
+                  "a pair (t, j) a thread, rows w and w + NW a warp, warp 0 a lane a column");
+    __shared__ float Ss[KD][DC];
+    __shared__ __align__(16) float Ks[CT][LDK];
+    __shared__ __align__(16) float Qs[CT][LDK];
+    __shared__ float Us[CT][DC], Os[CT][DC];
+    __shared__ float Ms[CT][CT], Ps[CT][CT];
+    __shared__ double cum[CT];
+    __shared__ float beta[CT], gate[CT];
+    const int x = threadIdx.x % DC, w = threadIdx.x / DC;
+    const int j0 = blockIdx.x * DC + x, h = blockIdx.y;
+    const int kh = h / (VH / KH);
+    const int C = 2 * KH * dk + VH * dv;
+    const bool col = j0 < dv;
+    const int s = seq[0];
+    if (s < 0 || s >= seqs) return;
+    float* Sh = S + ((long long)s * VH + h) * dk * dv;
+    const bool fresh = pos[0] == 0;
+#pragma unroll
+    for (int e = 0; e < KD / NW; e++) {
+        const int i = w + NW * e;
+        Ss[i][x] = !fresh && col && i < dk ? Sh[(long long)i * dv + j0] : 0.f;
+    }
+    const float A = -(float)exp((double)aLog[h]);
+    for (int r0 = 0; r0 < n; r0 += CT) {
+        const int nt = min(CT, n - r0);
+        __syncthreads(); // the previous chunk's reads of Ks, Qs, Us, Ms, Ps, cum are done (and Ss is loaded)
+        for (int idx = threadIdx.x; idx < CT * KD; idx += DELTA_CHUNK_THREADS) {
+            const int t = idx / KD, i = idx - t * KD;
+            const float* qr = qk + ((long long)(r0 + t) * KH + kh) * 2 * dk;
+            const bool in = t < nt && i < dk;
+            Qs[t][i] = in ? qr[i] : 0.f;
+            Ks[t][i] = in ? qr[dk + i] : 0.f;
+        }
+        if (threadIdx.x < CT) {
+            const int t = threadIdx.x;
+            const long long ab = (long long)(r0 + t) * VH + h;
+            beta[t] = t < nt ? coef[2 * ab] : 0.f;
+            gate[t] = t < nt ? __fmul_rn(A, dn_softplus(__fadd_rn(ld1(a + ab), dtBias[h]))) : 0.f;
+        }
+        __syncthreads();
+        if (threadIdx.x == 0) { // c_t: the f64 sum of the gates in row order, as the CPU's
+            double acc = 0;
+            for (int t = 0; t < CT; t++) acc += (double)gate[t], cum[t] = acc;
+        }
+        // S₀ᵀk_t and S₀ᵀq_t of column x for rows t = w and w + NW, four chains each over i
+        float sk[2] = {0.f, 0.f}, sq[2] = {0.f, 0.f};
+#pragma unroll 4
+        for (int i = 0; i < KD; i += 4) {
+            const float s0 = Ss[i][x], s1 = Ss[i + 1][x], s2 = Ss[i + 2][x], s3 = Ss[i + 3][x];
+#pragma unroll
+            for (int m = 0; m < 2; m++) {
+                const float4 kv = *(const float4*)&Ks[w + NW * m][i];
+                const float4 qv = *(const float4*)&Qs[w + NW * m][i];
+                sk[m] = fmaf(s3, kv.w, fmaf(s2, kv.z, fmaf(s1, kv.y, fmaf(s0, kv.x, sk[m]))));
+                sq[m] = fmaf(s3, qv.w, fmaf(s2, qv.z, fmaf(s1, qv.y, fmaf(s0, qv.x, sq[m]))));
+            }
+        }
+        // the pair (t, j) = (tid / CT, tid mod CT): k_t·k_j and q_t·k_j, four chains over i
+        const int pt = threadIdx.x / CT, pj = threadIdx.x % CT;
+        float4 kk = make_float4(0.f, 0.f, 0.f, 0.f), qq = kk;
+#pragma unroll 4
+        for (int i = 0; i < KD; i += 4) {
+            const float4 kt = *(const float4*)&Ks[pt][i], qt = *(const float4*)&Qs[pt][i];
+            const float4 kj = *(const float4*)&Ks[pj][i];
+            kk.x = fmaf(kt.x, kj.x, kk.x), kk.y = fmaf(kt.y, kj.y, kk.y);
+            kk.z = fmaf(kt.z, kj.z, kk.z), kk.w = fmaf(kt.w, kj.w, kk.w);
+            qq.x = fmaf(qt.x, kj.x, qq.x), qq.y = fmaf(qt.y, kj.y, qq.y);
+            qq.z = fmaf(qt.z, kj.z, qq.z), qq.w = fmaf(qt.w, kj.w, qq.w);
+        }
+        __syncthreads(); // cum is written
+        {
+            const float e = (float)exp(cum[pt] - cum[pj]);
+            Ms[pt][pj] = pj < pt ? beta[pt] * e * ((kk.x + kk.y) + (kk.z + kk.w)) : 0.f;
+            Ps[pt][pj] = pj <= pt ? e * ((qq.x + qq.y) + (qq.z + qq.w)) : 0.f;
+        }
+#pragma unroll
+        for (int m = 0; m < 2; m++) {
+            const int t = w + NW * m;
+            const float ct = (float)exp(cum[t]);
+            const float v = col && t < nt ? ld1(qkv + (long long)(r0 + t) * C + 2 * KH * dk + h * dv + j0) : 0.f;
+            Us[t][x] = beta[t] * (v - ct * sk[m]); // β_t(v_t − e^{c_t}·S₀ᵀk_t), before the substitution
+            Os[t][x] = ct * sq[m];
+        }
+        __syncthreads();
+        if (w == 0) { // forward substitution, one lane a column: u_t −= Σ_{j<t} Ms[t][j]·u_j, j in order
+            float u[CT];
+#pragma unroll
+            for (int t = 0; t < CT; t++) {
+                float acc = Us[t][x];
+#pragma unroll
+                for (int j = 0; j < t; j++) acc = fmaf(-Ms[t][j], u[j], acc);
+                u[t] = acc;
+                Us[t][x] = acc;
+            }
+        }
+        __syncthreads();
+        // o_t = e^{c_t}·S₀ᵀq_t + Σ_{j≤t} Ps[t][j]·u_j for rows w and w + NW
+#pragma unroll
+        for (int m = 0; m < 2; m++) {
+            const int t = w + NW * m;
+            float o = Os[t][x];
+#pragma unroll
+            for (int j = 0; j < CT; j++) o = fmaf(Ps[t][j], Us[j][x], o); // Ps[t][j] = 0 past t
+            if (col && t < nt) store_out(dst + (long long)(r0 + t) * VH * dv + h * dv + j0, o);
+        }
+        // S = e^{c_T}·S₀ + Σ_j e^{c_T−c_j}·k_j ⊗ u_j over this thread's rows of column x
+        const double cl = cum[nt - 1];
+        const float total = (float)exp(cl);
+        float wu[CT];
+#pragma unroll
+        for (int j = 0; j < CT; j++) wu[j] = j < nt ? (float)exp(cl - cum[j]) * Us[j][x] : 0.f;
+#pragma unroll 4
+        for (int e = 0; e < KD / NW; e++) {
+            const int i = w + NW * e;
+            float acc = total * Ss[i][x];
+#pragma unroll
+            for (int j = 0; j < CT; j++) acc = fmaf(Ks[j][i], wu[j], acc);
+            Ss[i][x] = acc;
+        }
+    }
+    __syncthreads();
+    if (col) {
+#pragma unroll
+        for (int e = 0; e < KD / NW; e++) {
+            const int i = w + NW * e;
+            if (i < dk) Sh[(long long)i * dv + j0] = Ss[i][x];
+        }
+    }
+}
+
 // rmsnorm_gated_{f32,bf16}
 //   in:  x, z T [groups·g]; w f32 [g]; out: dst T (may alias x) = w·(x·inv)·silu(z), inv = f32(1/√(Σx²/g + eps))
 //        with Σx² in f64 (as the CPU)
@@ -270,13 +430,21 @@ __device__ __forceinline__ void sigmoid_mul(T* dst, const T* x, const T* g, long
         gated_delta_prep<T>(qk, coef, qkv, a, b, aLog, dtBias, KH, VH, dk, dv, scale);                          \
     }
 
-// The delta-rule instantiations, one per key-dim bound KD (internal/cuda/kernels.go: deltaName).
+// The delta-rule instantiations, one per key-dim bound KD (internal/cuda/kernels.go: deltaName; the chunked form
+// deltaChunkName, KD ≤ 128).
 #define GATED_DELTA(NAME, KD, T)                                                                                  \
     extern "C" __global__ void __launch_bounds__(DELTA_THREADS) NAME(T* dst, const T* qkv, const float* qk,       \
                                                                      const float* coef, float* S, const int* seq, \
                                                                      const int* pos, int n, int KH, int VH, int dk, \
                                                                      int dv) { pdl_begin();                     \
         gated_delta<KD, T>(dst, qkv, qk, coef, S, seq, pos, n, KH, VH, dk, dv);                                   \
+    }
+#define GATED_DELTA_CHUNK(NAME, KD, T)                                                                            \
+    extern "C" __global__ void __launch_bounds__(DELTA_CHUNK_THREADS)                                             \
+        NAME(T* dst, const T* qkv, const float* qk, const float* coef, const T* a, const float* aLog,             \
+             const float* dtBias, float* S, const int* seq, const int* pos, int n, int seqs, int KH, int VH, int dk, \
+             int dv) { pdl_begin();                                                                                \
+        gated_delta_chunk<KD, T>(dst, qkv, qk, coef, a, aLog, dtBias, S, seq, pos, n, seqs, KH, VH, dk, dv);      \
     }
 
 DELTANET_INSTANTIATE(float, f32)

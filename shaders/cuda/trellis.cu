@@ -131,13 +131,29 @@ __device__ __forceinline__ float qrun_load(float (&v)[32], const float* __restri
 // bits) and [+ 33] = −510·Σa (the 1MAD offset of the run, applied once). One thread per (row, run): eight 16-byte
 // loads in flight, no shuffles (the first version, a warp per run with two 5-step shuffle trees, cost ~6 µs a launch
 // at in = 5120: docs/perf.md); rows ≥ nrows are zeros. Same values as that version, bit for bit.
+//
+// With nw (trellis_gemvg's folded input norm; one row, c0 = 0): each value is first RMSNorm's (x·inv)·nw[j], as
+// rmsnorm_row rounds it, and xn (block 0 only, else null) receives those normalized values.
 template <int N>
-__device__ __forceinline__ void qstage_i8(unsigned* xs, int cs, const float* __restrict__ x, int in, int nrows, int c0, int len) {
+__device__ __forceinline__ void qstage_i8(unsigned* xs, int cs, const float* __restrict__ x, int in, int nrows, int c0, int len,
+                                          const float* __restrict__ nw = nullptr, float inv = 1.f, float* xn = nullptr) {
     const int nq = len >> 5;
     for (int i = threadIdx.x; i < N * nq; i += blockDim.x) {
         const int m = i / nq, q = i - m * nq;
         float v[32];
-        const float amax = qrun_load(v, m < nrows ? x + (long long)m * in + c0 + 32 * q : nullptr);
+        float amax = qrun_load(v, m < nrows ? x + (long long)m * in + c0 + 32 * q : nullptr);
+        if (nw) {
+            amax = 0.f;
+#pragma unroll
+            for (int k = 0; k < 8; k++) {
+                const float4 t = __ldg((const float4*)(nw + c0 + 32 * q) + k);
+                v[4 * k] = __fmul_rn(__fmul_rn(v[4 * k], inv), t.x), v[4 * k + 1] = __fmul_rn(__fmul_rn(v[4 * k + 1], inv), t.y);
+                v[4 * k + 2] = __fmul_rn(__fmul_rn(v[4 * k + 2], inv), t.z), v[4 * k + 3] = __fmul_rn(__fmul_rn(v[4 * k + 3], inv), t.w);
+                if (xn) *((float4*)(xn + c0 + 32 * q) + k) = make_float4(v[4 * k], v[4 * k + 1], v[4 * k + 2], v[4 * k + 3]);
+            }
+#pragma unroll
+            for (int j = 0; j < 32; j++) amax = fmaxf(amax, fabsf(v[j]));
+        }
         const float f = amax > 0.f ? 127.f / amax : 0.f;
         int sum = 0;
         unsigned* r = xs + m * cs + q * 36;
@@ -154,6 +170,25 @@ __device__ __forceinline__ void qstage_i8(unsigned* xs, int cs, const float* __r
         }
         *(uint2*)(r + 32) = make_uint2(__float_as_uint(amax * (1.f / 127.f)), (unsigned)(-510 * sum));
     }
+}
+
+// block_inv_rms: 1/sqrt(Σx²/n + eps) over x f32 [n] (n % 4 == 0), rmsnorm_row's inv up to the order of the sum
+// (per thread 16-byte strides, the warps' sums in warp order): every block of a launch computes the same value.
+// For 256-thread blocks.
+__device__ __forceinline__ float block_inv_rms(const float* __restrict__ x, int n, float eps) {
+    __shared__ float part[8];
+    float acc = 0.f;
+    for (int i = threadIdx.x; i < (n >> 2); i += blockDim.x) {
+        const float4 v = __ldg((const float4*)x + i);
+        acc = fmaf(v.x, v.x, acc), acc = fmaf(v.y, v.y, acc), acc = fmaf(v.z, v.z, acc), acc = fmaf(v.w, v.w, acc);
+    }
+    acc = warp_sum(acc);
+    if ((threadIdx.x & 31) == 0) part[threadIdx.x >> 5] = acc;
+    __syncthreads();
+    float ss = 0.f;
+#pragma unroll
+    for (int w = 0; w < 8; w++) ss += part[w];
+    return 1.0f / sqrtf(ss / (float)n + eps);
 }
 
 // dp4a_us: c + Σ_b byte_b(x) (unsigned) · byte_b(a) (signed).
@@ -321,8 +356,11 @@ struct QGroupParams {
     int shift;             // 152: log2 T
     int L;                 // 156
     int nunits;            // 160
-    int pad;               // 164
-};                         // 168 bytes
+    float eps;             // 164: the folded norm's epsilon (with normw)
+    const float* normw;    // 168: f32 [in], or null: x is RMSNorm'd with this weight before its quantization
+    float* xn;             // 176: with normw, RMSNorm's output f32 [1, in] (written by block 0), or null
+    const float* res;      // 184: f32 [seg[0].out], or null: added to seg 0's outputs (y may be res; no SwiGLU)
+};                         // 192 bytes
 
 // gemvg_unit: which rows unit u multiplies — gate row u and up row u (SwiGLU), else rows 2v, 2v+1 of the segment
 // holding u (v = u − tile0; the second is clamped to the last row, and not stored, for an odd out).
@@ -360,10 +398,10 @@ __device__ __forceinline__ void gemvg_store(const QGroupParams& p, const Trellis
     const float a0 = warp_sum(acc[0][0]), a1 = warp_sum(acc[1][0]);
     if (lane != 0) return;
     const float y0 = __fadd_rn(rw[0].finish(a0), s0.bias ? __ldg(s0.bias + r0) : 0.f);
-    s0.y[r0] = y0;
+    s0.y[r0] = p.res ? __fadd_rn(p.res[r0], y0) : y0; // MatMulAdd: Add(y, res, t) after the product, in place
     if (r1 < s1.out) {
         const float y1 = __fadd_rn(rw[1].finish(a1), s1.bias ? __ldg(s1.bias + r1) : 0.f);
-        s1.y[r1] = y1;
+        s1.y[r1] = p.res ? __fadd_rn(p.res[r1], y1) : y1;
         if (p.h) p.h[r0] = silu_mul(y0, y1);
     }
 }
@@ -388,6 +426,9 @@ __device__ __forceinline__ void gemvg_done(const QGroupParams& p, int lane, int 
 //   grid: 256-thread blocks (at most four per SM), activations quantized once per block (qstage_i8's values)
 //   order: per lane and unit the i8_runs sums of the one-row int8 form (U at a time), a warp tree sum, finish (scale·rcp)
 //          and bias: each output the same for any grid and any order the counter hands out units in
+//   folded (the fused ops of internal/backend/fused.go): with normw, x is first RMSNorm(x, normw, eps) in every
+//          block (block_inv_rms, then rmsnorm_row's rounding; xn receives it from block 0): NormMatMulGroup,
+//          NormGateUpSwiGLU; with res, seg 0's y = res + (its output), rounded as Add: MatMulAdd
 //   promise: as trellis_gemv1_i8 (MatMul/trellis/i8 bound 1e-2 of max|ref|); h as swiglu of the stored y
 template <int K, int U>
 __device__ __forceinline__ void gemvm_rounds(int shift, const TrellisRow<K, 1> (&rw)[2], const unsigned* xs, int nq, int q0, unsigned mask,
@@ -405,8 +446,11 @@ __device__ __forceinline__ void trellis_gemvg(const QGroupParams& p) {
     int u = blockIdx.x * 8 + warp;
     if (lane == 0 && u < p.nunits) gemvg_prefetch<K>(p, u, nq); // weights only before the dependency wait
     pdl_begin();
-    if constexpr (MMA) qstage_i8_g4(xs, p.x, p.in);
-    else qstage_i8<1>(xs, cs, p.x, p.in, 1, 0, p.in);
+    if constexpr (MMA) qstage_i8_g4(xs, p.x, p.in); // no folded norm (the host keeps normw null)
+    else {
+        const float inv = p.normw ? block_inv_rms(p.x, p.in, p.eps) : 1.f;
+        qstage_i8<1>(xs, cs, p.x, p.in, 1, 0, p.in, p.normw, inv, blockIdx.x == 0 ? p.xn : nullptr);
+    }
     __syncthreads();
     while (u < p.nunits) {
         int next = 0;
@@ -1220,11 +1264,11 @@ __device__ __forceinline__ void trellis_mma0(const QGemvParams& p) {
     }
 
 // trellis_splitk_reduce
-//   in:  partial f32 [splits, nrows, out] (trellis_gemv0), bias f32 [out] or null
-//   out: y f32 [nrows, out] = Σ_s partial[s] (+ bias)
+//   in:  partial f32 [splits, nrows, out] (trellis_gemv0), bias f32 [out] or null, res f32 [nrows, out] or null
+//   out: y f32 [nrows, out] = Σ_s partial[s] (+ bias), then res + that rounded as Add (MatMulAdd; y may be res)
 //   grid: ⌈nrows·out/32⌉ blocks of 256 threads; lane = element, warp w sums splits w, w+8, ... in order, the 8 warp
 //         sums added in a fixed tree: deterministic
-extern "C" __global__ void __launch_bounds__(256) trellis_splitk_reduce(const QGemvParams p, int splits) { pdl_begin();
+extern "C" __global__ void __launch_bounds__(256) trellis_splitk_reduce(const QGemvParams p, int splits, const float* res) { pdl_begin();
     __shared__ float red[8][33];
     const long long total = (long long)p.nrows * p.out;
     const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
@@ -1238,7 +1282,7 @@ extern "C" __global__ void __launch_bounds__(256) trellis_splitk_reduce(const QG
         float t = ((red[0][lane] + red[1][lane]) + (red[2][lane] + red[3][lane])) +
                   ((red[4][lane] + red[5][lane]) + (red[6][lane] + red[7][lane]));
         if (p.bias) t += p.bias[i % p.out];
-        p.y[i] = t;
+        p.y[i] = res ? __fadd_rn(res[i], t) : t;
     }
 }
 
