@@ -75,8 +75,11 @@ type tuning struct {
 	normRopeQK, attnStore bool
 	// foldResidual serves backend.OpMatMulAdd (the residual add in the epilogue of o and down: trellis_gemvg's res,
 	// the split-K reduce's) and the input norms folded into the one-row trellis_gemvg launches that read them
-	// (OpNormMatMulGroup, OpNormGateUpSwiGLU): two add_rmsnorm launches a layer fewer. A prediction until measured
-	// (~0.4 ms of a 5.1 ms Qwen3-14B step at ~5 µs a launch).
+	// (OpNormMatMulGroup, OpNormGateUpSwiGLU): two add_rmsnorm launches a layer fewer. Measured (H200, 2026-12-03,
+	// quant.sh foldprof/fold9, Qwen3-14B 3-bit): 406 → 325 launches a token; add_rmsnorm's 0.52 ms a token gone,
+	// trellis_gemvg 0.26 ms slower (every block reads the norm's weight beside x: 2.1 µs a launch); tg128 192.2 and
+	// 190.3 on against 190.1 off — within the spread. On: the launches are gone, and the prologue's cost goes with
+	// activations quantized once by their producer (docs/perf.md, ninth session).
 	foldResidual bool
 
 	// lab compiles the forms instantiated for measurement only (labInstantiations) and lets the keys below pick

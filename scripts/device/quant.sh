@@ -746,6 +746,20 @@ fold9() {
 	AB="${AB:-- fold_residual=0 -}" ab
 }
 
+# foldprof: bench --profile of the 3-bit 14B step with the fold and without (fold_residual=0), and which launches the
+# debug log names (profile-fold.md, profile-nofold.md, launches-*.txt).
+foldprof() {
+	local v tag
+	for v in "" fold_residual=0; do
+		tag=fold
+		[ -n "$v" ] && tag=nofold
+		step "foldprof: bench --profile MLXBUN_CUDA_TUNE=$v"
+		MLXBUN_CUDA_TUNE=$v MLXBUN_CUDA_DEBUG=1 timeout 100 $B bench --synthetic qwen3-14b --bits 3 --device cuda -p 0 -n 16 -r 1 --profile >"$OUT/profile-$tag.md" 2>/tmp/fold-debug.log
+		grep -E "residual|norm folded|plain ops|MatMulAdd" /tmp/fold-debug.log | sed -E 's/[0-9]+(\.[0-9]+)?(ms|µs)//g' | sort | uniq -c | sort -rn | head -20 >"$OUT/launches-$tag.txt"
+		head -40 "$OUT/profile-$tag.md" | tee -a "$OUT/run.log"
+	done
+}
+
 # hostexp: the sampler's cost on this host (BenchmarkSample: math.Exp over a 151,936-token row), and what the CPU
 # reports of itself (issue 21: the self-calibration's sampling ran 30–50× slower here than on the build machine).
 hostexp() {

@@ -132,12 +132,15 @@ __device__ __forceinline__ float qrun_load(float (&v)[32], const float* __restri
 // loads in flight, no shuffles (the first version, a warp per run with two 5-step shuffle trees, cost ~6 µs a launch
 // at in = 5120: docs/perf.md); rows ≥ nrows are zeros. Same values as that version, bit for bit.
 //
-// With nw (trellis_gemvg's folded input norm; one row, c0 = 0): each value is first RMSNorm's (x·inv)·nw[j], as
-// rmsnorm_row rounds it, and xn (block 0 only, else null) receives those normalized values.
+// With nw (trellis_gemvg's folded input norm: one row, c0 = 0, all threads of the block calling): the values
+// quantized are x·nw (the norm's 1/rms is common to every run, so it leaves the int8 values alone and multiplies the
+// sums once, in gemvg_store), and each warp's Σx² goes to ssp[warp] for the caller to finish after its
+// __syncthreads.
 template <int N>
 __device__ __forceinline__ void qstage_i8(unsigned* xs, int cs, const float* __restrict__ x, int in, int nrows, int c0, int len,
-                                          const float* __restrict__ nw = nullptr, float inv = 1.f, float* xn = nullptr) {
+                                          const float* __restrict__ nw = nullptr, float* ssp = nullptr) {
     const int nq = len >> 5;
+    float ss = 0.f;
     for (int i = threadIdx.x; i < N * nq; i += blockDim.x) {
         const int m = i / nq, q = i - m * nq;
         float v[32];
@@ -147,12 +150,14 @@ __device__ __forceinline__ void qstage_i8(unsigned* xs, int cs, const float* __r
 #pragma unroll
             for (int k = 0; k < 8; k++) {
                 const float4 t = __ldg((const float4*)(nw + c0 + 32 * q) + k);
-                v[4 * k] = __fmul_rn(__fmul_rn(v[4 * k], inv), t.x), v[4 * k + 1] = __fmul_rn(__fmul_rn(v[4 * k + 1], inv), t.y);
-                v[4 * k + 2] = __fmul_rn(__fmul_rn(v[4 * k + 2], inv), t.z), v[4 * k + 3] = __fmul_rn(__fmul_rn(v[4 * k + 3], inv), t.w);
-                if (xn) *((float4*)(xn + c0 + 32 * q) + k) = make_float4(v[4 * k], v[4 * k + 1], v[4 * k + 2], v[4 * k + 3]);
-            }
+                const float w4[4] = {t.x, t.y, t.z, t.w};
 #pragma unroll
-            for (int j = 0; j < 32; j++) amax = fmaxf(amax, fabsf(v[j]));
+                for (int c = 0; c < 4; c++) {
+                    ss = fmaf(v[4 * k + c], v[4 * k + c], ss);
+                    v[4 * k + c] = __fmul_rn(v[4 * k + c], w4[c]);
+                    amax = fmaxf(amax, fabsf(v[4 * k + c]));
+                }
+            }
         }
         const float f = amax > 0.f ? 127.f / amax : 0.f;
         int sum = 0;
@@ -170,25 +175,28 @@ __device__ __forceinline__ void qstage_i8(unsigned* xs, int cs, const float* __r
         }
         *(uint2*)(r + 32) = make_uint2(__float_as_uint(amax * (1.f / 127.f)), (unsigned)(-510 * sum));
     }
+    if (ssp) {
+        ss = warp_sum(ss);
+        if ((threadIdx.x & 31) == 0) ssp[threadIdx.x >> 5] = ss;
+    }
 }
 
-// block_inv_rms: 1/sqrt(Σx²/n + eps) over x f32 [n] (n % 4 == 0), rmsnorm_row's inv up to the order of the sum
-// (per thread 16-byte strides, the warps' sums in warp order): every block of a launch computes the same value.
-// For 256-thread blocks.
-__device__ __forceinline__ float block_inv_rms(const float* __restrict__ x, int n, float eps) {
-    __shared__ float part[8];
-    float acc = 0.f;
-    for (int i = threadIdx.x; i < (n >> 2); i += blockDim.x) {
-        const float4 v = __ldg((const float4*)x + i);
-        acc = fmaf(v.x, v.x, acc), acc = fmaf(v.y, v.y, acc), acc = fmaf(v.z, v.z, acc), acc = fmaf(v.w, v.w, acc);
-    }
-    acc = warp_sum(acc);
-    if ((threadIdx.x & 31) == 0) part[threadIdx.x >> 5] = acc;
-    __syncthreads();
+// rms_inv: 1/sqrt(Σx²/n + eps) from the 8 warps' partial sums qstage_i8 left (in warp order: every block of a
+// launch computes the same value), rmsnorm_row's inv up to the order of the sum.
+__device__ __forceinline__ float rms_inv(const float* ssp, int n, float eps) {
     float ss = 0.f;
 #pragma unroll
-    for (int w = 0; w < 8; w++) ss += part[w];
+    for (int w = 0; w < 8; w++) ss += ssp[w];
     return 1.0f / sqrtf(ss / (float)n + eps);
+}
+
+// rms_store: xn = (x·inv)·w over [0, n) (n % 4 == 0), rmsnorm_row's rounding, by one block.
+__device__ __forceinline__ void rms_store(float* xn, const float* __restrict__ x, const float* __restrict__ w, int n, float inv) {
+    for (int i = threadIdx.x; i < (n >> 2); i += blockDim.x) {
+        const float4 v = __ldg((const float4*)x + i), t = __ldg((const float4*)w + i);
+        ((float4*)xn)[i] = make_float4(__fmul_rn(__fmul_rn(v.x, inv), t.x), __fmul_rn(__fmul_rn(v.y, inv), t.y),
+                                       __fmul_rn(__fmul_rn(v.z, inv), t.z), __fmul_rn(__fmul_rn(v.w, inv), t.w));
+    }
 }
 
 // dp4a_us: c + Σ_b byte_b(x) (unsigned) · byte_b(a) (signed).
@@ -393,9 +401,10 @@ __device__ __forceinline__ void gemvg_bind(const QGroupParams& p, TrellisRow<K, 
 
 // gemvg_store: unit (r0, r1)'s warp sums finished and stored by lane 0 (and h for SwiGLU).
 template <int K>
+// inv: the folded norm's 1/rms, which multiplies the sums (1 without a norm: exact).
 __device__ __forceinline__ void gemvg_store(const QGroupParams& p, const TrellisRow<K, 1> (&rw)[2], float (&acc)[2][1], const QMmaSeg& s0,
-                                            const QMmaSeg& s1, int r0, int r1, int lane) {
-    const float a0 = warp_sum(acc[0][0]), a1 = warp_sum(acc[1][0]);
+                                            const QMmaSeg& s1, int r0, int r1, int lane, float inv = 1.f) {
+    const float a0 = __fmul_rn(warp_sum(acc[0][0]), inv), a1 = __fmul_rn(warp_sum(acc[1][0]), inv);
     if (lane != 0) return;
     const float y0 = __fadd_rn(rw[0].finish(a0), s0.bias ? __ldg(s0.bias + r0) : 0.f);
     s0.y[r0] = p.res ? __fadd_rn(p.res[r0], y0) : y0; // MatMulAdd: Add(y, res, t) after the product, in place
@@ -426,9 +435,12 @@ __device__ __forceinline__ void gemvg_done(const QGroupParams& p, int lane, int 
 //   grid: 256-thread blocks (at most four per SM), activations quantized once per block (qstage_i8's values)
 //   order: per lane and unit the i8_runs sums of the one-row int8 form (U at a time), a warp tree sum, finish (scale·rcp)
 //          and bias: each output the same for any grid and any order the counter hands out units in
-//   folded (the fused ops of internal/backend/fused.go): with normw, x is first RMSNorm(x, normw, eps) in every
-//          block (block_inv_rms, then rmsnorm_row's rounding; xn receives it from block 0): NormMatMulGroup,
-//          NormGateUpSwiGLU; with res, seg 0's y = res + (its output), rounded as Add: MatMulAdd
+//   folded (the fused ops of internal/backend/fused.go): with normw, x is RMSNorm(x, normw, eps): every block
+//          quantizes x·normw and sums x² in the same pass (qstage_i8), and its sums are multiplied by 1/rms (the
+//          int8 values of a run do not depend on it); block 0 writes the norm to xn as rmsnorm_row rounds it:
+//          NormMatMulGroup, NormGateUpSwiGLU. With res, seg 0's y = res + (its output), rounded as Add: MatMulAdd.
+//          (The first version, a separate pass for Σx² before the staging, cost ~3.4 µs a launch on the H200,
+//          2026-12-03: as much as the add_rmsnorm launch it removed.)
 //   promise: as trellis_gemv1_i8 (MatMul/trellis/i8 bound 1e-2 of max|ref|); h as swiglu of the stored y
 template <int K, int U>
 __device__ __forceinline__ void gemvm_rounds(int shift, const TrellisRow<K, 1> (&rw)[2], const unsigned* xs, int nq, int q0, unsigned mask,
@@ -446,12 +458,15 @@ __device__ __forceinline__ void trellis_gemvg(const QGroupParams& p) {
     int u = blockIdx.x * 8 + warp;
     if (lane == 0 && u < p.nunits) gemvg_prefetch<K>(p, u, nq); // weights only before the dependency wait
     pdl_begin();
+    __shared__ float ssp[8];
     if constexpr (MMA) qstage_i8_g4(xs, p.x, p.in); // no folded norm (the host keeps normw null)
-    else {
-        const float inv = p.normw ? block_inv_rms(p.x, p.in, p.eps) : 1.f;
-        qstage_i8<1>(xs, cs, p.x, p.in, 1, 0, p.in, p.normw, inv, blockIdx.x == 0 ? p.xn : nullptr);
-    }
+    else qstage_i8<1>(xs, cs, p.x, p.in, 1, 0, p.in, p.normw, p.normw ? ssp : nullptr);
     __syncthreads();
+    float inv = 1.f;
+    if (!MMA && p.normw) {
+        inv = rms_inv(ssp, p.in, p.eps);
+        if (blockIdx.x == 0 && p.xn) rms_store(p.xn, p.x, p.normw, p.in, inv);
+    }
     while (u < p.nunits) {
         int next = 0;
         if (lane == 0) next = atomicAdd(p.ctr, 1);
@@ -471,7 +486,7 @@ __device__ __forceinline__ void trellis_gemvg(const QGroupParams& p) {
             if (U > 1)
                 for (; lq < nq; lq += 32) i8_runs<K, 1, 2, 1>(p.shift, rw, xs, cs, 0, lq, 32, mask, acc);
         }
-        gemvg_store(p, rw, acc, s0, s1, r0, r1, lane);
+        gemvg_store(p, rw, acc, s0, s1, r0, r1, lane, inv);
         u = __shfl_sync(0xffffffffu, next, 0) + nwarps;
     }
     gemvg_done(p, lane, nwarps);
