@@ -56,11 +56,6 @@ const (
 
 var deltaChunkKDs = []int{32, 64, 128}
 
-// deltaChunkRows is the fewest rows of a one-sequence run that take the chunked form; shorter runs, decode
-// steps and batches of several sequences keep the recurrent form. 64 is the CPU's own switch (cpu.defaultDeltaChunk),
-// so verify compares like with like on both sides of it; not measured on a device yet (perf.md, issue 20): it
-// belongs in the tuning table as delta_chunk_rows (0: never) once it is.
-const deltaChunkRows = 64
 
 func deltaChunkName(kd int, x backend.DType) string {
 	return fmt.Sprintf("gated_delta_chunk_%s_k%d", dtName(x), kd)
@@ -206,7 +201,7 @@ func (b *Backend) CausalConv(dst, x, w backend.Tensor, st backend.RecurrentState
 // GatedDeltaRule (backend.LinearAttention): gated_delta_prep normalizes every row's q and k and forms its gates
 // in parallel, then gated_delta runs the recurrent form over each sequence's rows in order, its dot products
 // split over deltaLanes lanes (decode steps, batches of several sequences, short runs); a run of one sequence at
-// consecutive positions of at least deltaChunkRows rows (a prompt chunk; key dim ≤ 128) takes gated_delta_chunk,
+// consecutive positions of at least tuning.deltaChunkRows rows (a prompt chunk; key dim ≤ 128) takes gated_delta_chunk,
 // the chunked form, whose rows go deltaChunk at a time as a few small matrix products and one short substitution
 // instead of n dependent steps. The pre-pass's output lives in the split
 // attention's scratch (ensureScratch), which the stream's order keeps apart from attention's use of it.
@@ -244,7 +239,7 @@ func (b *Backend) GatedDeltaRule(dst, qkv, a, bt, aLog, dtBias backend.Tensor, s
 		}
 	}
 	name, prep := deltaName(kd, xs.dt), opName("gated_delta_prep", xs.dt)
-	chunked := n >= deltaChunkRows && kd <= deltaChunkKDs[len(deltaChunkKDs)-1] && oneRun(sq, ps, n)
+	chunked := b.tune.deltaChunkRows > 0 && n >= b.tune.deltaChunkRows && kd <= deltaChunkKDs[len(deltaChunkKDs)-1] && oneRun(sq, ps, n)
 	if chunked {
 		name = deltaChunkName(kd, xs.dt)
 	}

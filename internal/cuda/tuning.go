@@ -81,6 +81,11 @@ type tuning struct {
 	// 190.3 on against 190.1 off — within the spread. On: the launches are gone, and the prologue's cost goes with
 	// activations quantized once by their producer (docs/perf.md, ninth session).
 	foldResidual bool
+	// deltaChunkRows is the fewest rows of a one-sequence run the chunked gated delta rule (gated_delta_chunk,
+	// deltanet.go) serves; shorter runs, decode steps and batches of several sequences keep the recurrent form; 0
+	// never. 64 is the CPU's own switch (cpu.defaultDeltaChunk), so verify compares like with like on both sides
+	// of it; not yet measured on a device (docs/perf.md, issue 20).
+	deltaChunkRows int
 
 	// lab compiles the forms instantiated for measurement only (labInstantiations) and lets the keys below pick
 	// them; any lab key sets it. Off in production: the lab forms are not in the compiled kernel list.
@@ -103,7 +108,8 @@ type tuning struct {
 func defaultTuning() tuning {
 	return tuning{act8: [2]bool{true, true}, mmaRows: qmmaDefaultRows, mma0Rows: qmma0DefaultRows, pdl: true, gemvGroup: true,
 		splitGemmMax: 1 << 28, attnRowsMax: 1 << 16, mmaWideRows: qmmaWideRows, chunkRowsMax: 2 * maxGemvRows,
-		attnChunkRows: 64, attnChunkMin: 1 << 12, normRopeQK: true, attnStore: true, foldResidual: true}
+		attnChunkRows: 64, attnChunkMin: 1 << 12, normRopeQK: true, attnStore: true, foldResidual: true,
+		deltaChunkRows: 64}
 }
 
 // tuneKey sets one field from its text; lab keys also switch the lab forms on.
@@ -126,23 +132,24 @@ var tuneKeys = map[string]tuneKey{
 	"mma_wide_rows": {set: func(t *tuning, v string) error {
 		return parseOneOf(&t.mmaWideRows, v, []int{maxGemvRows, qmmaWideRows})
 	}},
-	"chunk_rows_max":  {set: func(t *tuning, v string) error { return parseInt(&t.chunkRowsMax, v, 0, 64) }},
-	"attn_rows_max":   {set: func(t *tuning, v string) error { return parseInt(&t.attnRowsMax, v, 0, 1<<62) }},
-	"attn_chunk_rows": {set: func(t *tuning, v string) error { return parseInt(&t.attnChunkRows, v, 0, 1<<20) }},
-	"attn_chunk_min":  {set: func(t *tuning, v string) error { return parseInt(&t.attnChunkMin, v, 0, 1<<62) }},
-	"norm_rope_qk":    {set: func(t *tuning, v string) error { return parseBool(&t.normRopeQK, v) }},
-	"attn_store":      {set: func(t *tuning, v string) error { return parseBool(&t.attnStore, v) }},
-	"fold_residual":   {set: func(t *tuning, v string) error { return parseBool(&t.foldResidual, v) }},
-	"lab":             {lab: true, set: func(t *tuning, v string) error { return parseBool(&t.lab, v) }},
-	"gemv_r":          {lab: true, set: func(t *tuning, v string) error { return parseOneOf(&t.gemvR, v, append([]int{qShapes[1].R}, qLab...)) }},
-	"gemv_u":          {lab: true, set: func(t *tuning, v string) error { return parseOneOf(&t.gemvU, v, []int{1, 2, 4}) }},
-	"gemv_blocks":     {lab: true, set: func(t *tuning, v string) error { return parseInt(&t.gemvBlocks, v, 1, 32) }},
-	"gemv_pf":         {lab: true, set: func(t *tuning, v string) error { return parseBool(&t.gemvPF, v) }},
-	"mma_ks":          {lab: true, set: func(t *tuning, v string) error { return parseOneOf(&t.mmaKS, v, []int{1, 2, 4, 8}) }},
-	"mma_blocks":      {lab: true, set: func(t *tuning, v string) error { return parseOneOf(&t.mmaBlocks, v, []int{1, 2}) }},
-	"mma0_piece":      {lab: true, set: func(t *tuning, v string) error { return parseOneOf(&t.mma0Piece, v, []int{qmma0Piece, qmma0LabPiece}) }},
-	"lab_pad":         {lab: true, set: func(t *tuning, v string) error { return parseInt(&t.labPad, v, 0, 64) }},
-	"gemvg_pf":        {lab: true, set: func(t *tuning, v string) error { return parseBool(&t.gemvgPrefetch, v) }},
+	"chunk_rows_max":   {set: func(t *tuning, v string) error { return parseInt(&t.chunkRowsMax, v, 0, 64) }},
+	"attn_rows_max":    {set: func(t *tuning, v string) error { return parseInt(&t.attnRowsMax, v, 0, 1<<62) }},
+	"attn_chunk_rows":  {set: func(t *tuning, v string) error { return parseInt(&t.attnChunkRows, v, 0, 1<<20) }},
+	"attn_chunk_min":   {set: func(t *tuning, v string) error { return parseInt(&t.attnChunkMin, v, 0, 1<<62) }},
+	"norm_rope_qk":     {set: func(t *tuning, v string) error { return parseBool(&t.normRopeQK, v) }},
+	"attn_store":       {set: func(t *tuning, v string) error { return parseBool(&t.attnStore, v) }},
+	"fold_residual":    {set: func(t *tuning, v string) error { return parseBool(&t.foldResidual, v) }},
+	"delta_chunk_rows": {set: func(t *tuning, v string) error { return parseInt(&t.deltaChunkRows, v, 0, 1<<20) }},
+	"lab":              {lab: true, set: func(t *tuning, v string) error { return parseBool(&t.lab, v) }},
+	"gemv_r":           {lab: true, set: func(t *tuning, v string) error { return parseOneOf(&t.gemvR, v, append([]int{qShapes[1].R}, qLab...)) }},
+	"gemv_u":           {lab: true, set: func(t *tuning, v string) error { return parseOneOf(&t.gemvU, v, []int{1, 2, 4}) }},
+	"gemv_blocks":      {lab: true, set: func(t *tuning, v string) error { return parseInt(&t.gemvBlocks, v, 1, 32) }},
+	"gemv_pf":          {lab: true, set: func(t *tuning, v string) error { return parseBool(&t.gemvPF, v) }},
+	"mma_ks":           {lab: true, set: func(t *tuning, v string) error { return parseOneOf(&t.mmaKS, v, []int{1, 2, 4, 8}) }},
+	"mma_blocks":       {lab: true, set: func(t *tuning, v string) error { return parseOneOf(&t.mmaBlocks, v, []int{1, 2}) }},
+	"mma0_piece":       {lab: true, set: func(t *tuning, v string) error { return parseOneOf(&t.mma0Piece, v, []int{qmma0Piece, qmma0LabPiece}) }},
+	"lab_pad":          {lab: true, set: func(t *tuning, v string) error { return parseInt(&t.labPad, v, 0, 64) }},
+	"gemvg_pf":         {lab: true, set: func(t *tuning, v string) error { return parseBool(&t.gemvgPrefetch, v) }},
 	"gemvg_shape": {lab: true, set: func(t *tuning, v string) error {
 		var s gemvgShape
 		if _, err := fmt.Sscanf(v, "%dx%d", &s.bps, &s.u); err != nil || !slices.Contains(gemvgLab, s) && !slices.Contains(gemvmLab, s) {

@@ -595,6 +595,8 @@ hybridprompt() {
 	grep -E "pp512|tg32|peak|rror" "$OUT/hybridprompt.md" | head -5 | tee -a "$OUT/run.log"
 	grep -E "^\| [a-z]" "$OUT/hybridprompt.md" | grep -E "gated_delta|attn_|trellis|gemm" | head -16 | tee -a "$OUT/run.log"
 	grep -E "GatedDeltaRule|Attention n=" /tmp/hybridprompt-debug.log | sed 's/[0-9]\+/N/g' | sort | uniq -c | sort -rn | head -8 >>"$OUT/run.log"
+	step "hybridprompt: bench qwen3.5-27b 3-bit -p 512 with the recurrent form (delta_chunk_rows=0)"
+	MLXBUN_CUDA_TUNE=delta_chunk_rows=0 timeout 200 $B bench --synthetic qwen3.5-27b --bits 3 --device cuda -p 512 -n 0 -r 2 2>&1 | grep -E "pp512|rror" | tee -a "$OUT/run.log"
 	step "hybridprompt: bench qwen3.5-27b 3-bit -d 1024 -p 16 (cached follow-up)"
 	timeout 120 $B bench --synthetic qwen3.5-27b --bits 3 --device cuda -d 1024 -p 16 -n 0 -r 3 2>&1 | grep -E "pp16|rror" | tee -a "$OUT/run.log"
 }
