@@ -56,7 +56,6 @@ const (
 
 var deltaChunkKDs = []int{32, 64, 128}
 
-
 func deltaChunkName(kd int, x backend.DType) string {
 	return fmt.Sprintf("gated_delta_chunk_%s_k%d", dtName(x), kd)
 }
