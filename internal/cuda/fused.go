@@ -172,11 +172,8 @@ func (b *Backend) MatMulGroup(ys []backend.Tensor, x backend.Tensor, ws []backen
 // int8-activation trellis layers that one launch takes (trellis_gemvg: one width; trellis_mma: mixed widths for one
 // row too); otherwise MatMulGroup of the two and a swiglu launch.
 func (b *Backend) GateUpSwiGLU(h, gate, up, x backend.Tensor, wg, wu backend.Linear) {
-	ht, gt, ut := tensorOf("GateUpSwiGLU", h), tensorOf("GateUpSwiGLU", gate), tensorOf("GateUpSwiGLU", up)
-	n := gt.elems()
-	folds := ht.dt == backend.F32 && gt.dt == backend.F32 && ut.dt == backend.F32 && ht.elems() == n && ut.elems() == n &&
-		(ht.ptr == gt.ptr || !overlaps(ht.ptr, 4*n, gt.ptr, 4*n)) && !overlaps(ht.ptr, 4*n, ut.ptr, 4*n)
-	if folds && b.groupQuant([]backend.Tensor{gate, up}, x, []backend.Linear{wg, wu}, ht, gemvgFold{}) {
+	ht := tensorOf("GateUpSwiGLU", h)
+	if swigluFolds("GateUpSwiGLU", ht, gate, up) && b.groupQuant([]backend.Tensor{gate, up}, x, []backend.Linear{wg, wu}, ht, gemvgFold{}) {
 		return
 	}
 	b.MatMulGroup([]backend.Tensor{gate, up}, x, []backend.Linear{wg, wu})
@@ -254,9 +251,6 @@ func (b *Backend) groupQuant(ys []backend.Tensor, x backend.Tensor, ws []backend
 		}
 		for i, l := range ls {
 			ok = ok && gemvg && b.gemvgFolds(l) && !overlaps(yp[i], 4*n*l.out, fold.xn, 4*n*in)
-		}
-		if !ok {
-			return false
 		}
 	}
 	if !ok {
@@ -341,15 +335,21 @@ func (b *Backend) NormMatMulGroup(ys []backend.Tensor, xn, x, nw backend.Tensor,
 // NormGateUpSwiGLU: xn = RMSNorm(x, nw, eps), then GateUpSwiGLU on xn, in one trellis_gemvg launch where it folds
 // (as NormMatMulGroup); otherwise RMSNorm and GateUpSwiGLU.
 func (b *Backend) NormGateUpSwiGLU(h, gate, up, xn, x, nw backend.Tensor, eps float32, wg, wu backend.Linear) {
-	ht, gt, ut := tensorOf("NormGateUpSwiGLU", h), tensorOf("NormGateUpSwiGLU", gate), tensorOf("NormGateUpSwiGLU", up)
-	n := gt.elems()
-	swiglu := ht.dt == backend.F32 && gt.dt == backend.F32 && ut.dt == backend.F32 && ht.elems() == n && ut.elems() == n &&
-		(ht.ptr == gt.ptr || !overlaps(ht.ptr, 4*n, gt.ptr, 4*n)) && !overlaps(ht.ptr, 4*n, ut.ptr, 4*n)
-	if f, ok := normFold("NormGateUpSwiGLU", xn, x, nw, eps); ok && swiglu && b.tune.foldResidual &&
-		!overlaps(ht.ptr, 4*n, f.xn, 4*tensorOf("NormGateUpSwiGLU", xn).elems()) &&
+	ht := tensorOf("NormGateUpSwiGLU", h)
+	if f, ok := normFold("NormGateUpSwiGLU", xn, x, nw, eps); ok && swigluFolds("NormGateUpSwiGLU", ht, gate, up) && b.tune.foldResidual &&
+		!overlaps(ht.ptr, 4*ht.elems(), f.xn, 4*tensorOf("NormGateUpSwiGLU", xn).elems()) &&
 		b.groupQuant([]backend.Tensor{gate, up}, x, []backend.Linear{wg, wu}, ht, f) {
 		return
 	}
 	b.RMSNorm(xn, x, nw, eps)
 	b.GateUpSwiGLU(h, gate, up, xn, wg, wu)
+}
+
+// swigluFolds reports whether SwiGLU's output h folds into the trellis launch of gate and up (op names the caller in
+// panics): all f32 of one length, h either gate itself or apart from it, and apart from up.
+func swigluFolds(op string, h *Tensor, gate, up backend.Tensor) bool {
+	gt, ut := tensorOf(op, gate), tensorOf(op, up)
+	n := gt.elems()
+	return h.dt == backend.F32 && gt.dt == backend.F32 && ut.dt == backend.F32 && h.elems() == n && ut.elems() == n &&
+		(h.ptr == gt.ptr || !overlaps(h.ptr, 4*n, gt.ptr, 4*n)) && !overlaps(h.ptr, 4*n, ut.ptr, 4*n)
 }
