@@ -368,7 +368,11 @@ struct QGroupParams {
     const float* normw;    // 168: f32 [in], or null: x is RMSNorm'd with this weight before its quantization
     float* xn;             // 176: with normw, RMSNorm's output f32 [1, in] (written by block 0), or null
     const float* res;      // 184: f32 [seg[0].out], or null: added to seg 0's outputs (y may be res; no SwiGLU)
-};                         // 192 bytes
+    float* part;           // 192: with slices > 1, the slices' warp sums f32 [pairs][slices][2]
+    int* pctr;             // 200: with slices > 1, one arrival counter a pair (zero before and after every launch)
+    int slices;            // 208: units a pair of rows is split into along the input (1: whole rows)
+    int sliceq;            // 212: runs of 32 inputs a slice covers (slices·sliceq ≥ in/32; whole rows: in/32)
+};                         // 216 bytes
 
 // gemvg_unit: which rows unit u multiplies — gate row u and up row u (SwiGLU), else rows 2v, 2v+1 of the segment
 // holding u (v = u − tile0; the second is clamped to the last row, and not stored, for an odd out).
@@ -381,15 +385,16 @@ __device__ __forceinline__ void gemvg_unit(const QGroupParams& p, int u, int& si
     r0 = 2 * (u - qmma_seg_of(p, si).tile0), r1 = r0 + 1;
 }
 
-// gemvg_prefetch: unit u's two weight rows asked into L2 (read-only weights: allowed before the dependency wait).
+// gemvg_prefetch: the runs [q0, q1) of pair u's two weight rows asked into L2 (read-only weights: allowed before
+// the dependency wait).
 template <int K>
-__device__ __forceinline__ void gemvg_prefetch(const QGroupParams& p, int u, int nq) {
+__device__ __forceinline__ void gemvg_prefetch(const QGroupParams& p, int u, int nq, int q0, int q1) {
     int si, r0, r1;
     gemvg_unit(p, u, si, r0, r1);
     const QMmaSeg s0 = qmma_seg_of(p, si), s1 = p.h ? p.seg[1] : s0;
-    const unsigned rowBytes = (unsigned)nq * K * 4;
-    l2_prefetch(s0.W + (long long)r0 * nq * K, rowBytes);
-    l2_prefetch(s1.W + (long long)min(r1, s1.out - 1) * nq * K, rowBytes);
+    const unsigned bytes = (unsigned)(q1 - q0) * K * 4;
+    l2_prefetch(s0.W + (long long)r0 * nq * K + q0 * K, bytes);
+    l2_prefetch(s1.W + (long long)min(r1, s1.out - 1) * nq * K + q0 * K, bytes);
 }
 
 // gemvg_bind: the codecs of unit (r0, r1)'s rows (the second clamped to the last row for an odd out).
@@ -399,13 +404,13 @@ __device__ __forceinline__ void gemvg_bind(const QGroupParams& p, TrellisRow<K, 
     rw[1].bind(s1.W, s1.scales, p.in, p.L, min(r1, s1.out - 1));
 }
 
-// gemvg_store: unit (r0, r1)'s warp sums finished and stored by lane 0 (and h for SwiGLU).
+// gemvg_store: pair (r0, r1)'s sums a0, a1 (over the whole input, before the folded norm's 1/rms) finished and
+// stored (and h for SwiGLU); lane 0 only. inv: the folded norm's 1/rms, which multiplies the sums (1 without a norm:
+// exact).
 template <int K>
-// inv: the folded norm's 1/rms, which multiplies the sums (1 without a norm: exact).
-__device__ __forceinline__ void gemvg_store(const QGroupParams& p, const TrellisRow<K, 1> (&rw)[2], float (&acc)[2][1], const QMmaSeg& s0,
-                                            const QMmaSeg& s1, int r0, int r1, int lane, float inv = 1.f) {
-    const float a0 = __fmul_rn(warp_sum(acc[0][0]), inv), a1 = __fmul_rn(warp_sum(acc[1][0]), inv);
-    if (lane != 0) return;
+__device__ __forceinline__ void gemvg_store(const QGroupParams& p, const TrellisRow<K, 1> (&rw)[2], float a0, float a1, const QMmaSeg& s0,
+                                            const QMmaSeg& s1, int r0, int r1, float inv) {
+    a0 = __fmul_rn(a0, inv), a1 = __fmul_rn(a1, inv);
     const float y0 = __fadd_rn(rw[0].finish(a0), s0.bias ? __ldg(s0.bias + r0) : 0.f);
     s0.y[r0] = p.res ? __fadd_rn(p.res[r0], y0) : y0; // MatMulAdd: Add(y, res, t) after the product, in place
     if (r1 < s1.out) {
@@ -413,6 +418,37 @@ __device__ __forceinline__ void gemvg_store(const QGroupParams& p, const Trellis
         s1.y[r1] = p.res ? __fadd_rn(p.res[r1], y1) : y1;
         if (p.h) p.h[r0] = silu_mul(y0, y1);
     }
+}
+
+// gemvg_finish: unit u's lane sums reduced over the warp; a whole pair (slices 1) is stored at once, a slice's
+// sums go to p.part and the last of the pair's slices to arrive (the counter's acq_rel add: every other slice's
+// sums are visible to it) adds them in slice order and stores the pair — the same sums whichever slice is last.
+// The pair's rows and codecs are found again here rather than kept in registers through the unit's loop.
+template <int K>
+__device__ __forceinline__ void gemvg_finish(const QGroupParams& p, float (&acc)[2][1], int u, int lane, float inv) {
+    float a0 = warp_sum(acc[0][0]), a1 = warp_sum(acc[1][0]);
+    if (lane != 0) return;
+    const int pair = u / p.slices;
+    if (p.slices > 1) {
+        const int sl = u - pair * p.slices;
+        float* pp = p.part + (long long)pair * p.slices * 2;
+        *(float2*)(pp + 2 * sl) = make_float2(a0, a1);
+        int old;
+        asm volatile("atom.acq_rel.gpu.global.add.s32 %0, [%1], 1;" : "=r"(old) : "l"(p.pctr + pair) : "memory");
+        if (old != p.slices - 1) return;
+        a0 = 0.f, a1 = 0.f;
+        for (int s = 0; s < p.slices; s++) {
+            const float2 v = __ldcg((const float2*)(pp + 2 * s));
+            a0 += v.x, a1 += v.y;
+        }
+        p.pctr[pair] = 0;
+    }
+    int si, r0, r1;
+    gemvg_unit(p, pair, si, r0, r1);
+    const QMmaSeg s0 = qmma_seg_of(p, si), s1 = p.h ? p.seg[1] : s0;
+    TrellisRow<K, 1> rw[2];
+    gemvg_bind(p, rw, s0, s1, r0, r1);
+    gemvg_store(p, rw, a0, a1, s0, s1, r0, r1, inv);
 }
 
 // gemvg_done: the last warp of the grid to finish (every warp has taken its last unit) zeroes the counters.
@@ -428,13 +464,18 @@ __device__ __forceinline__ void gemvg_done(const QGroupParams& p, int lane, int 
 //   in:  seg[0..nseg) trellis layers of coded axis 1 (K-bit, blocks of T = 2^shift, L ≤ 16) on x f32 [1, in]
 //   out: each seg's y f32 [1, out] = x·Wᵀ (+ bias); with h: seg 0 = gate, seg 1 = up (same out), both written and
 //        h = silu_mul(gate, up)
-//   units: two rows each (SwiGLU: gate row u and up row u; else consecutive rows of one segment); warp w of the
-//          grid takes unit w first, then the units a shared counter hands out (p.ctr[0], the next one fetched
-//          while the current one computes), so the grid's warps finish within about one unit of each other
-//          whatever the row counts; the last warp to finish zeroes the counters for the next launch
+//   units: a pair of rows (SwiGLU: gate row u and up row u; else consecutive rows of one segment), or with
+//          slices > 1 one of its slices along the input (runs [sl·sliceq, (sl+1)·sliceq), units pair·slices + sl:
+//          a layer of few rows still gives every warp several units); warp w of the grid takes unit w first, then
+//          whole rows: the units a shared counter hands out (p.ctr[0], the next one fetched while the current one
+//          computes), so the grid's warps finish within about one unit of each other whatever the row counts;
+//          sliced: units w + k·warps (short units: the tail is one of them, and a counter taking an atomic a unit on
+//          one address would serialize ~10^4 of them a launch); the last warp to finish zeroes the counters for
+//          the next launch, the last slice of a pair to finish zeroes its pctr
 //   grid: 256-thread blocks (at most four per SM), activations quantized once per block (qstage_i8's values)
-//   order: per lane and unit the i8_runs sums of the one-row int8 form (U at a time), a warp tree sum, finish (scale·rcp)
-//          and bias: each output the same for any grid and any order the counter hands out units in
+//   order: per lane and unit the i8_runs sums of the one-row int8 form (U at a time), a warp tree sum, the slices'
+//          sums added in slice order (from 0.f), finish (scale·rcp) and bias: each output the same for any grid and
+//          any order the counter hands out units in (for a given slices)
 //   folded (the fused ops of internal/backend/fused.go): with normw, x is RMSNorm(x, normw, eps): every block
 //          quantizes x·normw and sums x² in the same pass (qstage_i8), and its sums are multiplied by 1/rms (the
 //          int8 values of a run do not depend on it); block 0 writes the norm to xn as rmsnorm_row rounds it:
@@ -456,7 +497,10 @@ __device__ __forceinline__ void trellis_gemvg(const QGroupParams& p) {
     const int nwarps = gridDim.x * 8, nq = p.in >> 5, cs = nq * 36, rounds = (nq + 31) >> 5;
     const unsigned mask = (1u << p.L) - 1u;
     int u = blockIdx.x * 8 + warp;
-    if (lane == 0 && u < p.nunits) gemvg_prefetch<K>(p, u, nq); // weights only before the dependency wait
+    if (lane == 0 && u < p.nunits) { // weights only before the dependency wait
+        const int pair = u / p.slices, q0 = (u - pair * p.slices) * p.sliceq;
+        gemvg_prefetch<K>(p, pair, nq, q0, min(q0 + p.sliceq, nq));
+    }
     pdl_begin();
     __shared__ float ssp[8];
     if constexpr (MMA) qstage_i8_g4(xs, p.x, p.in); // no folded norm (the host keeps normw null)
@@ -468,26 +512,29 @@ __device__ __forceinline__ void trellis_gemvg(const QGroupParams& p) {
         if (blockIdx.x == 0 && p.xn) rms_store(p.xn, p.x, p.normw, p.in, inv);
     }
     while (u < p.nunits) {
-        int next = 0;
-        if (lane == 0) next = atomicAdd(p.ctr, 1);
-        int si, r0, r1;
-        gemvg_unit(p, u, si, r0, r1);
-        const QMmaSeg s0 = qmma_seg_of(p, si), s1 = p.h ? p.seg[1] : s0;
+        int next = 0; // sliced: units in grid-stride order (a unit is short; one counter for them all would be
+        if (lane == 0 && p.slices == 1) next = atomicAdd(p.ctr, 1); // the launch's bottleneck: one address)
+        const int pair = u / p.slices, q0 = (u - pair * p.slices) * p.sliceq; // runs [q0, q1) of the pair's rows
+        const int q1 = min(q0 + p.sliceq, nq);
         TrellisRow<K, 1> rw[2];
-        gemvg_bind(p, rw, s0, s1, r0, r1);
+        {
+            int si, r0, r1;
+            gemvg_unit(p, pair, si, r0, r1);
+            gemvg_bind(p, rw, qmma_seg_of(p, si), p.h ? p.seg[1] : qmma_seg_of(p, si), r0, r1);
+        }
         float acc[2][1] = {{0.f}, {0.f}};
-        if constexpr (MMA) { // warp-uniform bounds: the MMAs need all 32 lanes
+        if constexpr (MMA) { // warp-uniform bounds: the MMAs need all 32 lanes (whole rows: the host keeps slices 1)
             int r = 0;
             for (; r + U <= rounds; r += U) gemvm_rounds<K, U>(p.shift, rw, xs, nq, 32 * r, mask, lane, acc);
             for (; r < rounds; r++) gemvm_rounds<K, 1>(p.shift, rw, xs, nq, 32 * r, mask, lane, acc);
         } else {
-            int lq = lane;
-            for (; lq + 32 * (U - 1) < nq; lq += 32 * U) i8_runs<K, 1, 2, U>(p.shift, rw, xs, cs, 0, lq, 32, mask, acc);
+            int lq = q0 + lane;
+            for (; lq + 32 * (U - 1) < q1; lq += 32 * U) i8_runs<K, 1, 2, U>(p.shift, rw, xs, cs, 0, lq, 32, mask, acc);
             if (U > 1)
-                for (; lq < nq; lq += 32) i8_runs<K, 1, 2, 1>(p.shift, rw, xs, cs, 0, lq, 32, mask, acc);
+                for (; lq < q1; lq += 32) i8_runs<K, 1, 2, 1>(p.shift, rw, xs, cs, 0, lq, 32, mask, acc);
         }
-        gemvg_store(p, rw, acc, s0, s1, r0, r1, lane, inv);
-        u = __shfl_sync(0xffffffffu, next, 0) + nwarps;
+        gemvg_finish<K>(p, acc, u, lane, inv);
+        u = p.slices == 1 ? __shfl_sync(0xffffffffu, next, 0) + nwarps : u + nwarps;
     }
     gemvg_done(p, lane, nwarps);
 }
@@ -543,7 +590,7 @@ __device__ __forceinline__ void trellis_gemvg_pf(const QGroupParams& p) {
             else if (un < p.nunits && lane < nq) i8_load<K, 2, 1>(p.shift, rn, 0, lane, 32, nxt);
             i8_dot<K, 1, 2, 1>(cur, xs, cs, lq, 32, mask, acc);
         }
-        gemvg_store(p, rw, acc, s0, s1, r0, r1, lane);
+        gemvg_finish<K>(p, acc, u, lane, 1.f); // whole rows: the host keeps slices 1
         u = un, si = sn, r0 = n0, r1 = n1, rw[0] = rn[0], rw[1] = rn[1];
         if (u < p.nunits) un = __shfl_sync(0xffffffffu, after, 0) + nwarps;
     }
