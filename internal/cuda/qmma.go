@@ -82,7 +82,7 @@ func gemvgSlices(pairs, warps, nq, rounds int) (n, sliceq int) {
 
 // gemvmLab are the lab shapes of trellis_gemvm (3-bit; tuning key gemvg_shape with gemv_mma on), which runs at
 // gemvg's default shape otherwise (U: the rounds of 32 runs a lane loads at once).
-var gemvmLab = []gemvgShape{{3, 2}, {4, 1}, {2, 4}}
+var gemvmLab = []gemvgShape{{3, 2, 8}, {4, 1, 8}, {2, 4, 8}}
 
 // trellisGemvgName names the one-row grouped form for k-bit codes (pf: each lane's words loaded one run ahead).
 func trellisGemvgName(k int, pf bool) string {
@@ -92,18 +92,21 @@ func trellisGemvgName(k int, pf bool) string {
 	return gemvgDefault.name(k)
 }
 
-// gemvgShape is a trellis_gemvg launch shape: blocks per SM (its launch bound: 65536/(256·bps) registers a
-// thread) and the runs a lane loads at once. The grid is bps blocks per SM, every warp taking units from the
-// counter until none are left.
-type gemvgShape struct{ bps, u int }
+// gemvgShape is a trellis_gemvg launch shape: blocks per SM (its launch bound: 65536/(32·w·bps) registers a
+// thread), the runs a lane loads at once and the warps a block (8; 32: one block an SM, whose staging of the
+// activations serves all its warps). The grid is bps blocks per SM, every warp taking units until none are left.
+type gemvgShape struct{ bps, u, w int }
 
 func (s gemvgShape) name(k int) string { return s.kernel("trellis_gemvg", k) }
 
 // kernel names form's kernel (trellis_gemvg, trellis_gemvm) of this shape for k-bit codes: the default shape
 // unsuffixed.
 func (s gemvgShape) kernel(form string, k int) string {
-	if s == gemvgDefault {
+	switch {
+	case s == gemvgDefault:
 		return fmt.Sprintf("%s_k%d", form, k)
+	case s.w != 8:
+		return fmt.Sprintf("%s_k%d_b%du%dw%d", form, k, s.bps, s.u, s.w)
 	}
 	return fmt.Sprintf("%s_k%d_b%du%d", form, k, s.bps, s.u)
 }
@@ -111,8 +114,10 @@ func (s gemvgShape) kernel(form string, k int) string {
 // gemvgDefault is the shape of the one-row int8 form (four blocks, 64 registers, U 2). gemvgLab are instantiated
 // for 3-bit codes only, for measurement (tuning key gemvg_shape): more warps per SM at fewer registers.
 var (
-	gemvgDefault = gemvgShape{4, 2}
-	gemvgLab     = []gemvgShape{{5, 2}, {5, 1}, {6, 1}, {4, 1}}
+	gemvgDefault = gemvgShape{4, 2, 8}
+	gemvgLab     = []gemvgShape{{5, 2, 8}, {5, 1, 8}, {6, 1, 8}, {4, 1, 8}}
+	// gemvgWide is the one-block-an-SM shape of every width (tuning key gemvg_warps=32).
+	gemvgWide = gemvgShape{1, 2, 32}
 )
 
 // gemvgSupports is whether trellis_gemvg serves a layer's MatMul: one row of an int8-activation axis-1 trellis
@@ -310,10 +315,13 @@ func (g *qmmaGroup) launchGemvg(b *Backend) func() error {
 	case lab != (gemvgShape{}):
 		shape, name = lab, lab.name(3)
 	}
+	if !whole && shape == gemvgDefault && b.tune.gemvgWarps == gemvgWide.w {
+		shape, name = gemvgWide, gemvgWide.name(l0.w.Bits)
+	}
 	nq := l0.in / 32
 	nslice, sliceq := 1, nq
 	if !whole {
-		nslice, sliceq = gemvgSlices(units, shape.bps*b.info.SMs*8, nq, b.tune.gemvgRounds)
+		nslice, sliceq = gemvgSlices(units, shape.bps*b.info.SMs*shape.w, nq, b.tune.gemvgRounds)
 	}
 	if nslice > 1 {
 		part, err := b.ensureQScratch(&b.quant.gemvgPart, &b.quant.gemvgPartLen, 8*units*nslice)
@@ -329,13 +337,13 @@ func (g *qmmaGroup) launchGemvg(b *Backend) func() error {
 	}
 	p.Slices, p.SliceQ = int32(nslice), int32(sliceq)
 	p.NUnits = int32(units * nslice)
-	grid := driver.Dim3{X: max(1, min((units*nslice+7)/8, shape.bps*b.info.SMs))}
+	grid := driver.Dim3{X: max(1, min((units*nslice+shape.w-1)/shape.w, shape.bps*b.info.SMs))}
 	smem := l0.in / 32 * 36 * 4
 	raw := append([]byte(nil), (*[unsafe.Sizeof(qgroupParams{})]byte)(unsafe.Pointer(&p))[:]...)
 	b.logf("  %s grid %d pairs %d slices %d smem %d layers %d swiglu %v norm %v residual %v", name, grid.X, units, nslice, smem, len(g.segs),
 		g.h != 0, g.fold.normw != 0, g.fold.res != 0)
 	return func() error {
-		return b.launch(name, grid, driver.Dim3{X: 256}, smem, driver.NewArgs().Raw(raw, 8), bytes)
+		return b.launch(name, grid, driver.Dim3{X: 32 * shape.w}, smem, driver.NewArgs().Raw(raw, 8), bytes)
 	}
 }
 

@@ -305,13 +305,13 @@ func quantInstantiations(lab bool) map[string][]string {
 			_, vi := variantSuffix(v)
 			m["trellis.cu#n2"] = append(m["trellis.cu#n2"], fmt.Sprintf("MOE_TRELLIS1(%s, %d, %d)", moeTrellis1Name(k, v), k, vi))
 		}
-		shapes := []gemvgShape{gemvgDefault}
+		shapes := []gemvgShape{gemvgDefault, gemvgWide}
 		if lab && k == 3 {
 			shapes = append(shapes, gemvgLab...)
 			m["trellis.cu#n1"] = append(m["trellis.cu#n1"], fmt.Sprintf("TRELLIS_GEMVG_PF(%s, %d)", trellisGemvgName(k, true), k))
 		}
 		for _, sh := range shapes {
-			m["trellis.cu#n1"] = append(m["trellis.cu#n1"], fmt.Sprintf("TRELLIS_GEMVG(%s, %d, %d, %d)", sh.name(k), k, sh.bps, sh.u))
+			m["trellis.cu#n1"] = append(m["trellis.cu#n1"], fmt.Sprintf("TRELLIS_GEMVG(%s, %d, %d, %d, %d)", sh.name(k), k, sh.bps, sh.u, sh.w))
 		}
 		if lab { // trellis_gemvm: the lab's one-row tensor-core form (tuning key gemv_mma), its shapes at 3 bits
 			shapes := []gemvgShape{gemvgDefault}

@@ -90,6 +90,9 @@ type tuning struct {
 	// gemvgRounds splits the pairs of rows of a trellis_gemvg launch along the input (gemvgSlices) when they give
 	// the grid's warps fewer than this many units each; 0 never (whole rows, the form before).
 	gemvgRounds int
+	// gemvgWarps is the warps a trellis_gemvg block (8: four blocks an SM; 32: one, staging the activations once
+	// an SM instead of four times).
+	gemvgWarps int
 
 	// lab compiles the forms instantiated for measurement only (labInstantiations) and lets the keys below pick
 	// them; any lab key sets it. Off in production: the lab forms are not in the compiled kernel list.
@@ -113,7 +116,7 @@ func defaultTuning() tuning {
 	return tuning{act8: [2]bool{true, true}, mmaRows: qmmaDefaultRows, mma0Rows: qmma0DefaultRows, pdl: true, gemvGroup: true,
 		splitGemmMax: 1 << 28, attnRowsMax: 1 << 16, mmaWideRows: qmmaWideRows, chunkRowsMax: 2 * maxGemvRows,
 		attnChunkRows: 64, attnChunkMin: 1 << 12, normRopeQK: true, attnStore: true, foldResidual: true,
-		deltaChunkRows: 64}
+		deltaChunkRows: 64, gemvgWarps: 8}
 }
 
 // tuneKey sets one field from its text; lab keys also switch the lab forms on.
@@ -145,6 +148,7 @@ var tuneKeys = map[string]tuneKey{
 	"fold_residual":    {set: func(t *tuning, v string) error { return parseBool(&t.foldResidual, v) }},
 	"delta_chunk_rows": {set: func(t *tuning, v string) error { return parseInt(&t.deltaChunkRows, v, 0, 1<<20) }},
 	"gemvg_rounds":     {set: func(t *tuning, v string) error { return parseInt(&t.gemvgRounds, v, 0, 64) }},
+	"gemvg_warps":      {set: func(t *tuning, v string) error { return parseOneOf(&t.gemvgWarps, v, []int{8, 32}) }},
 	"lab":              {lab: true, set: func(t *tuning, v string) error { return parseBool(&t.lab, v) }},
 	"gemv_r":           {lab: true, set: func(t *tuning, v string) error { return parseOneOf(&t.gemvR, v, append([]int{qShapes[1].R}, qLab...)) }},
 	"gemv_u":           {lab: true, set: func(t *tuning, v string) error { return parseOneOf(&t.gemvU, v, []int{1, 2, 4}) }},
@@ -157,6 +161,7 @@ var tuneKeys = map[string]tuneKey{
 	"gemvg_pf":         {lab: true, set: func(t *tuning, v string) error { return parseBool(&t.gemvgPrefetch, v) }},
 	"gemvg_shape": {lab: true, set: func(t *tuning, v string) error {
 		var s gemvgShape
+		s.w = 8
 		if _, err := fmt.Sscanf(v, "%dx%d", &s.bps, &s.u); err != nil || !slices.Contains(gemvgLab, s) && !slices.Contains(gemvmLab, s) {
 			return fmt.Errorf("want one of the lab shapes %v (trellis_gemvg) or %v (trellis_gemvm) as BPSxU, got %q", gemvgLab, gemvmLab, v)
 		}

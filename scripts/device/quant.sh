@@ -772,17 +772,18 @@ hostexp() {
 
 # slices: trellis_gemvg with its pairs of rows split along the input (tuning key gemvg_rounds): the fused and
 # one-row int8 verify cases with splitting asked for (rounds 4: the 14B shapes' o, q/k/v and k/v split; 64: every
-# launch of more than 32 runs a row), tg128 at each setting, and the profile with and without.
+# launch of more than 32 runs a row, with one 32-warp block an SM: gemvg_warps), tg128 at each setting, and the
+# profile with and without.
 slices() {
 	local v
-	for v in gemvg_rounds=4 gemvg_rounds=64; do
+	for v in gemvg_rounds=4 gemvg_warps=32,gemvg_rounds=64; do
 		step "slices: verify with MLXBUN_CUDA_TUNE=$v"
 		echo "## MLXBUN_CUDA_TUNE=$v" >>"$OUT/verify.md"
 		MLXBUN_CUDA_TUNE=$v vk 200 Fused/trellis
 		MLXBUN_CUDA_TUNE=$v vk 200 MatMul/trellis/i8
 	done
-	AB="${AB:-- gemvg_rounds=2 gemvg_rounds=3 gemvg_rounds=4 gemvg_rounds=6 gemvg_rounds=8}" AB_ONLY=1 ab
-	for v in gemvg_rounds=0 gemvg_rounds=4; do
+	AB="${AB:-- gemvg_rounds=3 gemvg_rounds=4 gemvg_rounds=6 gemvg_warps=32 gemvg_warps=32,gemvg_rounds=4}" AB_ONLY=1 ab
+	for v in gemvg_rounds=0 ${SLICES_PROF:-gemvg_rounds=4}; do
 		step "slices: bench --profile MLXBUN_CUDA_TUNE=$v"
 		MLXBUN_CUDA_TUNE=$v MLXBUN_CUDA_DEBUG=1 timeout 100 $B bench --synthetic qwen3-14b --bits 3 --device cuda -p 0 -n 16 -r 1 --profile \
 			>"$OUT/profile-${v#gemvg_}.md" 2>/tmp/slices-debug.log

@@ -11,7 +11,7 @@
 // The instantiation list is appended by the host (internal/cuda/kernels.go, from the names quant_select.go
 // builds): TRELLIS_GEMV_ROWS(name, K, N, R, VAR, PF), TRELLIS_GEMV_SPLITK(name, K, N, VAR), TRELLIS_GEMV_INT(name,
 // K, N, R, U), TRELLIS_GEMV_SPLITK_INT(name, K, N), TRELLIS_MMA(name, K0, K1, N), TRELLIS_MMA_SPLITK(name, K, N, P),
-// TRELLIS_EXPAND(name, K), MOE_TRELLIS1(name, K, VAR) (the routed MoE experts), TRELLIS_GEMVG(name, K, BPS, U),
+// TRELLIS_EXPAND(name, K), MOE_TRELLIS1(name, K, VAR) (the routed MoE experts), TRELLIS_GEMVG(name, K, BPS, U, W),
 // TRELLIS_GEMVM(name, K, BPS, U) (lab);
 // PF (prefetch of the next run's words, quant.cuh) is a lab option, off in production. VAR names
 // the decode arithmetic (trellis.Variant): 0 Reciprocal — each weight (f32(y)·rcp)·scale, two rounded multiplies,
@@ -181,12 +181,14 @@ __device__ __forceinline__ void qstage_i8(unsigned* xs, int cs, const float* __r
     }
 }
 
-// rms_inv: 1/sqrt(Σx²/n + eps) from the 8 warps' partial sums qstage_i8 left (in warp order: every block of a
-// launch computes the same value), rmsnorm_row's inv up to the order of the sum.
+// rms_inv: 1/sqrt(Σx²/n + eps) from the W warps' partial sums qstage_i8 left (in warp order: every block of a
+// launch computes the same value, and any W gives the same one, the warps past the runs holding zeros),
+// rmsnorm_row's inv up to the order of the sum.
+template <int W>
 __device__ __forceinline__ float rms_inv(const float* ssp, int n, float eps) {
     float ss = 0.f;
 #pragma unroll
-    for (int w = 0; w < 8; w++) ss += ssp[w];
+    for (int w = 0; w < W; w++) ss += ssp[w];
     return 1.0f / sqrtf(ss / (float)n + eps);
 }
 
@@ -472,7 +474,8 @@ __device__ __forceinline__ void gemvg_done(const QGroupParams& p, int lane, int 
 //          sliced: units w + k·warps (short units: the tail is one of them, and a counter taking an atomic a unit on
 //          one address would serialize ~10^4 of them a launch); the last warp to finish zeroes the counters for
 //          the next launch, the last slice of a pair to finish zeroes its pctr
-//   grid: 256-thread blocks (at most four per SM), activations quantized once per block (qstage_i8's values)
+//   grid: blocks of W = 8 warps (at most four per SM) or of 32 (one per SM), activations quantized once per block
+//         (qstage_i8's values: each SM's blocks read x, and normw, from L2 once each)
 //   order: per lane and unit the i8_runs sums of the one-row int8 form (U at a time), a warp tree sum, the slices'
 //          sums added in slice order (from 0.f), finish (scale·rcp) and bias: each output the same for any grid and
 //          any order the counter hands out units in (for a given slices)
@@ -488,27 +491,28 @@ __device__ __forceinline__ void gemvm_rounds(int shift, const TrellisRow<K, 1> (
                                              int lane, float (&acc)[2][1]);
 __device__ __forceinline__ void qstage_i8_g4(unsigned* xs, const float* __restrict__ x, int in);
 
-// MMA: the lab's tensor-core form of the same launch (trellis_gemvm, below).
-template <int K, int U, bool MMA>
+// MMA: the lab's tensor-core form of the same launch (trellis_gemvm, below). W warps a block (8, or 32: one block
+// an SM stages the activations once for all its warps).
+template <int K, int U, bool MMA, int W>
 __device__ __forceinline__ void trellis_gemvg(const QGroupParams& p) {
     extern __shared__ float4 qsm[];
     unsigned* xs = (unsigned*)qsm;
     const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
-    const int nwarps = gridDim.x * 8, nq = p.in >> 5, cs = nq * 36, rounds = (nq + 31) >> 5;
+    const int nwarps = gridDim.x * W, nq = p.in >> 5, cs = nq * 36, rounds = (nq + 31) >> 5;
     const unsigned mask = (1u << p.L) - 1u;
-    int u = blockIdx.x * 8 + warp;
+    int u = blockIdx.x * W + warp;
     if (lane == 0 && u < p.nunits) { // weights only before the dependency wait
         const int pair = u / p.slices, q0 = (u - pair * p.slices) * p.sliceq;
         gemvg_prefetch<K>(p, pair, nq, q0, min(q0 + p.sliceq, nq));
     }
     pdl_begin();
-    __shared__ float ssp[8];
+    __shared__ float ssp[W];
     if constexpr (MMA) qstage_i8_g4(xs, p.x, p.in); // no folded norm (the host keeps normw null)
     else qstage_i8<1>(xs, cs, p.x, p.in, 1, 0, p.in, p.normw, p.normw ? ssp : nullptr);
     __syncthreads();
     float inv = 1.f;
     if (!MMA && p.normw) {
-        inv = rms_inv(ssp, p.in, p.eps);
+        inv = rms_inv<W>(ssp, p.in, p.eps);
         if (blockIdx.x == 0 && p.xn) rms_store(p.xn, p.x, p.normw, p.in, inv);
     }
     while (u < p.nunits) {
@@ -597,9 +601,10 @@ __device__ __forceinline__ void trellis_gemvg_pf(const QGroupParams& p) {
     gemvg_done(p, lane, nwarps);
 }
 
-// BPS blocks per SM (four: ≤ 64 registers a thread, as the one-row int8 form), U runs a lane loads at once.
-#define TRELLIS_GEMVG(name, K, BPS, U)                                                                           \
-    extern "C" __global__ void __launch_bounds__(256, BPS) name(const QGroupParams p) { trellis_gemvg<K, U, false>(p); }
+// BPS blocks per SM of W warps (4 × 8 or 1 × 32: ≤ 64 registers a thread, as the one-row int8 form), U runs a lane
+// loads at once.
+#define TRELLIS_GEMVG(name, K, BPS, U, W)                                                                        \
+    extern "C" __global__ void __launch_bounds__(32 * (W), BPS) name(const QGroupParams p) { trellis_gemvg<K, U, false, W>(p); }
 #define TRELLIS_GEMVG_PF(name, K)                                                                                \
     extern "C" __global__ void __launch_bounds__(256, 4) name(const QGroupParams p) { trellis_gemvg_pf<K>(p); }
 
@@ -950,7 +955,7 @@ __device__ __forceinline__ void gemvm_rounds(int shift, const TrellisRow<K, 1> (
 //            trellis.Factored exactly; verify bound of the tensor-core forms (MatMul/trellis/mma)
 // BPS blocks per SM (four: ≤ 64 registers a thread, trellis_gemvg's shape), U rounds loaded at once.
 #define TRELLIS_GEMVM(name, K, BPS, U)                                                                           \
-    extern "C" __global__ void __launch_bounds__(256, BPS) name(const QGroupParams p) { trellis_gemvg<K, U, true>(p); }
+    extern "C" __global__ void __launch_bounds__(256, BPS) name(const QGroupParams p) { trellis_gemvg<K, U, true, 8>(p); }
 
 // trellis_gemv0_k{K}_n{N}_{rcp|fac} (axis 0: down, coded along the output)
 //   in:  W as stored: [in, out·K/32] or the 3-bit interleave [out/512, in, 48] (interleaved = 1); coded row r is
