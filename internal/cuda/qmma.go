@@ -50,34 +50,13 @@ type qmmaParams struct {
 	NTiles                               int32
 }
 
-// qgroupParams mirrors QGroupParams (216 bytes), the parameters of trellis_gemvg.
+// qgroupParams mirrors QGroupParams (192 bytes), the parameters of trellis_gemvg.
 type qgroupParams struct {
 	Seg                        [3]qmmaSeg
 	X, H, Ctr                  driver.DevPtr
 	NSeg, In, Shift, L, NUnits int32
 	Eps                        float32
 	NormW, XN, Res             driver.DevPtr
-	Part, PCtr                 driver.DevPtr
-	Slices, SliceQ             int32
-}
-
-// gemvgSlices is how many units along the input a trellis_gemvg launch splits each pair of rows into (1: whole
-// rows), and the runs of 32 inputs each covers: whole rows while the pairs give every warp of the grid at least
-// rounds units (tuning key gemvg_rounds; 0 never splits), else the fewest slices of whole rounds of 32 runs (one
-// run a lane) that do, at most one round each. A unit of whole rows is ~9 µs of a warp's time at the 14B shape, so
-// a launch of a few pairs a warp (o: 2,560 pairs on 4,224 warps) ends one unit after its average warp.
-func gemvgSlices(pairs, warps, nq, rounds int) (n, sliceq int) {
-	if rounds <= 0 || pairs >= rounds*warps || nq <= 32 {
-		return 1, nq
-	}
-	maxS := (nq + 31) / 32
-	for s := 2; s <= maxS; s++ {
-		q := 32 * ((nq + 32*s - 1) / (32 * s))                          // whole lane rounds a slice
-		if n = (nq + q - 1) / q; pairs*n >= rounds*warps || s == maxS { // n: the slices q really gives
-			return n, q
-		}
-	}
-	return 1, nq
 }
 
 // gemvmLab are the lab shapes of trellis_gemvm (3-bit; tuning key gemvg_shape with gemv_mma on), which runs at
@@ -302,7 +281,7 @@ func (g *qmmaGroup) launchGemvg(b *Backend) func() error {
 	}
 	shape := gemvgDefault
 	name := trellisGemvgName(l0.w.Bits, false)
-	whole := false // the lab's trellis_gemvm and prefetching form take whole rows
+	whole := false // the lab's trellis_gemvm and prefetching form keep their own shapes
 	switch lab := b.tune.gemvgShape; {
 	case l0.gemvMMA && l0.in%128 == 0:
 		name, whole = gemvgDefault.kernel("trellis_gemvm", l0.w.Bits), true
@@ -318,30 +297,12 @@ func (g *qmmaGroup) launchGemvg(b *Backend) func() error {
 	if !whole && shape == gemvgDefault && b.tune.gemvgWarps == gemvgWide.w {
 		shape, name = gemvgWide, gemvgWide.name(l0.w.Bits)
 	}
-	nq := l0.in / 32
-	nslice, sliceq := 1, nq
-	if !whole {
-		nslice, sliceq = gemvgSlices(units, shape.bps*b.info.SMs*shape.w, nq, b.tune.gemvgRounds)
-	}
-	if nslice > 1 {
-		part, err := b.ensureQScratch(&b.quant.gemvgPart, &b.quant.gemvgPartLen, 8*units*nslice)
-		if err == nil {
-			p.PCtr, err = b.gemvgPairCounters(units)
-		}
-		if err != nil {
-			b.fail(fmt.Errorf("cuda backend: MatMul %s: trellis_gemvg slices: %w", l0.name, err))
-			return func() error { return nil }
-		}
-		p.Part = part
-		bytes += float64(8 * units * nslice)
-	}
-	p.Slices, p.SliceQ = int32(nslice), int32(sliceq)
-	p.NUnits = int32(units * nslice)
-	grid := driver.Dim3{X: max(1, min((units*nslice+shape.w-1)/shape.w, shape.bps*b.info.SMs))}
+	p.NUnits = int32(units)
+	grid := driver.Dim3{X: max(1, min((units+shape.w-1)/shape.w, shape.bps*b.info.SMs))}
 	smem := l0.in / 32 * 36 * 4
 	raw := append([]byte(nil), (*[unsafe.Sizeof(qgroupParams{})]byte)(unsafe.Pointer(&p))[:]...)
-	b.logf("  %s grid %d pairs %d slices %d smem %d layers %d swiglu %v norm %v residual %v", name, grid.X, units, nslice, smem, len(g.segs),
-		g.h != 0, g.fold.normw != 0, g.fold.res != 0)
+	b.logf("  %s grid %d units %d smem %d layers %d swiglu %v norm %v residual %v", name, grid.X, units, smem, len(g.segs), g.h != 0,
+		g.fold.normw != 0, g.fold.res != 0)
 	return func() error {
 		return b.launch(name, grid, driver.Dim3{X: 32 * shape.w}, smem, driver.NewArgs().Raw(raw, 8), bytes)
 	}

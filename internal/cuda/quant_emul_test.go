@@ -398,25 +398,19 @@ func TestQMmaParamsLayout(t *testing.T) {
 // TestQGroupParamsLayout: qgroupParams matches QGroupParams in trellis.cu.
 func TestQGroupParamsLayout(t *testing.T) {
 	var p qgroupParams
-	if unsafe.Sizeof(p) != 216 || unsafe.Offsetof(p.Part) != 192 || unsafe.Offsetof(p.PCtr) != 200 || unsafe.Offsetof(p.Slices) != 208 ||
-		unsafe.Offsetof(p.SliceQ) != 212 {
-		t.Errorf("qgroupParams: size %d, Part %d, PCtr %d, Slices %d, SliceQ %d; trellis.cu has 216, 192, 200, 208, 212",
-			unsafe.Sizeof(p), unsafe.Offsetof(p.Part), unsafe.Offsetof(p.PCtr), unsafe.Offsetof(p.Slices), unsafe.Offsetof(p.SliceQ))
-	}
-	if unsafe.Offsetof(p.X) != 120 || unsafe.Offsetof(p.H) != 128 || unsafe.Offsetof(p.Ctr) != 136 ||
+	if unsafe.Sizeof(p) != 192 || unsafe.Offsetof(p.X) != 120 || unsafe.Offsetof(p.H) != 128 || unsafe.Offsetof(p.Ctr) != 136 ||
 		unsafe.Offsetof(p.NSeg) != 144 || unsafe.Offsetof(p.In) != 148 || unsafe.Offsetof(p.NUnits) != 160 ||
 		unsafe.Offsetof(p.Eps) != 164 || unsafe.Offsetof(p.NormW) != 168 || unsafe.Offsetof(p.XN) != 176 || unsafe.Offsetof(p.Res) != 184 {
-		t.Errorf("qgroupParams: X %d, H %d, Ctr %d, NSeg %d, In %d, NUnits %d, Eps %d, NormW %d, XN %d, Res %d; "+
-			"trellis.cu has 120, 128, 136, 144, 148, 160, 164, 168, 176, 184",
-			unsafe.Offsetof(p.X), unsafe.Offsetof(p.H), unsafe.Offsetof(p.Ctr), unsafe.Offsetof(p.NSeg),
+		t.Errorf("qgroupParams: size %d, X %d, H %d, Ctr %d, NSeg %d, In %d, NUnits %d, Eps %d, NormW %d, XN %d, Res %d; "+
+			"trellis.cu has 192, 120, 128, 136, 144, 148, 160, 164, 168, 176, 184",
+			unsafe.Sizeof(p), unsafe.Offsetof(p.X), unsafe.Offsetof(p.H), unsafe.Offsetof(p.Ctr), unsafe.Offsetof(p.NSeg),
 			unsafe.Offsetof(p.In), unsafe.Offsetof(p.NUnits), unsafe.Offsetof(p.Eps), unsafe.Offsetof(p.NormW),
 			unsafe.Offsetof(p.XN), unsafe.Offsetof(p.Res))
 	}
 	src := cudashaders.Sources["trellis.cu"]
 	for _, want := range []string{"int* ctr;              // 136", "int nseg;              // 144", "int in;                // 148",
 		"int nunits;            // 160", "float eps;             // 164", "const float* normw;    // 168",
-		"float* xn;             // 176", "const float* res;      // 184", "float* part;           // 192", "int* pctr;             // 200",
-		"int slices;            // 208", "int sliceq;            // 212", "};                         // 216 bytes"} {
+		"float* xn;             // 176", "const float* res;      // 184", "};                         // 192 bytes"} {
 		if !strings.Contains(src, want) {
 			t.Errorf("trellis.cu no longer declares %q", want)
 		}
@@ -474,43 +468,6 @@ func TestGemvgUnits(t *testing.T) {
 	for u := range 9 {
 		if si, r0, r1 := gemvgUnit([]int{9, 9}, []int{0, 5}, true, u); si != 0 || r0 != u || r1 != u {
 			t.Fatalf("SwiGLU unit %d: segment %d rows %d, %d", u, si, r0, r1)
-		}
-	}
-}
-
-// TestGemvgSlices: gemvgSlices splits pairs along the input only when they give the grid's warps fewer than the
-// asked rounds, into slices of whole lane rounds (a multiple of 32 runs, the last one shorter) that cover every
-// run of a row exactly once, with at least the asked rounds where the input allows.
-func TestGemvgSlices(t *testing.T) {
-	const warps = 4224 // the H200's grid: 132 SMs, four 8-warp blocks each
-	for _, c := range []struct{ pairs, nq, rounds, slices, sliceq int }{
-		{2560, 160, 0, 1, 160},  // never
-		{2560, 160, 3, 5, 32},   // Qwen3-14B o: 12,800 units, 3.0 rounds
-		{3584, 160, 2, 3, 64},   // q/k/v at 2 rounds: 64 + 64 + 32
-		{17408, 160, 4, 1, 160}, // gate/up: 4.1 rounds of whole rows already
-		{17408, 160, 6, 2, 96},  // 96 + 64
-		{8, 16, 4, 1, 16},       // one round of runs a row: nothing to split
-		{100, 544, 64, 17, 32},  // as many slices as lane rounds, short of the rounds asked
-	} {
-		s, q := gemvgSlices(c.pairs, warps, c.nq, c.rounds)
-		if s != c.slices || q != c.sliceq {
-			t.Errorf("gemvgSlices(%d pairs, nq %d, rounds %d) = %d slices of %d runs, want %d of %d", c.pairs, c.nq, c.rounds, s, q, c.slices, c.sliceq)
-		}
-	}
-	for nq := 1; nq <= 600; nq++ {
-		for _, pairs := range []int{1, 300, 2560, 3584, 17408} {
-			for _, rounds := range []int{0, 1, 2, 3, 4, 6, 8} {
-				s, q := gemvgSlices(pairs, warps, nq, rounds)
-				if s > 1 && (q%32 != 0 || (s-1)*q >= nq || s*q < nq) {
-					t.Fatalf("nq %d pairs %d rounds %d: %d slices of %d runs do not tile the row", nq, pairs, rounds, s, q)
-				}
-				if s == 1 && q != nq {
-					t.Fatalf("nq %d: whole rows as %d runs", nq, q)
-				}
-				if s > 1 && pairs*s < rounds*warps && s != (nq+31)/32 {
-					t.Fatalf("nq %d pairs %d rounds %d: %d slices give %d units, short of %d", nq, pairs, rounds, s, pairs*s, rounds*warps)
-				}
-			}
 		}
 	}
 }

@@ -34,10 +34,6 @@ type quantState struct {
 	exl3XLen, exl3X16Len, exl3YLen int
 	smemReady                      bool          // the qgemv_rows kernels may take qSmemMax of dynamic shared memory
 	ctr                            driver.DevPtr // trellis_gemvg's two work counters (zero between launches)
-	// trellis_gemvg's sliced pairs (gemvgSlices): the slices' sums and one arrival counter a pair (zero between
-	// launches, so zeroed when allocated).
-	gemvgPart, gemvgPCtr       driver.DevPtr
-	gemvgPartLen, gemvgPCtrLen int
 }
 
 // SetQuantExact makes layers loaded afterwards use the reference arithmetic (trellis.Reciprocal per weight, f32
@@ -350,19 +346,6 @@ func enqueueQGemv(b *Backend, c quantCase, y, x driver.DevPtr, l *qlinear) {
 	b.enqueue(func() error {
 		return b.launch(name, grid, driver.Dim3{X: 256}, smem, driver.NewArgs().Raw(raw, 8), bytes)
 	})
-}
-
-// gemvgPairCounters is trellis_gemvg's per-pair arrival counters for at least pairs pairs, zeroed when (re)allocated:
-// every launch leaves them zero.
-func (b *Backend) gemvgPairCounters(pairs int) (driver.DevPtr, error) {
-	if b.quant.gemvgPCtrLen >= 4*pairs {
-		return b.quant.gemvgPCtr, nil
-	}
-	p, err := b.ensureQScratch(&b.quant.gemvgPCtr, &b.quant.gemvgPCtrLen, 4*pairs)
-	if err != nil {
-		return 0, err
-	}
-	return p, b.dev.Do(func() error { return b.dev.MemsetD32(p, 0, pairs) })
 }
 
 // ensurePartial makes the split-K partial scratch at least bytes long.

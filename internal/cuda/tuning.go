@@ -87,9 +87,6 @@ type tuning struct {
 	// of it. Measured (H200, 2026-12-03, quant.sh hybridprompt, Qwen3.5-27B 3-bit pp512): 4,207 tok/s chunked
 	// against 3,954 with 0 (verify DeltaNet 114/114 with it).
 	deltaChunkRows int
-	// gemvgRounds splits the pairs of rows of a trellis_gemvg launch along the input (gemvgSlices) when they give
-	// the grid's warps fewer than this many units each; 0 never (whole rows, the form before).
-	gemvgRounds int
 	// gemvgWarps is the warps a trellis_gemvg block (8: four blocks an SM; 32: one, staging the activations once
 	// an SM instead of four times).
 	gemvgWarps int
@@ -147,7 +144,6 @@ var tuneKeys = map[string]tuneKey{
 	"attn_store":       {set: func(t *tuning, v string) error { return parseBool(&t.attnStore, v) }},
 	"fold_residual":    {set: func(t *tuning, v string) error { return parseBool(&t.foldResidual, v) }},
 	"delta_chunk_rows": {set: func(t *tuning, v string) error { return parseInt(&t.deltaChunkRows, v, 0, 1<<20) }},
-	"gemvg_rounds":     {set: func(t *tuning, v string) error { return parseInt(&t.gemvgRounds, v, 0, 64) }},
 	"gemvg_warps":      {set: func(t *tuning, v string) error { return parseOneOf(&t.gemvgWarps, v, []int{8, 32}) }},
 	"lab":              {lab: true, set: func(t *tuning, v string) error { return parseBool(&t.lab, v) }},
 	"gemv_r":           {lab: true, set: func(t *tuning, v string) error { return parseOneOf(&t.gemvR, v, append([]int{qShapes[1].R}, qLab...)) }},

@@ -12,7 +12,7 @@
 # heldout.txt); the SASS of the one-row 3-bit forms; compute-sanitizer memcheck on the fixture-shape cases.
 # Files under $OUT: run.log, verify.md, bench.md, greedy.txt, sass.txt, memcheck.log, kl.log (lab.md, ncu-*.txt).
 # Phases (arguments; default all but lab and ncu): verify bench kl greedy ppl sass memcheck batch lora gemma regress
-# quality grammar lab ncu synth viterbi issue20 q14b moe q21 fuse17 check8 gemvm gemvm2 q14bdiag hybridprompt.
+# quality grammar lab ncu synth viterbi issue20 q14b moe q21 fuse17 check8 gemvm gemvm2 q14bdiag hybridprompt stage10.
 set -u -o pipefail
 OUT=${OUT:-/tmp/mlxbun-out}
 mkdir -p "$OUT"
@@ -770,25 +770,28 @@ hostexp() {
 	timeout 120 .devbin/sample.test -test.run '^$' -test.bench 'Sample' -test.benchtime 20x 2>&1 | grep -E "^Benchmark|ok|FAIL" | tee -a "$OUT/run.log"
 }
 
-# slices: trellis_gemvg with its pairs of rows split along the input (tuning key gemvg_rounds): the fused and
-# one-row int8 verify cases with splitting asked for (rounds 4: the 14B shapes' o, q/k/v and k/v split; 64: every
-# launch of more than 32 runs a row, with one 32-warp block an SM: gemvg_warps), tg128 at each setting, and the
-# profile with and without.
-slices() {
-	local v
-	for v in gemvg_rounds=4 gemvg_warps=32,gemvg_rounds=64; do
-		step "slices: verify with MLXBUN_CUDA_TUNE=$v"
+# stage10: trellis_gemvg's staging with four threads a run (qstage1_i8) and the 32-warp shape (gemvg_warps=32):
+# the fused and one-row int8 verify cases at both shapes, then tg128 of this tree's binary and of the one before
+# the staging change (.devpack/mlxbun-old, when carried) at both shapes, and this tree's profile at both.
+stage10() {
+	local v bin
+	for v in "" gemvg_warps=32; do
+		step "stage10: verify with MLXBUN_CUDA_TUNE=$v"
 		echo "## MLXBUN_CUDA_TUNE=$v" >>"$OUT/verify.md"
 		MLXBUN_CUDA_TUNE=$v vk 200 Fused/trellis
 		MLXBUN_CUDA_TUNE=$v vk 200 MatMul/trellis/i8
 	done
-	AB="${AB:-- gemvg_rounds=3 gemvg_rounds=4 gemvg_rounds=6 gemvg_warps=32 gemvg_warps=32,gemvg_rounds=4}" AB_ONLY=1 ab
-	for v in gemvg_rounds=0 ${SLICES_PROF:-gemvg_rounds=4}; do
-		step "slices: bench --profile MLXBUN_CUDA_TUNE=$v"
-		MLXBUN_CUDA_TUNE=$v MLXBUN_CUDA_DEBUG=1 timeout 100 $B bench --synthetic qwen3-14b --bits 3 --device cuda -p 0 -n 16 -r 1 --profile \
-			>"$OUT/profile-${v#gemvg_}.md" 2>/tmp/slices-debug.log
-		grep -E "trellis_gemvg" /tmp/slices-debug.log | sed -E 's/grid [0-9]+ //' | sort | uniq -c | sort -rn | head -8 | tee -a "$OUT/run.log"
-		grep -E "trellis_gemvg|trellis_gemv0|splitk|total|launches" "$OUT/profile-${v#gemvg_}.md" | head -8 | tee -a "$OUT/run.log"
+	for bin in $B .devpack/mlxbun-old $B; do
+		[ -x "$bin" ] || continue
+		for v in "" gemvg_warps=32; do
+			step "stage10: $bin bench qwen3-14b 3-bit MLXBUN_CUDA_TUNE=$v"
+			MLXBUN_CUDA_TUNE=$v timeout 100 $bin bench --synthetic qwen3-14b --bits 3 --device cuda -p 0 -n 128 -r 3 2>&1 | grep -E "tg128|rror" | tee -a "$OUT/run.log"
+		done
+	done
+	for v in "" gemvg_warps=32; do
+		step "stage10: bench --profile MLXBUN_CUDA_TUNE=$v"
+		MLXBUN_CUDA_TUNE=$v timeout 100 $B bench --synthetic qwen3-14b --bits 3 --device cuda -p 0 -n 16 -r 1 --profile >"$OUT/profile-w${v#gemvg_warps=}.md" 2>&1
+		grep -E "trellis_gemvg|trellis_gemv0|splitk|launches" "$OUT/profile-w${v#gemvg_warps=}.md" | head -6 | tee -a "$OUT/run.log"
 	done
 }
 

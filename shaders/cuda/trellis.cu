@@ -181,6 +181,61 @@ __device__ __forceinline__ void qstage_i8(unsigned* xs, int cs, const float* __r
     }
 }
 
+// qstage1_i8: qstage_i8<1>'s staging of one row (c0 = 0, len = in, the optional folded norm's nw and ssp) with four
+// threads a run, eight positions each, so that a block's threads share the work of its 160 runs at in = 5,120
+// instead of 160 of them walking 32 positions each: the run's max|x| and Σa meet in two shuffles among the four
+// lanes. The int8 values, scales and offsets are qstage_i8's bit for bit (a max and an integer sum do not depend on
+// the order); Σx² is summed in another order. Rounds of the loop are warp-uniform (the shuffles need every lane).
+__device__ __forceinline__ void qstage1_i8(unsigned* xs, const float* __restrict__ x, int in, const float* __restrict__ nw, float* ssp) {
+    const int items = in >> 3; // four a run
+    float ss = 0.f;
+    for (int base = 0; base < items; base += blockDim.x) {
+        const int i = base + threadIdx.x, q = i >> 2, j = i & 3;
+        const bool on = i < items;
+        float v[8];
+        {
+            const float4 t0 = on ? __ldg((const float4*)(x + 8 * i)) : make_float4(0.f, 0.f, 0.f, 0.f);
+            const float4 t1 = on ? __ldg((const float4*)(x + 8 * i) + 1) : make_float4(0.f, 0.f, 0.f, 0.f);
+            v[0] = t0.x, v[1] = t0.y, v[2] = t0.z, v[3] = t0.w, v[4] = t1.x, v[5] = t1.y, v[6] = t1.z, v[7] = t1.w;
+        }
+        if (nw && on) {
+            const float4 w0 = __ldg((const float4*)(nw + 8 * i)), w1 = __ldg((const float4*)(nw + 8 * i) + 1);
+            const float w8[8] = {w0.x, w0.y, w0.z, w0.w, w1.x, w1.y, w1.z, w1.w};
+#pragma unroll
+            for (int c = 0; c < 8; c++) {
+                ss = fmaf(v[c], v[c], ss);
+                v[c] = __fmul_rn(v[c], w8[c]);
+            }
+        }
+        float amax = 0.f;
+#pragma unroll
+        for (int c = 0; c < 8; c++) amax = fmaxf(amax, fabsf(v[c]));
+        amax = fmaxf(amax, __shfl_xor_sync(0xffffffffu, amax, 1));
+        amax = fmaxf(amax, __shfl_xor_sync(0xffffffffu, amax, 2));
+        const float f = amax > 0.f ? 127.f / amax : 0.f;
+        int sum = 0;
+        unsigned w[8];
+#pragma unroll
+        for (int c = 0; c < 8; c++) {
+            const int a = __float2int_rn(v[c] * f);
+            sum += a;
+            w[c] = (unsigned)(a & 0xff) * 0x01010101u;
+        }
+        sum += __shfl_xor_sync(0xffffffffu, sum, 1);
+        sum += __shfl_xor_sync(0xffffffffu, sum, 2);
+        if (on) {
+            unsigned* r = xs + q * 36;
+            *(uint4*)(r + 8 * j) = make_uint4(w[0], w[1], w[2], w[3]);
+            *(uint4*)(r + 8 * j + 4) = make_uint4(w[4], w[5], w[6], w[7]);
+            if (j == 0) *(uint2*)(r + 32) = make_uint2(__float_as_uint(amax * (1.f / 127.f)), (unsigned)(-510 * sum));
+        }
+    }
+    if (ssp) {
+        ss = warp_sum(ss);
+        if ((threadIdx.x & 31) == 0) ssp[threadIdx.x >> 5] = ss;
+    }
+}
+
 // rms_inv: 1/sqrt(Σx²/n + eps) from the W warps' partial sums qstage_i8 left (in warp order: every block of a
 // launch computes the same value, and any W gives the same one, the warps past the runs holding zeros),
 // rmsnorm_row's inv up to the order of the sum.
@@ -370,11 +425,7 @@ struct QGroupParams {
     const float* normw;    // 168: f32 [in], or null: x is RMSNorm'd with this weight before its quantization
     float* xn;             // 176: with normw, RMSNorm's output f32 [1, in] (written by block 0), or null
     const float* res;      // 184: f32 [seg[0].out], or null: added to seg 0's outputs (y may be res; no SwiGLU)
-    float* part;           // 192: with slices > 1, the slices' warp sums f32 [pairs][slices][2]
-    int* pctr;             // 200: with slices > 1, one arrival counter a pair (zero before and after every launch)
-    int slices;            // 208: units a pair of rows is split into along the input (1: whole rows)
-    int sliceq;            // 212: runs of 32 inputs a slice covers (slices·sliceq ≥ in/32; whole rows: in/32)
-};                         // 216 bytes
+};                         // 192 bytes
 
 // gemvg_unit: which rows unit u multiplies — gate row u and up row u (SwiGLU), else rows 2v, 2v+1 of the segment
 // holding u (v = u − tile0; the second is clamped to the last row, and not stored, for an odd out).
@@ -387,16 +438,15 @@ __device__ __forceinline__ void gemvg_unit(const QGroupParams& p, int u, int& si
     r0 = 2 * (u - qmma_seg_of(p, si).tile0), r1 = r0 + 1;
 }
 
-// gemvg_prefetch: the runs [q0, q1) of pair u's two weight rows asked into L2 (read-only weights: allowed before
-// the dependency wait).
+// gemvg_prefetch: unit u's two weight rows asked into L2 (read-only weights: allowed before the dependency wait).
 template <int K>
-__device__ __forceinline__ void gemvg_prefetch(const QGroupParams& p, int u, int nq, int q0, int q1) {
+__device__ __forceinline__ void gemvg_prefetch(const QGroupParams& p, int u, int nq) {
     int si, r0, r1;
     gemvg_unit(p, u, si, r0, r1);
     const QMmaSeg s0 = qmma_seg_of(p, si), s1 = p.h ? p.seg[1] : s0;
-    const unsigned bytes = (unsigned)(q1 - q0) * K * 4;
-    l2_prefetch(s0.W + (long long)r0 * nq * K + q0 * K, bytes);
-    l2_prefetch(s1.W + (long long)min(r1, s1.out - 1) * nq * K + q0 * K, bytes);
+    const unsigned rowBytes = (unsigned)nq * K * 4;
+    l2_prefetch(s0.W + (long long)r0 * nq * K, rowBytes);
+    l2_prefetch(s1.W + (long long)min(r1, s1.out - 1) * nq * K, rowBytes);
 }
 
 // gemvg_bind: the codecs of unit (r0, r1)'s rows (the second clamped to the last row for an odd out).
@@ -422,31 +472,14 @@ __device__ __forceinline__ void gemvg_store(const QGroupParams& p, const Trellis
     }
 }
 
-// gemvg_finish: unit u's lane sums reduced over the warp; a whole pair (slices 1) is stored at once, a slice's
-// sums go to p.part and the last of the pair's slices to arrive (the counter's acq_rel add: every other slice's
-// sums are visible to it) adds them in slice order and stores the pair — the same sums whichever slice is last.
-// The pair's rows and codecs are found again here rather than kept in registers through the unit's loop.
+// gemvg_finish: unit u's lane sums reduced over the warp and stored. The unit's rows and codecs are found again
+// here rather than kept in registers through the unit's loop.
 template <int K>
 __device__ __forceinline__ void gemvg_finish(const QGroupParams& p, float (&acc)[2][1], int u, int lane, float inv) {
-    float a0 = warp_sum(acc[0][0]), a1 = warp_sum(acc[1][0]);
+    const float a0 = warp_sum(acc[0][0]), a1 = warp_sum(acc[1][0]);
     if (lane != 0) return;
-    const int pair = u / p.slices;
-    if (p.slices > 1) {
-        const int sl = u - pair * p.slices;
-        float* pp = p.part + (long long)pair * p.slices * 2;
-        *(float2*)(pp + 2 * sl) = make_float2(a0, a1);
-        int old;
-        asm volatile("atom.acq_rel.gpu.global.add.s32 %0, [%1], 1;" : "=r"(old) : "l"(p.pctr + pair) : "memory");
-        if (old != p.slices - 1) return;
-        a0 = 0.f, a1 = 0.f;
-        for (int s = 0; s < p.slices; s++) {
-            const float2 v = __ldcg((const float2*)(pp + 2 * s));
-            a0 += v.x, a1 += v.y;
-        }
-        p.pctr[pair] = 0;
-    }
     int si, r0, r1;
-    gemvg_unit(p, pair, si, r0, r1);
+    gemvg_unit(p, u, si, r0, r1);
     const QMmaSeg s0 = qmma_seg_of(p, si), s1 = p.h ? p.seg[1] : s0;
     TrellisRow<K, 1> rw[2];
     gemvg_bind(p, rw, s0, s1, r0, r1);
@@ -466,19 +499,16 @@ __device__ __forceinline__ void gemvg_done(const QGroupParams& p, int lane, int 
 //   in:  seg[0..nseg) trellis layers of coded axis 1 (K-bit, blocks of T = 2^shift, L ≤ 16) on x f32 [1, in]
 //   out: each seg's y f32 [1, out] = x·Wᵀ (+ bias); with h: seg 0 = gate, seg 1 = up (same out), both written and
 //        h = silu_mul(gate, up)
-//   units: a pair of rows (SwiGLU: gate row u and up row u; else consecutive rows of one segment), or with
-//          slices > 1 one of its slices along the input (runs [sl·sliceq, (sl+1)·sliceq), units pair·slices + sl:
-//          a layer of few rows still gives every warp several units); warp w of the grid takes unit w first, then
-//          whole rows: the units a shared counter hands out (p.ctr[0], the next one fetched while the current one
-//          computes), so the grid's warps finish within about one unit of each other whatever the row counts;
-//          sliced: units w + k·warps (short units: the tail is one of them, and a counter taking an atomic a unit on
-//          one address would serialize ~10^4 of them a launch); the last warp to finish zeroes the counters for
-//          the next launch, the last slice of a pair to finish zeroes its pctr
+//   units: two rows each (SwiGLU: gate row u and up row u; else consecutive rows of one segment); warp w of the
+//          grid takes unit w first, then the units a shared counter hands out (p.ctr[0], the next one fetched
+//          while the current one computes), so the grid's warps finish within about one unit of each other
+//          whatever the row counts; the last warp to finish zeroes the counters for the next launch. (Units of a
+//          slice of the rows, their sums finished by the last slice to arrive, measured slower at every split:
+//          docs/perf.md, tenth session.)
 //   grid: blocks of W = 8 warps (at most four per SM) or of 32 (one per SM), activations quantized once per block
 //         (qstage_i8's values: each SM's blocks read x, and normw, from L2 once each)
-//   order: per lane and unit the i8_runs sums of the one-row int8 form (U at a time), a warp tree sum, the slices'
-//          sums added in slice order (from 0.f), finish (scale·rcp) and bias: each output the same for any grid and
-//          any order the counter hands out units in (for a given slices)
+//   order: per lane and unit the i8_runs sums of the one-row int8 form (U at a time), a warp tree sum, finish (scale·rcp)
+//          and bias: each output the same for any grid and any order the counter hands out units in
 //   folded (the fused ops of internal/backend/fused.go): with normw, x is RMSNorm(x, normw, eps): every block
 //          quantizes x·normw and sums x² in the same pass (qstage_i8), and its sums are multiplied by 1/rms (the
 //          int8 values of a run do not depend on it); block 0 writes the norm to xn as rmsnorm_row rounds it:
@@ -501,14 +531,11 @@ __device__ __forceinline__ void trellis_gemvg(const QGroupParams& p) {
     const int nwarps = gridDim.x * W, nq = p.in >> 5, cs = nq * 36, rounds = (nq + 31) >> 5;
     const unsigned mask = (1u << p.L) - 1u;
     int u = blockIdx.x * W + warp;
-    if (lane == 0 && u < p.nunits) { // weights only before the dependency wait
-        const int pair = u / p.slices, q0 = (u - pair * p.slices) * p.sliceq;
-        gemvg_prefetch<K>(p, pair, nq, q0, min(q0 + p.sliceq, nq));
-    }
+    if (lane == 0 && u < p.nunits) gemvg_prefetch<K>(p, u, nq); // weights only before the dependency wait
     pdl_begin();
     __shared__ float ssp[W];
     if constexpr (MMA) qstage_i8_g4(xs, p.x, p.in); // no folded norm (the host keeps normw null)
-    else qstage_i8<1>(xs, cs, p.x, p.in, 1, 0, p.in, p.normw, p.normw ? ssp : nullptr);
+    else qstage1_i8(xs, p.x, p.in, p.normw, p.normw ? ssp : nullptr);
     __syncthreads();
     float inv = 1.f;
     if (!MMA && p.normw) {
@@ -516,29 +543,27 @@ __device__ __forceinline__ void trellis_gemvg(const QGroupParams& p) {
         if (blockIdx.x == 0 && p.xn) rms_store(p.xn, p.x, p.normw, p.in, inv);
     }
     while (u < p.nunits) {
-        int next = 0; // sliced: units in grid-stride order (a unit is short; one counter for them all would be
-        if (lane == 0 && p.slices == 1) next = atomicAdd(p.ctr, 1); // the launch's bottleneck: one address)
-        const int pair = u / p.slices, q0 = (u - pair * p.slices) * p.sliceq; // runs [q0, q1) of the pair's rows
-        const int q1 = min(q0 + p.sliceq, nq);
+        int next = 0;
+        if (lane == 0) next = atomicAdd(p.ctr, 1);
         TrellisRow<K, 1> rw[2];
         {
             int si, r0, r1;
-            gemvg_unit(p, pair, si, r0, r1);
+            gemvg_unit(p, u, si, r0, r1);
             gemvg_bind(p, rw, qmma_seg_of(p, si), p.h ? p.seg[1] : qmma_seg_of(p, si), r0, r1);
         }
         float acc[2][1] = {{0.f}, {0.f}};
-        if constexpr (MMA) { // warp-uniform bounds: the MMAs need all 32 lanes (whole rows: the host keeps slices 1)
+        if constexpr (MMA) { // warp-uniform bounds: the MMAs need all 32 lanes
             int r = 0;
             for (; r + U <= rounds; r += U) gemvm_rounds<K, U>(p.shift, rw, xs, nq, 32 * r, mask, lane, acc);
             for (; r < rounds; r++) gemvm_rounds<K, 1>(p.shift, rw, xs, nq, 32 * r, mask, lane, acc);
         } else {
-            int lq = q0 + lane;
-            for (; lq + 32 * (U - 1) < q1; lq += 32 * U) i8_runs<K, 1, 2, U>(p.shift, rw, xs, cs, 0, lq, 32, mask, acc);
+            int lq = lane;
+            for (; lq + 32 * (U - 1) < nq; lq += 32 * U) i8_runs<K, 1, 2, U>(p.shift, rw, xs, cs, 0, lq, 32, mask, acc);
             if (U > 1)
-                for (; lq < q1; lq += 32) i8_runs<K, 1, 2, 1>(p.shift, rw, xs, cs, 0, lq, 32, mask, acc);
+                for (; lq < nq; lq += 32) i8_runs<K, 1, 2, 1>(p.shift, rw, xs, cs, 0, lq, 32, mask, acc);
         }
         gemvg_finish<K>(p, acc, u, lane, inv);
-        u = p.slices == 1 ? __shfl_sync(0xffffffffu, next, 0) + nwarps : u + nwarps;
+        u = __shfl_sync(0xffffffffu, next, 0) + nwarps;
     }
     gemvg_done(p, lane, nwarps);
 }
@@ -594,7 +619,7 @@ __device__ __forceinline__ void trellis_gemvg_pf(const QGroupParams& p) {
             else if (un < p.nunits && lane < nq) i8_load<K, 2, 1>(p.shift, rn, 0, lane, 32, nxt);
             i8_dot<K, 1, 2, 1>(cur, xs, cs, lq, 32, mask, acc);
         }
-        gemvg_finish<K>(p, acc, u, lane, 1.f); // whole rows: the host keeps slices 1
+        gemvg_finish<K>(p, acc, u, lane, 1.f);
         u = un, si = sn, r0 = n0, r1 = n1, rw[0] = rn[0], rw[1] = rn[1];
         if (u < p.nunits) un = __shfl_sync(0xffffffffu, after, 0) + nwarps;
     }
