@@ -95,7 +95,7 @@ func (s gemvgShape) kernel(form string, k int) string {
 var (
 	gemvgDefault = gemvgShape{4, 2, 8}
 	gemvgLab     = []gemvgShape{{5, 2, 8}, {5, 1, 8}, {6, 1, 8}, {4, 1, 8}}
-	// gemvgWide is the one-block-an-SM shape of every width (tuning key gemvg_warps=32).
+	// gemvgWide is the one-block-an-SM shape of every width (tuning key gemvg_warps=32, the default).
 	gemvgWide = gemvgShape{1, 2, 32}
 )
 

@@ -88,7 +88,9 @@ type tuning struct {
 	// against 3,954 with 0 (verify DeltaNet 114/114 with it).
 	deltaChunkRows int
 	// gemvgWarps is the warps a trellis_gemvg block (8: four blocks an SM; 32: one, staging the activations once
-	// an SM instead of four times).
+	// an SM instead of four times). Measured (H200, 2026-12-03, quant.sh stage10, Qwen3-14B 3-bit tg128, with
+	// qstage1_i8's staging): 200.7 / 201.9 tok/s at 8 against 210.1 / 210.0 at 32 (verify Fused/trellis and
+	// MatMul/trellis/i8 pass at both); 32.
 	gemvgWarps int
 
 	// lab compiles the forms instantiated for measurement only (labInstantiations) and lets the keys below pick
@@ -113,7 +115,7 @@ func defaultTuning() tuning {
 	return tuning{act8: [2]bool{true, true}, mmaRows: qmmaDefaultRows, mma0Rows: qmma0DefaultRows, pdl: true, gemvGroup: true,
 		splitGemmMax: 1 << 28, attnRowsMax: 1 << 16, mmaWideRows: qmmaWideRows, chunkRowsMax: 2 * maxGemvRows,
 		attnChunkRows: 64, attnChunkMin: 1 << 12, normRopeQK: true, attnStore: true, foldResidual: true,
-		deltaChunkRows: 64, gemvgWarps: 8}
+		deltaChunkRows: 64, gemvgWarps: 32}
 }
 
 // tuneKey sets one field from its text; lab keys also switch the lab forms on.
