@@ -45,6 +45,13 @@ const (
 	lastGap   = 600.0
 	// selectMass orders at most this many tokens at its end; above it, a quickselect step is cheaper.
 	smallSort = 16
+	// minLogWeight: a token whose scaled log-weight (l − l_max)·invT is below this weighs exactly 0 (expWeight).
+	// Each such weight is below e^-64 < 2^-92 of the top token's, which is 1; a row has fewer than 2^31 tokens
+	// (ids are int32), so together they are below 2^-61 of any partition sum or draw total (both ≥ 1). Dropping
+	// them moves such a float64 sum by less than a quarter of its rounding unit (2^-52 relative), so the sums and
+	// the draws are as before unless a sum, or u·total in pick, falls within 2^-61 relative of a rounding or a
+	// bucket boundary; and the dropped tokens themselves could only be drawn with probability below 2^-61.
+	minLogWeight = -64.0
 )
 
 // sampleFiltered draws a token from logits (the processed, masked row; NaN logits count as -Inf).
@@ -122,14 +129,7 @@ func (s *Sampler) keep(logits []float32) (kept []cand, mf float64, all bool, err
 	// s.w so that gathering candidates does not take a second exponential per token.
 	var pz float64
 	if useP {
-		s.w = slices.Grow(s.w[:0], v)[:v]
-		w := s.w[:len(logits)]
-		z := 0.0
-		for i, l := range logits {
-			w[i] = math.Exp(float64(l) - mf)
-			z += w[i]
-		}
-		pz = float64(s.p.TopP) * z
+		pz = float64(s.p.TopP) * s.weigh(logits, mf, 1)
 	}
 
 	var c []cand
@@ -252,7 +252,7 @@ func (s *Sampler) drawKept(c []cand, mf, invT float64, haveE bool) int {
 		if haveE {
 			s.w[r] = x.e
 		} else {
-			s.w[r] = math.Exp((float64(x.l) - mf) * invT)
+			s.w[r] = expWeight((float64(x.l) - mf) * invT)
 		}
 		total += s.w[r]
 	}
@@ -261,14 +261,74 @@ func (s *Sampler) drawKept(c []cand, mf, invT float64, haveE bool) int {
 
 // drawAll draws from the whole row with weight exp((l − l_max)·invT); -Inf logits weigh 0.
 func (s *Sampler) drawAll(logits []float32, mf, invT float64) int {
+	total := s.weigh(logits, mf, invT)
+	return pick(s.w, total, s.rng.Float64())
+}
+
+// weigh sets s.w[i] to token i's weight exp((l_i − l_max)·invT) (expWeight: 0 far below the top) for the whole
+// row and returns their sum: keep's partition function at invT = 1 (a product with 1 is exact, so the argument is
+// l − l_max itself) and drawAll's total otherwise.
+func (s *Sampler) weigh(logits []float32, mf, invT float64) float64 {
 	s.w = slices.Grow(s.w[:0], len(logits))[:len(logits)]
 	w := s.w[:len(logits)]
 	total := 0.0
 	for i, l := range logits {
-		w[i] = math.Exp((float64(l) - mf) * invT)
+		w[i] = expWeight((float64(l) - mf) * invT)
 		total += w[i]
 	}
-	return pick(w, total, s.rng.Float64())
+	return total
+}
+
+// expWeight is the weight exp(d) of a token at scaled log-weight d = (l − l_max)·invT ≤ 0 (NaN cannot occur: keep
+// rewrote NaN logits to -Inf). Below minLogWeight it is exactly 0 and no exponential is evaluated: -Inf (masked
+// tokens), huge negative logits, and d in [-745, -708], where math.Exp's result is subnormal and it costs ~100 ns
+// on the GPU host instead of ~10 (a denormal branch and a subnormal multiply).
+//
+// Above it, the exponential is Go's portable algorithm (math/exp.go's exp and expmulti, < 1 ulp), not math.Exp.
+// On amd64 math.Exp is assembly that, with FMA, alternates VEX-encoded (VFMADD213SD) and legacy SSE instructions
+// about a dozen times a call, and on the GPU host (an AVX-512 Intel Xeon under Firecracker, issue 21) a 152k-token
+// loop of it ran at 320–1040 ns a token in most runs and 9–16 in the others, all or nothing per benchmark; in ten
+// runs each, never with GODEBUG=asyncpreemptoff=1 or in a build without GOEXPERIMENT=simd (whose asyncPreempt
+// restores all 32 ZMM registers with 512-bit loads and no VZEROUPPER). That fits SSE/AVX transition penalties in a dirty upper
+// vector state, which VZEROUPPER cannot clear for ZMM16–31; the mechanism is inferred, not measured. This
+// function is SSE only (the float64 conversions forbid fusing into FMA, as the Go spec allows for an explicit
+// conversion, so GOAMD64=v3 cannot bring VEX back), and there it ran at 9–13 ns a token in every run.
+// On [minLogWeight, 0] the scale 2^k has k in [-93, 0] and the result stays normal, so the final Ldexp is one
+// exact multiply by a power of two built from its bits: the result is bit for bit math/exp.go's exp(d), within
+// 2 ulp of math.Exp's (TestExpWeight), so a seeded draw could only change where u·total lies within a few 2^-52
+// relative of a boundary between two tokens' cumulative weights.
+func expWeight(d float64) float64 {
+	const (
+		ln2Hi    = 6.93147180369123816490e-01
+		ln2Lo    = 1.90821492927058770002e-10
+		log2e    = 1.44269504088896338700e+00
+		nearZero = 1.0 / (1 << 28)
+
+		p1 = 1.66666666666666657415e-01
+		p2 = -2.77777777770155933842e-03
+		p3 = 6.61375632143793436117e-05
+		p4 = -1.65339022054652515390e-06
+		p5 = 4.13813679705723846039e-08
+	)
+	if !(d >= minLogWeight) {
+		return 0
+	}
+	if d > -nearZero { // d ≤ 0: here 1 + d, exactly 1 for the top token
+		return 1 + d
+	}
+	k := int(float64(log2e*d) - 0.5) // rounds to nearest: d < 0
+	hi := d - float64(float64(k)*ln2Hi)
+	lo := float64(k) * ln2Lo
+	r := hi - lo
+	t := r * r
+	q := float64(t * p5)
+	q = float64(t * (p4 + q))
+	q = float64(t * (p3 + q))
+	q = float64(t * (p2 + q))
+	q = float64(t * (p1 + q))
+	c := r - q
+	y := 1 - ((lo - float64(r*c)/(2-c)) - hi)
+	return y * math.Float64frombits(uint64(1023+k)<<52)
 }
 
 // pick returns the index where the running sum of w first exceeds u·total (u in [0, 1)). If rounding leaves the
