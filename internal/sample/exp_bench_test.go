@@ -33,18 +33,8 @@ var expSink float64 // keeps the compiler from dropping the benchmarked calls
 // the same everywhere; at GOAMD64=v1 they change nothing.
 func portableExp(x float64) float64 {
 	const (
-		ln2Hi     = 6.93147180369123816490e-01
-		ln2Lo     = 1.90821492927058770002e-10
-		log2e     = 1.44269504088896338700e+00
 		overflow  = 7.09782712893383973096e+02
 		underflow = -7.45133219101941108420e+02
-		nearZero  = 1.0 / (1 << 28)
-
-		p1 = 1.66666666666666657415e-01
-		p2 = -2.77777777770155933842e-03
-		p3 = 6.61375632143793436117e-05
-		p4 = -1.65339022054652515390e-06
-		p5 = 4.13813679705723846039e-08
 	)
 	switch {
 	case x != x:

@@ -279,6 +279,21 @@ func (s *Sampler) weigh(logits []float32, mf, invT float64) float64 {
 	return total
 }
 
+// The constants of math/exp.go's exp (ln 2 split in two, log2 e, its polynomial), shared by expWeight and the
+// test's transcription of the whole function.
+const (
+	ln2Hi    = 6.93147180369123816490e-01
+	ln2Lo    = 1.90821492927058770002e-10
+	log2e    = 1.44269504088896338700e+00
+	nearZero = 1.0 / (1 << 28)
+
+	p1 = 1.66666666666666657415e-01
+	p2 = -2.77777777770155933842e-03
+	p3 = 6.61375632143793436117e-05
+	p4 = -1.65339022054652515390e-06
+	p5 = 4.13813679705723846039e-08
+)
+
 // expWeight is the weight exp(d) of a token at scaled log-weight d = (l − l_max)·invT ≤ 0 (NaN cannot occur: keep
 // rewrote NaN logits to -Inf). Below minLogWeight it is exactly 0 and no exponential is evaluated: -Inf (masked
 // tokens), huge negative logits, and d in [-745, -708], where math.Exp's result is subnormal and it costs ~100 ns
@@ -298,18 +313,6 @@ func (s *Sampler) weigh(logits []float32, mf, invT float64) float64 {
 // 2 ulp of math.Exp's (TestExpWeight), so a seeded draw could only change where u·total lies within a few 2^-52
 // relative of a boundary between two tokens' cumulative weights.
 func expWeight(d float64) float64 {
-	const (
-		ln2Hi    = 6.93147180369123816490e-01
-		ln2Lo    = 1.90821492927058770002e-10
-		log2e    = 1.44269504088896338700e+00
-		nearZero = 1.0 / (1 << 28)
-
-		p1 = 1.66666666666666657415e-01
-		p2 = -2.77777777770155933842e-03
-		p3 = 6.61375632143793436117e-05
-		p4 = -1.65339022054652515390e-06
-		p5 = 4.13813679705723846039e-08
-	)
 	if !(d >= minLogWeight) {
 		return 0
 	}

@@ -131,34 +131,14 @@ __device__ __forceinline__ float qrun_load(float (&v)[32], const float* __restri
 // bits) and [+ 33] = −510·Σa (the 1MAD offset of the run, applied once). One thread per (row, run): eight 16-byte
 // loads in flight, no shuffles (the first version, a warp per run with two 5-step shuffle trees, cost ~6 µs a launch
 // at in = 5120: docs/perf.md); rows ≥ nrows are zeros. Same values as that version, bit for bit.
-//
-// With nw (trellis_gemvg's folded input norm: one row, c0 = 0, all threads of the block calling): the values
-// quantized are x·nw (the norm's 1/rms is common to every run, so it leaves the int8 values alone and multiplies the
-// sums once, in gemvg_store), and each warp's Σx² goes to ssp[warp] for the caller to finish after its
-// __syncthreads.
+// (trellis_gemvg stages its one row with qstage1_i8, which also folds the input norm.)
 template <int N>
-__device__ __forceinline__ void qstage_i8(unsigned* xs, int cs, const float* __restrict__ x, int in, int nrows, int c0, int len,
-                                          const float* __restrict__ nw = nullptr, float* ssp = nullptr) {
+__device__ __forceinline__ void qstage_i8(unsigned* xs, int cs, const float* __restrict__ x, int in, int nrows, int c0, int len) {
     const int nq = len >> 5;
-    float ss = 0.f;
     for (int i = threadIdx.x; i < N * nq; i += blockDim.x) {
         const int m = i / nq, q = i - m * nq;
         float v[32];
-        float amax = qrun_load(v, m < nrows ? x + (long long)m * in + c0 + 32 * q : nullptr);
-        if (nw) {
-            amax = 0.f;
-#pragma unroll
-            for (int k = 0; k < 8; k++) {
-                const float4 t = __ldg((const float4*)(nw + c0 + 32 * q) + k);
-                const float w4[4] = {t.x, t.y, t.z, t.w};
-#pragma unroll
-                for (int c = 0; c < 4; c++) {
-                    ss = fmaf(v[4 * k + c], v[4 * k + c], ss);
-                    v[4 * k + c] = __fmul_rn(v[4 * k + c], w4[c]);
-                    amax = fmaxf(amax, fabsf(v[4 * k + c]));
-                }
-            }
-        }
+        const float amax = qrun_load(v, m < nrows ? x + (long long)m * in + c0 + 32 * q : nullptr);
         const float f = amax > 0.f ? 127.f / amax : 0.f;
         int sum = 0;
         unsigned* r = xs + m * cs + q * 36;
@@ -175,17 +155,16 @@ __device__ __forceinline__ void qstage_i8(unsigned* xs, int cs, const float* __r
         }
         *(uint2*)(r + 32) = make_uint2(__float_as_uint(amax * (1.f / 127.f)), (unsigned)(-510 * sum));
     }
-    if (ssp) {
-        ss = warp_sum(ss);
-        if ((threadIdx.x & 31) == 0) ssp[threadIdx.x >> 5] = ss;
-    }
 }
 
-// qstage1_i8: qstage_i8<1>'s staging of one row (c0 = 0, len = in, the optional folded norm's nw and ssp) with four
+// qstage1_i8: qstage_i8<1>'s staging of one row (c0 = 0, len = in) with four
 // threads a run, eight positions each, so that a block's threads share the work of its 160 runs at in = 5,120
 // instead of 160 of them walking 32 positions each: the run's max|x| and Σa meet in two shuffles among the four
 // lanes. The int8 values, scales and offsets are qstage_i8's bit for bit (a max and an integer sum do not depend on
-// the order); Σx² is summed in another order. Rounds of the loop are warp-uniform (the shuffles need every lane).
+// the order). With nw (trellis_gemvg's folded input norm): the values quantized are x·nw (the norm's 1/rms is
+// common to every run, so it leaves the int8 values alone and multiplies the sums once, in gemvg_store), and each
+// warp's Σx² goes to ssp[warp] for the caller to finish after its __syncthreads. Rounds of the loop are
+// warp-uniform (the shuffles need every lane).
 __device__ __forceinline__ void qstage1_i8(unsigned* xs, const float* __restrict__ x, int in, const float* __restrict__ nw, float* ssp) {
     const int items = in >> 3; // four a run
     float ss = 0.f;
