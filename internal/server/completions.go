@@ -15,6 +15,7 @@ import (
 	"net/http"
 	"slices"
 	"strconv"
+	"strings"
 	"time"
 	"unicode/utf8"
 
@@ -175,8 +176,10 @@ func (s *Server) request(r *http.Request, e *Engine, sp *sampling, prompt []int,
 	if len(sp.LogitBias) > 0 {
 		p.LogitBias = map[int]float32{}
 		for k, v := range sp.LogitBias {
+			// The key as a token id is written: "01" or "+1" would be token 1 beside "1", and one of the two
+			// biases would win at random.
 			id, err := strconv.Atoi(k)
-			if err != nil || id < 0 || id >= e.VocabSize {
+			if err != nil || id < 0 || id >= e.VocabSize || strconv.Itoa(id) != k {
 				return nil, badField("logit_bias", fmt.Sprintf("key %q is not a token id of the vocabulary of %d", k, e.VocabSize))
 			}
 			if v < -100 || v > 100 || math.IsNaN(float64(v)) {
@@ -187,6 +190,10 @@ func (s *Server) request(r *http.Request, e *Engine, sp *sampling, prompt []int,
 	}
 	sampler, err := sample.New(p)
 	if err != nil {
+		var pe *sample.ParamError
+		if errors.As(err, &pe) { // the first bad field, by the name the request gave it (sample names the CLI flags)
+			return nil, badField(paramField(pe.Param), pe.Msg)
+		}
 		return nil, badRequest("sampling parameters: %v", err)
 	}
 	stops, aerr := sp.stops()
@@ -212,6 +219,14 @@ func (s *Server) request(r *http.Request, e *Engine, sp *sampling, prompt []int,
 		req.Picker = sampler // a model.GreedyPicker: plain greedy requests take the device's picks
 	}
 	return req, nil
+}
+
+// paramField is the request field of a sample.ParamError's parameter (named there as the CLI flag).
+func paramField(param string) string {
+	if param == "temp" {
+		return "temperature"
+	}
+	return strings.ReplaceAll(param, "-", "_")
 }
 
 func deref[T any](p *T) T {

@@ -10,7 +10,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"reflect"
 	"strings"
+	"unicode/utf8"
 )
 
 // sampling holds the fields chat and text completions share.
@@ -125,6 +127,9 @@ func (m *chatMessage) text(i int) (string, *apiError) {
 		return "", badField(fmt.Sprintf("messages[%d].tool_calls", i), "tool calls are not supported by this server")
 	}
 	if !set(m.Content) {
+		if m.Role != "assistant" { // an assistant turn may be empty; a user's would render as nothing said
+			return "", badField(field, fmt.Sprintf("is required in a %s message", m.Role))
+		}
 		return "", nil
 	}
 	var s string
@@ -135,10 +140,9 @@ func (m *chatMessage) text(i int) (string, *apiError) {
 		Type string `json:"type"`
 		Text string `json:"text"`
 	}
-	d := json.NewDecoder(bytes.NewReader(m.Content))
-	d.DisallowUnknownFields()
-	if err := d.Decode(&parts); err != nil {
-		return "", badField(field, "must be a string or an array of text parts ({\"type\":\"text\",\"text\":...}): "+jsonError(err))
+	if aerr := decodeStrict(m.Content, &parts); aerr != nil {
+		return "", badField(field, "must be a string or an array of text parts ({\"type\":\"text\",\"text\":...}): "+
+			strings.TrimPrefix(aerr.Message, "invalid request body: "))
 	}
 	var b strings.Builder
 	for j, p := range parts {
@@ -256,8 +260,21 @@ func jsonError(err error) string {
 // fieldName is the JSON path of a type error without the embedded struct's name.
 func fieldName(te *json.UnmarshalTypeError) string { return strings.TrimPrefix(te.Field, "sampling.") }
 
-// decodeStrict reads one JSON object into v, refusing unknown fields and trailing data.
+// decodeStrict reads one JSON object into v, refusing unknown fields and trailing data, and what encoding/json
+// would take silently: bytes that are not UTF-8 (it reads them as U+FFFD, so the prompt would change), a key
+// spelled in another case ("Max_Tokens" would set max_tokens) and a key given twice (the last would win).
 func decodeStrict(body []byte, v any) *apiError {
+	if !utf8.Valid(body) {
+		i := 0
+		for i < len(body) {
+			r, n := utf8.DecodeRune(body[i:])
+			if r == utf8.RuneError && n <= 1 {
+				break
+			}
+			i += n
+		}
+		return badRequest("invalid request body: byte %d is not valid UTF-8 (JSON text is UTF-8)", i)
+	}
 	d := json.NewDecoder(bytes.NewReader(body))
 	d.DisallowUnknownFields()
 	if err := d.Decode(v); err != nil {
@@ -273,7 +290,120 @@ func decodeStrict(body []byte, v any) *apiError {
 	if d.More() {
 		return badRequest("invalid request body: data after the JSON object")
 	}
+	return exactKeys(body, reflect.TypeOf(v))
+}
+
+// exactKeys walks body (already decoded into a value of type t without error) beside t and refuses an object key
+// that names a field only case-insensitively, and a key given twice in one object. A json.RawMessage is read by
+// its own decoder later; an interface value (chat_template_kwargs' values) is checked for repeats only.
+func exactKeys(body []byte, t reflect.Type) *apiError {
+	d := json.NewDecoder(bytes.NewReader(body))
+	d.UseNumber()
+	if err := walkKeys(d, t, ""); err != nil {
+		return err
+	}
 	return nil
+}
+
+var rawMessageType = reflect.TypeFor[json.RawMessage]()
+
+// walkKeys consumes one JSON value from d, read as type t (nil: any), with path its field path for errors.
+func walkKeys(d *json.Decoder, t reflect.Type, path string) *apiError {
+	for t != nil && t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	tok, err := d.Token()
+	if err != nil {
+		return badRequest("invalid request body: %s", jsonError(err))
+	}
+	delim, ok := tok.(json.Delim)
+	if !ok {
+		return nil // a scalar
+	}
+	raw := t == rawMessageType
+	switch delim {
+	case '[':
+		var elem reflect.Type
+		if !raw && t != nil && (t.Kind() == reflect.Slice || t.Kind() == reflect.Array) {
+			elem = t.Elem()
+		}
+		for d.More() {
+			if err := walkKeys(d, elem, path); err != nil {
+				return err
+			}
+		}
+	case '{':
+		var fields map[string]reflect.Type
+		var elem reflect.Type
+		if !raw && t != nil {
+			switch t.Kind() {
+			case reflect.Struct:
+				fields = jsonFields(t)
+			case reflect.Map:
+				elem = t.Elem()
+			}
+		}
+		seen := map[string]bool{}
+		for d.More() {
+			tok, err := d.Token()
+			if err != nil {
+				return badRequest("invalid request body: %s", jsonError(err))
+			}
+			key, _ := tok.(string)
+			name := key
+			if path != "" {
+				name = path + "." + key
+			}
+			if seen[key] {
+				e := badRequest("invalid request body: field %q appears twice", name)
+				e.Param = name
+				return e
+			}
+			seen[key] = true
+			ft := elem
+			if fields != nil {
+				var known bool
+				if ft, known = fields[key]; !known {
+					e := badRequest("invalid request body: unsupported field %q (field names are case-sensitive)", name)
+					e.Param = name
+					return e
+				}
+			}
+			if err := walkKeys(d, ft, name); err != nil {
+				return err
+			}
+		}
+	}
+	if _, err := d.Token(); err != nil { // the closing delimiter
+		return badRequest("invalid request body: %s", jsonError(err))
+	}
+	return nil
+}
+
+// jsonFields maps a struct's JSON field names, those of embedded structs included, to their types.
+func jsonFields(t reflect.Type) map[string]reflect.Type {
+	out := map[string]reflect.Type{}
+	for i := range t.NumField() {
+		f := t.Field(i)
+		if f.Anonymous && f.Type.Kind() == reflect.Struct {
+			for k, v := range jsonFields(f.Type) {
+				out[k] = v
+			}
+			continue
+		}
+		if !f.IsExported() {
+			continue
+		}
+		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+		if name == "-" {
+			continue
+		}
+		if name == "" {
+			name = f.Name
+		}
+		out[name] = f.Type
+	}
+	return out
 }
 
 // Responses.
