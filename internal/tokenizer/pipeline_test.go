@@ -6,6 +6,7 @@ package tokenizer
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -404,6 +405,9 @@ func TestLoadErrors(t *testing.T) {
 			m["post_processor"] = map[string]any{"type": "BertProcessing", "cls": []any{"a", 0}, "sep": []any{"z", 1 << 20}}
 		}, "post_processor adds id 1048576", false},
 		{"not json", nil, "tokenizer.json", false},
+		// Two tokens of one id: which one it decodes to would change from run to run.
+		{"shared id", func(m map[string]any) { m["model"].(map[string]any)["vocab"].(map[string]any)["q"] = 1 },
+			`tokenizer.json vocab tokens "b" and "q" both have id 1`, false},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -430,6 +434,14 @@ func TestLoadErrors(t *testing.T) {
 				t.Errorf("errors.Is(err, ErrUnsupported) = %v, want %v (%v)", !c.unsupp, c.unsupp, err)
 			}
 		})
+	}
+	// added_tokens_decoder keys are ids as written: "12abc" or "07" would be read as id 12 or 7.
+	for _, key := range []string{"12abc", "07", "+7", " 7"} {
+		cfg := []byte(`{"added_tokens_decoder":{"` + key + `":{"content":"<x>","special":true}}}`)
+		want := fmt.Sprintf("tokenizer_config.json added_tokens_decoder key %q is not an id", key)
+		if _, err := Parse(good.build(t), cfg); err == nil || err.Error() != want {
+			t.Errorf("added_tokens_decoder key %q: err = %v, want %s", key, err, want)
+		}
 	}
 	if _, err := Parse(good.build(t), []byte(`{"eos_token": 7}`)); err == nil || !strings.Contains(err.Error(), "eos_token") {
 		t.Errorf("config with a numeric eos_token: err = %v, want one naming eos_token", err)

@@ -14,6 +14,7 @@ import (
 	"errors"
 	"fmt"
 	"sort"
+	"strconv"
 	"strings"
 )
 
@@ -160,8 +161,8 @@ func (t *Tokenizer) buildVocab(added []AddedToken, fromConfig map[string]AddedTo
 	sort.Strings(keys)
 	for _, k := range keys {
 		a := fromConfig[k]
-		var id int
-		if _, err := fmt.Sscan(k, &id); err != nil {
+		id, err := strconv.Atoi(k)
+		if err != nil || strconv.Itoa(id) != k { // "12abc" or "07" would be read as another key's id
 			return fmt.Errorf("tokenizer_config.json added_tokens_decoder key %q is not an id", k)
 		}
 		if !seen[id] {
@@ -185,8 +186,14 @@ func (t *Tokenizer) buildVocab(added []AddedToken, fromConfig map[string]AddedTo
 	}
 	t.vocabSize = maxID + 1
 	t.idToTok = make([]string, t.vocabSize)
+	held := make([]bool, t.vocabSize)
 	for tok, id := range t.model.vocab {
-		t.idToTok[id] = tok
+		if held[id] {
+			// Which of the two the id decodes to would be the map's iteration order: a different text each run.
+			prev := t.idToTok[id]
+			return fmt.Errorf("tokenizer.json vocab tokens %q and %q both have id %d", min(prev, tok), max(prev, tok), id)
+		}
+		t.idToTok[id], held[id] = tok, true
 	}
 	t.added = append([]AddedToken(nil), added...)
 	sort.SliceStable(t.added, func(i, j int) bool { return t.added[i].ID < t.added[j].ID })
