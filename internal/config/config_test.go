@@ -280,6 +280,20 @@ func TestRejects(t *testing.T) {
 			`config.json: quantization: trellis L=3 must be in bits..32 = 4..32`},
 		{"trellis block not whole words", full(`"quantization":{"mode":"trellis","bits":3,"group_size":100,"trellis":{"L":12,"code":"1mad","axis":0}}`), ``,
 			`config.json: quantization: group_size·bits = 100·3 is not a multiple of 32`},
+		// Entries the block would drop, the module then read with the default spec.
+		{"module entry a number", full(`"quantization":{"bits":4,"group_size":64,"model.layers.0.mlp.down_proj":8}`), ``,
+			`config.json: quantization.model.layers.0.mlp.down_proj is 8: a module's entry is a spec object or false, and the block's own keys are ` +
+				`bits, group_size, mode, quantizer, rotation, trellis`},
+		{"block key misspelled", full(`"quantization":{"bits":4,"group_size":64,"groupsize":32}`), ``,
+			`config.json: quantization.groupsize is 32: a module's entry is a spec object or false, and the block's own keys are ` +
+				`bits, group_size, mode, quantizer, rotation, trellis`},
+		{"module spec key misspelled", full(`"quantization":{"bits":4,"group_size":64,"lm_head":{"bits":8,"group-size":32}}`), ``,
+			`config.json: quantization.lm_head.group-size: unknown key in a module's quantization spec (known: bits, group_size, mode, trellis)`},
+		{"trellis key unknown", full(`"quantization":{"mode":"trellis","bits":3,"group_size":256,"trellis":{"L":12,"code":"1mad","axis":1,"T":128}}`), ``,
+			`config.json: quantization.trellis.T: unknown key in a trellis object (known: L, axis, code)`},
+		{"rotation key unknown", full(`"quantization":{"mode":"trellis","bits":3,"group_size":256,"trellis":{"L":12,"code":"1mad","axis":1},` +
+			`"rotation":{"method":"hadamard","version":1,"seed":7}}`), ``,
+			`config.json: quantization.rotation.seed: unknown key in the rotation object (known: method, version)`},
 		{"trellis object on affine", full(`"quantization":{"bits":4,"group_size":64,"trellis":{"L":12,"code":"1mad","axis":0}}`), ``,
 			`config.json: quantization: a trellis object needs mode "trellis", not "affine"`},
 	}

@@ -93,6 +93,11 @@ func (r *reader) quantization() *Quantization {
 	q := &Quantization{Default: qr.spec(r.name(key), block), PerPath: map[string]QuantSpec{}, Skip: map[string]bool{}}
 	if rb := qr.object("rotation"); rb != nil {
 		rr := qr.sub("rotation", rb)
+		for _, k := range sortedKeys(rb) {
+			if k != "method" && k != "version" {
+				rr.fail("%s: unknown key in the rotation object (known: method, version)", rr.name(k))
+			}
+		}
 		q.Rotation = &Rotation{Method: rr.str("method"), Version: rr.positiveInt("version", true)}
 		if v, ok := RotationVersions[q.Rotation.Method]; !ok || q.Rotation.Version != v {
 			rr.fail("%s: rotation method %q version %d is not one this engine loads (hadamard version 1)",
@@ -103,16 +108,34 @@ func (r *reader) quantization() *Quantization {
 		switch v := block[path].(type) {
 		case map[string]any:
 			if !specKeys[path] {
+				for _, k := range sortedKeys(v) {
+					if !entryKeys[k] {
+						qr.fail("%s.%s: unknown key in a module's quantization spec (known: %s)", qr.name(path), k, joinKeys(entryKeys))
+						return nil
+					}
+				}
 				q.PerPath[path] = qr.spec(qr.name(path), v)
 			}
 		case bool:
 			if !v {
 				q.Skip[path] = true
 			}
+		case nil:
+		default:
+			// A module's entry is a spec object or false: a number or a string here (a typo of a spec key, or
+			// "path": 8 for bits) would be dropped and the module read with the default spec.
+			if !specKeys[path] {
+				qr.fail("%s is %s: a module's entry is a spec object or false, and the block's own keys are %s",
+					qr.name(path), show(v), joinKeys(specKeys))
+				return nil
+			}
 		}
 	}
 	return q
 }
+
+// entryKeys are the keys of a module's own spec object.
+var entryKeys = map[string]bool{"mode": true, "bits": true, "group_size": true, "trellis": true}
 
 // spec reads one spec object; where names it in errors (the block, or the block plus a module path).
 func (r *reader) spec(where string, o map[string]any) QuantSpec {
@@ -151,8 +174,17 @@ func (r *reader) spec(where string, o map[string]any) QuantSpec {
 	return s
 }
 
+// trellisKeys are the keys of a trellis object.
+var trellisKeys = map[string]bool{"L": true, "code": true, "axis": true}
+
 // trellis reads {"L":12,"code":"1mad","axis":1} and checks it against the spec's bits and block length.
 func (r *reader) trellis(where string, s QuantSpec) *TrellisParams {
+	for _, k := range sortedKeys(r.m) {
+		if !trellisKeys[k] {
+			r.fail("%s: unknown key in a trellis object (known: %s)", r.name(k), joinKeys(trellisKeys))
+			return nil
+		}
+	}
 	t := &TrellisParams{L: r.positiveInt("L", true), Code: r.str("code"), Axis: r.nonNegInt("axis")}
 	if r.m["axis"] == nil {
 		r.fail("missing %s", r.name("axis"))
