@@ -8,6 +8,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"net"
 	"net/http"
 	"os"
@@ -99,6 +100,9 @@ func parseBytes(s string) (int64, error) {
 	if err != nil || n < 0 {
 		return 0, fmt.Errorf("%q is not a size in bytes (e.g. 512M, 2G)", s)
 	}
+	if n > math.MaxInt64/mult { // 17179869184G would wrap to 0 (a cache turned off)
+		return 0, fmt.Errorf("%q is more bytes than a size holds", s)
+	}
 	return n * mult, nil
 }
 
@@ -110,8 +114,18 @@ func (f *engineFlags) check(verb string) (int64, error) {
 	if f.parallel < 1 {
 		return 0, fmt.Errorf("%s: --parallel %d: want at least 1", verb, f.parallel)
 	}
-	if f.ctx < 0 || f.prefillChunk < 1 || f.draftMax < 1 {
-		return 0, fmt.Errorf("%s: --ctx-size %d, --prefill-chunk %d, --draft-max %d: want ≥ 0, ≥ 1, ≥ 1", verb, f.ctx, f.prefillChunk, f.draftMax)
+	for _, c := range []struct {
+		flag  string
+		v, lo int
+		takes string
+	}{
+		{"--ctx-size", f.ctx, 0, "≥ 0 positions (0: the model's)"},
+		{"--prefill-chunk", f.prefillChunk, 1, "at least 1 token"},
+		{"--draft-max", f.draftMax, 1, "at least 1 draft token"},
+	} {
+		if err := checkRange(verb+": "+c.flag, c.v, c.lo, math.MaxInt32, c.takes); err != nil {
+			return 0, err
+		}
 	}
 	if f.draft != "none" && f.draft != "ngram" {
 		return 0, fmt.Errorf("%s: --draft %q: want none or ngram", verb, f.draft)
@@ -246,8 +260,17 @@ func runServe(cmd *cobra.Command, f *serveFlags) error {
 	if err != nil || maxBody <= 0 {
 		return fmt.Errorf("serve: --max-body %q: want a positive size", f.maxBody)
 	}
-	if f.maxTokens < 0 || f.queue < 0 {
-		return fmt.Errorf("serve: --max-tokens %d, --queue %d: want ≥ 0", f.maxTokens, f.queue)
+	if err := checkRange("serve: --max-tokens", f.maxTokens, 0, math.MaxInt32, "≥ 0 tokens (0: the context size)"); err != nil {
+		return err
+	}
+	if err := checkRange("serve: --queue", f.queue, 0, math.MaxInt32, "≥ 0 requests (0: 64 per slot)"); err != nil {
+		return err
+	}
+	if err := checkRange("serve: --port", f.port, 0, 65535, "0..65535 (0: any free port)"); err != nil {
+		return err
+	}
+	if f.shutdown < 0 {
+		return fmt.Errorf("serve: --shutdown-timeout %v: want ≥ 0 (0: cancel running requests at once)", f.shutdown)
 	}
 	key := f.apiKey
 	if key == "" {
