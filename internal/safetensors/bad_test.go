@@ -62,6 +62,7 @@ func TestOpenRejects(t *testing.T) {
 			`tensor "b": data_offsets [2,6] overlap tensor "a" at [0,4]`},
 		{"duplicate name", craft(`{"a":{"dtype":"U8","shape":[1],"data_offsets":[0,1]},"a":{"dtype":"U8","shape":[1],"data_offsets":[1,2]}}`, 2),
 			`tensor "a": appears twice in the header`},
+		{"entry key twice", craft(`{"w":{"dtype":"F32","shape":[2],"data_offsets":[0,8],"dtype":"I32"}}`, 8), `tensor "w": entry gives dtype twice`},
 		{"metadata not strings", craft(`{"__metadata__":{"format":1}}`, 0), `__metadata__ must be an object of strings: {"format":1}`},
 		{"metadata twice", craft(`{"__metadata__":{},"__metadata__":{}}`, 0), `__metadata__ appears twice`},
 	}

@@ -159,6 +159,10 @@ func parseEntry(name string, raw json.RawMessage, dataSize int64) (TensorInfo, e
 	if err := json.Unmarshal(raw, &e); err != nil {
 		return TensorInfo{}, headerErr(name, "malformed entry %s: %v", clip(raw), err)
 	}
+	if k, dup := repeatedKey(raw); dup {
+		// encoding/json keeps the last of the two; HF's reader (serde) refuses the entry.
+		return TensorInfo{}, headerErr(name, "entry gives %s twice", k)
+	}
 	switch {
 	case e.DType == nil:
 		return TensorInfo{}, headerErr(name, "entry has no dtype")
@@ -197,6 +201,31 @@ func parseEntry(name string, raw json.RawMessage, dataSize int64) (TensorInfo, e
 		return TensorInfo{}, headerErr(name, "data_offsets [%d,%d] hold %d bytes, but %s %v needs %d", begin, end, end-begin, dt, shape, need)
 	}
 	return TensorInfo{Name: name, DType: dt, Shape: shape, Begin: begin, End: end}, nil
+}
+
+// repeatedKey reports the first key that appears twice at the top of the JSON object raw (already decoded once).
+func repeatedKey(raw json.RawMessage) (string, bool) {
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
+		return "", false
+	}
+	seen := map[string]bool{}
+	for dec.More() {
+		tok, err := dec.Token()
+		if err != nil {
+			return "", false
+		}
+		k, _ := tok.(string)
+		if seen[k] {
+			return k, true
+		}
+		seen[k] = true
+		var skip json.RawMessage
+		if err := dec.Decode(&skip); err != nil {
+			return "", false
+		}
+	}
+	return "", false
 }
 
 // byteSize is product(shape)·dtype size, reporting false when it does not fit in an int64.
