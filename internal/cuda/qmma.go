@@ -298,7 +298,8 @@ func (g *qmmaGroup) launchGemvg(b *Backend) func() error {
 		shape, name = gemvgWide, gemvgWide.name(l0.w.Bits)
 	}
 	p.NUnits = int32(units)
-	grid := driver.Dim3{X: max(1, min((units+shape.w-1)/shape.w, shape.bps*b.info.SMs))}
+	// Every SM a block while there are units for them (the kernel deals the first units out across the blocks).
+	grid := driver.Dim3{X: max(1, min(units, shape.bps*b.info.SMs))}
 	smem := l0.in / 32 * 36 * 4
 	raw := append([]byte(nil), (*[unsafe.Sizeof(qgroupParams{})]byte)(unsafe.Pointer(&p))[:]...)
 	b.logf("  %s grid %d units %d smem %d layers %d swiglu %v norm %v residual %v", name, grid.X, units, smem, len(g.segs), g.h != 0,

@@ -795,6 +795,34 @@ stage10() {
 	done
 }
 
+# stage11: trellis_gemvg's first units dealt across every SM, its runs stepped by two pointers a row
+# (gemvg_lane_runs), trellis_gemv0's words two rows ahead: the kernel cases through both forms, the model tests,
+# then tg128 of this tree's binary against .devpack/mlxbun-old.gz (the last stop's), alternated, and a profile each.
+stage11() {
+	local bin k old=""
+	step "stage11: verify"
+	vk 300 Fused/trellis
+	vk 300 MatMul/trellis
+	step "stage11: model tests"
+	gotests 200 '^(TestBackendModels|TestPicksOnDevice|TestQuantizedKL)$' "$OUT/stage11-tests.log"
+	if [ -f .devpack/mlxbun-old.gz ]; then
+		gunzip -c .devpack/mlxbun-old.gz >/tmp/mlxbun-old && chmod +x /tmp/mlxbun-old && old=/tmp/mlxbun-old
+	fi
+	for bin in $B $old $B $old; do
+		step "stage11: $bin bench qwen3-14b 3-bit"
+		timeout 100 $bin bench --synthetic qwen3-14b --bits 3 --device cuda -p 0 -n 128 -r 3 2>&1 | grep -E "tg128|rror" | tee -a "$OUT/run.log"
+	done
+	for k in 2 4; do
+		step "stage11: $B bench qwen3-14b $k-bit"
+		timeout 100 $B bench --synthetic qwen3-14b --bits $k --device cuda -p 0 -n 128 -r 3 2>&1 | grep -E "tg128|rror" | tee -a "$OUT/run.log"
+	done
+	for bin in $B $old; do
+		step "stage11: $bin bench --profile"
+		timeout 100 $bin bench --synthetic qwen3-14b --bits 3 --device cuda -p 0 -n 16 -r 1 --profile >"$OUT/profile-$(basename $bin).md" 2>&1
+		grep -E "trellis_gemvg|trellis_gemv0|splitk|launches" "$OUT/profile-$(basename $bin).md" | head -6 | tee -a "$OUT/run.log"
+	done
+}
+
 # check8: norm_rope_qk and attn_store on by default: the kernel cases through them, the GPU model tests
 # (conformance, the backend against the CPU on the fixtures, picks), and the headline benches.
 check8() {

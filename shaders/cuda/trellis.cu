@@ -457,6 +457,12 @@ template <int K>
 __device__ __forceinline__ void gemvg_finish(const QGroupParams& p, float (&acc)[2][1], int u, int lane, float inv) {
     const float a0 = warp_sum(acc[0][0]), a1 = warp_sum(acc[1][0]);
     if (lane != 0) return;
+    if (p.h) { // SwiGLU: gate row u and up row u, no segment search (gemvg_unit's answer)
+        TrellisRow<K, 1> rw[2];
+        gemvg_bind(p, rw, p.seg[0], p.seg[1], u, u);
+        gemvg_store(p, rw, a0, a1, p.seg[0], p.seg[1], u, u, inv);
+        return;
+    }
     int si, r0, r1;
     gemvg_unit(p, u, si, r0, r1);
     const QMmaSeg s0 = qmma_seg_of(p, si), s1 = p.h ? p.seg[1] : s0;
@@ -478,8 +484,10 @@ __device__ __forceinline__ void gemvg_done(const QGroupParams& p, int lane, int 
 //   in:  seg[0..nseg) trellis layers of coded axis 1 (K-bit, blocks of T = 2^shift, L ≤ 16) on x f32 [1, in]
 //   out: each seg's y f32 [1, out] = x·Wᵀ (+ bias); with h: seg 0 = gate, seg 1 = up (same out), both written and
 //        h = silu_mul(gate, up)
-//   units: two rows each (SwiGLU: gate row u and up row u; else consecutive rows of one segment); warp w of the
-//          grid takes unit w first, then the units a shared counter hands out (p.ctr[0], the next one fetched
+//   units: two rows each (SwiGLU: gate row u and up row u; else consecutive rows of one segment); warp w of
+//          block b takes unit w·G + b first (G blocks: a launch of fewer units than warps, as o and q/k/v at one
+//          32-warp block an SM, spreads them over every SM instead of filling the first blocks and leaving the
+//          rest idle), then the units a shared counter hands out (p.ctr[0], the next one fetched
 //          while the current one computes), so the grid's warps finish within about one unit of each other
 //          whatever the row counts; the last warp to finish zeroes the counters for the next launch. (Units of a
 //          slice of the rows, their sums finished by the last slice to arrive, measured slower at every split:
@@ -500,6 +508,44 @@ __device__ __forceinline__ void gemvm_rounds(int shift, const TrellisRow<K, 1> (
                                              int lane, float (&acc)[2][1]);
 __device__ __forceinline__ void qstage_i8_g4(unsigned* xs, const float* __restrict__ x, int in);
 
+// gemvg_lane_runs: a unit's sums over the lane's runs lane, lane + 32, ... (U at a time, then one at a time), as
+// i8_runs sums them, where T divides 1024 (shift ≤ 10): run q + 32 then sits at run q's position in its block, 32·K
+// words on (both words of TrellisRun step by 32·K), so two pointers a row set once a unit step through the runs with
+// immediate offsets — the per-run trellis_run and 64-bit address arithmetic of i8_runs (~0.45 SASS instructions a
+// weight, NVRTC 11.8 sm_90: 628 → ~568 a U = 2 round at K = 3) leave the loop. lr: trellis_run of run lane. The byte
+// offsets are formed unsigned (no sign extension): every offset of a row is below 2^30 bytes.
+template <int K, int U>
+__device__ __forceinline__ void gemvg_lane_runs(const TrellisRow<K, 1> (&rw)[2], TrellisRun lr, const unsigned* xs, int cs, int nq, int lane,
+                                                unsigned mask, float (&acc)[2][1]) {
+    using Words = typename TrellisRow<K, 1>::Words;
+    const unsigned* pa0 = (const unsigned*)((const char*)rw[0].w + (unsigned long long)((unsigned)lr.o * 4u));
+    const unsigned* pl0 = (const unsigned*)((const char*)rw[0].w + (unsigned long long)((unsigned)lr.ow * 4u));
+    const unsigned* pa1 = (const unsigned*)((const char*)rw[1].w + (unsigned long long)((unsigned)lr.o * 4u));
+    const unsigned* pl1 = (const unsigned*)((const char*)rw[1].w + (unsigned long long)((unsigned)lr.ow * 4u));
+    const unsigned* xr = xs + lane * 36;
+    int lq = lane;
+    for (; lq + 32 * (U - 1) < nq; lq += 32 * U) {
+        Words wd[U][2];
+#pragma unroll
+        for (int u = 0; u < U; u++) {
+#pragma unroll
+            for (int i = 0; i < K; i++) wd[u][0].a[i] = __ldg(pa0 + u * 32 * K + i), wd[u][1].a[i] = __ldg(pa1 + u * 32 * K + i);
+            wd[u][0].a[K] = __ldg(pl0 + u * 32 * K), wd[u][1].a[K] = __ldg(pl1 + u * 32 * K);
+        }
+        i8_dot<K, 1, 2, U>(wd, xr, cs, 0, 32, mask, acc);
+        pa0 += 32 * K * U, pl0 += 32 * K * U, pa1 += 32 * K * U, pl1 += 32 * K * U, xr += 32 * 36 * U;
+    }
+    if (U > 1)
+        for (; lq < nq; lq += 32) {
+            Words wd[1][2];
+#pragma unroll
+            for (int i = 0; i < K; i++) wd[0][0].a[i] = __ldg(pa0 + i), wd[0][1].a[i] = __ldg(pa1 + i);
+            wd[0][0].a[K] = __ldg(pl0), wd[0][1].a[K] = __ldg(pl1);
+            i8_dot<K, 1, 2, 1>(wd, xr, cs, 0, 32, mask, acc);
+            pa0 += 32 * K, pl0 += 32 * K, pa1 += 32 * K, pl1 += 32 * K, xr += 32 * 36;
+        }
+}
+
 // MMA: the lab's tensor-core form of the same launch (trellis_gemvm, below). W warps a block (8, or 32: one block
 // an SM stages the activations once for all its warps).
 template <int K, int U, bool MMA, int W>
@@ -509,7 +555,7 @@ __device__ __forceinline__ void trellis_gemvg(const QGroupParams& p) {
     const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
     const int nwarps = gridDim.x * W, nq = p.in >> 5, cs = nq * 36, rounds = (nq + 31) >> 5;
     const unsigned mask = (1u << p.L) - 1u;
-    int u = blockIdx.x * W + warp;
+    int u = warp * gridDim.x + blockIdx.x;
     if (lane == 0 && u < p.nunits) gemvg_prefetch<K>(p, u, nq); // weights only before the dependency wait
     pdl_begin();
     __shared__ float ssp[W];
@@ -521,6 +567,7 @@ __device__ __forceinline__ void trellis_gemvg(const QGroupParams& p) {
         inv = rms_inv<W>(ssp, p.in, p.eps);
         if (blockIdx.x == 0 && p.xn) rms_store(p.xn, p.x, p.normw, p.in, inv);
     }
+    const TrellisRun lr = trellis_run<K>(p.shift, lane); // the lane's first run (gemvg_lane_runs)
     while (u < p.nunits) {
         int next = 0;
         if (lane == 0) next = atomicAdd(p.ctr, 1);
@@ -535,6 +582,8 @@ __device__ __forceinline__ void trellis_gemvg(const QGroupParams& p) {
             int r = 0;
             for (; r + U <= rounds; r += U) gemvm_rounds<K, U>(p.shift, rw, xs, nq, 32 * r, mask, lane, acc);
             for (; r < rounds; r++) gemvm_rounds<K, 1>(p.shift, rw, xs, nq, 32 * r, mask, lane, acc);
+        } else if (p.shift <= 10) {
+            gemvg_lane_runs<K, U>(rw, lr, xs, cs, nq, lane, mask, acc);
         } else {
             int lq = lane;
             for (; lq + 32 * (U - 1) < nq; lq += 32 * U) i8_runs<K, 1, 2, U>(p.shift, rw, xs, cs, 0, lq, 32, mask, acc);
@@ -559,7 +608,7 @@ __device__ __forceinline__ void trellis_gemvg_pf(const QGroupParams& p) {
     const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
     const int nwarps = gridDim.x * 8, nq = p.in >> 5, cs = nq * 36;
     const unsigned mask = (1u << p.L) - 1u;
-    int u = blockIdx.x * 8 + warp;
+    int u = warp * gridDim.x + blockIdx.x; // as trellis_gemvg
     TrellisRow<K, 1> rw[2];
     int si = 0, r0 = 0, r1 = 0;
     Words nxt[1][2];
@@ -989,6 +1038,36 @@ __device__ __forceinline__ void trellis_gemv0(const QGemvParams& p) {
     const int rows = p.in, cols = p.out;
     const int rs = blockIdx.y * p.rowsPerSplit, re = min(rs + p.rowsPerSplit, rows);
     const float rcp = trellis_rcp();
+    const int T = 1 << p.shift, wpb = (K << p.shift) >> 5, wpr = (cols >> 5) * K;
+    const int c0 = (blockIdx.x * 32 + lane) * P;
+    const bool active = c0 < cols;
+    const int b = c0 >> p.shift, t0 = c0 & (T - 1);
+    const int sb = (T - t0 - P) * K;
+    const unsigned sh = sb & 31;
+    // Words 0..NL−2 of a piece are consecutive (immediate offsets from pa); the last may wrap to the block's word 0
+    // (the piece at t0 = 0), so it has its own pointer pl. Both step by 8 rows. The words of the warp's first AHEAD
+    // rows are asked for before the staging (weights: they do not wait for x), and each row's loop step asks for
+    // the row AHEAD on, so a row's loads have AHEAD rows of arithmetic to arrive in (one row: two, where the
+    // registers allow it; more rows hold N·P accumulators and keep one).
+    constexpr int AHEAD = N == 1 ? 2 : 1;
+    unsigned nx[AHEAD][NL];
+    const long long step = 8LL * (p.interleaved ? 48 : wpr);
+    const unsigned *pa, *pl;
+    {
+        const long long base = p.interleaved ? (long long)(b >> 1) * rows * 48 + (b & 1) * wpb : (long long)b * wpb;
+        const int stride = p.interleaved ? 48 : wpr, w0 = sb >> 5;
+        const unsigned* row = p.W + base + (long long)(rs + warp) * stride;
+        pa = row + w0, pl = row + (w0 + NL - 1) % wpb;
+#pragma unroll
+        for (int h = 0; h < AHEAD; h++) {
+            if (active && rs + warp + 8 * h < re) {
+#pragma unroll
+                for (int i = 0; i < NL - 1; i++) nx[h][i] = __ldg(pa + h * step + i);
+                nx[h][NL - 1] = __ldg(pl + h * step);
+            }
+        }
+        pa += AHEAD * step, pl += AHEAD * step;
+    }
     for (int i = threadIdx.x; i < re - rs; i += blockDim.x) {
         const float sc = __ldg(p.scales + rs + i);
         ssh[i] = sc;
@@ -1024,17 +1103,6 @@ __device__ __forceinline__ void trellis_gemv0(const QGemvParams& p) {
         }
         __syncwarp();
     }
-    const int T = 1 << p.shift, wpb = (K << p.shift) >> 5, wpr = (cols >> 5) * K;
-    const int c0 = (blockIdx.x * 32 + lane) * P;
-    const bool active = c0 < cols;
-    const int b = c0 >> p.shift, t0 = c0 & (T - 1);
-    const int sb = (T - t0 - P) * K;
-    const unsigned sh = sb & 31;
-    int idx[NL];
-#pragma unroll
-    for (int i = 0; i < NL; i++) idx[i] = ((sb >> 5) + i) % wpb;
-    const long long base = p.interleaved ? (long long)(b >> 1) * rows * 48 + (b & 1) * wpb : (long long)b * wpb;
-    const int stride = p.interleaved ? 48 : wpr;
     const unsigned mask = (1u << p.L) - 1u;
     float acc[P][N];
     int iacc[I8 ? P : 1][N];
@@ -1049,18 +1117,21 @@ __device__ __forceinline__ void trellis_gemv0(const QGemvParams& p) {
             for (int m = 0; m < N; m++) iacc[j][m] = ioff[m];
     }
     if (active) {
-        // One pointer per loaded word, stepped by 8 rows: a 64-bit add and a load per word and row.
-        const unsigned* pw[NL];
-#pragma unroll
-        for (int i = 0; i < NL; i++) pw[i] = p.W + base + (long long)(rs + warp) * stride + idx[i];
-        const long long step = 8LL * stride;
+#pragma unroll 2
         for (int r = rs + warp; r < re; r += 8) {
             unsigned ld[NL], a[NA];
 #pragma unroll
             for (int i = 0; i < NL; i++) {
-                ld[i] = __ldg(pw[i]);
-                pw[i] += step;
+                ld[i] = nx[0][i];
+#pragma unroll
+                for (int h = 0; h + 1 < AHEAD; h++) nx[h][i] = nx[h + 1][i];
             }
+            if (r + 8 * AHEAD < re) {
+#pragma unroll
+                for (int i = 0; i < NL - 1; i++) nx[AHEAD - 1][i] = __ldg(pa + i);
+                nx[AHEAD - 1][NL - 1] = __ldg(pl);
+            }
+            pa += step, pl += step; // unconditional: only the loads are predicated
 #pragma unroll
             for (int i = 0; i < NA; i++) a[i] = ALIGNED ? ld[i] : shf_r(ld[i], ld[ALIGNED ? i : i + 1], sh);
             float xv[N]; // the row's N activations, contiguous in xsh: N/4 16-byte reads
@@ -1135,8 +1206,9 @@ __device__ __forceinline__ void trellis_gemv0(const QGemvParams& p) {
     extern "C" __global__ void __launch_bounds__(256) name(const QGemvParams p) { pdl_begin();                  \
         trellis_gemv0<K, N, VAR, false>(p);                                                                     \
     }
+// One row: four blocks an SM (≤ 64 registers a thread), the grid gemv0Split sizes for (gemv0BlocksPerSM).
 #define TRELLIS_GEMV_SPLITK_INT(name, K, N)                                                                     \
-    extern "C" __global__ void __launch_bounds__(256) name(const QGemvParams p) { pdl_begin();                  \
+    extern "C" __global__ void __launch_bounds__(256, (N) == 1 ? 4 : 1) name(const QGemvParams p) { pdl_begin(); \
         trellis_gemv0<K, N, 1, true>(p);                                                                        \
     }
 
