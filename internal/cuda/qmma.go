@@ -97,7 +97,27 @@ var (
 	gemvgLab     = []gemvgShape{{5, 2, 8}, {5, 1, 8}, {6, 1, 8}, {4, 1, 8}}
 	// gemvgWide is the one-block-an-SM shape of every width (tuning key gemvg_warps=32, the default).
 	gemvgWide = gemvgShape{1, 2, 32}
+	// gemvgRounds are one-block-an-SM shapes for launches of few units (tuning key gemvg_round): fewer warps at
+	// more registers, so that a lane asks for more of its runs at once. A launch whose units fit one round of
+	// the grid's warps (o: 2,560 units, q/k/v: 3,584 at Qwen3-14B) otherwise spends each unit's time in
+	// three DRAM round trips (U 2, 2, 1 of the five runs a lane takes at in = 5,120): Nsight Compute (H200,
+	// 2026-12-03) had o and q/k/v at 0.43 and 0.54 issued warps a scheduler-cycle, long-scoreboard stalls 5.1 and
+	// 4.3 cycles an instruction, against gate/up's 0.76 and 2.5. {1, 5, 20}: 20 warps, all five runs in flight
+	// (96 registers); {1, 3, 28}: 28 warps, three runs then two (72 registers; U 5 spills there).
+	gemvgRounds = []gemvgShape{{1, 5, 20}, {1, 3, 28}}
 )
+
+// gemvgRound is the first of gemvgRounds whose grid (one block an SM) holds units in one round and whose U with
+// one pair after it covers a lane's runs at in, or false.
+func gemvgRound(units, in, sms int) (gemvgShape, bool) {
+	runs := (in/32 + 31) / 32 // a lane's runs
+	for _, s := range gemvgRounds {
+		if units <= s.w*sms && runs <= s.u+2 && runs >= s.u {
+			return s, true
+		}
+	}
+	return gemvgShape{}, false
+}
 
 // gemvgSupports is whether trellis_gemvg serves a layer's MatMul: one row of an int8-activation axis-1 trellis
 // layer whose quantized activations fit in one block's shared memory, when the tuning table says so.
@@ -296,6 +316,9 @@ func (g *qmmaGroup) launchGemvg(b *Backend) func() error {
 	}
 	if !whole && shape == gemvgDefault && b.tune.gemvgWarps == gemvgWide.w {
 		shape, name = gemvgWide, gemvgWide.name(l0.w.Bits)
+		if r, ok := gemvgRound(units, l0.in, b.info.SMs); ok && b.tune.gemvgRound {
+			shape, name = r, r.name(l0.w.Bits)
+		}
 	}
 	p.NUnits = int32(units)
 	// Every SM a block while there are units for them (the kernel deals the first units out across the blocks).

@@ -351,7 +351,7 @@ func TestQuantSelection(t *testing.T) {
 	}
 	// The split-K shape of the 14B down projection: ~4 blocks per SM, staged rows within the kernel's bound.
 	for _, N := range qRowsInst {
-		rps, splits := gemv0Split(17408, 5120, N, 132)
+		rps, splits := gemv0Split(17408, 5120, N, 132, defaultTuning().gemv0Blocks)
 		if rps > gemv0MaxRows(N) || rps%8 != 0 || splits*rps < 17408 || (splits-1)*rps >= 17408 {
 			t.Errorf("gemv0Split(N=%d) = %d rows × %d splits", N, rps, splits)
 		}
@@ -468,6 +468,24 @@ func TestGemvgUnits(t *testing.T) {
 	for u := range 9 {
 		if si, r0, r1 := gemvgUnit([]int{9, 9}, []int{0, 5}, true, u); si != 0 || r0 != u || r1 != u {
 			t.Fatalf("SwiGLU unit %d: segment %d rows %d, %d", u, si, r0, r1)
+		}
+	}
+}
+
+// TestGemvgRound: the shapes launches of few units take under gemvg_round, at Qwen3-14B on the H200's 132 SMs
+// (o: 2,560 units, q/k/v: 3,584, gate/up: 17,408, all at in = 5,120: five runs a lane) and at other inputs.
+func TestGemvgRound(t *testing.T) {
+	for _, c := range []struct {
+		units, in int
+		want      string
+	}{
+		{2560, 5120, "{1 5 20} true"}, {3584, 5120, "{1 3 28} true"}, {17408, 5120, "{0 0 0} false"},
+		{2640, 5120, "{1 5 20} true"}, {2641, 5120, "{1 3 28} true"}, {3697, 5120, "{0 0 0} false"},
+		{2560, 4096, "{1 3 28} true"}, {2560, 2048, "{0 0 0} false"}, {2560, 8192, "{0 0 0} false"}, {2560, 7168, "{1 5 20} true"},
+	} {
+		s, ok := gemvgRound(c.units, c.in, 132)
+		if got := fmt.Sprint(s, ok); got != c.want {
+			t.Errorf("gemvgRound(%d units, in %d) = %s, want %s", c.units, c.in, got, c.want)
 		}
 	}
 }

@@ -180,15 +180,11 @@ func gemv0Piece(N int) int {
 
 func gemv0MaxRows(N int) int { return min(1024, 2048/N) }
 
-// gemv0BlocksPerSM is the grid the axis-0 split aims for (blocks per multiprocessor): four 256-thread blocks keep
-// 32 warps per multiprocessor when registers allow. Measured (H200, 2026-11-30): the 14B down projection (3-bit,
-// one row) at 35 µs a launch, 2.5 G weights/ms; other values not tried yet.
-const gemv0BlocksPerSM = 4
-
-// gemv0Split returns the rows per split and the split count for a coded matrix of rows × cols at N rows.
-func gemv0Split(rows, cols, N, sms int) (rowsPerSplit, splits int) {
+// gemv0Split returns the rows per split and the split count for a coded matrix of rows × cols at N rows, for a
+// grid of about perSM blocks per multiprocessor (tuning.gemv0Blocks).
+func gemv0Split(rows, cols, N, sms, perSM int) (rowsPerSplit, splits int) {
 	tiles := (cols + 32*gemv0Piece(N) - 1) / (32 * gemv0Piece(N))
-	want := max(1, (gemv0BlocksPerSM*sms+tiles-1)/tiles)
+	want := max(1, (perSM*sms+tiles-1)/tiles)
 	rps := (rows + want - 1) / want
 	rps = min(max((rps+7)&^7, 8), gemv0MaxRows(N))
 	return rps, (rows + rps - 1) / rps
@@ -305,7 +301,7 @@ func quantInstantiations(lab bool) map[string][]string {
 			_, vi := variantSuffix(v)
 			m["trellis.cu#n2"] = append(m["trellis.cu#n2"], fmt.Sprintf("MOE_TRELLIS1(%s, %d, %d)", moeTrellis1Name(k, v), k, vi))
 		}
-		shapes := []gemvgShape{gemvgDefault, gemvgWide}
+		shapes := append([]gemvgShape{gemvgDefault, gemvgWide}, gemvgRounds...)
 		if lab && k == 3 {
 			shapes = append(shapes, gemvgLab...)
 			m["trellis.cu#n1"] = append(m["trellis.cu#n1"], fmt.Sprintf("TRELLIS_GEMVG_PF(%s, %d)", trellisGemvgName(k, true), k))

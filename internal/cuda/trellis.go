@@ -371,7 +371,7 @@ func (b *Backend) ensureQScratch(p *driver.DevPtr, n *int, bytes int) (driver.De
 // enqueueTrellisGemv0 launches the split-K form of an axis-0 trellis layer and its reduce (n ≤ 8).
 func enqueueTrellisGemv0(b *Backend, c quantCase, y, x driver.DevPtr, l *qlinear) {
 	N := qInst(c.n)
-	rps, splits := gemv0Split(l.rows, c.out, N, b.info.SMs)
+	rps, splits := gemv0Split(l.rows, c.out, N, b.info.SMs, b.tune.gemv0Blocks)
 	P := gemv0Piece(N)
 	name := trellisGemv0Name(l.w.Bits, N, l.variant)
 	if c.act8 {

@@ -92,6 +92,13 @@ type tuning struct {
 	// qstage1_i8's staging): 200.7 / 201.9 tok/s at 8 against 210.1 / 210.0 at 32 (verify Fused/trellis and
 	// MatMul/trellis/i8 pass at both); 32.
 	gemvgWarps int
+	// gemv0Blocks is the grid trellis_gemv0's split-K aims for, in blocks per multiprocessor (gemv0Split): four
+	// 256-thread blocks keep 32 warps per multiprocessor at the one-row form's 64 registers. Measured (H200,
+	// 2026-11-30): the 14B down projection (3-bit, one row) at 35 µs a launch, 2.5 G weights/ms.
+	gemv0Blocks int
+	// gemvgRound runs trellis_gemvg launches of few units (o, q/k/v) at the gemvgRounds shapes: every unit in one
+	// round of the grid's warps with more of a lane's runs in flight (qmma.go). Not yet measured: off.
+	gemvgRound bool
 
 	// lab compiles the forms instantiated for measurement only (labInstantiations) and lets the keys below pick
 	// them; any lab key sets it. Off in production: the lab forms are not in the compiled kernel list.
@@ -115,7 +122,7 @@ func defaultTuning() tuning {
 	return tuning{act8: [2]bool{true, true}, mmaRows: qmmaDefaultRows, mma0Rows: qmma0DefaultRows, pdl: true, gemvGroup: true,
 		splitGemmMax: 1 << 28, attnRowsMax: 1 << 16, mmaWideRows: qmmaWideRows, chunkRowsMax: 2 * maxGemvRows,
 		attnChunkRows: 64, attnChunkMin: 1 << 12, normRopeQK: true, attnStore: true, foldResidual: true,
-		deltaChunkRows: 64, gemvgWarps: 32}
+		deltaChunkRows: 64, gemvgWarps: 32, gemv0Blocks: 4}
 }
 
 // tuneKey sets one field from its text; lab keys also switch the lab forms on.
@@ -147,6 +154,8 @@ var tuneKeys = map[string]tuneKey{
 	"fold_residual":    {set: func(t *tuning, v string) error { return parseBool(&t.foldResidual, v) }},
 	"delta_chunk_rows": {set: func(t *tuning, v string) error { return parseInt(&t.deltaChunkRows, v, 0, 1<<20) }},
 	"gemvg_warps":      {set: func(t *tuning, v string) error { return parseOneOf(&t.gemvgWarps, v, []int{8, 32}) }},
+	"gemv0_blocks":     {set: func(t *tuning, v string) error { return parseInt(&t.gemv0Blocks, v, 1, 16) }},
+	"gemvg_round":      {set: func(t *tuning, v string) error { return parseBool(&t.gemvgRound, v) }},
 	"lab":              {lab: true, set: func(t *tuning, v string) error { return parseBool(&t.lab, v) }},
 	"gemv_r":           {lab: true, set: func(t *tuning, v string) error { return parseOneOf(&t.gemvR, v, append([]int{qShapes[1].R}, qLab...)) }},
 	"gemv_u":           {lab: true, set: func(t *tuning, v string) error { return parseOneOf(&t.gemvU, v, []int{1, 2, 4}) }},

@@ -265,7 +265,7 @@ ncu_phase() {
 	step "ncu"
 	for k in ${NCU_KERNELS:-trellis_gemvg_k3 trellis_gemv0_k3_n1_i8}; do
 		timeout 150 ncu --clock-control none --kernel-name "$k" --launch-skip 40 --launch-count 3 \
-			--section SpeedOfLight --section Occupancy --section WarpStateStats --section SchedulerStats --section LaunchStats --section MemoryWorkloadAnalysis \
+			--section SpeedOfLight --section Occupancy --section WarpStateStats --section SchedulerStats --section LaunchStats --section MemoryWorkloadAnalysis ${NCU_EXTRA:-} \
 			$B bench "${what[@]}" --device cuda -p 0 -n 8 -r 1 >"$OUT/ncu-$k.txt" 2>&1
 		echo "ncu $k exit $?" | tee -a "$OUT/run.log"
 	done
@@ -297,7 +297,7 @@ ab() {
 		echo "## MLXBUN_CUDA_TUNE=$v" >>"$OUT/ab.md"
 		MLXBUN_CUDA_TUNE=$v timeout 100 $B bench --synthetic qwen3-14b --bits 3 --device cuda -p 0 -n 128 -r 3 >>"$OUT/ab.md" 2>&1
 		echo "exit $?" >>"$OUT/ab.md"
-		grep -E "tg128|rror" "$OUT/ab.md" | tail -1 | tee -a "$OUT/run.log"
+		grep -E "tg128|rror" "$OUT/ab.md" | tail -2 | tee -a "$OUT/run.log"
 	done
 	[ "${AB_ONLY:-0}" = 1 ] && return
 	step "ab: profile of the default, 3-bit"
@@ -821,6 +821,46 @@ stage11() {
 		timeout 100 $bin bench --synthetic qwen3-14b --bits 3 --device cuda -p 0 -n 16 -r 1 --profile >"$OUT/profile-$(basename $bin).md" 2>&1
 		grep -E "trellis_gemvg|trellis_gemv0|splitk|launches" "$OUT/profile-$(basename $bin).md" | head -6 | tee -a "$OUT/run.log"
 	done
+}
+
+# stage11b: the kernel cases and TestQuantizedKL again (trellis_gemv0 back to one row of words in flight), the
+# tg128 A/B of trellis_gemv0's grid (gemv0_blocks), then Nsight Compute's warp states for one launch of each
+# trellis_gemvg form (q/k/v, o, gate/up: three consecutive launches) and two of trellis_gemv0.
+stage11b() {
+	local v
+	step "stage11b: verify"
+	vk 300 MatMul/trellis
+	gotests 100 '^TestQuantizedKL$' "$OUT/stage11b-kl.log"
+	AB="${AB:-- gemv0_blocks=2 gemv0_blocks=3 gemv0_blocks=6 -}" AB_ONLY=1 ab
+	NCU_EXTRA="--print-details all" NCU_KERNELS="trellis_gemvg_k3_b1u2w32 trellis_gemv0_k3_n1_i8" ncu_phase
+	for v in trellis_gemvg_k3_b1u2w32 trellis_gemv0_k3_n1_i8; do
+		grep -E "Duration|Executed Ipc A|Issue Slots Busy|No Eligible|Achieved Occupancy|Warp Cycles Per Issued|Stall|Registers Per|Block Limit Reg|Theoretical Occ|DRAM Throughput|Compute \(SM\)" "$OUT/ncu-$v.txt" | head -60 >>"$OUT/run.log"
+	done
+}
+
+# stage11c: trellis_gemvg's round shapes for launches of few units (gemvg_round: o at 20 warps with every run of a
+# lane in flight, q/k/v at 28): the kernel cases through them, the tg128 A/B alternated, 2/4 bits, Nsight Compute's
+# warp states for the two shapes, and the profile.
+stage11c() {
+	local v k
+	for v in gemvg_round=1; do
+		step "stage11c: verify MLXBUN_CUDA_TUNE=$v"
+		MLXBUN_CUDA_TUNE=$v vk 300 Fused/trellis
+		MLXBUN_CUDA_TUNE=$v vk 300 MatMul/trellis/i8
+	done
+	MLXBUN_CUDA_TUNE=gemvg_round=1 gotests 150 '^(TestBackendModels|TestQuantizedKL)$' "$OUT/stage11c-tests.log"
+	AB="${AB:-- gemvg_round=1 - gemvg_round=1}" AB_ONLY=1 ab
+	for k in 2 4; do
+		step "stage11c: bench qwen3-14b $k-bit gemvg_round=1"
+		MLXBUN_CUDA_TUNE=gemvg_round=1 timeout 100 $B bench --synthetic qwen3-14b --bits $k --device cuda -p 0 -n 128 -r 3 2>&1 | grep -E "tg128|rror" | tee -a "$OUT/run.log"
+	done
+	MLXBUN_CUDA_TUNE=gemvg_round=1 NCU_EXTRA="--print-details all" NCU_KERNELS="trellis_gemvg_k3_b1u5w20 trellis_gemvg_k3_b1u3w28" ncu_phase
+	for v in trellis_gemvg_k3_b1u5w20 trellis_gemvg_k3_b1u3w28; do
+		grep -E "^  trellis|Duration|Issued Warp Per Scheduler  |Stall Long|Stall Barrier|Achieved Active Warps" "$OUT/ncu-$v.txt" | head -24 | tee -a "$OUT/run.log"
+	done
+	step "stage11c: bench --profile gemvg_round=1"
+	MLXBUN_CUDA_TUNE=gemvg_round=1 timeout 100 $B bench --synthetic qwen3-14b --bits 3 --device cuda -p 0 -n 16 -r 1 --profile >"$OUT/profile-round.md" 2>&1
+	grep -E "trellis_gemvg|trellis_gemv0|launches" "$OUT/profile-round.md" | head -6 | tee -a "$OUT/run.log"
 }
 
 # check8: norm_rope_qk and attn_store on by default: the kernel cases through them, the GPU model tests

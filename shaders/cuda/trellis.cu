@@ -535,6 +535,18 @@ __device__ __forceinline__ void gemvg_lane_runs(const TrellisRow<K, 1> (&rw)[2],
         i8_dot<K, 1, 2, U>(wd, xr, cs, 0, 32, mask, acc);
         pa0 += 32 * K * U, pl0 += 32 * K * U, pa1 += 32 * K * U, pl1 += 32 * K * U, xr += 32 * 36 * U;
     }
+    if (U > 2 && lq + 32 < nq) { // two more runs at once (U 3 of a lane's five: 3, 2 rather than 3, 1, 1)
+        Words wd[2][2];
+#pragma unroll
+        for (int u = 0; u < 2; u++) {
+#pragma unroll
+            for (int i = 0; i < K; i++) wd[u][0].a[i] = __ldg(pa0 + u * 32 * K + i), wd[u][1].a[i] = __ldg(pa1 + u * 32 * K + i);
+            wd[u][0].a[K] = __ldg(pl0 + u * 32 * K), wd[u][1].a[K] = __ldg(pl1 + u * 32 * K);
+        }
+        i8_dot<K, 1, 2, 2>(wd, xr, cs, 0, 32, mask, acc);
+        pa0 += 64 * K, pl0 += 64 * K, pa1 += 64 * K, pl1 += 64 * K, xr += 64 * 36;
+        lq += 64;
+    }
     if (U > 1)
         for (; lq < nq; lq += 32) {
             Words wd[1][2];
@@ -1038,36 +1050,6 @@ __device__ __forceinline__ void trellis_gemv0(const QGemvParams& p) {
     const int rows = p.in, cols = p.out;
     const int rs = blockIdx.y * p.rowsPerSplit, re = min(rs + p.rowsPerSplit, rows);
     const float rcp = trellis_rcp();
-    const int T = 1 << p.shift, wpb = (K << p.shift) >> 5, wpr = (cols >> 5) * K;
-    const int c0 = (blockIdx.x * 32 + lane) * P;
-    const bool active = c0 < cols;
-    const int b = c0 >> p.shift, t0 = c0 & (T - 1);
-    const int sb = (T - t0 - P) * K;
-    const unsigned sh = sb & 31;
-    // Words 0..NL−2 of a piece are consecutive (immediate offsets from pa); the last may wrap to the block's word 0
-    // (the piece at t0 = 0), so it has its own pointer pl. Both step by 8 rows. The words of the warp's first AHEAD
-    // rows are asked for before the staging (weights: they do not wait for x), and each row's loop step asks for
-    // the row AHEAD on, so a row's loads have AHEAD rows of arithmetic to arrive in (one row: two, where the
-    // registers allow it; more rows hold N·P accumulators and keep one).
-    constexpr int AHEAD = N == 1 ? 2 : 1;
-    unsigned nx[AHEAD][NL];
-    const long long step = 8LL * (p.interleaved ? 48 : wpr);
-    const unsigned *pa, *pl;
-    {
-        const long long base = p.interleaved ? (long long)(b >> 1) * rows * 48 + (b & 1) * wpb : (long long)b * wpb;
-        const int stride = p.interleaved ? 48 : wpr, w0 = sb >> 5;
-        const unsigned* row = p.W + base + (long long)(rs + warp) * stride;
-        pa = row + w0, pl = row + (w0 + NL - 1) % wpb;
-#pragma unroll
-        for (int h = 0; h < AHEAD; h++) {
-            if (active && rs + warp + 8 * h < re) {
-#pragma unroll
-                for (int i = 0; i < NL - 1; i++) nx[h][i] = __ldg(pa + h * step + i);
-                nx[h][NL - 1] = __ldg(pl + h * step);
-            }
-        }
-        pa += AHEAD * step, pl += AHEAD * step;
-    }
     for (int i = threadIdx.x; i < re - rs; i += blockDim.x) {
         const float sc = __ldg(p.scales + rs + i);
         ssh[i] = sc;
@@ -1103,6 +1085,17 @@ __device__ __forceinline__ void trellis_gemv0(const QGemvParams& p) {
         }
         __syncwarp();
     }
+    const int T = 1 << p.shift, wpb = (K << p.shift) >> 5, wpr = (cols >> 5) * K;
+    const int c0 = (blockIdx.x * 32 + lane) * P;
+    const bool active = c0 < cols;
+    const int b = c0 >> p.shift, t0 = c0 & (T - 1);
+    const int sb = (T - t0 - P) * K;
+    const unsigned sh = sb & 31;
+    int idx[NL];
+#pragma unroll
+    for (int i = 0; i < NL; i++) idx[i] = ((sb >> 5) + i) % wpb;
+    const long long base = p.interleaved ? (long long)(b >> 1) * rows * 48 + (b & 1) * wpb : (long long)b * wpb;
+    const int stride = p.interleaved ? 48 : wpr;
     const unsigned mask = (1u << p.L) - 1u;
     float acc[P][N];
     int iacc[I8 ? P : 1][N];
@@ -1117,21 +1110,18 @@ __device__ __forceinline__ void trellis_gemv0(const QGemvParams& p) {
             for (int m = 0; m < N; m++) iacc[j][m] = ioff[m];
     }
     if (active) {
-#pragma unroll 2
+        // One pointer per loaded word, stepped by 8 rows: a 64-bit add and a load per word and row.
+        const unsigned* pw[NL];
+#pragma unroll
+        for (int i = 0; i < NL; i++) pw[i] = p.W + base + (long long)(rs + warp) * stride + idx[i];
+        const long long step = 8LL * stride;
         for (int r = rs + warp; r < re; r += 8) {
             unsigned ld[NL], a[NA];
 #pragma unroll
             for (int i = 0; i < NL; i++) {
-                ld[i] = nx[0][i];
-#pragma unroll
-                for (int h = 0; h + 1 < AHEAD; h++) nx[h][i] = nx[h + 1][i];
+                ld[i] = __ldg(pw[i]);
+                pw[i] += step;
             }
-            if (r + 8 * AHEAD < re) {
-#pragma unroll
-                for (int i = 0; i < NL - 1; i++) nx[AHEAD - 1][i] = __ldg(pa + i);
-                nx[AHEAD - 1][NL - 1] = __ldg(pl);
-            }
-            pa += step, pl += step; // unconditional: only the loads are predicated
 #pragma unroll
             for (int i = 0; i < NA; i++) a[i] = ALIGNED ? ld[i] : shf_r(ld[i], ld[ALIGNED ? i : i + 1], sh);
             float xv[N]; // the row's N activations, contiguous in xsh: N/4 16-byte reads
@@ -1206,9 +1196,8 @@ __device__ __forceinline__ void trellis_gemv0(const QGemvParams& p) {
     extern "C" __global__ void __launch_bounds__(256) name(const QGemvParams p) { pdl_begin();                  \
         trellis_gemv0<K, N, VAR, false>(p);                                                                     \
     }
-// One row: four blocks an SM (≤ 64 registers a thread), the grid gemv0Split sizes for (gemv0BlocksPerSM).
 #define TRELLIS_GEMV_SPLITK_INT(name, K, N)                                                                     \
-    extern "C" __global__ void __launch_bounds__(256, (N) == 1 ? 4 : 1) name(const QGemvParams p) { pdl_begin(); \
+    extern "C" __global__ void __launch_bounds__(256) name(const QGemvParams p) { pdl_begin();                  \
         trellis_gemv0<K, N, 1, true>(p);                                                                        \
     }
 
