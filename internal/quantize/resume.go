@@ -138,29 +138,6 @@ func readRunRecord(dir string) (runRecord, bool) {
 	return r, true
 }
 
-// writeAtomic writes b to path through a temporary file in the same folder.
-func writeAtomic(path string, b []byte) error {
-	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
-	if err != nil {
-		return fmt.Errorf("quantize: %w", err)
-	}
-	defer os.Remove(f.Name())
-	if _, err := f.Write(b); err != nil {
-		f.Close()
-		return fmt.Errorf("quantize: %s: %w", path, err)
-	}
-	if err := f.Close(); err != nil {
-		return fmt.Errorf("quantize: %s: %w", path, err)
-	}
-	if err := os.Chmod(f.Name(), 0o644); err != nil {
-		return fmt.Errorf("quantize: %w", err)
-	}
-	if err := os.Rename(f.Name(), path); err != nil {
-		return fmt.Errorf("quantize: %w", err)
-	}
-	return nil
-}
-
 // firstDifference names the first setting in which made differs from now and says how ("", "" when they are the
 // same).
 func firstDifference(made, now []setting) (name, diff string) {

@@ -63,11 +63,7 @@ func (o owner) state() liveness {
 
 // writeOwner records this process as tmp's owner.
 func writeOwner(tmp string) error {
-	b, _ := json.Marshal(self())
-	if err := os.WriteFile(filepath.Join(tmp, ownerFile), append(b, '\n'), 0o644); err != nil {
-		return fmt.Errorf("quantize: %w", err)
-	}
-	return nil
+	return writeAtomic(filepath.Join(tmp, ownerFile), mustJSON(self())) // a torn record would read as none
 }
 
 // readOwner reads dir's record; ok is false when there is none (or it is not one of ours).

@@ -1,7 +1,9 @@
 // The output directory: tensors written in shards as they are produced (one model.safetensors when everything fits
 // one shard, else model-0000i-of-0000N.safetensors plus model.safetensors.index.json), config.json with the
 // quantization block, the tokenizer files, all inside a temporary directory beside the destination that is
-// renamed into place only when everything has been written and checked.
+// renamed into place only when everything has been written and checked. Each file in it is itself written under
+// a temporary name and renamed (writeAtomic, safetensors.WriteFile), so a file under a final name is whole even
+// in a work folder a killed run left behind (--resume reads those).
 package quantize
 
 import (
@@ -169,8 +171,8 @@ func (s *sink) finish() ([]string, int64, error) {
 	if err != nil {
 		return nil, 0, fmt.Errorf("quantize: index: %w", err)
 	}
-	if err := os.WriteFile(filepath.Join(s.dir, indexFile), append(b, '\n'), 0o644); err != nil {
-		return nil, 0, fmt.Errorf("quantize: %w", err)
+	if err := writeAtomic(filepath.Join(s.dir, indexFile), append(b, '\n')); err != nil {
+		return nil, 0, err
 	}
 	return append(files, indexFile), s.bytes, nil
 }
@@ -303,8 +305,8 @@ func writeConfig(inDir string, raw []byte, tmp string, o Options, items []item) 
 		return nil, fmt.Errorf("%s: config.json: %w", inDir, err)
 	}
 	pretty.WriteByte('\n')
-	if err := os.WriteFile(filepath.Join(tmp, config.ConfigFile), pretty.Bytes(), 0o644); err != nil {
-		return nil, fmt.Errorf("quantize: %w", err)
+	if err := writeAtomic(filepath.Join(tmp, config.ConfigFile), pretty.Bytes()); err != nil {
+		return nil, err
 	}
 	written := []string{config.ConfigFile}
 	for _, name := range auxFiles {
@@ -347,7 +349,7 @@ func verifyConfig(dir string, items []item) error {
 	return nil
 }
 
-// copyFile copies src to dst when src exists; it reports whether it did.
+// copyFile copies src to dst (temporary name, renamed) when src exists; it reports whether it did.
 func copyFile(src, dst string) (bool, error) {
 	in, _, err := userfile.Open(src, userfile.Stream) // a pipe or a device in the input would never end
 	if errors.Is(err, os.ErrNotExist) {
@@ -357,18 +359,53 @@ func copyFile(src, dst string) (bool, error) {
 		return false, fmt.Errorf("quantize: %w", err)
 	}
 	defer in.Close()
-	out, err := os.OpenFile(dst, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	err = writeAtomicFrom(dst, func(w io.Writer) error {
+		if _, err := io.Copy(w, in); err != nil {
+			return fmt.Errorf("copy %s: %w", src, err)
+		}
+		return nil
+	})
 	if err != nil {
-		return false, fmt.Errorf("quantize: %w", err)
-	}
-	if _, err := io.Copy(out, in); err != nil {
-		out.Close()
-		return false, fmt.Errorf("quantize: copy %s: %w", src, err)
-	}
-	if err := out.Close(); err != nil {
-		return false, fmt.Errorf("quantize: %w", err)
+		return false, err
 	}
 	return true, nil
+}
+
+// writeAtomic writes b to path through a temporary file in the same folder.
+func writeAtomic(path string, b []byte) error {
+	return writeAtomicFrom(path, func(w io.Writer) error {
+		_, err := w.Write(b)
+		return err
+	})
+}
+
+// writeAtomicFrom writes what fill writes to path: into a temporary file of the same folder (a dot name, which no
+// loader takes for a model file), synced, made 0644 and renamed over path, so path is either absent, its old
+// content or the whole new one. On any error the temporary file is removed and path is left as it was.
+func writeAtomicFrom(path string, fill func(io.Writer) error) error {
+	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
+	if err != nil {
+		return fmt.Errorf("quantize: %w", err)
+	}
+	// Until the rename succeeds the temporary file is ours to remove; after it, Remove fails harmlessly.
+	defer os.Remove(f.Name())
+	err = fill(f)
+	if err == nil {
+		err = f.Chmod(0o644) // CreateTemp makes 0600; a model file is meant to be shared like any other
+	}
+	if err == nil {
+		err = f.Sync()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return fmt.Errorf("quantize: %s: %w", path, err)
+	}
+	if err := os.Rename(f.Name(), path); err != nil {
+		return fmt.Errorf("quantize: %w", err)
+	}
+	return nil
 }
 
 // orderedObject marshals as a JSON object with its keys in insertion order.
