@@ -331,9 +331,19 @@ func runGenerate(cmd *cobra.Command, f *generateFlags) error {
 	if stream != nil {
 		emit(stopper.Finish(stream.Flush()))
 	}
-	if mp, used := cfg.MaxPositions, len(res.Prompt)+len(res.Generated); mp > 0 && used > mp {
+	// The positions fed: the prompt's and every generated token's but the last, which ends the run unfed (a run
+	// stopped by a context of max_position_embeddings fills the positions and does not pass them).
+	if mp, used := cfg.MaxPositions, len(res.Prompt)+max(len(res.Generated)-1, 0); mp > 0 && used > mp {
 		// As llama.cpp warns: the positions are computed, but past what the model was trained on.
 		log.Warn().Msgf("--max-kv-size %d took the run to %d positions, past the model's %d (max_position_embeddings): the output past them may degrade", ctx, used, mp)
+	}
+	if res.StopReason == "context" && !f.jsonOut { // --json says so in stop_reason; the streamed text just ends
+		size, whose := ctx, "-c/--ctx-size"
+		if size == 0 { // prompt + --max-tokens, capped by the model: a context stop means the cap was reached
+			size, whose = cfg.MaxPositions, "the model's max_position_embeddings"
+		}
+		log.Warn().Str("stop_reason", res.StopReason).Msgf("generation stopped at the context limit after %d tokens: the context of %d (%s) is full; raise -c/--ctx-size (--max-kv-size) for a longer output",
+			len(res.Generated), size, whose)
 	}
 	if constrained != nil {
 		if !constrained.Complete() {

@@ -553,7 +553,7 @@ func TestFirstRun(t *testing.T) {
 	t.Run("a run past the model's positions warns", func(t *testing.T) {
 		long := edited(t, "models/tiny-qwen3", func(c map[string]any) { c["max_position_embeddings"] = 8.0 })
 		_, r := genJSON(t, "", "--model", long, "--prompt-ids", "1,2", "-n", "10", "--max-kv-size", "16", "--ignore-eos")
-		if !strings.Contains(r.stderr, "--max-kv-size 16 took the run to 12 positions, past the model's 8") || strings.Count(r.stderr, "\n") != 1 {
+		if !strings.Contains(r.stderr, "--max-kv-size 16 took the run to 11 positions, past the model's 8") || strings.Count(r.stderr, "\n") != 1 {
 			t.Errorf("stderr %q", r.stderr)
 		}
 		if _, r := genJSON(t, "", "--model", long, "--prompt-ids", "1,2", "-n", "4", "--max-kv-size", "16", "--ignore-eos"); r.stderr != "" {
