@@ -162,7 +162,7 @@ __device__ __forceinline__ void qstage_i8(unsigned* xs, int cs, const float* __r
 // instead of 160 of them walking 32 positions each: the run's max|x| and Σa meet in two shuffles among the four
 // lanes. The int8 values, scales and offsets are qstage_i8's bit for bit (a max and an integer sum do not depend on
 // the order). With nw (trellis_gemvg's folded input norm): the values quantized are x·nw (the norm's 1/rms is
-// common to every run, so it leaves the int8 values alone and multiplies the sums once, in gemvg_finish), and each
+// common to every run, so it leaves the int8 values alone and multiplies the sums once, in gemvg_store), and each
 // warp's Σx² goes to ssp[warp] for the caller to finish after its __syncthreads. Rounds of the loop are
 // warp-uniform (the shuffles need every lane).
 __device__ __forceinline__ void qstage1_i8(unsigned* xs, const float* __restrict__ x, int in, const float* __restrict__ nw, float* ssp) {
@@ -435,58 +435,40 @@ __device__ __forceinline__ void gemvg_bind(const QGroupParams& p, TrellisRow<K, 
     rw[1].bind(s1.W, s1.scales, p.in, p.L, min(r1, s1.out - 1));
 }
 
-// gemvg_segs: unit u's rows and their segments (gemvg_unit; SwiGLU without the segment search).
-__device__ __forceinline__ void gemvg_segs(const QGroupParams& p, int u, QMmaSeg& s0, QMmaSeg& s1, int& r0, int& r1) {
-    if (p.h) {
-        s0 = p.seg[0], s1 = p.seg[1], r0 = u, r1 = u;
-        return;
-    }
-    int si;
-    gemvg_unit(p, u, si, r0, r1);
-    s0 = qmma_seg_of(p, si), s1 = s0;
-}
-
-// gemvg_epi: what unit u's finish reads besides its sums, asked for when the unit starts, so that the loads have
-// the unit's arithmetic to arrive in rather than costing a round trip after it (the launches of one unit a warp, o
-// and q/k/v, wait that out once each): lane 1 + i returns value i of {scale r0, scale r1, bias r0, bias r1,
-// res r0, res r1}, 0 where the launch has none or r1 is past the end; the other lanes 0. res is read with a
-// plain load: y may be res, and only this unit writes these rows.
-__device__ __forceinline__ float gemvg_epi(const QGroupParams& p, int u, int lane) {
-    QMmaSeg s0, s1;
-    int r0, r1;
-    gemvg_segs(p, u, s0, s1, r0, r1);
-    const bool two = r1 < s1.out;
-    switch (lane) {
-    case 1: return __ldg(s0.scales + r0);
-    case 2: return __ldg(s1.scales + min(r1, s1.out - 1));
-    case 3: return s0.bias ? __ldg(s0.bias + r0) : 0.f;
-    case 4: return two && s1.bias ? __ldg(s1.bias + r1) : 0.f;
-    case 5: return p.res ? p.res[r0] : 0.f;
-    case 6: return two && p.res ? p.res[r1] : 0.f;
-    }
-    return 0.f;
-}
-
-// gemvg_finish: unit u's lane sums reduced over the warp, finished and stored by lane 0 (and h for SwiGLU); ev:
-// the unit's gemvg_epi. inv: the folded norm's 1/rms, which multiplies the sums (1 without a norm: exact). Each
-// output as TrellisRow::finish (Factored: sum·(scale·rcp)) plus the bias, then MatMulAdd's Add(y, res, t) in place.
-__device__ __forceinline__ void gemvg_finish(const QGroupParams& p, float (&acc)[2][1], int u, int lane, float inv, float ev) {
-    const float a0 = __fmul_rn(warp_sum(acc[0][0]), inv), a1 = __fmul_rn(warp_sum(acc[1][0]), inv);
-    float e[6];
-#pragma unroll
-    for (int i = 0; i < 6; i++) e[i] = __shfl_sync(0xffffffffu, ev, 1 + i);
-    if (lane != 0) return;
-    QMmaSeg s0, s1;
-    int r0, r1;
-    gemvg_segs(p, u, s0, s1, r0, r1);
-    const float rcp = trellis_rcp();
-    const float y0 = __fadd_rn(__fmul_rn(a0, __fmul_rn(e[0], rcp)), e[2]);
-    s0.y[r0] = p.res ? __fadd_rn(e[4], y0) : y0;
+// gemvg_store: pair (r0, r1)'s sums a0, a1 (over the whole input, before the folded norm's 1/rms) finished and
+// stored (and h for SwiGLU); lane 0 only. inv: the folded norm's 1/rms, which multiplies the sums (1 without a norm:
+// exact).
+template <int K>
+__device__ __forceinline__ void gemvg_store(const QGroupParams& p, const TrellisRow<K, 1> (&rw)[2], float a0, float a1, const QMmaSeg& s0,
+                                            const QMmaSeg& s1, int r0, int r1, float inv) {
+    a0 = __fmul_rn(a0, inv), a1 = __fmul_rn(a1, inv);
+    const float y0 = __fadd_rn(rw[0].finish(a0), s0.bias ? __ldg(s0.bias + r0) : 0.f);
+    s0.y[r0] = p.res ? __fadd_rn(p.res[r0], y0) : y0; // MatMulAdd: Add(y, res, t) after the product, in place
     if (r1 < s1.out) {
-        const float y1 = __fadd_rn(__fmul_rn(a1, __fmul_rn(e[1], rcp)), e[3]);
-        s1.y[r1] = p.res ? __fadd_rn(e[5], y1) : y1;
+        const float y1 = __fadd_rn(rw[1].finish(a1), s1.bias ? __ldg(s1.bias + r1) : 0.f);
+        s1.y[r1] = p.res ? __fadd_rn(p.res[r1], y1) : y1;
         if (p.h) p.h[r0] = silu_mul(y0, y1);
     }
+}
+
+// gemvg_finish: unit u's lane sums reduced over the warp and stored. The unit's rows and codecs are found again
+// here rather than kept in registers through the unit's loop.
+template <int K>
+__device__ __forceinline__ void gemvg_finish(const QGroupParams& p, float (&acc)[2][1], int u, int lane, float inv) {
+    const float a0 = warp_sum(acc[0][0]), a1 = warp_sum(acc[1][0]);
+    if (lane != 0) return;
+    if (p.h) { // SwiGLU: gate row u and up row u, no segment search (gemvg_unit's answer)
+        TrellisRow<K, 1> rw[2];
+        gemvg_bind(p, rw, p.seg[0], p.seg[1], u, u);
+        gemvg_store(p, rw, a0, a1, p.seg[0], p.seg[1], u, u, inv);
+        return;
+    }
+    int si, r0, r1;
+    gemvg_unit(p, u, si, r0, r1);
+    const QMmaSeg s0 = qmma_seg_of(p, si), s1 = p.h ? p.seg[1] : s0;
+    TrellisRow<K, 1> rw[2];
+    gemvg_bind(p, rw, s0, s1, r0, r1);
+    gemvg_store(p, rw, a0, a1, s0, s1, r0, r1, inv);
 }
 
 // gemvg_done: the last warp of the grid to finish (every warp has taken its last unit) zeroes the counters.
@@ -607,7 +589,6 @@ __device__ __forceinline__ void trellis_gemvg(const QGroupParams& p) {
             gemvg_unit(p, u, si, r0, r1);
             gemvg_bind(p, rw, qmma_seg_of(p, si), p.h ? p.seg[1] : qmma_seg_of(p, si), r0, r1);
         }
-        const float ev = gemvg_epi(p, u, lane);
         float acc[2][1] = {{0.f}, {0.f}};
         if constexpr (MMA) { // warp-uniform bounds: the MMAs need all 32 lanes
             int r = 0;
@@ -621,7 +602,7 @@ __device__ __forceinline__ void trellis_gemvg(const QGroupParams& p) {
             if (U > 1)
                 for (; lq < nq; lq += 32) i8_runs<K, 1, 2, 1>(p.shift, rw, xs, cs, 0, lq, 32, mask, acc);
         }
-        gemvg_finish(p, acc, u, lane, inv, ev);
+        gemvg_finish<K>(p, acc, u, lane, inv);
         u = __shfl_sync(0xffffffffu, next, 0) + nwarps;
     }
     gemvg_done(p, lane, nwarps);
@@ -678,7 +659,7 @@ __device__ __forceinline__ void trellis_gemvg_pf(const QGroupParams& p) {
             else if (un < p.nunits && lane < nq) i8_load<K, 2, 1>(p.shift, rn, 0, lane, 32, nxt);
             i8_dot<K, 1, 2, 1>(cur, xs, cs, lq, 32, mask, acc);
         }
-        gemvg_finish(p, acc, u, lane, 1.f, gemvg_epi(p, u, lane));
+        gemvg_finish<K>(p, acc, u, lane, 1.f);
         u = un, si = sn, r0 = n0, r1 = n1, rw[0] = rn[0], rw[1] = rn[1];
         if (u < p.nunits) un = __shfl_sync(0xffffffffu, after, 0) + nwarps;
     }
