@@ -97,7 +97,7 @@ var (
 	gemvgLab     = []gemvgShape{{5, 2, 8}, {5, 1, 8}, {6, 1, 8}, {4, 1, 8}}
 	// gemvgWide is the one-block-an-SM shape of every width (tuning key gemvg_warps=32, the default).
 	gemvgWide = gemvgShape{1, 2, 32}
-	// gemvgRounds are one-block-an-SM shapes for launches of few units (tuning key gemvg_round): fewer warps at
+	// gemvgRounds are one-block-an-SM shapes for launches of few units (tuning key gemvg_round, on): fewer warps at
 	// more registers, so that a lane asks for more of its runs at once. A launch whose units fit one round of
 	// the grid's warps (o: 2,560 units, q/k/v: 3,584 at Qwen3-14B) otherwise spends each unit's time in
 	// three DRAM round trips (U 2, 2, 1 of the five runs a lane takes at in = 5,120): Nsight Compute (H200,
@@ -107,10 +107,13 @@ var (
 	gemvgRounds = []gemvgShape{{1, 5, 20}, {1, 3, 28}}
 )
 
+// runsPerLane is the runs of 32 positions a lane of trellis_gemvg takes at input width in.
+func runsPerLane(in int) int { return (in/32 + 31) / 32 }
+
 // gemvgRound is the first of gemvgRounds whose grid (one block an SM) holds units in one round and whose U with
 // one pair after it covers a lane's runs at in, or false.
 func gemvgRound(units, in, sms int) (gemvgShape, bool) {
-	runs := (in/32 + 31) / 32 // a lane's runs
+	runs := runsPerLane(in)
 	for _, s := range gemvgRounds {
 		if units <= s.w*sms && runs <= s.u+2 && runs >= s.u {
 			return s, true
@@ -316,7 +319,9 @@ func (g *qmmaGroup) launchGemvg(b *Backend) func() error {
 	}
 	if !whole && shape == gemvgDefault && b.tune.gemvgWarps == gemvgWide.w {
 		shape, name = gemvgWide, gemvgWide.name(l0.w.Bits)
-		if r, ok := gemvgRound(units, l0.in, b.info.SMs); ok && b.tune.gemvgRound {
+		if r, ok := gemvgRound(units, l0.in, b.info.SMs); ok && b.tune.gemvgRound > 0 {
+			shape, name = r, r.name(l0.w.Bits)
+		} else if r := gemvgRounds[1]; b.tune.gemvgRound == 2 && runsPerLane(l0.in) >= r.u && runsPerLane(l0.in) <= r.u+2 {
 			shape, name = r, r.name(l0.w.Bits)
 		}
 	}

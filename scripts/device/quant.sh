@@ -863,6 +863,47 @@ stage11c() {
 	grep -E "trellis_gemvg|trellis_gemv0|launches" "$OUT/profile-round.md" | head -6 | tee -a "$OUT/run.log"
 }
 
+# stage11d: trellis_gemvg's finish reading its scales, biases and residual rows when the unit starts (gemvg_epi,
+# commit a793dca, measured slower and reverted):
+# the kernel cases at the default and gemvg_round=1, then tg128 of this binary and .devpack/mlxbun-old.gz (the commit
+# before), each with and without gemvg_round, at 3 bits twice and at 2 and 4 bits once.
+stage11d() {
+	local v bin k old=""
+	for v in "" gemvg_round=1; do
+		step "stage11d: verify MLXBUN_CUDA_TUNE=$v"
+		MLXBUN_CUDA_TUNE=$v vk 300 Fused/trellis
+		MLXBUN_CUDA_TUNE=$v vk 300 MatMul/trellis/i8
+	done
+	gotests 150 '^(TestBackendModels|TestPicksOnDevice)$' "$OUT/stage11d-tests.log"
+	if [ -f .devpack/mlxbun-old.gz ]; then
+		gunzip -c .devpack/mlxbun-old.gz >/tmp/mlxbun-old && chmod +x /tmp/mlxbun-old && old=/tmp/mlxbun-old
+	fi
+	for k in 3 2 4 3; do
+		for bin in $B $old; do
+			for v in "" gemvg_round=1; do
+				step "stage11d: $bin $k-bit MLXBUN_CUDA_TUNE=$v"
+				MLXBUN_CUDA_TUNE=$v timeout 100 $bin bench --synthetic qwen3-14b --bits $k --device cuda -p 0 -n 128 -r 3 2>&1 | grep -E "tg128 \||rror" | tee -a "$OUT/run.log"
+			done
+		done
+	done
+}
+
+# final11: the eleventh session's defaults (units dealt across SMs, two pointers a row, gemvg_round on): the
+# kernel cases through the trellis forms and the model tests, the headline, Qwen3.5-27B tg32 and the profile.
+final11() {
+	step "final11: verify"
+	vk 300 Fused/trellis
+	vk 300 MatMul/trellis
+	gotests 150 '^(TestBackendModels|TestPicksOnDevice|TestQuantizedKL)$' "$OUT/final11-tests.log"
+	headline
+	AB="${AB:-- gemvg_round=2 - gemvg_round=2}" AB_ONLY=1 ab
+	step "final11: bench qwen3.5-27b 3-bit tg32"
+	timeout 120 $B bench --synthetic qwen3.5-27b --bits 3 --device cuda -p 0 -n 32 -r 2 2>&1 | grep -E "tg32 \||rror" | tee -a "$OUT/run.log"
+	step "final11: bench --profile"
+	timeout 100 $B bench --synthetic qwen3-14b --bits 3 --device cuda -p 0 -n 16 -r 1 --profile >"$OUT/profile-final.md" 2>&1
+	grep -E "trellis_gemv|launches" "$OUT/profile-final.md" | head -6 | tee -a "$OUT/run.log"
+}
+
 # check8: norm_rope_qk and attn_store on by default: the kernel cases through them, the GPU model tests
 # (conformance, the backend against the CPU on the fixtures, picks), and the headline benches.
 check8() {
