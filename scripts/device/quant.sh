@@ -893,8 +893,8 @@ stage11d() {
 final11() {
 	step "final11: verify"
 	vk 300 Fused/trellis
-	vk 300 MatMul/trellis
-	gotests 150 '^(TestBackendModels|TestPicksOnDevice|TestQuantizedKL)$' "$OUT/final11-tests.log"
+	vk 300 MatMul/trellis/i8
+	gotests 150 '^(TestBackendModels|TestPicksOnDevice)$' "$OUT/final11-tests.log"
 	headline
 	AB="${AB:-- gemvg_round=2 - gemvg_round=2}" AB_ONLY=1 ab
 	step "final11: bench qwen3.5-27b 3-bit tg32"
