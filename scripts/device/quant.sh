@@ -896,12 +896,15 @@ final11() {
 	vk 300 MatMul/trellis/i8
 	gotests 150 '^(TestBackendModels|TestPicksOnDevice)$' "$OUT/final11-tests.log"
 	headline
-	AB="${AB:-- gemvg_round=2 - gemvg_round=2}" AB_ONLY=1 ab
 	step "final11: bench qwen3.5-27b 3-bit tg32"
 	timeout 120 $B bench --synthetic qwen3.5-27b --bits 3 --device cuda -p 0 -n 32 -r 2 2>&1 | grep -E "tg32 \||rror" | tee -a "$OUT/run.log"
 	step "final11: bench --profile"
 	timeout 100 $B bench --synthetic qwen3-14b --bits 3 --device cuda -p 0 -n 16 -r 1 --profile >"$OUT/profile-final.md" 2>&1
 	grep -E "trellis_gemv|launches" "$OUT/profile-final.md" | head -6 | tee -a "$OUT/run.log"
+	# Last (a timeout loses only this): the lab's four-row SwiGLU units (gemvg_rows=4, trellis_gemvg4).
+	step "final11: verify gemvg_rows=4"
+	MLXBUN_CUDA_TUNE=gemvg_rows=4 vk 200 Fused/trellis
+	AB="${AB:-gemvg_rows=4 - gemvg_rows=4 -}" AB_ONLY=1 ab
 }
 
 # check8: norm_rope_qk and attn_store on by default: the kernel cases through them, the GPU model tests

@@ -12,7 +12,7 @@
 // builds): TRELLIS_GEMV_ROWS(name, K, N, R, VAR, PF), TRELLIS_GEMV_SPLITK(name, K, N, VAR), TRELLIS_GEMV_INT(name,
 // K, N, R, U), TRELLIS_GEMV_SPLITK_INT(name, K, N), TRELLIS_MMA(name, K0, K1, N), TRELLIS_MMA_SPLITK(name, K, N, P),
 // TRELLIS_EXPAND(name, K), MOE_TRELLIS1(name, K, VAR) (the routed MoE experts), TRELLIS_GEMVG(name, K, BPS, U, W),
-// TRELLIS_GEMVM(name, K, BPS, U) (lab);
+// TRELLIS_GEMVM(name, K, BPS, U) and TRELLIS_GEMVG4(name, K, W) (lab);
 // PF (prefetch of the next run's words, quant.cuh) is a lab option, off in production. VAR names
 // the decode arithmetic (trellis.Variant): 0 Reciprocal — each weight (f32(y)·rcp)·scale, two rounded multiplies,
 // the CPU backend's arithmetic (internal/cpu, TrellisVariant) — or 1 Factored — Σ f32(y)·x with the scale applied
@@ -508,54 +508,87 @@ __device__ __forceinline__ void gemvm_rounds(int shift, const TrellisRow<K, 1> (
                                              int lane, float (&acc)[2][1]);
 __device__ __forceinline__ void qstage_i8_g4(unsigned* xs, const float* __restrict__ x, int in);
 
-// gemvg_lane_runs: a unit's sums over the lane's runs lane, lane + 32, ... (U at a time, then one at a time), as
-// i8_runs sums them, where T divides 1024 (shift ≤ 10): run q + 32 then sits at run q's position in its block, 32·K
-// words on (both words of TrellisRun step by 32·K), so two pointers a row set once a unit step through the runs with
-// immediate offsets — the per-run trellis_run and 64-bit address arithmetic of i8_runs (~0.45 SASS instructions a
-// weight, NVRTC 11.8 sm_90: 628 → ~568 a U = 2 round at K = 3) leave the loop. lr: trellis_run of run lane. The byte
-// offsets are formed unsigned (no sign extension): every offset of a row is below 2^30 bytes.
-template <int K, int U>
-__device__ __forceinline__ void gemvg_lane_runs(const TrellisRow<K, 1> (&rw)[2], TrellisRun lr, const unsigned* xs, int cs, int nq, int lane,
-                                                unsigned mask, float (&acc)[2][1]) {
+// gemvg_lane_runs: a unit's sums over the lane's runs lane, lane + 32, ... (U at a time, then two, then one at a
+// time) for its R rows, as i8_runs sums them, where T divides 1024 (shift ≤ 10): run q + 32 then sits at run q's
+// position in its block, 32·K words on (both words of TrellisRun step by 32·K), so two pointers a row set once a
+// unit step through the runs with immediate offsets — the per-run trellis_run and 64-bit address arithmetic of
+// i8_runs (~0.45 SASS instructions a weight, NVRTC 11.8 sm_90: 628 → ~568 a U = 2 round at K = 3) leave the loop.
+// lr: trellis_run of run lane. The byte offsets are formed unsigned (no sign extension): every offset of a row is
+// below 2^30 bytes.
+template <int K, int U, int R>
+__device__ __forceinline__ void gemvg_lane_runs(const TrellisRow<K, 1> (&rw)[R], TrellisRun lr, const unsigned* xs, int cs, int nq, int lane,
+                                                unsigned mask, float (&acc)[R][1]) {
     using Words = typename TrellisRow<K, 1>::Words;
-    const unsigned* pa0 = (const unsigned*)((const char*)rw[0].w + (unsigned long long)((unsigned)lr.o * 4u));
-    const unsigned* pl0 = (const unsigned*)((const char*)rw[0].w + (unsigned long long)((unsigned)lr.ow * 4u));
-    const unsigned* pa1 = (const unsigned*)((const char*)rw[1].w + (unsigned long long)((unsigned)lr.o * 4u));
-    const unsigned* pl1 = (const unsigned*)((const char*)rw[1].w + (unsigned long long)((unsigned)lr.ow * 4u));
+    const unsigned *pa[R], *pl[R];
+#pragma unroll
+    for (int r = 0; r < R; r++) {
+        pa[r] = (const unsigned*)((const char*)rw[r].w + (unsigned long long)((unsigned)lr.o * 4u));
+        pl[r] = (const unsigned*)((const char*)rw[r].w + (unsigned long long)((unsigned)lr.ow * 4u));
+    }
     const unsigned* xr = xs + lane * 36;
     int lq = lane;
     for (; lq + 32 * (U - 1) < nq; lq += 32 * U) {
-        Words wd[U][2];
+        Words wd[U][R];
 #pragma unroll
         for (int u = 0; u < U; u++) {
 #pragma unroll
-            for (int i = 0; i < K; i++) wd[u][0].a[i] = __ldg(pa0 + u * 32 * K + i), wd[u][1].a[i] = __ldg(pa1 + u * 32 * K + i);
-            wd[u][0].a[K] = __ldg(pl0 + u * 32 * K), wd[u][1].a[K] = __ldg(pl1 + u * 32 * K);
+            for (int r = 0; r < R; r++) {
+#pragma unroll
+                for (int i = 0; i < K; i++) wd[u][r].a[i] = __ldg(pa[r] + u * 32 * K + i);
+                wd[u][r].a[K] = __ldg(pl[r] + u * 32 * K);
+            }
         }
-        i8_dot<K, 1, 2, U>(wd, xr, cs, 0, 32, mask, acc);
-        pa0 += 32 * K * U, pl0 += 32 * K * U, pa1 += 32 * K * U, pl1 += 32 * K * U, xr += 32 * 36 * U;
+        i8_dot<K, 1, R, U>(wd, xr, cs, 0, 32, mask, acc);
+#pragma unroll
+        for (int r = 0; r < R; r++) pa[r] += 32 * K * U, pl[r] += 32 * K * U;
+        xr += 32 * 36 * U;
     }
     if (U > 2 && lq + 32 < nq) { // two more runs at once (U 3 of a lane's five: 3, 2 rather than 3, 1, 1)
-        Words wd[2][2];
+        Words wd[2][R];
 #pragma unroll
         for (int u = 0; u < 2; u++) {
 #pragma unroll
-            for (int i = 0; i < K; i++) wd[u][0].a[i] = __ldg(pa0 + u * 32 * K + i), wd[u][1].a[i] = __ldg(pa1 + u * 32 * K + i);
-            wd[u][0].a[K] = __ldg(pl0 + u * 32 * K), wd[u][1].a[K] = __ldg(pl1 + u * 32 * K);
+            for (int r = 0; r < R; r++) {
+#pragma unroll
+                for (int i = 0; i < K; i++) wd[u][r].a[i] = __ldg(pa[r] + u * 32 * K + i);
+                wd[u][r].a[K] = __ldg(pl[r] + u * 32 * K);
+            }
         }
-        i8_dot<K, 1, 2, 2>(wd, xr, cs, 0, 32, mask, acc);
-        pa0 += 64 * K, pl0 += 64 * K, pa1 += 64 * K, pl1 += 64 * K, xr += 64 * 36;
+        i8_dot<K, 1, R, 2>(wd, xr, cs, 0, 32, mask, acc);
+#pragma unroll
+        for (int r = 0; r < R; r++) pa[r] += 64 * K, pl[r] += 64 * K;
+        xr += 64 * 36;
         lq += 64;
     }
     if (U > 1)
         for (; lq < nq; lq += 32) {
-            Words wd[1][2];
+            Words wd[1][R];
 #pragma unroll
-            for (int i = 0; i < K; i++) wd[0][0].a[i] = __ldg(pa0 + i), wd[0][1].a[i] = __ldg(pa1 + i);
-            wd[0][0].a[K] = __ldg(pl0), wd[0][1].a[K] = __ldg(pl1);
-            i8_dot<K, 1, 2, 1>(wd, xr, cs, 0, 32, mask, acc);
-            pa0 += 32 * K, pl0 += 32 * K, pa1 += 32 * K, pl1 += 32 * K, xr += 32 * 36;
+            for (int r = 0; r < R; r++) {
+#pragma unroll
+                for (int i = 0; i < K; i++) wd[0][r].a[i] = __ldg(pa[r] + i);
+                wd[0][r].a[K] = __ldg(pl[r]);
+            }
+            i8_dot<K, 1, R, 1>(wd, xr, cs, 0, 32, mask, acc);
+#pragma unroll
+            for (int r = 0; r < R; r++) pa[r] += 32 * K, pl[r] += 32 * K;
+            xr += 32 * 36;
         }
+}
+
+// gemvg_stage: the activations of a trellis_gemvg block staged (after the dependency wait) and, with the folded
+// norm, its 1/rms (block 0 writes the norm to xn); ssp: the block's W floats of shared memory.
+template <int W, bool MMA>
+__device__ __forceinline__ float gemvg_stage(const QGroupParams& p, unsigned* xs, float* ssp) {
+    if constexpr (MMA) qstage_i8_g4(xs, p.x, p.in); // no folded norm (the host keeps normw null)
+    else qstage1_i8(xs, p.x, p.in, p.normw, p.normw ? ssp : nullptr);
+    __syncthreads();
+    float inv = 1.f;
+    if (!MMA && p.normw) {
+        inv = rms_inv<W>(ssp, p.in, p.eps);
+        if (blockIdx.x == 0 && p.xn) rms_store(p.xn, p.x, p.normw, p.in, inv);
+    }
+    return inv;
 }
 
 // MMA: the lab's tensor-core form of the same launch (trellis_gemvm, below). W warps a block (8, or 32: one block
@@ -571,14 +604,7 @@ __device__ __forceinline__ void trellis_gemvg(const QGroupParams& p) {
     if (lane == 0 && u < p.nunits) gemvg_prefetch<K>(p, u, nq); // weights only before the dependency wait
     pdl_begin();
     __shared__ float ssp[W];
-    if constexpr (MMA) qstage_i8_g4(xs, p.x, p.in); // no folded norm (the host keeps normw null)
-    else qstage1_i8(xs, p.x, p.in, p.normw, p.normw ? ssp : nullptr);
-    __syncthreads();
-    float inv = 1.f;
-    if (!MMA && p.normw) {
-        inv = rms_inv<W>(ssp, p.in, p.eps);
-        if (blockIdx.x == 0 && p.xn) rms_store(p.xn, p.x, p.normw, p.in, inv);
-    }
+    const float inv = gemvg_stage<W, MMA>(p, xs, ssp);
     const TrellisRun lr = trellis_run<K>(p.shift, lane); // the lane's first run (gemvg_lane_runs)
     while (u < p.nunits) {
         int next = 0;
@@ -595,7 +621,7 @@ __device__ __forceinline__ void trellis_gemvg(const QGroupParams& p) {
             for (; r + U <= rounds; r += U) gemvm_rounds<K, U>(p.shift, rw, xs, nq, 32 * r, mask, lane, acc);
             for (; r < rounds; r++) gemvm_rounds<K, 1>(p.shift, rw, xs, nq, 32 * r, mask, lane, acc);
         } else if (p.shift <= 10) {
-            gemvg_lane_runs<K, U>(rw, lr, xs, cs, nq, lane, mask, acc);
+            gemvg_lane_runs<K, U, 2>(rw, lr, xs, cs, nq, lane, mask, acc);
         } else {
             int lq = lane;
             for (; lq + 32 * (U - 1) < nq; lq += 32 * U) i8_runs<K, 1, 2, U>(p.shift, rw, xs, cs, 0, lq, 32, mask, acc);
@@ -603,6 +629,78 @@ __device__ __forceinline__ void trellis_gemvg(const QGroupParams& p) {
                 for (; lq < nq; lq += 32) i8_runs<K, 1, 2, 1>(p.shift, rw, xs, cs, 0, lq, 32, mask, acc);
         }
         gemvg_finish<K>(p, acc, u, lane, inv);
+        u = __shfl_sync(0xffffffffu, next, 0) + nwarps;
+    }
+    gemvg_done(p, lane, nwarps);
+}
+
+// trellis_gemvg4_k{K}_w{W} (lab, tuning key gemvg_rows=4): trellis_gemvg's SwiGLU launch (gate, up and h) with
+//   units of four rows — gate rows 2v, 2v+1 and up rows 2v, 2v+1 (the second pair clamped to the last row, and
+//   not stored, for an odd out): per weight half the activation loads and half the unit's fixed instructions
+//   (the counter, the binding, the warp sums and the finish: ~0.7 SASS instructions a weight at two rows), one
+//   run of four rows in flight a lane (U 1: the same 16 words a round as U 2 of two rows). Same contract and the
+//   same bits as trellis_gemvg (each row's sums in the same order), nunits = ⌈out/2⌉.
+template <int K>
+__device__ __forceinline__ void gemvg4_rows(const QGroupParams& p, int u, TrellisRow<K, 1> (&rw)[4]) {
+    const int out = p.seg[0].out, r0 = 2 * u, r1 = min(2 * u + 1, out - 1);
+    rw[0].bind(p.seg[0].W, p.seg[0].scales, p.in, p.L, r0);
+    rw[1].bind(p.seg[0].W, p.seg[0].scales, p.in, p.L, r1);
+    rw[2].bind(p.seg[1].W, p.seg[1].scales, p.in, p.L, r0);
+    rw[3].bind(p.seg[1].W, p.seg[1].scales, p.in, p.L, r1);
+}
+template <int K>
+__device__ __forceinline__ void gemvg4_finish(const QGroupParams& p, float (&acc)[4][1], int u, int lane, float inv) {
+    float a[4];
+#pragma unroll
+    for (int r = 0; r < 4; r++) a[r] = __fmul_rn(warp_sum(acc[r][0]), inv);
+    if (lane != 0) return;
+    TrellisRow<K, 1> rw[4];
+    gemvg4_rows<K>(p, u, rw);
+    const QMmaSeg &g = p.seg[0], &v = p.seg[1];
+#pragma unroll
+    for (int i = 0; i < 2; i++) {
+        const int r = 2 * u + i;
+        if (r < g.out) {
+            const float y0 = __fadd_rn(rw[i].finish(a[i]), g.bias ? __ldg(g.bias + r) : 0.f);
+            const float y1 = __fadd_rn(rw[2 + i].finish(a[2 + i]), v.bias ? __ldg(v.bias + r) : 0.f);
+            g.y[r] = y0, v.y[r] = y1;
+            p.h[r] = silu_mul(y0, y1);
+        }
+    }
+}
+template <int K, int W>
+__device__ __forceinline__ void trellis_gemvg4(const QGroupParams& p) {
+    extern __shared__ float4 qsm[];
+    unsigned* xs = (unsigned*)qsm;
+    const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
+    const int nwarps = gridDim.x * W, nq = p.in >> 5, cs = nq * 36;
+    const unsigned mask = (1u << p.L) - 1u;
+    int u = warp * gridDim.x + blockIdx.x;
+    if (lane == 0 && u < p.nunits) { // weights only before the dependency wait
+        const unsigned rowBytes = (unsigned)nq * K * 4;
+        const int r0 = 2 * u, r1 = min(2 * u + 1, p.seg[0].out - 1);
+#pragma unroll
+        for (int sg = 0; sg < 2; sg++) {
+            l2_prefetch(p.seg[sg].W + (long long)r0 * nq * K, rowBytes);
+            l2_prefetch(p.seg[sg].W + (long long)r1 * nq * K, rowBytes);
+        }
+    }
+    pdl_begin();
+    __shared__ float ssp[W];
+    const float inv = gemvg_stage<W, false>(p, xs, ssp);
+    const TrellisRun lr = trellis_run<K>(p.shift, lane);
+    while (u < p.nunits) {
+        int next = 0;
+        if (lane == 0) next = atomicAdd(p.ctr, 1);
+        TrellisRow<K, 1> rw[4];
+        gemvg4_rows<K>(p, u, rw);
+        float acc[4][1] = {{0.f}, {0.f}, {0.f}, {0.f}};
+        if (p.shift <= 10) {
+            gemvg_lane_runs<K, 1, 4>(rw, lr, xs, cs, nq, lane, mask, acc);
+        } else {
+            for (int lq = lane; lq < nq; lq += 32) i8_runs<K, 1, 4, 1>(p.shift, rw, xs, cs, 0, lq, 32, mask, acc);
+        }
+        gemvg4_finish<K>(p, acc, u, lane, inv);
         u = __shfl_sync(0xffffffffu, next, 0) + nwarps;
     }
     gemvg_done(p, lane, nwarps);
@@ -670,6 +768,8 @@ __device__ __forceinline__ void trellis_gemvg_pf(const QGroupParams& p) {
 // loads at once.
 #define TRELLIS_GEMVG(name, K, BPS, U, W)                                                                        \
     extern "C" __global__ void __launch_bounds__(32 * (W), BPS) name(const QGroupParams p) { trellis_gemvg<K, U, false, W>(p); }
+#define TRELLIS_GEMVG4(name, K, W)                                                                               \
+    extern "C" __global__ void __launch_bounds__(32 * (W), 1) name(const QGroupParams p) { trellis_gemvg4<K, W>(p); }
 #define TRELLIS_GEMVG_PF(name, K)                                                                                \
     extern "C" __global__ void __launch_bounds__(256, 4) name(const QGroupParams p) { trellis_gemvg_pf<K>(p); }
 
