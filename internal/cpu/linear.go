@@ -123,12 +123,18 @@ func (b *Backend) denseMatMul(y, x, w []float32, n, in, out int) {
 }
 
 // The tile kernel computes y[r..r+tileRows, o..o+tileCols]; a SIMD build (matmul_simd_amd64.go) swaps in a
-// vector kernel where the processor has one.
+// vector kernel where the processor has one, and names it in kernels.
 var (
 	tileRows, tileCols = 4, 4
 	tile               = tile4x4
 	dot                = vec.Dot
+	kernels            = "scalar"
 )
+
+// Kernels names the matmul and dot kernels this process runs: "scalar" (linear.go, vec.Dot) or "avx2-fma"
+// (matmul_simd_amd64.go). They sum in another order, so a float result is reproducible bit for bit only under the
+// same kernels (and the same compiler fusing of the scalar code: GOARCH, GOAMD64).
+func Kernels() string { return kernels }
 
 // tile4x4 computes y[r..r+4, o..o+4].
 func tile4x4(y, x, w []float32, r, o, in, out int) {

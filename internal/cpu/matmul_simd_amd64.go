@@ -9,7 +9,7 @@ import "simd/archsimd"
 
 func init() {
 	if archsimd.X86.AVX2() && archsimd.X86.FMA() {
-		tileRows, tileCols, tile, dot = 2, 4, tile2x4AVX2, dotAVX2
+		tileRows, tileCols, tile, dot, kernels = 2, 4, tile2x4AVX2, dotAVX2, "avx2-fma"
 	}
 }
 
