@@ -107,10 +107,6 @@ var (
 	gemvgRounds = []gemvgShape{{1, 5, 20}, {1, 3, 28}}
 )
 
-// trellisGemvg4Name names the lab's four-row SwiGLU form of trellis_gemvg (trellis_gemvg4: gate and up rows 2v,
-// 2v+1 a unit) at w warps a block, one block an SM.
-func trellisGemvg4Name(k, w int) string { return fmt.Sprintf("trellis_gemvg4_k%d_w%d", k, w) }
-
 // runsPerLane is the runs of 32 positions a lane of trellis_gemvg takes at input width in.
 func runsPerLane(in int) int { return (in/32 + 31) / 32 }
 
@@ -327,9 +323,6 @@ func (g *qmmaGroup) launchGemvg(b *Backend) func() error {
 			shape, name = r, r.name(l0.w.Bits)
 		} else if r := gemvgRounds[1]; b.tune.gemvgRound == 2 && runsPerLane(l0.in) >= r.u && runsPerLane(l0.in) <= r.u+2 {
 			shape, name = r, r.name(l0.w.Bits)
-		}
-		if g.h != 0 && b.tune.gemvgRows == 4 && shape == gemvgWide { // lab: four-row SwiGLU units
-			name, units = trellisGemvg4Name(l0.w.Bits, gemvgWide.w), (l0.out+1)/2
 		}
 	}
 	p.NUnits = int32(units)

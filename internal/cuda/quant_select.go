@@ -302,9 +302,6 @@ func quantInstantiations(lab bool) map[string][]string {
 			m["trellis.cu#n2"] = append(m["trellis.cu#n2"], fmt.Sprintf("MOE_TRELLIS1(%s, %d, %d)", moeTrellis1Name(k, v), k, vi))
 		}
 		shapes := append([]gemvgShape{gemvgDefault, gemvgWide}, gemvgRounds...)
-		if lab {
-			m["trellis.cu#n1"] = append(m["trellis.cu#n1"], fmt.Sprintf("TRELLIS_GEMVG4(%s, %d, %d)", trellisGemvg4Name(k, gemvgWide.w), k, gemvgWide.w))
-		}
 		if lab && k == 3 {
 			shapes = append(shapes, gemvgLab...)
 			m["trellis.cu#n1"] = append(m["trellis.cu#n1"], fmt.Sprintf("TRELLIS_GEMVG_PF(%s, %d)", trellisGemvgName(k, true), k))

@@ -105,10 +105,6 @@ type tuning struct {
 	// Compute: o 14.4 → 12.4 µs, q/k/v 17.1 → 16.5; verify Fused/trellis and MatMul/trellis/i8 pass with it; on
 	// (1). 2 runs every launch whose lane's runs fit {1, 3, 28} at that shape (gate/up too), for measurement.
 	gemvgRound int
-	// gemvgRows (lab) is the rows of a unit of trellis_gemvg's SwiGLU launch at the 32-warp shape: 2, or 4
-	// (trellis_gemvg4: gate and up rows 2v, 2v+1 — half the activation loads and unit overhead a weight). Not
-	// yet measured.
-	gemvgRows int
 
 	// lab compiles the forms instantiated for measurement only (labInstantiations) and lets the keys below pick
 	// them; any lab key sets it. Off in production: the lab forms are not in the compiled kernel list.
@@ -166,7 +162,6 @@ var tuneKeys = map[string]tuneKey{
 	"gemvg_warps":      {set: func(t *tuning, v string) error { return parseOneOf(&t.gemvgWarps, v, []int{8, 32}) }},
 	"gemv0_blocks":     {set: func(t *tuning, v string) error { return parseInt(&t.gemv0Blocks, v, 1, 16) }},
 	"gemvg_round":      {set: func(t *tuning, v string) error { return parseOneOf(&t.gemvgRound, v, []int{0, 1, 2}) }},
-	"gemvg_rows":       {lab: true, set: func(t *tuning, v string) error { return parseOneOf(&t.gemvgRows, v, []int{2, 4}) }},
 	"lab":              {lab: true, set: func(t *tuning, v string) error { return parseBool(&t.lab, v) }},
 	"gemv_r":           {lab: true, set: func(t *tuning, v string) error { return parseOneOf(&t.gemvR, v, append([]int{qShapes[1].R}, qLab...)) }},
 	"gemv_u":           {lab: true, set: func(t *tuning, v string) error { return parseOneOf(&t.gemvU, v, []int{1, 2, 4}) }},

@@ -12,7 +12,7 @@
 // builds): TRELLIS_GEMV_ROWS(name, K, N, R, VAR, PF), TRELLIS_GEMV_SPLITK(name, K, N, VAR), TRELLIS_GEMV_INT(name,
 // K, N, R, U), TRELLIS_GEMV_SPLITK_INT(name, K, N), TRELLIS_MMA(name, K0, K1, N), TRELLIS_MMA_SPLITK(name, K, N, P),
 // TRELLIS_EXPAND(name, K), MOE_TRELLIS1(name, K, VAR) (the routed MoE experts), TRELLIS_GEMVG(name, K, BPS, U, W),
-// TRELLIS_GEMVM(name, K, BPS, U) and TRELLIS_GEMVG4(name, K, W) (lab);
+// TRELLIS_GEMVM(name, K, BPS, U) (lab);
 // PF (prefetch of the next run's words, quant.cuh) is a lab option, off in production. VAR names
 // the decode arithmetic (trellis.Variant): 0 Reciprocal — each weight (f32(y)·rcp)·scale, two rounded multiplies,
 // the CPU backend's arithmetic (internal/cpu, TrellisVariant) — or 1 Factored — Σ f32(y)·x with the scale applied
@@ -634,78 +634,6 @@ __device__ __forceinline__ void trellis_gemvg(const QGroupParams& p) {
     gemvg_done(p, lane, nwarps);
 }
 
-// trellis_gemvg4_k{K}_w{W} (lab, tuning key gemvg_rows=4): trellis_gemvg's SwiGLU launch (gate, up and h) with
-//   units of four rows — gate rows 2v, 2v+1 and up rows 2v, 2v+1 (the second pair clamped to the last row, and
-//   not stored, for an odd out): per weight half the activation loads and half the unit's fixed instructions
-//   (the counter, the binding, the warp sums and the finish: ~0.7 SASS instructions a weight at two rows), one
-//   run of four rows in flight a lane (U 1: the same 16 words a round as U 2 of two rows). Same contract and the
-//   same bits as trellis_gemvg (each row's sums in the same order), nunits = ⌈out/2⌉.
-template <int K>
-__device__ __forceinline__ void gemvg4_rows(const QGroupParams& p, int u, TrellisRow<K, 1> (&rw)[4]) {
-    const int out = p.seg[0].out, r0 = 2 * u, r1 = min(2 * u + 1, out - 1);
-    rw[0].bind(p.seg[0].W, p.seg[0].scales, p.in, p.L, r0);
-    rw[1].bind(p.seg[0].W, p.seg[0].scales, p.in, p.L, r1);
-    rw[2].bind(p.seg[1].W, p.seg[1].scales, p.in, p.L, r0);
-    rw[3].bind(p.seg[1].W, p.seg[1].scales, p.in, p.L, r1);
-}
-template <int K>
-__device__ __forceinline__ void gemvg4_finish(const QGroupParams& p, float (&acc)[4][1], int u, int lane, float inv) {
-    float a[4];
-#pragma unroll
-    for (int r = 0; r < 4; r++) a[r] = __fmul_rn(warp_sum(acc[r][0]), inv);
-    if (lane != 0) return;
-    TrellisRow<K, 1> rw[4];
-    gemvg4_rows<K>(p, u, rw);
-    const QMmaSeg &g = p.seg[0], &v = p.seg[1];
-#pragma unroll
-    for (int i = 0; i < 2; i++) {
-        const int r = 2 * u + i;
-        if (r < g.out) {
-            const float y0 = __fadd_rn(rw[i].finish(a[i]), g.bias ? __ldg(g.bias + r) : 0.f);
-            const float y1 = __fadd_rn(rw[2 + i].finish(a[2 + i]), v.bias ? __ldg(v.bias + r) : 0.f);
-            g.y[r] = y0, v.y[r] = y1;
-            p.h[r] = silu_mul(y0, y1);
-        }
-    }
-}
-template <int K, int W>
-__device__ __forceinline__ void trellis_gemvg4(const QGroupParams& p) {
-    extern __shared__ float4 qsm[];
-    unsigned* xs = (unsigned*)qsm;
-    const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
-    const int nwarps = gridDim.x * W, nq = p.in >> 5, cs = nq * 36;
-    const unsigned mask = (1u << p.L) - 1u;
-    int u = warp * gridDim.x + blockIdx.x;
-    if (lane == 0 && u < p.nunits) { // weights only before the dependency wait
-        const unsigned rowBytes = (unsigned)nq * K * 4;
-        const int r0 = 2 * u, r1 = min(2 * u + 1, p.seg[0].out - 1);
-#pragma unroll
-        for (int sg = 0; sg < 2; sg++) {
-            l2_prefetch(p.seg[sg].W + (long long)r0 * nq * K, rowBytes);
-            l2_prefetch(p.seg[sg].W + (long long)r1 * nq * K, rowBytes);
-        }
-    }
-    pdl_begin();
-    __shared__ float ssp[W];
-    const float inv = gemvg_stage<W, false>(p, xs, ssp);
-    const TrellisRun lr = trellis_run<K>(p.shift, lane);
-    while (u < p.nunits) {
-        int next = 0;
-        if (lane == 0) next = atomicAdd(p.ctr, 1);
-        TrellisRow<K, 1> rw[4];
-        gemvg4_rows<K>(p, u, rw);
-        float acc[4][1] = {{0.f}, {0.f}, {0.f}, {0.f}};
-        if (p.shift <= 10) {
-            gemvg_lane_runs<K, 1, 4>(rw, lr, xs, cs, nq, lane, mask, acc);
-        } else {
-            for (int lq = lane; lq < nq; lq += 32) i8_runs<K, 1, 4, 1>(p.shift, rw, xs, cs, 0, lq, 32, mask, acc);
-        }
-        gemvg4_finish<K>(p, acc, u, lane, inv);
-        u = __shfl_sync(0xffffffffu, next, 0) + nwarps;
-    }
-    gemvg_done(p, lane, nwarps);
-}
-
 // trellis_gemvg_k{K}_pf: trellis_gemvg with each lane's words one run ahead — run i+1's words (or, at a unit's
 //   last run, the first run of the unit after it, whose number the counter handed out one unit earlier) are
 //   loaded before run i's arithmetic, so every load has a run's worth of work to arrive in. Same contract,
@@ -768,8 +696,6 @@ __device__ __forceinline__ void trellis_gemvg_pf(const QGroupParams& p) {
 // loads at once.
 #define TRELLIS_GEMVG(name, K, BPS, U, W)                                                                        \
     extern "C" __global__ void __launch_bounds__(32 * (W), BPS) name(const QGroupParams p) { trellis_gemvg<K, U, false, W>(p); }
-#define TRELLIS_GEMVG4(name, K, W)                                                                               \
-    extern "C" __global__ void __launch_bounds__(32 * (W), 1) name(const QGroupParams p) { trellis_gemvg4<K, W>(p); }
 #define TRELLIS_GEMVG_PF(name, K)                                                                                \
     extern "C" __global__ void __launch_bounds__(256, 4) name(const QGroupParams p) { trellis_gemvg_pf<K>(p); }
 
