@@ -107,13 +107,10 @@ var (
 	gemvgRounds = []gemvgShape{{1, 5, 20}, {1, 3, 28}}
 )
 
-// runsPerLane is the runs of 32 positions a lane of trellis_gemvg takes at input width in.
-func runsPerLane(in int) int { return (in/32 + 31) / 32 }
-
 // gemvgRound is the first of gemvgRounds whose grid (one block an SM) holds units in one round and whose U with
 // one pair after it covers a lane's runs at in, or false.
 func gemvgRound(units, in, sms int) (gemvgShape, bool) {
-	runs := runsPerLane(in)
+	runs := (in/32 + 31) / 32 // a lane's runs
 	for _, s := range gemvgRounds {
 		if units <= s.w*sms && runs <= s.u+2 && runs >= s.u {
 			return s, true
@@ -319,9 +316,7 @@ func (g *qmmaGroup) launchGemvg(b *Backend) func() error {
 	}
 	if !whole && shape == gemvgDefault && b.tune.gemvgWarps == gemvgWide.w {
 		shape, name = gemvgWide, gemvgWide.name(l0.w.Bits)
-		if r, ok := gemvgRound(units, l0.in, b.info.SMs); ok && b.tune.gemvgRound > 0 {
-			shape, name = r, r.name(l0.w.Bits)
-		} else if r := gemvgRounds[1]; b.tune.gemvgRound == 2 && runsPerLane(l0.in) >= r.u && runsPerLane(l0.in) <= r.u+2 {
+		if r, ok := gemvgRound(units, l0.in, b.info.SMs); ok && b.tune.gemvgRound {
 			shape, name = r, r.name(l0.w.Bits)
 		}
 	}

@@ -102,9 +102,8 @@ type tuning struct {
 	// round of the grid's warps with more of a lane's runs in flight (qmma.go). Measured (H200, 2026-12-03,
 	// quant.sh stage11c/stage11d, Qwen3-14B tg128 -r 3, the same call): 3-bit 216.0 / 216.4 → 218.2 / 220.4
 	// tok/s, 2-bit 221.2 → 224.2, 4-bit 203.1 → 204.0 (stage11c: 216.3 / 216.9 → 219.4 / 219.7); Nsight
-	// Compute: o 14.4 → 12.4 µs, q/k/v 17.1 → 16.5; verify Fused/trellis and MatMul/trellis/i8 pass with it; on
-	// (1). 2 runs every launch whose lane's runs fit {1, 3, 28} at that shape (gate/up too), for measurement.
-	gemvgRound int
+	// Compute: o 14.4 → 12.4 µs, q/k/v 17.1 → 16.5; verify Fused/trellis and MatMul/trellis/i8 pass with it; on.
+	gemvgRound bool
 
 	// lab compiles the forms instantiated for measurement only (labInstantiations) and lets the keys below pick
 	// them; any lab key sets it. Off in production: the lab forms are not in the compiled kernel list.
@@ -128,7 +127,7 @@ func defaultTuning() tuning {
 	return tuning{act8: [2]bool{true, true}, mmaRows: qmmaDefaultRows, mma0Rows: qmma0DefaultRows, pdl: true, gemvGroup: true,
 		splitGemmMax: 1 << 28, attnRowsMax: 1 << 16, mmaWideRows: qmmaWideRows, chunkRowsMax: 2 * maxGemvRows,
 		attnChunkRows: 64, attnChunkMin: 1 << 12, normRopeQK: true, attnStore: true, foldResidual: true,
-		deltaChunkRows: 64, gemvgWarps: 32, gemv0Blocks: 4, gemvgRound: 1}
+		deltaChunkRows: 64, gemvgWarps: 32, gemv0Blocks: 4, gemvgRound: true}
 }
 
 // tuneKey sets one field from its text; lab keys also switch the lab forms on.
@@ -161,7 +160,7 @@ var tuneKeys = map[string]tuneKey{
 	"delta_chunk_rows": {set: func(t *tuning, v string) error { return parseInt(&t.deltaChunkRows, v, 0, 1<<20) }},
 	"gemvg_warps":      {set: func(t *tuning, v string) error { return parseOneOf(&t.gemvgWarps, v, []int{8, 32}) }},
 	"gemv0_blocks":     {set: func(t *tuning, v string) error { return parseInt(&t.gemv0Blocks, v, 1, 16) }},
-	"gemvg_round":      {set: func(t *tuning, v string) error { return parseOneOf(&t.gemvgRound, v, []int{0, 1, 2}) }},
+	"gemvg_round":      {set: func(t *tuning, v string) error { return parseBool(&t.gemvgRound, v) }},
 	"lab":              {lab: true, set: func(t *tuning, v string) error { return parseBool(&t.lab, v) }},
 	"gemv_r":           {lab: true, set: func(t *tuning, v string) error { return parseOneOf(&t.gemvR, v, append([]int{qShapes[1].R}, qLab...)) }},
 	"gemv_u":           {lab: true, set: func(t *tuning, v string) error { return parseOneOf(&t.gemvU, v, []int{1, 2, 4}) }},

@@ -901,11 +901,6 @@ final11() {
 	step "final11: bench --profile"
 	timeout 100 $B bench --synthetic qwen3-14b --bits 3 --device cuda -p 0 -n 16 -r 1 --profile >"$OUT/profile-final.md" 2>&1
 	grep -E "trellis_gemv|launches" "$OUT/profile-final.md" | head -6 | tee -a "$OUT/run.log"
-	# Last (a timeout loses only this): the lab's four-row SwiGLU units (gemvg_rows=4, trellis_gemvg4 of commit
-	# 78aba7a: measured slower and removed; the key is gone, so on a later tree these rows fail at open).
-	step "final11: verify gemvg_rows=4"
-	MLXBUN_CUDA_TUNE=gemvg_rows=4 vk 200 Fused/trellis
-	AB="${AB:-gemvg_rows=4 - gemvg_rows=4 -}" AB_ONLY=1 ab
 }
 
 # check8: norm_rope_qk and attn_store on by default: the kernel cases through them, the GPU model tests

@@ -417,12 +417,24 @@ __device__ __forceinline__ void gemvg_unit(const QGroupParams& p, int u, int& si
     r0 = 2 * (u - qmma_seg_of(p, si).tile0), r1 = r0 + 1;
 }
 
+// gemvg_segs: unit u's rows and their segments — gemvg_unit's rows; SwiGLU's gate and up directly (no segment
+// search: a select over seg[] by a run-time index costs ~30 instructions a unit in the finish).
+__device__ __forceinline__ void gemvg_segs(const QGroupParams& p, int u, QMmaSeg& s0, QMmaSeg& s1, int& r0, int& r1) {
+    if (p.h) {
+        s0 = p.seg[0], s1 = p.seg[1], r0 = u, r1 = u;
+        return;
+    }
+    int si;
+    gemvg_unit(p, u, si, r0, r1);
+    s0 = qmma_seg_of(p, si), s1 = s0;
+}
+
 // gemvg_prefetch: unit u's two weight rows asked into L2 (read-only weights: allowed before the dependency wait).
 template <int K>
 __device__ __forceinline__ void gemvg_prefetch(const QGroupParams& p, int u, int nq) {
-    int si, r0, r1;
-    gemvg_unit(p, u, si, r0, r1);
-    const QMmaSeg s0 = qmma_seg_of(p, si), s1 = p.h ? p.seg[1] : s0;
+    QMmaSeg s0, s1;
+    int r0, r1;
+    gemvg_segs(p, u, s0, s1, r0, r1);
     const unsigned rowBytes = (unsigned)nq * K * 4;
     l2_prefetch(s0.W + (long long)r0 * nq * K, rowBytes);
     l2_prefetch(s1.W + (long long)min(r1, s1.out - 1) * nq * K, rowBytes);
@@ -457,15 +469,9 @@ template <int K>
 __device__ __forceinline__ void gemvg_finish(const QGroupParams& p, float (&acc)[2][1], int u, int lane, float inv) {
     const float a0 = warp_sum(acc[0][0]), a1 = warp_sum(acc[1][0]);
     if (lane != 0) return;
-    if (p.h) { // SwiGLU: gate row u and up row u, no segment search (gemvg_unit's answer)
-        TrellisRow<K, 1> rw[2];
-        gemvg_bind(p, rw, p.seg[0], p.seg[1], u, u);
-        gemvg_store(p, rw, a0, a1, p.seg[0], p.seg[1], u, u, inv);
-        return;
-    }
-    int si, r0, r1;
-    gemvg_unit(p, u, si, r0, r1);
-    const QMmaSeg s0 = qmma_seg_of(p, si), s1 = p.h ? p.seg[1] : s0;
+    QMmaSeg s0, s1;
+    int r0, r1;
+    gemvg_segs(p, u, s0, s1, r0, r1);
     TrellisRow<K, 1> rw[2];
     gemvg_bind(p, rw, s0, s1, r0, r1);
     gemvg_store(p, rw, a0, a1, s0, s1, r0, r1, inv);
@@ -508,72 +514,51 @@ __device__ __forceinline__ void gemvm_rounds(int shift, const TrellisRow<K, 1> (
                                              int lane, float (&acc)[2][1]);
 __device__ __forceinline__ void qstage_i8_g4(unsigned* xs, const float* __restrict__ x, int in);
 
-// gemvg_lane_runs: a unit's sums over the lane's runs lane, lane + 32, ... (U at a time, then two, then one at a
-// time) for its R rows, as i8_runs sums them, where T divides 1024 (shift ≤ 10): run q + 32 then sits at run q's
-// position in its block, 32·K words on (both words of TrellisRun step by 32·K), so two pointers a row set once a
-// unit step through the runs with immediate offsets — the per-run trellis_run and 64-bit address arithmetic of
-// i8_runs (~0.45 SASS instructions a weight, NVRTC 11.8 sm_90: 628 → ~568 a U = 2 round at K = 3) leave the loop.
-// lr: trellis_run of run lane. The byte offsets are formed unsigned (no sign extension): every offset of a row is
-// below 2^30 bytes.
-template <int K, int U, int R>
-__device__ __forceinline__ void gemvg_lane_runs(const TrellisRow<K, 1> (&rw)[R], TrellisRun lr, const unsigned* xs, int cs, int nq, int lane,
-                                                unsigned mask, float (&acc)[R][1]) {
-    using Words = typename TrellisRow<K, 1>::Words;
-    const unsigned *pa[R], *pl[R];
+// gemvg_lane_step: NU runs of the unit's two rows at a lane's pointers pa, pl (words at immediate offsets, run u
+// of them 32·K words on) and activations xr, loaded at once, then summed (i8_dot); the pointers step past them.
+template <int K, int NU>
+__device__ __forceinline__ void gemvg_lane_step(const unsigned* (&pa)[2], const unsigned* (&pl)[2], const unsigned*& xr, int cs, unsigned mask,
+                                                float (&acc)[2][1]) {
+    typename TrellisRow<K, 1>::Words wd[NU][2];
 #pragma unroll
-    for (int r = 0; r < R; r++) {
+    for (int u = 0; u < NU; u++) {
+#pragma unroll
+        for (int r = 0; r < 2; r++) {
+#pragma unroll
+            for (int i = 0; i < K; i++) wd[u][r].a[i] = __ldg(pa[r] + u * 32 * K + i);
+            wd[u][r].a[K] = __ldg(pl[r] + u * 32 * K);
+        }
+    }
+    i8_dot<K, 1, 2, NU>(wd, xr, cs, 0, 32, mask, acc);
+#pragma unroll
+    for (int r = 0; r < 2; r++) pa[r] += 32 * K * NU, pl[r] += 32 * K * NU;
+    xr += 32 * 36 * NU;
+}
+
+// gemvg_lane_runs: a unit's sums over the lane's runs lane, lane + 32, ... (U at a time, then two, then one at a
+// time), as i8_runs sums them, where T divides 1024 (shift ≤ 10): run q + 32 then sits at run q's position in its
+// block, 32·K words on (both words of TrellisRun step by 32·K), so two pointers a row set once a unit step through
+// the runs with immediate offsets — the per-run trellis_run and 64-bit address arithmetic of i8_runs (~0.45 SASS
+// instructions a weight, NVRTC 11.8 sm_90: 628 → ~568 a U = 2 round at K = 3) leave the loop. lr: trellis_run of
+// run lane. The byte offsets are formed unsigned (no sign extension): every offset of a row is below 2^30 bytes.
+template <int K, int U>
+__device__ __forceinline__ void gemvg_lane_runs(const TrellisRow<K, 1> (&rw)[2], TrellisRun lr, const unsigned* xs, int cs, int nq, int lane,
+                                                unsigned mask, float (&acc)[2][1]) {
+    const unsigned *pa[2], *pl[2];
+#pragma unroll
+    for (int r = 0; r < 2; r++) {
         pa[r] = (const unsigned*)((const char*)rw[r].w + (unsigned long long)((unsigned)lr.o * 4u));
         pl[r] = (const unsigned*)((const char*)rw[r].w + (unsigned long long)((unsigned)lr.ow * 4u));
     }
     const unsigned* xr = xs + lane * 36;
     int lq = lane;
-    for (; lq + 32 * (U - 1) < nq; lq += 32 * U) {
-        Words wd[U][R];
-#pragma unroll
-        for (int u = 0; u < U; u++) {
-#pragma unroll
-            for (int r = 0; r < R; r++) {
-#pragma unroll
-                for (int i = 0; i < K; i++) wd[u][r].a[i] = __ldg(pa[r] + u * 32 * K + i);
-                wd[u][r].a[K] = __ldg(pl[r] + u * 32 * K);
-            }
-        }
-        i8_dot<K, 1, R, U>(wd, xr, cs, 0, 32, mask, acc);
-#pragma unroll
-        for (int r = 0; r < R; r++) pa[r] += 32 * K * U, pl[r] += 32 * K * U;
-        xr += 32 * 36 * U;
-    }
+    for (; lq + 32 * (U - 1) < nq; lq += 32 * U) gemvg_lane_step<K, U>(pa, pl, xr, cs, mask, acc);
     if (U > 2 && lq + 32 < nq) { // two more runs at once (U 3 of a lane's five: 3, 2 rather than 3, 1, 1)
-        Words wd[2][R];
-#pragma unroll
-        for (int u = 0; u < 2; u++) {
-#pragma unroll
-            for (int r = 0; r < R; r++) {
-#pragma unroll
-                for (int i = 0; i < K; i++) wd[u][r].a[i] = __ldg(pa[r] + u * 32 * K + i);
-                wd[u][r].a[K] = __ldg(pl[r] + u * 32 * K);
-            }
-        }
-        i8_dot<K, 1, R, 2>(wd, xr, cs, 0, 32, mask, acc);
-#pragma unroll
-        for (int r = 0; r < R; r++) pa[r] += 64 * K, pl[r] += 64 * K;
-        xr += 64 * 36;
+        gemvg_lane_step<K, 2>(pa, pl, xr, cs, mask, acc);
         lq += 64;
     }
     if (U > 1)
-        for (; lq < nq; lq += 32) {
-            Words wd[1][R];
-#pragma unroll
-            for (int r = 0; r < R; r++) {
-#pragma unroll
-                for (int i = 0; i < K; i++) wd[0][r].a[i] = __ldg(pa[r] + i);
-                wd[0][r].a[K] = __ldg(pl[r]);
-            }
-            i8_dot<K, 1, R, 1>(wd, xr, cs, 0, 32, mask, acc);
-#pragma unroll
-            for (int r = 0; r < R; r++) pa[r] += 32 * K, pl[r] += 32 * K;
-            xr += 32 * 36;
-        }
+        for (; lq < nq; lq += 32) gemvg_lane_step<K, 1>(pa, pl, xr, cs, mask, acc);
 }
 
 // gemvg_stage: the activations of a trellis_gemvg block staged (after the dependency wait) and, with the folded
@@ -611,9 +596,10 @@ __device__ __forceinline__ void trellis_gemvg(const QGroupParams& p) {
         if (lane == 0) next = atomicAdd(p.ctr, 1);
         TrellisRow<K, 1> rw[2];
         {
-            int si, r0, r1;
-            gemvg_unit(p, u, si, r0, r1);
-            gemvg_bind(p, rw, qmma_seg_of(p, si), p.h ? p.seg[1] : qmma_seg_of(p, si), r0, r1);
+            QMmaSeg s0, s1;
+            int r0, r1;
+            gemvg_segs(p, u, s0, s1, r0, r1);
+            gemvg_bind(p, rw, s0, s1, r0, r1);
         }
         float acc[2][1] = {{0.f}, {0.f}};
         if constexpr (MMA) { // warp-uniform bounds: the MMAs need all 32 lanes
@@ -621,7 +607,7 @@ __device__ __forceinline__ void trellis_gemvg(const QGroupParams& p) {
             for (; r + U <= rounds; r += U) gemvm_rounds<K, U>(p.shift, rw, xs, nq, 32 * r, mask, lane, acc);
             for (; r < rounds; r++) gemvm_rounds<K, 1>(p.shift, rw, xs, nq, 32 * r, mask, lane, acc);
         } else if (p.shift <= 10) {
-            gemvg_lane_runs<K, U, 2>(rw, lr, xs, cs, nq, lane, mask, acc);
+            gemvg_lane_runs<K, U>(rw, lr, xs, cs, nq, lane, mask, acc);
         } else {
             int lq = lane;
             for (; lq + 32 * (U - 1) < nq; lq += 32 * U) i8_runs<K, 1, 2, U>(p.shift, rw, xs, cs, 0, lq, 32, mask, acc);
