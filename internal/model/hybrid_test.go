@@ -23,7 +23,8 @@ func promptStep(seq int32, start int, ids []int32) model.Step {
 }
 
 // TestHybridChunkedPrompt: the golden prompt through the gated delta rule's recurrent form and its chunked form
-// (chunks of 8: three per prompt) both meet the golden bound, and differ from each other by f32 rounding.
+// (chunks of 8: three per prompt) both meet the golden bound, and on the same inputs differ from each other by
+// no more than their f32 rounding bound (deltaBound).
 func TestHybridChunkedPrompt(t *testing.T) {
 	for _, name := range hybridFixtures {
 		t.Run(name[len("models/"):], func(t *testing.T) {
@@ -34,8 +35,12 @@ func TestHybridChunkedPrompt(t *testing.T) {
 				ids = append(ids, int32(id))
 			}
 			var outs [][]float32
-			for _, chunk := range []int{-1, 8} {
-				b := &cpu.Backend{DeltaChunk: chunk}
+			twin := newDeltaTwin(t, 8)
+			for _, b := range []backend.Backend{&cpu.Backend{DeltaChunk: -1}, twin} {
+				chunk := -1
+				if b == twin {
+					chunk = 8
+				}
 				m, err := model.Load(dir, b)
 				if err != nil {
 					t.Fatal(err)
@@ -57,8 +62,13 @@ func TestHybridChunkedPrompt(t *testing.T) {
 				}
 				outs = append(outs, out)
 			}
-			if d := maxDiff(outs[0], outs[1]); d > 2e-5 {
-				t.Errorf("chunked and recurrent prompt logits differ by %.3g", d)
+			// The two forms are held to each other where their rounding has a bound: at the delta rule, on the
+			// same inputs (deltaTwin, deltaBound). The logits carry that difference through the later layers,
+			// whose gain no bound here gives; they are held to the golden above, and their difference logged.
+			t.Logf("delta rule, chunked vs recurrent on the same inputs: max|diff| %.3g, at most %.3g of its f32 bound; logits differ by %.3g",
+				twin.diff, twin.worst, maxDiff(outs[0], outs[1]))
+			if twin.worst == 0 {
+				t.Error("the chunked form was never compared")
 			}
 		})
 	}
