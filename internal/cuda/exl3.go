@@ -1,8 +1,7 @@
 // EXL3 linears on the device (exllamav3's format, docs/exl3-format.md; kernels in shaders/cuda/exl3.cu): the
 // tiles and the two scale vectors uploaded as stored, and a MatMul of three steps — the input side (exl3_had: x' =
 // H(su ⊙ x), padded to whole blocks), the inner product with Ŵ (the decode GEMV for n ≤ 8 rows, else Ŵᵀ expanded
-// to bf16 and cuBLASLt; the GEMV leaves y' as exl3Slices planes of partial sums), the output side (exl3_had, or
-// exl3_had_sum adding the GEMV's planes in order first: y = sv ⊙ H(y') + bias, cut to the layer's outputs). The
+// to bf16 and cuBLASLt), the output side (exl3_had: y = sv ⊙ H(y') + bias, cut to the layer's outputs). The
 // selection table, the launch shapes and the one naming function per kernel family live here too.
 
 package cuda
@@ -103,63 +102,7 @@ func exl3GemvName(k int, cb exl3.Codebook, n int) string {
 }
 func exl3ExpandName(k int, cb exl3.Codebook) string { return fmt.Sprintf("exl3_expand_k%d_%s", k, cb) }
 
-// exl3HadName is the sides' kernel over one plane (the input side, and the output side of the expansion's GEMM);
-// exl3HadSumName the output side of exl3_gemv, whose exl3Slices planes of partial sums it adds first, in order.
-const (
-	exl3HadName    = "exl3_had"
-	exl3HadSumName = "exl3_had_sum"
-)
-
-// exl3Slices is EXL3_GEMV_SLICES: the planes of exl3_gemv's partial sums (a tile column's tiles kb ≡ s mod 8).
-const exl3Slices = 8
-
-// exl3GemvMinBlocks mirrors EXL3_GEMV_MIN_BLOCKS (exl3.cu): the blocks an SM holds by registers under the cap.
-func exl3GemvMinBlocks(k int, cb exl3.Codebook, n int) int {
-	switch {
-	case n == 1 && (k == 7 || cb == exl3.ThreeInst):
-		return 6
-	case n == 1:
-		return 8
-	case n == 2:
-		return 5
-	case n <= 4:
-		return 4
-	case k == 7:
-		return 2
-	}
-	return 3
-}
-
-// exl3GemvSmem is exl3_gemv's static shared memory in bytes: 8 warps' rings of exl3_gemv_stages groups of
-// EXL3_GEMV_AHEAD tiles of 8·K words.
-func exl3GemvSmem(k int) int {
-	stages := 2
-	if k <= 4 {
-		stages = 3
-	}
-	return 8 * stages * 8 * 8 * k * 4
-}
-
-// exl3GemvBlocksPerSM is the 256-thread exl3_gemv blocks one SM of the device holds: the least of the register cap's
-// count, the threads an SM holds (2,048 on sm_70, 8.0, 9.0 and 10.x; 1,024 on sm_75; 1,536 on the others) and its
-// shared memory (the opt-in per-block limit plus the 1 KiB the driver reserves a block, what an SM has on sm_80+).
-// The grid is this times the SMs: exl3_gemv deals every warp its units up front, so a block in a second wave would
-// run its units after the rest.
-func exl3GemvBlocksPerSM(info driver.Info, k int, cb exl3.Codebook, n int) int {
-	per := exl3GemvMinBlocks(k, cb, qInst(n))
-	threads := 1536
-	switch {
-	case info.CCMajor == 7 && info.CCMinor == 5:
-		threads = 1024
-	case info.CCMajor == 7 || info.CCMajor == 8 && info.CCMinor == 0 || info.CCMajor == 9 || info.CCMajor == 10:
-		threads = 2048
-	}
-	per = min(per, threads/256)
-	if info.MaxSharedPerBlock > 0 {
-		per = min(per, (info.MaxSharedPerBlock+1024)/(exl3GemvSmem(k)+1024))
-	}
-	return max(per, 1)
-}
+const exl3HadName = "exl3_had"
 
 // exl3Codebooks are the codebooks instantiated (all of the format's), in exl3.Codebook's (exllamav3's cb) order.
 var exl3Codebooks = []exl3.Codebook{exl3.ThreeInst, exl3.MCG, exl3.Mul1}
@@ -178,7 +121,7 @@ func exl3Units() []string {
 func exl3Instantiations() map[string][]string {
 	m := map[string][]string{}
 	first := fmt.Sprintf("exl3.cu#n%d", qRowsInst[0])
-	m[first] = append(m[first], fmt.Sprintf("EXL3_HAD(%s, 1)", exl3HadName), fmt.Sprintf("EXL3_HAD(%s, %d)", exl3HadSumName, exl3Slices))
+	m[first] = append(m[first], fmt.Sprintf("EXL3_HAD(%s)", exl3HadName))
 	for k := exl3.MinK; k <= exl3.MaxK; k++ {
 		for _, cb := range exl3Codebooks {
 			for _, N := range qRowsInst {
@@ -213,15 +156,11 @@ func (b *Backend) matmulEXL3(d, xs *Tensor, l *exl3Linear) {
 	prompt := f.name == "exl3_expand_cublaslt"
 	xr, err := b.ensureQScratch(&b.quant.exl3X, &b.quant.exl3XLen, 4*n*c.in)
 	var x16, yr driver.DevPtr
-	planes := exl3Slices // exl3_gemv's partial sums, added by the output side
-	if prompt {
-		planes = 1
-	}
 	if err == nil && prompt {
 		x16, err = b.ensureQScratch(&b.quant.exl3X16, &b.quant.exl3X16Len, 2*n*c.in)
 	}
 	if err == nil {
-		yr, err = b.ensureQScratch(&b.quant.exl3Y, &b.quant.exl3YLen, 4*planes*n*c.out)
+		yr, err = b.ensureQScratch(&b.quant.exl3Y, &b.quant.exl3YLen, 4*n*c.out)
 	}
 	if err != nil {
 		b.fail(fmt.Errorf("cuda backend: MatMul %s: EXL3 scratch: %w", l.name, err))
@@ -230,56 +169,41 @@ func (b *Backend) matmulEXL3(d, xs *Tensor, l *exl3Linear) {
 	if prompt {
 		xr = 0 // the GEMM reads the bf16 copy only
 	}
-	b.enqueueEXL3Had(xr, x16, xs.ptr, 1, l.su, 0, 0, n, l.in, c.in, c.in)
+	b.enqueueEXL3Had(xr, x16, xs.ptr, l.su, 0, 0, n, l.in, c.in, c.in)
 	f.enqueue(b, c, l, yr, xr, x16)
-	b.enqueueEXL3Had(d.ptr, 0, yr, planes, 0, l.sv, l.bias, n, c.out, c.out, l.out)
+	b.enqueueEXL3Had(d.ptr, 0, yr, 0, l.sv, l.bias, n, c.out, c.out, l.out)
 }
 
-// enqueueEXL3Had launches exl3_had (planes 1) or exl3_had_sum (planes exl3Slices): dst [rows, dcols] (and dst16
-// [rows, cols]) = post ⊙ H(pre ⊙ x) + bias per run of 128 of the cols-wide rows, x [rows, xcols] zero-padded (the
-// sum of the planes, rows·xcols floats apart, in order).
-func (b *Backend) enqueueEXL3Had(dst, dst16, x driver.DevPtr, planes int, pre, post, bias driver.DevPtr, rows, xcols, cols, dcols int) {
+// enqueueEXL3Had launches exl3_had: dst [rows, dcols] (and dst16 [rows, cols]) = post ⊙ H(pre ⊙ x) + bias per run of
+// 128 of the cols-wide rows, x [rows, xcols] zero-padded.
+func (b *Backend) enqueueEXL3Had(dst, dst16, x, pre, post, bias driver.DevPtr, rows, xcols, cols, dcols int) {
 	runs := int64(rows) * int64(cols/exl3.Block)
 	grid := driver.Dim3{X: int((runs + 3) / 4)}
 	scale := rht.Scale(exl3.Block)
-	bytes := float64(4*rows*(planes*xcols+dcols) + 8*cols)
+	bytes := float64(4*rows*(xcols+dcols) + 8*cols)
 	if dst16 != 0 {
 		bytes += float64(2 * rows * cols)
 	}
-	name := exl3HadName
-	if planes > 1 {
-		name = exl3HadSumName
-	}
 	b.enqueue(func() error {
-		args := driver.NewArgs().Ptr(dst).Ptr(dst16).Ptr(x).I64(int64(rows) * int64(xcols)).Ptr(pre).Ptr(post).Ptr(bias).
+		args := driver.NewArgs().Ptr(dst).Ptr(dst16).Ptr(x).Ptr(pre).Ptr(post).Ptr(bias).
 			I32(int32(rows)).I32(int32(xcols)).I32(int32(cols)).I32(int32(dcols)).F32(scale)
-		return b.launch(name, grid, driver.Dim3{X: 128}, 0, args, bytes)
+		return b.launch(exl3HadName, grid, driver.Dim3{X: 128}, 0, args, bytes)
 	})
 }
 
-// enqueueEXL3Gemv runs exl3_gemv over chunks of at most 8 rows (one launch when n ≤ 8): yr holds exl3Slices planes
-// of [n, PadOut] partial sums (the output side adds them). Grid: exl3GemvGrid.
+// enqueueEXL3Gemv runs exl3_gemv over chunks of at most 8 rows (one launch when n ≤ 8).
 func enqueueEXL3Gemv(b *Backend, c exl3Case, l *exl3Linear, yr, xr, _ driver.DevPtr) {
 	tk, tn := l.g.TilesK, l.g.TilesN
-	plane := int64(c.n) * int64(c.out)
 	for r0 := 0; r0 < c.n; r0 += maxGemvRows {
 		rows := min(maxGemvRows, c.n-r0)
 		name := exl3GemvName(l.g.K, l.cb, qInst(rows))
 		x, y := xr.Add(4*r0*c.in), yr.Add(4*r0*c.out)
-		bytes := float64(c.in)*float64(c.out)*float64(l.g.K)/8 + float64(4*rows*(c.in+exl3Slices*c.out))
-		grid := driver.Dim3{X: exl3GemvGrid(tn, exl3GemvBlocksPerSM(b.info, l.g.K, l.cb, rows), b.info.SMs)}
+		bytes := float64(c.in)*float64(c.out)*float64(l.g.K)/8 + float64(4*rows*(c.in+c.out))
 		b.enqueue(func() error {
-			args := driver.NewArgs().Ptr(l.tiles).Ptr(x).Ptr(y).I32(int32(tk)).I32(int32(tn)).I32(int32(rows)).I64(plane)
-			return b.launch(name, grid, driver.Dim3{X: 256}, 0, args, bytes)
+			args := driver.NewArgs().Ptr(l.tiles).Ptr(x).Ptr(y).I32(int32(tk)).I32(int32(tn)).I32(int32(rows))
+			return b.launch(name, driver.Dim3{X: tn}, driver.Dim3{X: 256}, 0, args, bytes)
 		})
 	}
-}
-
-// exl3GemvGrid is exl3_gemv's block count for tn tile columns: one block per unit (a slice of a column: exl3Slices
-// a column) up to the blocks the device holds at once (perSM a multiprocessor), so the first units, dealt a warp of
-// every block at a time, spread over every SM (the kernel's contract).
-func exl3GemvGrid(tn, perSM, sms int) int {
-	return max(1, min(exl3Slices*tn, perSM*max(1, sms)))
 }
 
 // enqueueEXL3Expand expands Ŵᵀ to bf16 in the expansion scratch and multiplies the bf16 x' by it with cuBLASLt.

@@ -6,7 +6,6 @@
 package cuda
 
 import (
-	"fmt"
 	"math"
 	"math/rand/v2"
 	"regexp"
@@ -14,7 +13,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/mlxbun/mlxbun/internal/cuda/driver"
 	"github.com/mlxbun/mlxbun/internal/dtype"
 	"github.com/mlxbun/mlxbun/internal/exl3"
 	"github.com/mlxbun/mlxbun/internal/rht"
@@ -109,9 +107,6 @@ func tileWords(tile []uint16) []uint32 {
 
 func TestEXL3Constants(t *testing.T) {
 	src := cudashaders.Sources["exl3.cu"]
-	if !strings.Contains(src, fmt.Sprintf("#define EXL3_GEMV_SLICES %d ", exl3Slices)) {
-		t.Errorf("exl3.cu's EXL3_GEMV_SLICES differs from exl3Slices = %d", exl3Slices)
-	}
 	// mul1's fp16 constants as the transcription holds them (TestEXL3DecodeDev checks those against the reference).
 	for name, want := range map[string]uint16{"exl3_mul1_inv": exl3Mul1Inv, "exl3_mul1_bias": exl3Mul1Bias} {
 		m := regexp.MustCompile(name + `\(\) \{ return 0x([0-9a-f]+); \}`).FindStringSubmatch(src)
@@ -195,12 +190,6 @@ func TestEXL3StateDev(t *testing.T) {
 
 // exl3HadDev is exl3_had over one row: each warp's run of 128 columns, lane l holding columns 4l..4l+3.
 func exl3HadDev(x, pre, post, bias []float32, xcols, cols, dcols int) []float32 {
-	return exl3HadSumDev(x, 1, 0, pre, post, bias, xcols, cols, dcols)
-}
-
-// exl3HadSumDev is exl3_had<P> over one row: the row at x[p·plane:] of each of the P planes added in plane order,
-// then exl3_had.
-func exl3HadSumDev(x []float32, planes, plane int, pre, post, bias []float32, xcols, cols, dcols int) []float32 {
 	dst := make([]float32, dcols)
 	scale := rht.Scale(exl3.Block)
 	for run := 0; run < cols/128; run++ {
@@ -211,9 +200,6 @@ func exl3HadSumDev(x []float32, planes, plane int, pre, post, bias []float32, xc
 				a := float32(0)
 				if c < xcols {
 					a = x[c]
-					for p := 1; p < planes; p++ {
-						a += x[p*plane+c]
-					}
 				}
 				if pre != nil {
 					a *= pre[c]
@@ -298,13 +284,12 @@ func exl3GemvCopyDev(w *exl3.Weights, ring [][]uint32, nb, kb0, lane int) {
 	}
 }
 
-// exl3GemvBlockDev is the former EXL3_GEMV (before its units were slices of a column), kept as the reference of the
-// summation order the slices and the output side's plane sums keep: block nb per tile column, warp w over tiles
-// kb ≡ w (mod 8) in groups of EXL3_GEMV_AHEAD through the warp's ring of exl3_gemv_stages slots (copies issued
-// S − 1 groups ahead, each landing at once: one order the kernel's copies may take; the ring starts poisoned), each
-// lane's states through its window (exl3LaneStatesDev), x as the two float2 of its rows, its 2·n fused
-// multiply-add sums, the lanes of a column pair added by shuffles xor 1 then 2, the warps in order.
-func exl3GemvBlockDev(w *exl3.Weights, x []float32, n int) []float32 {
+// exl3GemvDev is EXL3_GEMV over a layer: block nb per tile column, warp w over tiles kb ≡ w (mod 8) in groups of
+// EXL3_GEMV_AHEAD through the warp's ring of exl3_gemv_stages slots (copies issued S − 1 groups ahead, each landing
+// at once: one order the kernel's copies may take; the ring starts poisoned), each lane's states through its window
+// (exl3LaneStatesDev), x as the two float2 of its rows, its 2·n fused multiply-add sums, the lanes of a column pair
+// added by shuffles xor 1 then 2, the warps in order.
+func exl3GemvDev(w *exl3.Weights, x []float32, n int) []float32 {
 	const U = 8
 	tk, tn, pk, pn := w.TilesK, w.TilesN, w.PadIn(), w.PadOut()
 	S := 2
@@ -393,154 +378,6 @@ func exl3GemvBlockDev(w *exl3.Weights, x []float32, n int) []float32 {
 	return y
 }
 
-// exl3GemvDev is EXL3_GEMV over a layer at a grid of G blocks: warp wp of block b takes the units u = wp·G + b,
-// u + 8G, … (column u/8, slice u%8: tiles kb ≡ u%8 mod 8) in turn through one ring of exl3_gemv_stages slots
-// that lives across its units (poisoned once, at the start: a unit reading a word its own copies did not write
-// would show), copies issued S − 1 groups ahead as in exl3GemvBlockDev, and stores each unit's 16 sums a row,
-// after the shuffles xor 1 then 2, into plane u%8 of y [8, n, PadOut] (planes n·PadOut apart).
-func exl3GemvDev(w *exl3.Weights, x []float32, n, grid int) []float32 {
-	const U, V = 8, exl3Slices
-	tk, tn, pk, pn := w.TilesK, w.TilesN, w.PadIn(), w.PadOut()
-	S := 2
-	if w.K <= 4 {
-		S = 3
-	}
-	plane := n * pn
-	y := make([]float32, V*plane)
-	for i := range y {
-		y[i] = float32(math.NaN()) // every element is stored by its unit
-	}
-	fma := func(a, b, c float32) float32 { return float32(math.FMA(float64(a), float64(b), float64(c))) }
-	for b := range grid {
-		for wp := range 8 {
-			ring := make([][][]uint32, S)
-			for s := range ring {
-				ring[s] = make([][]uint32, U)
-				for t := range ring[s] {
-					ring[s][t] = make([]uint32, 8*w.K)
-					for i := range ring[s][t] {
-						ring[s][t][i] = 0xdeadbeef
-					}
-				}
-			}
-			for u := wp*grid + b; u < V*tn; u += 8 * grid {
-				nb, ks := u/V, u%V
-				issue := func(kb0, slot int) {
-					for lane := range 32 {
-						exl3GemvCopyDev(w, ring[slot], nb, kb0, lane)
-					}
-				}
-				for s := range S - 1 {
-					issue(ks+8*U*s, s)
-				}
-				acc := make([][32][2]float32, n)
-				st := 0
-				for kb0 := ks; kb0 < tk; kb0 += 8 * U {
-					issue(kb0+8*U*(S-1), (st+S-1)%S)
-					for t := range U {
-						kb := kb0 + 8*t
-						if kb >= tk {
-							break
-						}
-						for lane := range 32 {
-							states := exl3LaneStatesDev(ring[st][t], w.K, lane)
-							xl := kb*16 + 2*(lane&3)
-							for j := range 8 {
-								wt := exl3DecodeDev(w.Codebook, states[j])
-								for m := range n {
-									xa, xb := x[m*pk+xl:m*pk+xl+2], x[m*pk+xl+8:m*pk+xl+10]
-									v := xa
-									if j&2 != 0 {
-										v = xb
-									}
-									acc[m][lane][j>>2] = fma(wt, v[j&1], acc[m][lane][j>>2])
-								}
-							}
-						}
-					}
-					st = (st + 1) % S
-				}
-				for m := range n {
-					for h := range 2 {
-						var s [32]float32
-						for lane := range 32 {
-							s[lane] = acc[m][lane][h]
-						}
-						for _, o := range []int{1, 2} {
-							old := s
-							for lane := range 32 {
-								s[lane] = old[lane] + old[lane^o]
-							}
-						}
-						for lane := 0; lane < 32; lane += 4 {
-							y[ks*plane+m*pn+nb*16+lane>>2+8*h] = s[lane]
-						}
-					}
-				}
-			}
-		}
-	}
-	return y
-}
-
-// TestEXL3GemvSlicesDev: exl3_gemv's slices summed by the output side's planes give the former block form's
-// y' bit for bit, at grids from one block (every warp many units) to one unit a block, and the host's grids.
-func TestEXL3GemvSlicesDev(t *testing.T) {
-	rng := rand.New(rand.NewPCG(7, 8))
-	for _, c := range []struct {
-		in, out, k, n int
-		cb            exl3.Codebook
-	}{{1152, 256, 3, 1, exl3.Mul1}, {2048, 384, 2, 2, exl3.MCG}, {200, 130, 6, 3, exl3.ThreeInst}, {640, 128, 8, 1, exl3.Mul1}} {
-		w := randomEXL3Layer(t, rng, c.in, c.out, c.k, c.cb)
-		pk, pn, tn := w.PadIn(), w.PadOut(), w.TilesN
-		x := make([]float32, c.n*pk)
-		for i := range x {
-			x[i] = float32(rng.NormFloat64())
-		}
-		ref := exl3GemvBlockDev(w, x, c.n)
-		for _, grid := range []int{1, 3, tn, exl3GemvGrid(tn, 2, 3), exl3GemvGrid(tn, 8, 132)} {
-			y := exl3GemvDev(w, x, c.n, grid)
-			for m := range c.n {
-				for o := range pn {
-					s := y[m*pn+o]
-					for p := 1; p < exl3Slices; p++ {
-						s += y[p*c.n*pn+m*pn+o]
-					}
-					if math.Float32bits(s) != math.Float32bits(ref[m*pn+o]) {
-						t.Fatalf("%+v grid %d row %d column %d: %v, the block form %v", c, grid, m, o, s, ref[m*pn+o])
-					}
-				}
-			}
-		}
-	}
-}
-
-// TestEXL3GemvGrid: the grid is one block a unit up to what the device holds, and the blocks an SM holds follow
-// the register cap, the threads and the shared memory (sm_90: 8 one-row blocks, 6 where the cap is 40 registers or
-// K 8's 32 KiB rings).
-func TestEXL3GemvGrid(t *testing.T) {
-	h200 := driver.Info{CCMajor: 9, CCMinor: 0, SMs: 132, MaxSharedPerBlock: 227 << 10}
-	for _, c := range []struct {
-		k    int
-		cb   exl3.Codebook
-		n    int
-		want int
-	}{{3, exl3.Mul1, 1, 8}, {3, exl3.ThreeInst, 1, 6}, {7, exl3.Mul1, 1, 6}, {8, exl3.MCG, 1, 6}, {3, exl3.Mul1, 8, 3}, {4, exl3.Mul1, 3, 4}} {
-		if got := exl3GemvBlocksPerSM(h200, c.k, c.cb, c.n); got != c.want {
-			t.Errorf("sm_90 K %d %s n %d: %d blocks an SM, want %d", c.k, c.cb, c.n, got, c.want)
-		}
-	}
-	a6000 := driver.Info{CCMajor: 8, CCMinor: 6, SMs: 84, MaxSharedPerBlock: 99 << 10}
-	if got := exl3GemvBlocksPerSM(a6000, 3, exl3.Mul1, 1); got != 5 { // 100 KiB / 19 KiB
-		t.Errorf("sm_86 K 3 mul1 n 1: %d blocks an SM, want 5", got)
-	}
-	for _, c := range []struct{ tn, per, sms, want int }{{320, 8, 132, 1056}, {64, 8, 132, 512}, {1088, 8, 132, 1056}, {1, 8, 132, 8}} {
-		if got := exl3GemvGrid(c.tn, c.per, c.sms); got != c.want {
-			t.Errorf("exl3GemvGrid(%d, %d, %d) = %d, want %d", c.tn, c.per, c.sms, got, c.want)
-		}
-	}
-}
-
 // TestEXL3GemvCopyDev: the copier's chunks of a group, over the warp's lanes, write every word of its 8 tiles once,
 // from the same word of the tile, for every K.
 func TestEXL3GemvCopyDev(t *testing.T) {
@@ -612,12 +449,12 @@ func TestEXL3LayerDev(t *testing.T) {
 		for m := range c.n {
 			copy(xr[m*pk:], exl3HadDev(x[m*c.in:(m+1)*c.in], w.SU, nil, nil, c.in, pk, pk))
 		}
-		yr := exl3GemvDev(w, xr, c.n, exl3GemvGrid(w.TilesN, 8, 132))
+		yr := exl3GemvDev(w, xr, c.n)
 		ref := make([]float32, c.n*c.out)
 		w.MatMul(ref, x, c.n)
 		var maxRef, maxErr float64
 		for m := range c.n {
-			got := exl3HadSumDev(yr[m*pn:], exl3Slices, c.n*pn, nil, w.SV, bias, pn, pn, c.out)
+			got := exl3HadDev(yr[m*pn:(m+1)*pn], nil, w.SV, bias, pn, pn, c.out)
 			for o := range c.out {
 				want := ref[m*c.out+o] + bias[o]
 				maxRef = max(maxRef, math.Abs(float64(want)))

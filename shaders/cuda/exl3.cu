@@ -7,7 +7,7 @@
 // index arithmetic and the decode into Go and checks them against internal/exl3 without a GPU.
 //
 // The instantiation list is appended by the host (exl3Instantiations, from the names exl3.go builds):
-// EXL3_HAD(name, P), EXL3_GEMV(name, K, CB, N) and EXL3_EXPAND(name, K, CB); CB is the codebook (0 3inst, 1 mcg, 2 mul1: exllamav3's
+// EXL3_HAD(name), EXL3_GEMV(name, K, CB, N) and EXL3_EXPAND(name, K, CB); CB is the codebook (0 3inst, 1 mcg, 2 mul1: exllamav3's
 // numbering and exl3.Codebook's).
 //
 // Decode of one position t of a tile (every kernel): the tile is 8·K 32-bit words (its 16·K int16 as stored); the
@@ -109,37 +109,23 @@ __device__ __forceinline__ void exl3_pos(int lane, int j, int& r, int& c) {
 // exl3_al16: whether p is 16-byte aligned (x and dst are any tensor's, a view's possibly at any float).
 __device__ __forceinline__ bool exl3_al16(const void* p) { return ((unsigned long long)p & 15) == 0; }
 
-// exl3_had_load: a lane's four columns c0..c0+3 of the row at xr (those at or past xcols read as 0): one 16-byte
-// load where all are inside and aligned.
-__device__ __forceinline__ void exl3_had_load(float (&v)[4], const float* xr, int c0, int xcols) {
-    if (c0 + 3 < xcols && exl3_al16(xr + c0)) *(float4*)v = *(const float4*)(xr + c0);
-    else
-#pragma unroll
-        for (int e = 0; e < 4; e++) v[e] = c0 + e < xcols ? xr[c0 + e] : 0.f;
-}
-
-// EXL3_HAD(name, P): the two sides of an EXL3 layer
-//   in:  x f32 [P, rows, xcols]: P planes `plane` floats apart, summed first in plane order (P = 1: x itself; P =
-//        EXL3_GEMV_SLICES: exl3_gemv's partial sums, so x = Σ_p x_p, p = 0, 1, …, each sum rounded to f32: the order
-//        the GEMV's block reduction had; xcols ≤ cols: columns past xcols read as 0, the layer's zero padding); pre,
-//        post f32 [cols] or null (all 1); bias f32 [dcols] or null; cols a multiple of 128
+// EXL3_HAD(name): the two sides of an EXL3 layer
+//   in:  x f32 [rows, xcols] (xcols ≤ cols: columns past xcols read as 0, the layer's zero padding); pre, post f32
+//        [cols] or null (all 1); bias f32 [dcols] or null; cols a multiple of 128
 //   out: dst f32 [rows, dcols] (dcols ≤ cols: the first dcols columns of the result; null: not written) and dst16
 //        bf16 [rows, cols] or null (the whole result before the bias, rounded to bf16: a prompt GEMM's input):
-//        dst = post ⊙ (H_128(pre ⊙ x)·f32(1/√128)) + bias on each run of 128 columns; dst may alias x (plane 0)
-//        when dcols == xcols (each lane reads its four columns of every plane before writing them)
+//        dst = post ⊙ (H_128(pre ⊙ x)·f32(1/√128)) + bias on each run of 128 columns; dst may alias x when
+//        dcols == xcols (each lane reads its four columns before writing them)
 //   grid: x = ⌈rows·cols/128 / 4⌉ blocks of 128 threads, a warp per run, lane l holding columns 4l..4l+3; the
 //         weights (pre, post, bias) are read before pdl_begin, so only x's load is behind the previous kernel;
-//         16-byte loads and stores where a lane's four columns are all inside and 16-byte aligned; the P planes'
-//         loads are all issued before the sums
+//         16-byte loads and stores where a lane's four columns are all inside and 16-byte aligned
 //   promise: bit-exact to rht.Apply (pre, post) then the f32 bias add, the CPU's EXL3 forward (exl3.Weights.MatMul):
 //            pre products rounded once, butterfly stages h = 1, 2 (in the lane), 4 … 64 (shuffles), each pair
 //            (j, j+h) → (u + v, u − v) rounded to f32, then the scale and post products and the bias sum each
 //            rounded once (no contraction)
-template <int P>
-__device__ __forceinline__ void exl3_had_run(float* dst, bf16_t* dst16, const float* x, long long plane,
-                                         const float* __restrict__ pre, const float* __restrict__ post,
-                                         const float* __restrict__ bias, int rows, int xcols, int cols, int dcols,
-                                         float scale) {
+__device__ __forceinline__ void exl3_had_run(float* dst, bf16_t* dst16, const float* x, const float* __restrict__ pre,
+                                         const float* __restrict__ post, const float* __restrict__ bias, int rows,
+                                         int xcols, int cols, int dcols, float scale) {
     const int runs = cols >> 7;
     const long long run = (long long)blockIdx.x * 4 + (threadIdx.x >> 5);
     const bool live = run < (long long)rows * runs;
@@ -161,16 +147,10 @@ __device__ __forceinline__ void exl3_had_run(float* dst, bf16_t* dst16, const fl
     if (!live) return;
     __align__(16) float v[4];
     const float* xr = x + (long long)row * xcols;
-    exl3_had_load(v, xr, c0, xcols);
-    if constexpr (P > 1) {
-        __align__(16) float xp[P - 1][4];
+    if (c0 + 3 < xcols && exl3_al16(xr + c0)) *(float4*)v = *(const float4*)(xr + c0);
+    else
 #pragma unroll
-        for (int p = 1; p < P; p++) exl3_had_load(xp[p - 1], xr + p * plane, c0, xcols);
-#pragma unroll
-        for (int p = 1; p < P; p++)
-#pragma unroll
-            for (int e = 0; e < 4; e++) v[e] = __fadd_rn(v[e], xp[p - 1][e]);
-    }
+        for (int e = 0; e < 4; e++) v[e] = c0 + e < xcols ? xr[c0 + e] : 0.f;
     if (pre)
 #pragma unroll
         for (int e = 0; e < 4; e++) v[e] = __fmul_rn(v[e], pv[e]);
@@ -211,15 +191,14 @@ __device__ __forceinline__ void exl3_had_run(float* dst, bf16_t* dst16, const fl
 }
 
 // pdl_begin is inside exl3_had_run, after the weights' loads.
-#define EXL3_HAD(name, P)                                                                                      \
+#define EXL3_HAD(name)                                                                                         \
     extern "C" __global__ void __launch_bounds__(128)                                                          \
-        name(float* dst, bf16_t* dst16, const float* x, long long plane, const float* pre, const float* post,    \
-             const float* bias, int rows, int xcols, int cols, int dcols, float scale) {                        \
-        exl3_had_run<P>(dst, dst16, x, plane, pre, post, bias, rows, xcols, cols, dcols, scale);                \
+        name(float* dst, bf16_t* dst16, const float* x, const float* pre, const float* post, const float* bias,  \
+             int rows, int xcols, int cols, int dcols, float scale) {                                           \
+        exl3_had_run(dst, dst16, x, pre, post, bias, rows, xcols, cols, dcols, scale);                          \
     }
 
 #define EXL3_GEMV_AHEAD 8 // tiles of a warp's group in EXL3_GEMV (the unit its copies to shared memory go by)
-#define EXL3_GEMV_SLICES 8 // the slices of a tile column's tiles, kb ≡ s (mod 8): the partial sums' planes (exl3.go: exl3Slices)
 
 // cp.async of 16 bytes global → shared (a shared-window address) through L2 only (.cg: each tile is read once),
 // and its group fences.
@@ -242,23 +221,22 @@ struct exl3_gemv_stages {
     static constexpr int S = K <= 4 ? 3 : 2;
 };
 
-// exl3_gemv_copier<K>: a lane's share of its warp's copies, group after group, for the warp's unit (tile column
-// nb, slice ks: the tiles kb = ks + 8i). A group is EXL3_GEMV_AHEAD tiles kb0 + 8u of 2K 16-byte chunks each; lane l
-// copies chunks l/8 + 4i (i < ⌈K/2⌉, those below 2K) of tile u = l%8, so its chunks are one tile's, at constant
-// offsets from one global and one shared address: the per-group work is a bound check, the copies and a pointer
-// step. One commit a group (an empty one where the lane has none: the waits count groups).
+// exl3_gemv_copier<K>: a lane's share of its warp's copies, group after group. A group is EXL3_GEMV_AHEAD tiles
+// kb0 + 8u of 2K 16-byte chunks each; lane l copies chunks l/8 + 4i (i < ⌈K/2⌉, those below 2K) of tile u = l%8,
+// so its chunks are one tile's, at constant offsets from one global and one shared address: the per-group work is
+// a bound check, the copies and a pointer step. One commit a group (an empty one where the lane has none: the
+// waits count groups).
 template <int K>
 struct exl3_gemv_copier {
     static constexpr int NW = 8 * K, U = EXL3_GEMV_AHEAD, CPL = (K + 1) / 2, SLOT = U * NW * 4; // SLOT: bytes
     const unsigned* src; // chunk l/8 of tile (kb0 + 8u, nb) of the next group
     unsigned dst;        // its shared address in ring slot 0
     int du, p0;          // 8u, l/8
-    __device__ __forceinline__ exl3_gemv_copier(unsigned (*ring)[U][NW], int lane) : du(8 * (lane & 7)), p0(lane >> 3) {
+    __device__ __forceinline__ exl3_gemv_copier(unsigned (*ring)[U][NW], const unsigned* col, long long stride,
+                                                int warp, int lane)
+        : du(8 * (lane & 7)), p0(lane >> 3) {
+        src = col + (long long)(warp + du) * stride + 4 * p0;
         dst = exl3_smem_addr(&ring[0][lane & 7][4 * p0]);
-    }
-    // start: the unit (nb, ks) of a layer's tiles, its first group kb0 = ks next.
-    __device__ __forceinline__ void start(const unsigned* tiles, int nb, int ks, long long stride) {
-        src = tiles + (long long)nb * NW + (long long)(ks + du) * stride + 4 * p0;
     }
     // issue: this lane's copies of group kb0 (its tile kb0 + du) into ring slot `slot`, then a step to kb0 + 8U.
     __device__ __forceinline__ void issue(int kb0, int slot, int tk, long long stride) {
@@ -303,97 +281,84 @@ __device__ __forceinline__ void exl3_gemv_tile(const exl3_window<K>& win, const 
 // EXL3_GEMV(name, K, CB, N)
 //   in:  tiles u32 [tk, tn, 8·K] (the stored .trellis, 16-byte aligned); x f32 [n, tk·16] (the rotated input,
 //        8-byte aligned); 1 ≤ n ≤ N rows
-//   out: y f32 [EXL3_GEMV_SLICES, n, tn·16] at planes `plane` floats apart (plane ≥ n·tn·16): plane s holds the
-//        partial products of the tiles kb ≡ s (mod 8), so x·Ŵ = Σ_s y_s summed in plane order, which the output
-//        side does (exl3_had<EXL3_GEMV_SLICES>); Ŵ the inner matrix [tk·16, tn·16] decoded per exl3_decode
-//   units: a warp's unit is one slice of one tile column, u = 8·nb + ks: column nb (16 outputs), tiles kb = ks,
-//          ks + 8, … ; warp w of block b takes u = w·G + b, then u + 8G, … (G blocks: the first units dealt across
-//          every block, so a launch of fewer units than warps, as q, o and down at 2,560 units, spreads them over
-//          every SM (19 or 20 warps an SM) instead of whole columns of 8 warps filling 2 or 3 blocks an SM and
-//          leaving the SMs of 2 a third idle; no counter: the warps' units are fixed, and the host's G is the
-//          blocks an SM holds times the SMs, so no block waits for a second wave)
-//   grid: x = G ≤ 8·tn blocks of 256 threads; a unit's tiles go in groups of EXL3_GEMV_AHEAD, copied by cp.async
-//         into the warp's ring of exl3_gemv_stages groups in shared memory (a warp's first unit's first S − 1
-//         issued before pdl_begin: weights only, so their DRAM latency overlaps the previous kernel) and decoded
-//         S − 1 groups behind the copies; lane l decodes positions 8l..8l+7 (rows 2(l%4)+{0,1,8,9} of columns l/4
-//         and l/4+8: x read as two float2 a tile and row) and keeps 2·N sums; the four lanes of a column pair add
-//         theirs (shuffles xor 1, 2) and lanes 4c store the unit's 16 sums a row into plane ks
+//   out: y f32 [n, tn·16] = x·Ŵ, Ŵ the inner matrix [tk·16, tn·16] decoded per exl3_decode
+//   grid: x = tn (one block per tile column: 16 outputs), 256 threads; warp w takes the tiles kb = w, w+8, …, in
+//         groups of EXL3_GEMV_AHEAD, copied by cp.async into a ring of exl3_gemv_stages groups in shared memory
+//         (the first S − 1 issued before pdl_begin: weights only, so their DRAM latency overlaps the previous
+//         kernel) and decoded S − 1 groups behind the copies; lane l decodes positions 8l..8l+7 (rows
+//         2(l%4)+{0,1,8,9} of columns l/4 and l/4+8: x read as two float2 a tile and row) and keeps 2·N sums;
+//         the four lanes of a column pair add theirs (shuffles xor 1, 2), then the 8 warps theirs in warp order
 //   promise: f32 weights bit-exact to exl3.Weights.Inner, f32 products and sums in the order above (fused
-//            multiply-adds; with the output side's plane sums, the order of the former block of 8 warps a column,
-//            the same for any G): within f32 summation-order rounding of the reference
+//            multiply-adds): within f32 summation-order rounding of the reference
 template <int K, int CB, int N>
 __device__ __forceinline__ void exl3_gemv(const unsigned* __restrict__ tiles, const float* __restrict__ x,
-                                          float* __restrict__ y, int tk, int tn, int n, long long plane) {
-    constexpr int NW = 8 * K, U = EXL3_GEMV_AHEAD, S = exl3_gemv_stages<K>::S, V = EXL3_GEMV_SLICES;
+                                          float* __restrict__ y, int tk, int tn, int n) {
+    constexpr int NW = 8 * K, U = EXL3_GEMV_AHEAD, S = exl3_gemv_stages<K>::S;
     __shared__ __align__(16) unsigned sw[8][S][U][NW];
-    const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31, in = tk * 16, units = V * tn;
+    __shared__ float red[8][N][16];
+    const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31, nb = blockIdx.x, in = tk * 16;
     const long long stride = (long long)tn * NW; // words from tile (kb, nb) to (kb + 1, nb)
-    int u = warp * gridDim.x + blockIdx.x;
-    exl3_gemv_copier<K> cp(sw[warp], lane);
-    if (u < units) {
-        cp.start(tiles, u / V, u % V, stride);
+    const unsigned* col = tiles + (long long)nb * NW;
+    exl3_gemv_copier<K> cp(sw[warp], col, stride, warp, lane);
 #pragma unroll
-        for (int s = 0; s < S - 1; s++) cp.issue(u % V + 8 * U * s, s, tk, stride);
-    }
-    pdl_begin(); // x is the previous kernel's output, and the previous output side read the planes
-    if (u >= units) return;
+    for (int s = 0; s < S - 1; s++) cp.issue(warp + 8 * U * s, s, tk, stride);
+    pdl_begin(); // x is the previous kernel's output
     const exl3_window<K> win(lane);
     const float* xl = x + 2 * (lane & 3); // lane l's rows of tile kb: xl + 16·kb + {0, 1, 8, 9} (exl3_pos)
-    for (;;) {
-        const int ks = u % V;
-        float acc[N][2];
+    float acc[N][2];
 #pragma unroll
-        for (int m = 0; m < N; m++) acc[m][0] = acc[m][1] = 0.f;
-        int st = 0; // the ring slot of group kb0
-        for (int kb0 = ks; kb0 < tk; kb0 += 8 * U) {
-            cp.issue(kb0 + 8 * U * (S - 1), st == 0 ? S - 1 : st - 1, tk, stride);
-            exl3_cp_wait<S - 1>(); // this lane's copies of group kb0 have landed; the warp's after the __syncwarp
-            __syncwarp();
-            const float* xg = xl + kb0 * 16;
-            if (kb0 + 8 * (U - 1) < tk) { // a whole group: no bound checks between its tiles
+    for (int m = 0; m < N; m++) acc[m][0] = acc[m][1] = 0.f;
+    int st = 0; // the ring slot of group kb0
+    for (int kb0 = warp; kb0 < tk; kb0 += 8 * U) {
+        cp.issue(kb0 + 8 * U * (S - 1), st == 0 ? S - 1 : st - 1, tk, stride);
+        exl3_cp_wait<S - 1>(); // this lane's copies of group kb0 have landed; the warp's after the __syncwarp
+        __syncwarp();
+        const float* xg = xl + kb0 * 16;
+        if (kb0 + 8 * (U - 1) < tk) { // a whole group: no bound checks between its tiles
 #pragma unroll
-                for (int t = 0; t < U; t++) exl3_gemv_tile<K, CB, N>(win, sw[warp][st][t], xg + 128 * t, in, n, acc);
-            } else {
+            for (int u = 0; u < U; u++) exl3_gemv_tile<K, CB, N>(win, sw[warp][st][u], xg + 128 * u, in, n, acc);
+        } else {
 #pragma unroll
-                for (int t = 0; t < U; t++)
-                    if (kb0 + 8 * t < tk) exl3_gemv_tile<K, CB, N>(win, sw[warp][st][t], xg + 128 * t, in, n, acc);
-            }
-            __syncwarp(); // every lane is done with slot st before a later issue refills it
-            st = st == S - 1 ? 0 : st + 1;
+            for (int u = 0; u < U; u++)
+                if (kb0 + 8 * u < tk) exl3_gemv_tile<K, CB, N>(win, sw[warp][st][u], xg + 128 * u, in, n, acc);
         }
-        exl3_cp_wait<0>();
-        float* yu = y + ks * plane + (u / V) * 16 + (lane >> 2); // output column l/4 of the unit's plane, row 0
+        __syncwarp(); // every lane is done with slot st before a later issue refills it
+        st = st == S - 1 ? 0 : st + 1;
+    }
+    exl3_cp_wait<0>();
 #pragma unroll
-        for (int m = 0; m < N; m++)
+    for (int m = 0; m < N; m++)
 #pragma unroll
-            for (int h = 0; h < 2; h++) {
-                float s = acc[m][h];
-                s = __fadd_rn(s, __shfl_xor_sync(0xffffffffu, s, 1));
-                s = __fadd_rn(s, __shfl_xor_sync(0xffffffffu, s, 2));
-                if ((lane & 3) == 0 && (m == 0 || m < n)) yu[(long long)m * tn * 16 + 8 * h] = s;
-            }
-        u += 8 * gridDim.x;
-        if (u >= units) return;
-        cp.start(tiles, u / V, u % V, stride); // the ring is free: every lane passed the last group's __syncwarp
+        for (int h = 0; h < 2; h++) {
+            float s = acc[m][h];
+            s = __fadd_rn(s, __shfl_xor_sync(0xffffffffu, s, 1));
+            s = __fadd_rn(s, __shfl_xor_sync(0xffffffffu, s, 2));
+            if ((lane & 3) == 0) red[warp][m][(lane >> 2) + 8 * h] = s;
+        }
+    __syncthreads();
+    if (threadIdx.x < N * 16) {
+        const int m = threadIdx.x >> 4, c = threadIdx.x & 15;
+        if (m < n) {
+            float s = red[0][m][c];
 #pragma unroll
-        for (int s = 0; s < S - 1; s++) cp.issue(u % V + 8 * U * s, s, tk, stride);
+            for (int w = 1; w < 8; w++) s = __fadd_rn(s, red[w][m][c]);
+            y[(long long)m * tn * 16 + nb * 16 + c] = s;
+        }
     }
 }
 
 // EXL3_GEMV_MIN_BLOCKS(K, CB, N): the blocks an SM should hold, so the register cap ptxas gets: 32 registers for
 // one row (8 blocks: full occupancy), 40 where 32 would spill (3inst's extra constant, K = 7's four-word window);
 // for more rows the counts the form had before its groups were unrolled whole (48, 64, 80; 128 for K = 7 at 8
-// rows), which otherwise hoists every tile's x loads and doubles them. Checked by TestKernelsCompile's ptxas log;
-// exl3.go's exl3GemvMinBlocks mirrors it (the grid is the blocks an SM holds times the SMs: TestEXL3NoSpill checks
-// the registers and shared memory it assumes).
+// rows), which otherwise hoists every tile's x loads and doubles them. Checked by TestKernelsCompile's ptxas log.
 #define EXL3_GEMV_MIN_BLOCKS(K, CB, N) \
     ((N) == 1 ? ((K) == 7 || (CB) == 0 ? 6 : 8) : (N) == 2 ? 5 : (N) <= 4 ? 4 : (K) == 7 ? 2 : 3)
 
 // pdl_begin is inside exl3_gemv, after the first tiles' copies are issued.
 #define EXL3_GEMV(name, K, CB, N)                                                                              \
     extern "C" __global__ void __launch_bounds__(256, EXL3_GEMV_MIN_BLOCKS(K, CB, N))                           \
-        name(const unsigned* tiles, const float* x, float* y, int tk, int tn, int n, long long plane) {        \
-        exl3_gemv<K, CB, N>(tiles, x, y, tk, tn, n, plane);                                                    \
+        name(const unsigned* tiles, const float* x, float* y, int tk, int tn, int n) {                         \
+        exl3_gemv<K, CB, N>(tiles, x, y, tk, tn, n);                                                           \
     }
 
 // EXL3_EXPAND(name, K, CB)
