@@ -117,7 +117,7 @@ holds it, so a run started on a GPU resumes on the CPU only with --L 16 given.`,
 			if workers > 0 {
 				runtime.GOMAXPROCS(workers)
 			}
-			// Ctrl-C stops after the tensor being encoded (the temporary directory is removed); a second one kills.
+			// Ctrl-C stops at the next trellis search batch (the temporary directory is removed); a second one kills.
 			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
 			go func() { <-ctx.Done(); stop() }()

@@ -76,9 +76,9 @@ func encodeTrellis(it item, h backend.Host, s *sink, hs *hessian, o Options) (*T
 // is plain Quantize.
 func ldlq(dense []float32, it item, h []float64, o Options) (*trellis.Weights, error) {
 	if h == nil {
-		return trellis.QuantizeWith(dense, it.out, it.in, it.spec, it.interleave, o.Searcher)
+		return trellis.QuantizeWith(dense, it.out, it.in, it.spec, it.interleave, o.searcher())
 	}
-	lo := trellis.LDLQOptions{Rows: o.LDLQRows, RefitScales: o.RefitScales, Searcher: o.Searcher}
+	lo := trellis.LDLQOptions{Rows: o.LDLQRows, RefitScales: o.RefitScales, Searcher: o.searcher()}
 	damp := o.Damp
 	for try := 0; ; try++ {
 		w, err := trellis.QuantizeLDLQWith(dense, it.out, it.in, it.spec, it.interleave, damped(h, it.in, damp), lo)

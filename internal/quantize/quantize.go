@@ -138,8 +138,8 @@ type Options struct {
 	// the same paths, so the artifact does not depend on it.
 	Searcher trellis.Searcher
 
-	// Context, when set, is checked between tensors; cancelling it aborts the run (the temporary directory is
-	// removed). A tensor being encoded finishes first.
+	// Context, when set, is checked between tensors and before every trellis search batch (cancel.go); cancelling
+	// it aborts the run (the temporary directory is removed). The batch in flight finishes first.
 	Context context.Context
 
 	lWhy string // normalize: why L is what it is (ResolveL's reason), for the report and --resume's refusal
