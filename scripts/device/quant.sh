@@ -903,6 +903,62 @@ final11() {
 	grep -E "trellis_gemv|launches" "$OUT/profile-final.md" | head -6 | tee -a "$OUT/run.log"
 }
 
+# stage12a: the review commit (dbc7965) on the device: the trellis_gemvg kernel cases, 3-bit tg128 against the
+# eleventh session's 218.8, the per-kernel profile, and issue 20's Qwen3.5-27B profile (hybrid).
+stage12a() {
+	step "stage12a: verify"
+	vk 300 Fused/trellis
+	vk 300 MatMul/trellis/i8
+	for k in 3 3 2 4; do
+		step "stage12a: bench qwen3-14b $k-bit tg128"
+		timeout 100 $B bench --synthetic qwen3-14b --bits $k --device cuda -p 0 -n 128 -r 3 2>&1 | grep -E "tg128 \||rror" | tee -a "$OUT/run.log"
+	done
+	profile
+	hybrid
+}
+
+# stage12b: the weights asked into L2 ahead of their loads — trellis_gemv0's whole split before the dependency
+# wait, trellis_gemvg's next unit while the current one computes (its counter one unit ahead): the kernel cases
+# through both, then 3-bit tg128 alternated with the commit before (.devpack/mlxbun-old.gz), 2 and 4 bits, the
+# profile, and whether nsys is there for a replayed-graph timeline.
+stage12b() {
+	local tag=${STAGE_TAG:-12b}
+	local bin k old=""
+	step "stage$tag: verify"
+	vk 300 MatMul/trellis
+	vk 200 Fused/trellis
+	if [ -f .devpack/mlxbun-old.gz ]; then
+		gunzip -c .devpack/mlxbun-old.gz >/tmp/mlxbun-old && chmod +x /tmp/mlxbun-old && old=/tmp/mlxbun-old
+	fi
+	for k in 3 2 4 3; do
+		for bin in $B $old; do
+			step "stage$tag: $bin $k-bit"
+			timeout 100 $bin bench --synthetic qwen3-14b --bits $k --device cuda -p 0 -n 128 -r 3 2>&1 | grep -E "tg128 \||rror" | tee -a "$OUT/run.log"
+		done
+	done
+	step "stage$tag: profile"
+	timeout 100 $B bench --synthetic qwen3-14b --bits 3 --device cuda -p 0 -n 16 -r 1 --profile >"$OUT/profile-$tag.md" 2>&1
+	grep -E "^\| (trellis|attn|rms)" "$OUT/profile-$tag.md" | head -8 | tee -a "$OUT/run.log"
+	{ which nsys; ls /usr/local/cuda/bin | grep -i nsys; ls -d /opt/nvidia/nsight-systems* /usr/local/cuda/nsight-systems* 2>/dev/null; } 2>&1 | head -5 | tee -a "$OUT/run.log"
+}
+
+# stage12e: the EXL3 one-row GEMV in slice units dealt across every SM (commit b771b5c): its kernel cases, the GPU
+# EXL3 fixture tests, then the Qwen3-14B-shape 3.0 bpw folder's decode with the per-kernel profile. Bounded to
+# ~230 s (the session's last device seconds).
+stage12e() {
+	step "stage12e: verify MatMul/exl3"
+	vk 90 MatMul/exl3
+	gotests 60 'EXL3' "$OUT/stage12e-tests.log"
+	local d=/tmp/exl3-q14b-3
+	step "stage12e: exl3_synth.py qwen3-14b 3.0 bpw"
+	timeout 100 python3 scripts/peers/exl3_synth.py --arch qwen3-14b --bits 3 --out "$d" --tokenizer-dir .devdata/trained/pycoder-12m 2>&1 | tail -2 | tee -a "$OUT/run.log"
+	step "stage12e: bench --model $d"
+	timeout 60 $B bench --model "$d" --device cuda -p 0 -n 128 -r 2 --profile >"$OUT/stage12e-bench.md" 2>&1
+	echo "bench exit $?" | tee -a "$OUT/run.log"
+	grep -E "tg128|rror" "$OUT/stage12e-bench.md" | head -3 | tee -a "$OUT/run.log"
+	grep -E "^\| (exl3|trellis|attn)" "$OUT/stage12e-bench.md" | head -8 | tee -a "$OUT/run.log"
+}
+
 # check8: norm_rope_qk and attn_store on by default: the kernel cases through them, the GPU model tests
 # (conformance, the backend against the CPU on the fixtures, picks), and the headline benches.
 check8() {
