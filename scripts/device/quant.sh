@@ -629,7 +629,7 @@ q14b() {
 	L=${Q14B_L:-16} N=${Q14B_TOKENS:-1024}
 	step "q14b: quantize 3-bit L $L --device cuda --calib-tokens $N (stopped after ${Q14B_TIMEOUT:-240} s)"
 	rm -rf "$S-3bit"
-	timeout ${Q14B_TIMEOUT:-240} $B quantize --model "$S" --bits 3 --L $L --device cuda --calib-tokens $N --quiet \
+	timeout -k 30 ${Q14B_TIMEOUT:-240} $B quantize --model "$S" --bits 3 --L $L --device cuda --calib-tokens $N --quiet \
 		--log-format json --log-level debug --out "$S-3bit" >/dev/null 2>"$OUT/q14b.log"
 	echo "q14b quantize exit $? (124: stopped by the timeout, as planned)" | tee -a "$OUT/run.log"
 	grep -E '"level":"(error|warn)"' "$OUT/q14b.log" | head -5 | tee -a "$OUT/run.log"
