@@ -89,6 +89,7 @@ def main():
     ap.add_argument("--pycoder")
     ap.add_argument("--text")
     ap.add_argument("--budget", type=float, default=1e9, help="seconds; rows not started by then are skipped")
+    ap.add_argument("--skip-bf16", action="store_true", help="no BF16 row (the quantized rows still come from it)")
     a = ap.parse_args()
     t0 = time.time()
     here = os.path.dirname(os.path.abspath(__file__))
@@ -102,7 +103,7 @@ def main():
         if not os.path.exists(bf):
             run([sys.executable, f"{here}/gguf_synth.py", "--gguf-py", f"{a.bin}/gguf-py", "--preset", shape,
                  "--tokenizer", a.tokenizer, "--out", bf, "--imatrix", imat])
-        for typ in ["BF16"] + [t for t in a.types.split(",") if t]:
+        for typ in ([] if a.skip_bf16 else ["BF16"]) + [t for t in a.types.split(",") if t]:
             if time.time() - t0 > a.budget:
                 log(f"{shape} {typ}: skipped, over the call's budget")
                 continue
@@ -113,7 +114,10 @@ def main():
                     q0 = time.time()
                     try:
                         iq = ["--imatrix", imat] if typ.startswith("IQ") else []
-                        run([f"{a.bin}/llama-quantize", *iq, bf, path, typ, threads])
+                        # A temporary name: a quantize killed by the call's limit must not leave a file that the
+                        # next call takes for a finished one.
+                        run([f"{a.bin}/llama-quantize", *iq, bf, path + ".tmp", typ, threads])
+                        os.replace(path + ".tmp", path)
                     except subprocess.CalledProcessError as e:
                         why = [ln for ln in (e.stdout + e.stderr).splitlines() if "ERROR" in ln or "error" in ln]
                         row = dict(engine="llama.cpp", shape=shape, precision=typ,

@@ -11,8 +11,9 @@
 # snapshot and the mlxbun binary to another call). Phases:
 #   llama-build   build llama.cpp (CUDA sm_90) and send it back as $OUT/llama-bin.tar.xz.NN; put those pieces in
 #                 .peers/ here and later calls unpack them instead of building
-#   llama         llama.cpp rows (SHAPES, TYPES env; LLAMA_BUDGET seconds), pycoder rows when .peers/fix/pycoder-12m
-#   mlxbun        mlxbun rows (SHAPES)
+#   llama         llama.cpp rows (SHAPES, TYPES env; LLAMA_BUDGET seconds; LLAMA_BF16=0 leaves out the BF16 row), pycoder
+#                 rows when .peers/fixtures/pycoder-12m
+#   mlxbun        mlxbun rows (SHAPES; PRECISIONS, default bf16,4,3,2)
 #   exl3          exllamav3: build, quality (pycoder-12m), speed rows (scripts/peers/exl3_run.sh; .peers/exllamav3.tgz
 #                 and .peers/fixtures from pack-exllamav3.sh)
 #   table         $OUT/peers.md from every rows file under $OUT and .peers/rows/
@@ -48,16 +49,17 @@ for phase in "$@"; do
 		mkdir -p /tmp/qwen3-tok && cp "$fx/qwen3-tokenizer/tokenizer_config.json" /tmp/qwen3-tok/ &&
 			gunzip -c "$fx/qwen3-tokenizer/tokenizer.json.gz" >/tmp/qwen3-tok/tokenizer.json
 		extra=()
+		[ "${LLAMA_BF16:-1}" = 0 ] && extra+=(--skip-bf16)
 		if [ -d "$fx/pycoder-12m" ]; then
 			head -c 65536 "$fx/pycoder-12m/heldout.txt" >/tmp/heldout64k.txt
-			extra=(--pycoder "$fx/pycoder-12m" --text /tmp/heldout64k.txt)
+			extra+=(--pycoder "$fx/pycoder-12m" --text /tmp/heldout64k.txt)
 		fi
 		LLAMA_COMMIT=$(cat "$P/llama.cpp.commit" 2>/dev/null) python3 "$S/llama_bench.py" --bin "$P/llama-bin" --tokenizer /tmp/qwen3-tok --work "$work" --out "$OUT" \
 			--shapes "$SHAPES" --types "${TYPES:-Q4_K_M,Q3_K_M,IQ3_XXS,Q2_K}" --budget "${LLAMA_BUDGET:-1e9}" \
 			"${extra[@]}" 2>&1 | tee -a "$OUT/peers.log"
 		;;
 	mlxbun)
-		python3 "$S/mlxbun_rows.py" --bin "$P/mlxbun" --out "$OUT" --shapes "$SHAPES" 2>&1 | tee -a "$OUT/peers.log"
+		python3 "$S/mlxbun_rows.py" --bin "$P/mlxbun" --out "$OUT" --shapes "$SHAPES" --precisions "${PRECISIONS:-bf16,4,3,2}" 2>&1 | tee -a "$OUT/peers.log"
 		;;
 	exl3)
 		# exl3_run.sh's own steps (EXL3_STEPS, default build quality speed) over MODELS (default: SHAPES).
