@@ -284,8 +284,7 @@ func (m *Model) ops(ws *workspace, cache backend.KVCache) {
 			b.RMSNorm(ws.xn, ws.x, L.inNorm, eps)
 		}
 		if L.dn != nil {
-			m.inputNorm(ws)
-			m.deltaNet(ws, L, cache) // a gated DeltaNet layer mixes tokens instead (deltanet.go)
+			m.deltaNet(ws, L, cache) // a gated DeltaNet layer mixes tokens instead (deltanet.go; it takes the deferred norm)
 		} else {
 			m.attention(ws, L, i, cache)
 		}
