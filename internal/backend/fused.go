@@ -31,11 +31,14 @@ const (
 	OpNormMatMulGroup Op = "norm_matmul_group"
 	// OpNormGateUpSwiGLU: RMSNorm(xn, x, nw, eps); GateUpSwiGLU(h, gate, up, xn, wg, wu).
 	OpNormGateUpSwiGLU Op = "norm_gate_up_swiglu"
+	// OpDeltaRuleNormGated: GatedDeltaRule(dst, qkv, a, b, aLog, dtBias, st, layer, seq, pos);
+	// RMSNormGated(dst, dst, z, nw, eps) — a DeltaNet block's delta rule and the gated norm of its output.
+	OpDeltaRuleNormGated Op = "delta_rule_norm_gated"
 )
 
 // FusedOps are the fused ops, in the order their interfaces are declared.
 var FusedOps = []Op{OpAddRMSNorm, OpNormRope, OpNormRopeQK, OpMatMulGroup, OpGateUpSwiGLU, OpMatMulAdd, OpNormMatMulGroup,
-	OpNormGateUpSwiGLU}
+	OpNormGateUpSwiGLU, OpDeltaRuleNormGated}
 
 // AddRMSNormer serves OpAddRMSNorm.
 type AddRMSNormer interface {
@@ -80,6 +83,11 @@ type NormGateUpSwiGLUer interface {
 	NormGateUpSwiGLU(h, gate, up, xn, x, nw Tensor, eps float32, wg, wu Linear)
 }
 
+// DeltaRuleNormGateder serves OpDeltaRuleNormGated (on a backend that is a LinearAttention).
+type DeltaRuleNormGateder interface {
+	DeltaRuleNormGated(dst, qkv, z, a, b, aLog, dtBias, nw Tensor, eps float32, st RecurrentState, layer int, seq, pos Tensor)
+}
+
 // ServesFused is the Supports answer for a fused op: nil when b implements its interface.
 func ServesFused(b Backend, op Op) error {
 	var ok bool
@@ -100,6 +108,8 @@ func ServesFused(b Backend, op Op) error {
 		_, ok = b.(NormMatMulGrouper)
 	case OpNormGateUpSwiGLU:
 		_, ok = b.(NormGateUpSwiGLUer)
+	case OpDeltaRuleNormGated:
+		_, ok = b.(DeltaRuleNormGateder)
 	default:
 		return fmt.Errorf("%s: not a fused op", op)
 	}
@@ -199,4 +209,15 @@ func NormGateUpSwiGLU(be Backend, h, gate, up, xn, x, nw Tensor, eps float32, wg
 	}
 	be.RMSNorm(xn, x, nw, eps)
 	GateUpSwiGLU(be, h, gate, up, xn, wg, wu)
+}
+
+// DeltaRuleNormGated is la.GatedDeltaRule into dst, then dst = la.RMSNormGated(dst, z, nw, eps), as one op where
+// la serves it.
+func DeltaRuleNormGated(la LinearAttention, dst, qkv, z, a, b, aLog, dtBias, nw Tensor, eps float32, st RecurrentState, layer int, seq, pos Tensor) {
+	if f, ok := la.(DeltaRuleNormGateder); ok {
+		f.DeltaRuleNormGated(dst, qkv, z, a, b, aLog, dtBias, nw, eps, st, layer, seq, pos)
+		return
+	}
+	la.GatedDeltaRule(dst, qkv, a, b, aLog, dtBias, st, layer, seq, pos)
+	la.RMSNormGated(dst, dst, z, nw, eps)
 }

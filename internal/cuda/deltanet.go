@@ -56,6 +56,15 @@ const (
 
 var deltaChunkKDs = []int{32, 64, 128}
 
+// deltaHeadCols is DELTA_HEAD_COLS in deltanet.cu: the value columns of one gated_delta_norm block, a whole value
+// head (its gated norm's group) at deltaLanes lanes a column; its key-dim bounds are deltaChunkKDs' (a lane's
+// KD/deltaLanes state rows in registers at 512 threads a block).
+const deltaHeadCols = 128
+
+func deltaNormName(kd int, x backend.DType) string {
+	return fmt.Sprintf("gated_delta_norm_%s_k%d", dtName(x), kd)
+}
+
 func deltaChunkName(kd int, x backend.DType) string {
 	return fmt.Sprintf("gated_delta_chunk_%s_k%d", dtName(x), kd)
 }
@@ -68,7 +77,8 @@ func deltaInstantiations() []string {
 			out = append(out, fmt.Sprintf("GATED_DELTA(%s, %d, %s)", deltaName(kd, x), kd, outType(x)))
 		}
 		for _, kd := range deltaChunkKDs {
-			out = append(out, fmt.Sprintf("GATED_DELTA_CHUNK(%s, %d, %s)", deltaChunkName(kd, x), kd, outType(x)))
+			out = append(out, fmt.Sprintf("GATED_DELTA_CHUNK(%s, %d, %s)", deltaChunkName(kd, x), kd, outType(x)),
+				fmt.Sprintf("GATED_DELTA_NORM(%s, %d, %s)", deltaNormName(kd, x), kd, outType(x)))
 		}
 	}
 	return out
@@ -197,19 +207,23 @@ func (b *Backend) CausalConv(dst, x, w backend.Tensor, st backend.RecurrentState
 	})
 }
 
-// GatedDeltaRule (backend.LinearAttention): gated_delta_prep normalizes every row's q and k and forms its gates
-// in parallel, then gated_delta runs the recurrent form over each sequence's rows in order, its dot products
-// split over deltaLanes lanes (decode steps, batches of several sequences, short runs); a run of one sequence at
-// consecutive positions of at least tuning.deltaChunkRows rows (a prompt chunk; key dim ≤ 128) takes gated_delta_chunk,
-// the chunked form, whose rows go deltaChunk at a time as a few small matrix products and one short substitution
-// instead of n dependent steps. The pre-pass's output lives in the split
-// attention's scratch (ensureScratch), which the stream's order keeps apart from attention's use of it.
-func (b *Backend) GatedDeltaRule(dst, qkv, a, bt, aLog, dtBias backend.Tensor, st backend.RecurrentState, layer int, seq, pos backend.Tensor) {
-	const op = "GatedDeltaRule"
+// deltaCall is one GatedDeltaRule's checked operands and the form it takes.
+type deltaCall struct {
+	s                *recurrentState
+	d, x, a, b       *Tensor // dst, qkv, a, b
+	al, db, seq, pos *Tensor // aLog, dtBias
+	n, kd            int     // rows; the instantiated key-dim bound
+	chunked          bool    // gated_delta_chunk (a prompt run) rather than the recurrent form
+}
+
+// deltaOperands checks a GatedDeltaRule's operands (op names the caller in its panics) and picks its form; nil
+// when there are no rows.
+func (b *Backend) deltaOperands(op string, dst, qkv, a, bt, aLog, dtBias backend.Tensor, st backend.RecurrentState, layer int, seq, pos backend.Tensor) *deltaCall {
 	s := stateOf(op, st, layer)
 	c := s.cfg
-	d, xs, as, bs := tensorOf(op, dst), tensorOf(op, qkv), tensorOf(op, a), tensorOf(op, bt)
-	al, db, sq, ps := tensorOf(op, aLog), tensorOf(op, dtBias), tensorOf(op, seq), tensorOf(op, pos)
+	dc := &deltaCall{s: s, d: tensorOf(op, dst), x: tensorOf(op, qkv), a: tensorOf(op, a), b: tensorOf(op, bt),
+		al: tensorOf(op, aLog), db: tensorOf(op, dtBias), seq: tensorOf(op, seq), pos: tensorOf(op, pos)}
+	d, xs, as, bs, al, db := dc.d, dc.x, dc.a, dc.b, dc.al, dc.db
 	wantDType(op, "qkv", xs, backend.F32, backend.BF16)
 	for _, t := range []*Tensor{d, as, bs} {
 		wantDType(op, "activation", t, xs.dt)
@@ -224,22 +238,44 @@ func (b *Backend) GatedDeltaRule(dst, qkv, a, bt, aLog, dtBias backend.Tensor, s
 			fmt.Sprintf("[n, %d], [n, %d] ×2, [n, %d]", 2*kw+vw, c.ValueHeads, vw))
 	}
 	if d.ptr == xs.ptr {
-		panic("backend: GatedDeltaRule: dst aliases qkv")
+		panic("backend: " + op + ": dst aliases qkv")
 	}
-	rowsOf(op, sq, ps, n, c.Seqs)
+	rowsOf(op, dc.seq, dc.pos, n, c.Seqs)
 	if n == 0 {
-		return
+		return nil
 	}
-	kd := deltaKDs[len(deltaKDs)-1]
+	dc.n, dc.kd = n, deltaKDs[len(deltaKDs)-1]
 	for _, v := range deltaKDs {
 		if v >= c.KeyDim {
-			kd = v
+			dc.kd = v
 			break
 		}
 	}
+	dc.chunked = b.tune.deltaChunkRows > 0 && n >= b.tune.deltaChunkRows && dc.kd <= deltaChunkKDs[len(deltaChunkKDs)-1] && oneRun(dc.seq, dc.pos, n)
+	return dc
+}
+
+// scale is the query scale 1/√KeyDim in f32.
+func (dc *deltaCall) scale() float32 { return float32(1 / math.Sqrt(float64(dc.s.cfg.KeyDim))) }
+
+// GatedDeltaRule (backend.LinearAttention): gated_delta_prep normalizes every row's q and k and forms its gates
+// in parallel, then gated_delta runs the recurrent form over each sequence's rows in order, its dot products
+// split over deltaLanes lanes (decode steps, batches of several sequences, short runs); a run of one sequence at
+// consecutive positions of at least tuning.deltaChunkRows rows (a prompt chunk; key dim ≤ 128) takes gated_delta_chunk,
+// the chunked form, whose rows go deltaChunk at a time as a few small matrix products and one short substitution
+// instead of n dependent steps. The pre-pass's output lives in the split
+// attention's scratch (ensureScratch), which the stream's order keeps apart from attention's use of it.
+func (b *Backend) GatedDeltaRule(dst, qkv, a, bt, aLog, dtBias backend.Tensor, st backend.RecurrentState, layer int, seq, pos backend.Tensor) {
+	const op = "GatedDeltaRule"
+	dc := b.deltaOperands(op, dst, qkv, a, bt, aLog, dtBias, st, layer, seq, pos)
+	if dc == nil {
+		return
+	}
+	s, c, n, kd := dc.s, dc.s.cfg, dc.n, dc.kd
+	d, xs, as, bs, al, db, sq, ps := dc.d, dc.x, dc.a, dc.b, dc.al, dc.db, dc.seq, dc.pos
+	C, kw, vw := dc.x.shape[len(dc.x.shape)-1], c.KeyHeads*c.KeyDim, c.ValueHeads*c.ValueDim
 	name, prep := deltaName(kd, xs.dt), opName("gated_delta_prep", xs.dt)
-	chunked := b.tune.deltaChunkRows > 0 && n >= b.tune.deltaChunkRows && kd <= deltaChunkKDs[len(deltaChunkKDs)-1] && oneRun(sq, ps, n)
-	if chunked {
+	if dc.chunked {
 		name = deltaChunkName(kd, xs.dt)
 	}
 	// the pre-pass's output: every row's normalized q and k per key head, then β and the decay per value head
@@ -252,7 +288,7 @@ func (b *Backend) GatedDeltaRule(dst, qkv, a, bt, aLog, dtBias backend.Tensor, s
 	coef := scr.Add(qkBytes)
 	S := s.s.Add(layer * s.sBytes())
 	grid := driver.Dim3{X: (c.ValueDim + deltaCols - 1) / deltaCols, Y: c.ValueHeads, Z: c.Seqs}
-	scale := float32(1 / math.Sqrt(float64(c.KeyDim)))
+	scale := dc.scale()
 	bytes := float64(n*(C+2*c.ValueHeads+vw)*xs.dt.Size() + 2*s.sBytes())
 	prepBytes := float64(n*(2*kw+2*c.ValueHeads)*xs.dt.Size() + 4*n*(2*kw+2*c.ValueHeads))
 	b.logf("GatedDeltaRule n=%d heads=%d/%d dk=%d dv=%d seqs=%d: %s", n, c.KeyHeads, c.ValueHeads, c.KeyDim, c.ValueDim, c.Seqs, name)
@@ -262,7 +298,7 @@ func (b *Backend) GatedDeltaRule(dst, qkv, a, bt, aLog, dtBias backend.Tensor, s
 		if err := b.launch(prep, driver.Dim3{X: n, Y: c.KeyHeads}, driver.Dim3{X: 128}, 0, args, prepBytes); err != nil {
 			return err
 		}
-		if chunked {
+		if dc.chunked {
 			args = driver.NewArgs().Ptr(d.ptr).Ptr(xs.ptr).Ptr(scr).Ptr(coef).Ptr(as.ptr).Ptr(al.ptr).Ptr(db.ptr).Ptr(S).
 				Ptr(sq.ptr).Ptr(ps.ptr).I32(int32(n)).I32(int32(c.Seqs)).I32(int32(c.KeyHeads)).I32(int32(c.ValueHeads)).
 				I32(int32(c.KeyDim)).I32(int32(c.ValueDim))
@@ -271,6 +307,39 @@ func (b *Backend) GatedDeltaRule(dst, qkv, a, bt, aLog, dtBias backend.Tensor, s
 		args = driver.NewArgs().Ptr(d.ptr).Ptr(xs.ptr).Ptr(scr).Ptr(coef).Ptr(S).Ptr(sq.ptr).Ptr(ps.ptr).
 			I32(int32(n)).I32(int32(c.KeyHeads)).I32(int32(c.ValueHeads)).I32(int32(c.KeyDim)).I32(int32(c.ValueDim))
 		return b.launch(name, grid, driver.Dim3{X: deltaCols * deltaLanes}, 0, args, bytes)
+	})
+}
+
+// DeltaRuleNormGated (backend.DeltaRuleNormGateder): GatedDeltaRule, then RMSNormGated(dst, dst, z, nw, eps), as
+// the one launch gated_delta_norm where the recurrent form runs (not a chunked prompt run), the key dim is at most
+// 128 and the norm's group is one value head of at most deltaHeadCols columns; elsewhere the two ops in turn.
+// Bit-identical either way (deltanet.cu). Qwen3.5-27B's decode step: prep, delta and norm launches → one, 48
+// blocks of 512 threads.
+func (b *Backend) DeltaRuleNormGated(dst, qkv, z, a, bt, aLog, dtBias, nw backend.Tensor, eps float32, st backend.RecurrentState, layer int, seq, pos backend.Tensor) {
+	const op = "DeltaRuleNormGated"
+	dc := b.deltaOperands(op, dst, qkv, a, bt, aLog, dtBias, st, layer, seq, pos)
+	if dc == nil {
+		return
+	}
+	c := dc.s.cfg
+	zs, ws := tensorOf(op, z), tensorOf(op, nw)
+	if dc.chunked || dc.kd > deltaChunkKDs[len(deltaChunkKDs)-1] || c.ValueDim > deltaHeadCols || ws.elems() != c.ValueDim ||
+		ws.dt != backend.F32 || zs.dt != dc.x.dt || zs.elems() != dc.d.elems() {
+		b.GatedDeltaRule(dst, qkv, a, bt, aLog, dtBias, st, layer, seq, pos)
+		b.RMSNormGated(dst, dst, z, nw, eps)
+		return
+	}
+	s, n := dc.s, dc.n
+	name := deltaNormName(dc.kd, dc.x.dt)
+	S := s.s.Add(layer * s.sBytes())
+	C, vw := dc.x.shape[len(dc.x.shape)-1], c.ValueHeads*c.ValueDim
+	bytes := float64(n*(C+2*c.ValueHeads+2*vw)*dc.x.dt.Size() + 2*s.sBytes())
+	b.logf("DeltaRuleNormGated n=%d heads=%d/%d dk=%d dv=%d seqs=%d: %s", n, c.KeyHeads, c.ValueHeads, c.KeyDim, c.ValueDim, c.Seqs, name)
+	b.enqueue(func() error {
+		args := driver.NewArgs().Ptr(dc.d.ptr).Ptr(dc.x.ptr).Ptr(zs.ptr).Ptr(dc.a.ptr).Ptr(dc.b.ptr).Ptr(dc.al.ptr).
+			Ptr(dc.db.ptr).Ptr(ws.ptr).Ptr(S).Ptr(dc.seq.ptr).Ptr(dc.pos.ptr).I32(int32(n)).I32(int32(c.KeyHeads)).
+			I32(int32(c.ValueHeads)).I32(int32(c.KeyDim)).I32(int32(c.ValueDim)).F32(dc.scale()).F32(eps)
+		return b.launch(name, driver.Dim3{X: c.ValueHeads, Y: c.Seqs}, driver.Dim3{X: deltaHeadCols * deltaLanes}, 0, args, bytes)
 	})
 }
 

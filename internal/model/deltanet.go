@@ -23,8 +23,7 @@ func (m *Model) deltaNet(ws *workspace, L *layer, cache backend.KVCache) {
 	}
 	backend.MatMulGroup(b, []backend.Tensor{h.beta, h.a}, ws.xn, []backend.Linear{d.b, d.a})
 	la.CausalConv(h.qkv, h.qkv, d.conv, st, d.slot, ws.seq, ws.pos)
-	la.GatedDeltaRule(h.core, h.qkv, h.a, h.beta, d.aLog, d.dtBias, st, d.slot, ws.seq, ws.pos)
-	la.RMSNormGated(h.core, h.core, h.z, d.norm, eps)
+	backend.DeltaRuleNormGated(la, h.core, h.qkv, h.z, h.a, h.beta, d.aLog, d.dtBias, d.norm, eps, st, d.slot, ws.seq, ws.pos)
 	// out_proj has no rotation or adapter slot (rotate.go and lora.go cover Q..Down), so it defers to the residual
 	// add whenever the backend adds in the projection's launch and no sandwich norm comes between.
 	if L.attnOutNorm == nil && backend.MatMulAddFuses(b, d.out, ws.n) {

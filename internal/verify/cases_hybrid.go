@@ -79,10 +79,13 @@ func hybridCases(act backend.DType) []Case {
 				c.cfg.KeyDim, c.cfg.ValueDim, si+1, len(c.steps), n, actName(act))
 			cs = append(cs, Case{Op: "DeltaNet/CausalConv", Act: act, Heavy: c.heavy, Tol: pick(act, tolHybridExact, tolEltBF16),
 				Promise: "the CPU's f32 steps (silu's exp in f64), conv tail per sequence; one rounding to the activation dtype",
-				Shape:   shape, run: func(h *harness) float64 { return h.deltaSteps(c, si, false) }})
+				Shape:   shape, run: func(h *harness) float64 { return h.deltaSteps(c, si, deltaConv) }})
 			cs = append(cs, Case{Op: "DeltaNet/GatedDeltaRule", Act: act, Heavy: c.heavy, Tol: pick(act, tolDeltaF32, tolDeltaBF16),
 				Promise: "the recurrent form in f32 per row, in order (the CPU's chunked form for runs ≥ 64 rows within f32 rounding)",
-				Shape:   shape, run: func(h *harness) float64 { return h.deltaSteps(c, si, true) }})
+				Shape:   shape, run: func(h *harness) float64 { return h.deltaSteps(c, si, deltaRule) }})
+			cs = append(cs, Case{Op: "Fused/GatedDeltaRule+RMSNormGated", Act: act, Heavy: c.heavy, Tol: pick(act, tolDeltaF32, tolDeltaBF16),
+				Promise:  "GatedDeltaRule's, then each value head's gated norm (Σx² in f64) of the output as stored",
+				Launches: &Launches{Kernels: deltaNormLaunches(c, si)}, Shape: shape, run: func(h *harness) float64 { return h.deltaSteps(c, si, deltaRuleNorm) }})
 		}
 	}
 	for _, s := range []struct {
@@ -241,9 +244,37 @@ func quantCode(quant bool) quantLayer {
 	return quantLayer{}
 }
 
-// deltaSteps runs c's calls up to step si on fresh states of both backends (CausalConv, or GatedDeltaRule when
-// rule) and compares the last call's output.
-func (h *harness) deltaSteps(c deltaConfig, si int, rule bool) float64 {
+// deltaNormLaunches is what internal/cuda launches for c's DeltaRuleNormGated calls up to step si: one
+// gated_delta_norm a call where its recurrent form serves the geometry (key dim ≤ 128, a value head of ≤ 128
+// columns) and the call is not a chunked prompt run (one sequence at consecutive positions, ≥ 64 rows); else the
+// pre-pass, the delta rule and the norm.
+func deltaNormLaunches(c deltaConfig, si int) int64 {
+	var k int64
+	for _, s := range c.steps[:si+1] {
+		one := len(s.seq) > 0
+		for r := range s.seq {
+			one = one && s.seq[r] == s.seq[0] && s.pos[r] == s.pos[0]+int32(r)
+		}
+		switch {
+		case c.cfg.KeyDim > 128 || c.cfg.ValueDim > 128 || (one && len(s.seq) >= 64):
+			k += 3
+		default:
+			k++
+		}
+	}
+	return k
+}
+
+// The op a deltaSteps case runs.
+const (
+	deltaConv     = iota // CausalConv
+	deltaRule            // GatedDeltaRule
+	deltaRuleNorm        // backend.DeltaRuleNormGated: GatedDeltaRule, then RMSNormGated over each value head
+)
+
+// deltaSteps runs c's calls up to step si on fresh states of both backends (the op named by mode) and compares
+// the last call's output.
+func (h *harness) deltaSteps(c deltaConfig, si int, mode int) float64 {
 	cfg := c.cfg
 	var las [2]backend.LinearAttention
 	var sts [2]backend.RecurrentState
@@ -258,12 +289,13 @@ func (h *harness) deltaSteps(c deltaConfig, si int, rule bool) float64 {
 	C, vh, vw := cfg.ConvDim, cfg.ValueHeads, cfg.ValueHeads*cfg.ValueDim
 	w := h.upload(h.randn(C*cfg.ConvKernel, 0.5), C, cfg.ConvKernel)
 	aLog, dtBias := h.upload(h.randn(vh, 0.5), vh), h.upload(h.randn(vh, 0.5), vh)
+	normW := h.upload(h.randn(cfg.ValueDim, 1), cfg.ValueDim)
 	var m float64
 	for _, s := range c.steps[:si+1] {
 		n := len(s.pos)
 		sp, pp := h.ints(s.seq), h.ints(s.pos)
 		x := h.act(h.randn(n*C, 1), n, C)
-		if !rule {
+		if mode == deltaConv {
 			for i, b := range []struct{ x, w, sq, ps backend.Tensor }{{x.ref, w.ref, sp.ref, pp.ref}, {x.dut, w.dut, sp.dut, pp.dut}} {
 				las[i].CausalConv(b.x, b.x, b.w, sts[i], 1, b.sq, b.ps) // in place, as the model calls it
 			}
@@ -271,10 +303,15 @@ func (h *harness) deltaSteps(c deltaConfig, si int, rule bool) float64 {
 			continue
 		}
 		a, bt := h.act(h.randn(n*vh, 1.5), n, vh), h.act(h.randn(n*vh, 1.5), n, vh)
+		z := h.act(h.randn(n*vw, 2), n, vw)
 		out := h.out(backend.Invalid, n, vw)
-		for i, b := range []struct{ o, x, a, b, al, db, sq, ps backend.Tensor }{
-			{out.ref, x.ref, a.ref, bt.ref, aLog.ref, dtBias.ref, sp.ref, pp.ref},
-			{out.dut, x.dut, a.dut, bt.dut, aLog.dut, dtBias.dut, sp.dut, pp.dut}} {
+		for i, b := range []struct{ o, x, a, b, al, db, sq, ps, z, nw backend.Tensor }{
+			{out.ref, x.ref, a.ref, bt.ref, aLog.ref, dtBias.ref, sp.ref, pp.ref, z.ref, normW.ref},
+			{out.dut, x.dut, a.dut, bt.dut, aLog.dut, dtBias.dut, sp.dut, pp.dut, z.dut, normW.dut}} {
+			if mode == deltaRuleNorm {
+				backend.DeltaRuleNormGated(las[i], b.o, b.x, b.z, b.a, b.b, b.al, b.db, b.nw, 1e-6, sts[i], 1, b.sq, b.ps)
+				continue
+			}
 			las[i].GatedDeltaRule(b.o, b.x, b.a, b.b, b.al, b.db, sts[i], 1, b.sq, b.ps)
 		}
 		m = h.compare(out)

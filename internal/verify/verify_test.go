@@ -167,6 +167,12 @@ func (b *badFusion) NormGateUpSwiGLU(h, gate, up, xn, x, nw backend.Tensor, eps 
 	b.GateUpSwiGLU(h, gate, up, xn, wg, wu)
 }
 
+func (b *badFusion) DeltaRuleNormGated(dst, qkv, z, a, bt, aLog, dtBias, nw backend.Tensor, eps float32, st backend.RecurrentState, layer int, seq, pos backend.Tensor) {
+	b.Backend.GatedDeltaRule(dst, qkv, a, bt, aLog, dtBias, st, layer, seq, pos)
+	bump(dst) // the delta rule's output off by one step before the norm reads it
+	b.Backend.RMSNormGated(dst, dst, z, nw, eps)
+}
+
 func (b *badFusion) MatMul(dst, x backend.Tensor, w backend.Linear) {
 	b.Backend.MatMul(dst, x, w)
 	if x.Shape()[0] > backend.MaxDecodeRows && x == b.lastDst {

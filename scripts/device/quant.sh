@@ -1087,6 +1087,30 @@ PY
 	rm -rf $Q
 }
 
+# stage13a: the DeltaNet block's launches (issue 20): the residual seam's folds taken by the DeltaNet layers
+# (model) and gated_delta_norm (the delta rule's pre-pass, recurrence and gated norm in one launch). The DeltaNet
+# fused verify cases, the bit-identity and model tests, then Qwen3.5-27B 3-bit tg32 alternated against the
+# carried binary (.devpack/mlxbun-old.gz), the new binary's 16-token profile, and a 14B 3-bit check.
+stage13a() {
+	local bin old=""
+	step "stage13a: verify Fused/GatedDeltaRule"
+	vk 150 Fused/GatedDeltaRule
+	step "stage13a: TestDeltaRuleNormGatedBitIdentical TestBackendModels TestDeltaRuleNoSpill"
+	gotests 200 '^(TestDeltaRuleNormGatedBitIdentical|TestBackendModels|TestDeltaRuleNoSpill)$' "$OUT/stage13a-tests.log"
+	if [ -f .devpack/mlxbun-old.gz ]; then
+		gunzip -c .devpack/mlxbun-old.gz >/tmp/mlxbun-old && chmod +x /tmp/mlxbun-old && old=/tmp/mlxbun-old
+	fi
+	for bin in $B $old $B $old; do
+		step "stage13a: $bin qwen3.5-27b 3-bit tg32"
+		timeout 100 $bin bench --synthetic qwen3.5-27b --bits 3 --device cuda -p 0 -n 32 -r 2 2>&1 | grep -E "tg32 \||rror" | tee -a "$OUT/run.log"
+	done
+	step "stage13a: profile qwen3.5-27b"
+	timeout 100 $B bench --synthetic qwen3.5-27b --bits 3 --device cuda -p 0 -n 16 -r 1 --profile >"$OUT/profile-13a.md" 2>&1
+	grep -E "launches|^\| [a-z]" "$OUT/profile-13a.md" | head -24 | tee -a "$OUT/run.log"
+	step "stage13a: qwen3-14b 3-bit tg128"
+	timeout 100 $B bench --synthetic qwen3-14b --bits 3 --device cuda -p 0 -n 128 -r 3 2>&1 | grep -E "tg128 \||rror" | tee -a "$OUT/run.log"
+}
+
 phases=("$@")
 [ ${#phases[@]} -gt 0 ] || phases=(verify bench kl greedy ppl sass memcheck)
 for ph in "${phases[@]}"; do
@@ -1096,3 +1120,4 @@ for ph in "${phases[@]}"; do
 	esac
 done
 step done
+

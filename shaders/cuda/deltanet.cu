@@ -367,6 +367,142 @@ __device__ __forceinline__ void gated_delta_chunk(T* __restrict__ dst, const T* 
     }
 }
 
+// gated_delta_norm_{f32,bf16}_k{KD} (KD ≤ 128: backend.OpDeltaRuleNormGated, the recurrent form of a decode step
+// or a short run: gated_delta_prep; gated_delta; rmsnorm_gated over each value head, in one launch)
+//   in:  as gated_delta_prep and gated_delta, plus z T [n, VH·dv] and w f32 [dv] (the gated norm's weight, one
+//        group a value head: dv ≤ DELTA_HEAD_COLS)
+//   out: dst T [n, VH·dv] = rmsnorm_gated(gated_delta(...), z, w, eps); S updated
+//   grid: (VH, seqs) blocks of DELTA_HEAD_COLS·DELTA_LANES threads: a value head's every column, lanes and rows of
+//        S as gated_delta's (a column j = tid / DELTA_LANES). Per row of the block's sequence, in row order: threads
+//        < DN_THREADS form the row's normalized q and k of the key head and thread 0 the head's β and decay, each
+//        exactly as gated_delta_prep's block and thread would (into shared memory, not the scratch); the delta step
+//        as gated_delta's; the column outputs, rounded to T as gated_delta stores them, to shared memory; threads
+//        < DN_THREADS then the gated norm as rmsnorm_gated's block of DN_THREADS over that group. The key head's
+//        q/k norms are formed again by each of its VH/KH value heads' blocks (2·dk values: less than a launch)
+//   promise: bit-identical to gated_delta_prep, gated_delta, rmsnorm_gated launched in turn (the same operations
+//        in the same order in every thread)
+#define DELTA_HEAD_COLS 128 // value columns of a gated_delta_norm block (must match deltaHeadCols)
+template <int KD, typename T>
+__device__ __forceinline__ void gated_delta_norm(T* __restrict__ dst, const T* __restrict__ qkv, const T* __restrict__ z,
+                                                 const T* __restrict__ a, const T* __restrict__ bt,
+                                                 const float* __restrict__ aLog, const float* __restrict__ dtBias,
+                                                 const float* __restrict__ nw, float* __restrict__ S,
+                                                 const int* __restrict__ seq, const int* __restrict__ pos, int n, int KH,
+                                                 int VH, int dk, int dv, float scale, float eps) {
+    constexpr int R = KD / DELTA_LANES;
+    static_assert(DN_THREADS <= DELTA_HEAD_COLS * DELTA_LANES, "the pre-pass and the norm take the first DN_THREADS");
+    __shared__ float qs[KD], ks[KD], red[2][DN_THREADS / 32], ov[DELTA_HEAD_COLS], bd[2];
+    __shared__ double part[DN_THREADS / 32];
+    const int tid = threadIdx.x, lane = tid & 31, w = tid >> 5;
+    const int sub = tid % DELTA_LANES, j = tid / DELTA_LANES;
+    const int h = blockIdx.x, s = blockIdx.y;
+    const int kh = h / (VH / KH);
+    const int C = 2 * KH * dk + VH * dv;
+    const bool col = j < dv;
+    float* Sh = S + ((long long)s * VH + h) * dk * dv;
+    float st[R];
+#pragma unroll
+    for (int e = 0; e < R; e++) {
+        const int i = sub + DELTA_LANES * e;
+        st[e] = col && i < dk ? Sh[(long long)i * dv + j] : 0.f;
+    }
+    for (int i = tid; i < KD; i += blockDim.x) qs[i] = 0.f, ks[i] = 0.f; // rows ≥ dk stay zero
+    const float A = -(float)exp((double)aLog[h]);
+    bool touched = false;
+    for (int r = 0; r < n; r++) {
+        if (seq[r] != s) continue; // uniform across the block
+        touched = true;
+        // gated_delta_prep's block (r, kh): Σq², Σk² over dims tid, tid + DN_THREADS, … then the warps in order
+        const T* row = qkv + (long long)r * C;
+        const T* qp = row + kh * dk;
+        const T* kp = row + KH * dk + kh * dk;
+        if (tid < DN_THREADS) {
+            float sq = 0.f, sk = 0.f;
+            for (int i = tid; i < dk; i += DN_THREADS) {
+                const float q = ld1(qp + i), k = ld1(kp + i);
+                sq = __fadd_rn(sq, __fmul_rn(q, q));
+                sk = __fadd_rn(sk, __fmul_rn(k, k));
+            }
+            sq = warp_sum(sq);
+            sk = warp_sum(sk);
+            if (lane == 0) red[0][w] = sq, red[1][w] = sk;
+        }
+        if (tid == 0) {
+            const long long ab = (long long)r * VH + h;
+            bd[0] = dn_sigmoid(ld1(bt + ab));
+            bd[1] = (float)exp((double)__fmul_rn(A, dn_softplus(__fadd_rn(ld1(a + ab), dtBias[h]))));
+        }
+        __syncthreads();
+        if (tid < DN_THREADS) {
+            float sq = 0.f, sk = 0.f;
+#pragma unroll
+            for (int i = 0; i < DN_THREADS / 32; i++) sq = __fadd_rn(sq, red[0][i]), sk = __fadd_rn(sk, red[1][i]);
+            const float iq = __fdiv_rn(1.0f, (float)sqrt((double)__fadd_rn(sq, 1e-6f)));
+            const float ik = __fdiv_rn(1.0f, (float)sqrt((double)__fadd_rn(sk, 1e-6f)));
+            for (int i = tid; i < dk; i += DN_THREADS) {
+                qs[i] = __fmul_rn(__fmul_rn(ld1(qp + i), iq), scale);
+                ks[i] = __fmul_rn(ld1(kp + i), ik);
+            }
+        }
+        __syncthreads();
+        // gated_delta's step for column j
+        const float beta = bd[0], decay = bd[1];
+        if (pos[r] == 0) {
+#pragma unroll
+            for (int e = 0; e < R; e++) st[e] = 0.f;
+        }
+        float o = 0.f;
+#pragma unroll
+        for (int e = 0; e < R; e++) {
+            st[e] = __fmul_rn(st[e], decay);
+            o = __fadd_rn(o, __fmul_rn(st[e], ks[sub + DELTA_LANES * e]));
+        }
+#pragma unroll
+        for (int m = 1; m < DELTA_LANES; m <<= 1) o = __fadd_rn(o, __shfl_xor_sync(0xffffffffu, o, m));
+        const float vj = col ? ld1(qkv + (long long)r * C + 2 * KH * dk + h * dv + j) : 0.f;
+        const float d = __fmul_rn(__fsub_rn(vj, o), beta);
+        o = 0.f;
+#pragma unroll
+        for (int e = 0; e < R; e++) {
+            const int i = sub + DELTA_LANES * e;
+            st[e] = __fadd_rn(st[e], __fmul_rn(ks[i], d));
+            o = __fadd_rn(o, __fmul_rn(st[e], qs[i]));
+        }
+#pragma unroll
+        for (int m = 1; m < DELTA_LANES; m <<= 1) o = __fadd_rn(o, __shfl_xor_sync(0xffffffffu, o, m));
+        if (col && sub == 0) ov[j] = as_act(o, dst);
+        __syncthreads();
+        // rmsnorm_gated's block over this head's dv columns (Σx² in f64, the warps' parts in order)
+        const long long base = (long long)r * VH * dv + (long long)h * dv;
+        if (tid < DN_THREADS) {
+            double ss = 0;
+            for (int c = tid; c < dv; c += DN_THREADS) {
+                const double v = ov[c];
+                ss += v * v;
+            }
+#pragma unroll
+            for (int m = 16; m > 0; m >>= 1) ss += __shfl_xor_sync(0xffffffffu, ss, m);
+            if (lane == 0) part[w] = ss;
+        }
+        __syncthreads();
+        if (tid < DN_THREADS) {
+            double tot = 0;
+            for (int i = 0; i < DN_THREADS / 32; i++) tot += part[i];
+            const float inv = (float)(1.0 / sqrt(tot / dv + (double)eps));
+            for (int c = tid; c < dv; c += DN_THREADS)
+                store_out(dst + base + c, __fmul_rn(__fmul_rn(nw[c], __fmul_rn(ov[c], inv)), dn_silu(ld1(z + base + c))));
+        }
+        __syncthreads(); // qs, ks, ov, part, bd are free for the next row
+    }
+    if (touched && col) {
+#pragma unroll
+        for (int e = 0; e < R; e++) {
+            const int i = sub + DELTA_LANES * e;
+            if (i < dk) Sh[(long long)i * dv + j] = st[e];
+        }
+    }
+}
+
 // rmsnorm_gated_{f32,bf16}
 //   in:  x, z T [groups·g]; w f32 [g]; out: dst T (may alias x) = w·(x·inv)·silu(z), inv = f32(1/√(Σx²/g + eps))
 //        with Σx² in f64 (as the CPU)
@@ -445,6 +581,14 @@ __device__ __forceinline__ void sigmoid_mul(T* dst, const T* x, const T* g, long
              const float* dtBias, float* S, const int* seq, const int* pos, int n, int seqs, int KH, int VH, int dk, \
              int dv) { pdl_begin();                                                                                \
         gated_delta_chunk<KD, T>(dst, qkv, qk, coef, a, aLog, dtBias, S, seq, pos, n, seqs, KH, VH, dk, dv);      \
+    }
+
+#define GATED_DELTA_NORM(NAME, KD, T)                                                                             \
+    extern "C" __global__ void __launch_bounds__(DELTA_HEAD_COLS * DELTA_LANES)                                   \
+        NAME(T* dst, const T* qkv, const T* z, const T* a, const T* b, const float* aLog, const float* dtBias,    \
+             const float* nw, float* S, const int* seq, const int* pos, int n, int KH, int VH, int dk, int dv,     \
+             float scale, float eps) { pdl_begin();                                                                \
+        gated_delta_norm<KD, T>(dst, qkv, z, a, b, aLog, dtBias, nw, S, seq, pos, n, KH, VH, dk, dv, scale, eps);  \
     }
 
 DELTANET_INSTANTIATE(float, f32)
