@@ -91,14 +91,26 @@ func Known() []string {
 	return out
 }
 
+// Supported is nil when modelType (config.json's model_type) names a registered family, else the error For
+// returns for it: the value and the known ones, or that the key is missing.
+func Supported(modelType string) error {
+	if _, ok := families[modelType]; ok {
+		return nil
+	}
+	if modelType == "" {
+		return fmt.Errorf("%s: no model_type, so the architecture is unknown (known: %s)", config.ConfigFile, strings.Join(Known(), ", "))
+	}
+	return fmt.Errorf("%s: model_type %q is not a supported architecture (known: %s)",
+		config.ConfigFile, modelType, strings.Join(Known(), ", "))
+}
+
 // For returns the family of a config's model_type; an unknown one is an error listing the known ones, and a config
 // asking for what the family does not implement (check.go, then the family's Check) is an error naming the key.
 func For(c *config.Model) (Family, error) {
-	f, ok := families[c.ModelType]
-	if !ok {
-		return Family{}, fmt.Errorf("%s: model_type %q is not a supported architecture (known: %s)",
-			config.ConfigFile, c.ModelType, strings.Join(Known(), ", "))
+	if err := Supported(c.ModelType); err != nil {
+		return Family{}, err
 	}
+	f := families[c.ModelType]
 	if err := commonCheck(f, c); err != nil {
 		return Family{}, fmt.Errorf("%s: %s: %w", config.ConfigFile, c.ModelType, err)
 	}

@@ -106,6 +106,10 @@ func TestUnknownAndBadLayouts(t *testing.T) {
 	if _, err := For(c); err == nil || !strings.Contains(err.Error(), `config.json: model_type "mamba" is not a supported architecture (known: gemma2, gemma3_text, gemma4_text, llama, mistral, phi3, qwen2, qwen3, qwen3_5_moe_text, qwen3_5_text, qwen3_moe, qwen3_next, smollm3)`) {
 		t.Errorf("unknown: %v", err)
 	}
+	c.ModelType = "" // a config.json without the key: said so, not as a model_type spelled ""
+	if _, err := For(c); err == nil || !strings.Contains(err.Error(), "config.json: no model_type, so the architecture is unknown (known: gemma2,") {
+		t.Errorf("no model_type: %v", err)
+	}
 	for name, p := range map[string][]Projection{
 		"missing slot":  llamaProjections[1:],
 		"mixed axes":    append([]Projection{{"x", []Slot{Up, Down}}}, llamaProjections[:5]...),

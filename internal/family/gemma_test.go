@@ -3,22 +3,24 @@ package family
 import (
 	"encoding/json"
 	"errors"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 
 	"github.com/mlxbun/mlxbun/internal/config"
-	"github.com/mlxbun/mlxbun/internal/modeldir"
 	"github.com/mlxbun/mlxbun/internal/testutil"
 )
 
 func fixtureMap(t *testing.T, name string) (*config.Model, *Map) {
 	t.Helper()
-	d, err := modeldir.Open(testutil.Fixture(t, name))
+	// config.json read here, not through modeldir (which imports this package to name an unknown model_type).
+	raw, err := os.ReadFile(filepath.Join(testutil.Fixture(t, name), config.ConfigFile))
 	if err != nil {
 		t.Fatal(err)
 	}
-	c, err := d.Config()
+	c, err := config.Parse(raw, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

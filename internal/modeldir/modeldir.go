@@ -8,15 +8,18 @@
 package modeldir
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"sync"
 
 	"github.com/mlxbun/mlxbun/internal/chat"
 	"github.com/mlxbun/mlxbun/internal/config"
+	"github.com/mlxbun/mlxbun/internal/family"
 	"github.com/mlxbun/mlxbun/internal/safetensors"
 	"github.com/mlxbun/mlxbun/internal/tokenizer"
 	"github.com/mlxbun/mlxbun/internal/userfile"
@@ -104,6 +107,9 @@ func Open(dir string) (*Dir, error) {
 	d.configRaw = cfg
 	if cfg != nil {
 		if d.config, err = config.Parse(cfg, gen); err != nil {
+			if ferr := unsupported(cfg); ferr != nil { // GPT-2's n_embd is not a missing hidden_size
+				return nil, fmt.Errorf("%s: %w", dir, ferr)
+			}
 			return nil, fmt.Errorf("%s: %w", dir, err)
 		}
 	}
@@ -112,6 +118,24 @@ func Open(dir string) (*Dir, error) {
 		return nil, fmt.Errorf("%s: %w", dir, err)
 	}
 	return d, nil
+}
+
+// unsupported is, for a config.json that failed to parse, the family's error when its model_type names an
+// architecture no family (nor multimodal wrapper) reads: that, not the keys another architecture spells its own way
+// (GPT-2's n_embd, Mamba's missing num_attention_heads), is what the user needs to hear. Nil when the JSON does not
+// parse, model_type is absent or not a string, or it names a known architecture (then the parse error stands).
+func unsupported(configJSON []byte) error {
+	var top struct {
+		ModelType any `json:"model_type"`
+	}
+	if json.Unmarshal(configJSON, &top) != nil {
+		return nil
+	}
+	mt, ok := top.ModelType.(string)
+	if !ok || mt == "" || slices.Contains(config.WrapperTypes(), mt) {
+		return nil
+	}
+	return family.Supported(mt)
 }
 
 // Path is the directory as given to Open.

@@ -92,6 +92,28 @@ func TestMalformedFilesNameThemselves(t *testing.T) {
 	}
 }
 
+// TestUnknownArchitectureNamed: a config.json of an architecture no family reads says so, not that a key the
+// architecture spells its own way is missing (GPT-2's config used to fail "config.json: missing hidden_size").
+func TestUnknownArchitectureNamed(t *testing.T) {
+	for _, c := range []struct{ name, config, want string }{
+		{"gpt2", `{"model_type": "gpt2", "n_embd": 768, "n_layer": 12, "n_head": 12, "vocab_size": 50257}`,
+			`config.json: model_type "gpt2" is not a supported architecture (known: gemma2,`},
+		{"mamba", `{"model_type": "mamba", "hidden_size": 768, "num_hidden_layers": 24, "vocab_size": 50280}`,
+			`model_type "mamba" is not a supported architecture`},
+		{"known type, missing key", `{"model_type": "qwen3"}`, "config.json: missing hidden_size"},
+		{"no model_type, missing key", `{"n_embd": 768}`, "config.json: missing hidden_size"},
+		{"model_type not a string", `{"model_type": 5}`, "config.json: model_type must be a string"},
+		{"a wrapper's own error", `{"model_type": "gemma3", "text_config": 5}`, "text_config must be an object"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			_, err := Open(dirWith(t, map[string]string{"config.json": c.config}))
+			if err == nil || !strings.Contains(err.Error(), c.want) {
+				t.Errorf("err = %v, want one containing %q", err, c.want)
+			}
+		})
+	}
+}
+
 func TestGenerationConfigWins(t *testing.T) {
 	d, err := Open(dirWith(t, map[string]string{"config.json": tinyConfig, "generation_config.json": `{"eos_token_id": [5, 7]}`}))
 	if err != nil {
