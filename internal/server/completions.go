@@ -135,9 +135,9 @@ func (s *Server) request(r *http.Request, e *Engine, sp *sampling, prompt []int,
 		return nil, &apiError{Status: 400, Type: "invalid_request_error", Code: "context_length_exceeded",
 			Message: fmt.Sprintf("the prompt is %d tokens; the context is %d (--ctx-size)", len(prompt), ctx)}
 	}
-	limit := s.opt.MaxTokens
+	limit, whose := s.opt.MaxTokens, "--max-tokens"
 	if limit <= 0 {
-		limit = ctx
+		limit, whose = ctx, "the context size, --ctx-size" // the server was given no --max-tokens
 	}
 	maxTok, field := sp.MaxTokens, "max_tokens"
 	if sp.MaxCompletionTokens != nil {
@@ -152,7 +152,7 @@ func (s *Server) request(r *http.Request, e *Engine, sp *sampling, prompt []int,
 		case *maxTok < 1:
 			return nil, badField(field, fmt.Sprintf("%d: want at least 1", *maxTok))
 		case *maxTok > limit:
-			return nil, badField(field, fmt.Sprintf("%d is over the server's limit of %d (--max-tokens)", *maxTok, limit))
+			return nil, badField(field, fmt.Sprintf("%d is over the server's limit of %d (%s)", *maxTok, limit, whose))
 		case len(prompt)+*maxTok > ctx:
 			return nil, &apiError{Status: 400, Type: "invalid_request_error", Param: field, Code: "context_length_exceeded",
 				Message: fmt.Sprintf("%d prompt tokens + %s %d is over the context of %d (--ctx-size)", len(prompt), field, *maxTok, ctx)}

@@ -10,6 +10,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"reflect"
 	"strings"
 	"unicode/utf8"
@@ -248,13 +249,43 @@ func badRequest(format string, a ...any) *apiError {
 func jsonError(err error) string {
 	var te *json.UnmarshalTypeError
 	if errors.As(err, &te) {
-		return fmt.Sprintf("field %q: %s is not a valid %s", fieldName(te), te.Value, te.Type)
+		// In JSON's words: Go's type names (server.chatRequest, []struct { Type string "json:..." }) are not the API's.
+		if fieldName(te) == "" {
+			return fmt.Sprintf("a JSON %s, want %s", te.Value, jsonWant(te.Type))
+		}
+		return fmt.Sprintf("field %q: a JSON %s, want %s", fieldName(te), te.Value, jsonWant(te.Type))
+	}
+	if errors.Is(err, io.EOF) {
+		return "empty (want a JSON object)"
 	}
 	msg := err.Error()
 	if f, ok := strings.CutPrefix(msg, "json: unknown field "); ok {
 		return fmt.Sprintf("unsupported field %s", f)
 	}
 	return strings.TrimPrefix(msg, "json: ")
+}
+
+// jsonWant names what a Go type takes in JSON.
+func jsonWant(t reflect.Type) string {
+	switch t.Kind() {
+	case reflect.Struct, reflect.Map:
+		return "an object"
+	case reflect.Slice, reflect.Array:
+		return "an array"
+	case reflect.String:
+		return "a string"
+	case reflect.Bool:
+		return "true or false"
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
+		return "an integer in range"
+	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+		return "an integer from 0"
+	case reflect.Float32, reflect.Float64:
+		return "a number in range"
+	case reflect.Pointer:
+		return jsonWant(t.Elem())
+	}
+	return t.String()
 }
 
 // fieldName is the JSON path of a type error without the embedded struct's name.

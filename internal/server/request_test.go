@@ -6,6 +6,7 @@ package server
 
 import (
 	"encoding/json"
+	"net/http"
 	"net/http/httptest"
 	"strings"
 	"testing"
@@ -54,6 +55,17 @@ func TestRefusesWhatJSONWouldBend(t *testing.T) {
 			"temperature: -1 must be finite and ≥ 0 (0: greedy)"},
 		{"top_p out of range", "/v1/chat/completions", `{` + user + `,"top_p":1.5}`, "top_p",
 			"top_p: 1.5 must lie in [0, 1] (0 and 1 mean off)"},
+		// encoding/json's type errors in the API's words, not Go's type names
+		{"body an array", "/v1/chat/completions", `[{"messages":[]}]`, "", "invalid request body: a JSON array, want an object"},
+		{"body empty", "/v1/completions", ``, "", "invalid request body: empty (want a JSON object)"},
+		{"content a number", "/v1/chat/completions", `{"messages":[{"role":"user","content":5}]}`, "messages[0].content",
+			`messages[0].content: must be a string or an array of text parts ({"type":"text","text":...}): a JSON number, want an array`},
+		{"max_tokens a string", "/v1/completions", `{"prompt":"x","max_tokens":"3"}`, "max_tokens",
+			`invalid request body: field "max_tokens": a JSON string, want an integer in range`},
+		{"max_tokens past int", "/v1/completions", `{"prompt":"x","max_tokens":1e20}`, "max_tokens",
+			`invalid request body: field "max_tokens": a JSON number 1e20, want an integer in range`},
+		{"max_tokens past the context", "/v1/completions", `{"prompt":"x","max_tokens":100000}`, "max_tokens",
+			"max_tokens: 100000 is over the server's limit of 2048 (the context size, --ctx-size)"},
 		{"repetition_context_size negative", "/v1/completions", `{"prompt":"x","repetition_context_size":-1}`, "repetition_context_size",
 			"repetition_context_size: -1 must be ≥ 0 (0 means 20)"},
 	} {
@@ -75,6 +87,37 @@ func TestRefusesWhatJSONWouldBend(t *testing.T) {
 	} {
 		if code, out := post(t, ts.URL+"/v1/chat/completions", []byte(body)); code != 200 {
 			t.Errorf("%s: %d %s, want 200", body, code, out)
+		}
+	}
+}
+
+// TestWrongMethod: an endpoint asked with another method is a 405 naming the one it takes (it was a 404 "no such
+// endpoint"); a path that is no endpoint stays a 404.
+func TestWrongMethod(t *testing.T) {
+	ts := httptest.NewServer(New(Options{ModelName: "m"}).Handler())
+	defer ts.Close()
+	for _, c := range []struct {
+		method, path string
+		status       int
+		allow, msg   string
+	}{
+		{"GET", "/v1/chat/completions", 405, "POST", "GET /v1/chat/completions: this endpoint takes POST"},
+		{"PUT", "/tokenize", 405, "POST", "PUT /tokenize: this endpoint takes POST"},
+		{"POST", "/v1/models", 405, "GET, HEAD", "POST /v1/models: this endpoint takes GET"},
+		{"DELETE", "/health", 405, "GET, HEAD", "DELETE /health: this endpoint takes GET"},
+		{"GET", "/v1/chat", 404, "", "GET /v1/chat: no such endpoint"},
+	} {
+		req, _ := http.NewRequest(c.method, ts.URL+c.path, nil)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got struct{ Error apiError }
+		json.NewDecoder(resp.Body).Decode(&got)
+		resp.Body.Close()
+		if resp.StatusCode != c.status || resp.Header.Get("Allow") != c.allow || got.Error.Message != c.msg {
+			t.Errorf("%s %s: %d (Allow %q) %q; want %d (Allow %q) %q", c.method, c.path, resp.StatusCode, resp.Header.Get("Allow"),
+				got.Error.Message, c.status, c.allow, c.msg)
 		}
 	}
 }

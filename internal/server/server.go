@@ -65,15 +65,36 @@ func New(opt Options) *Server {
 	}
 	s := &Server{opt: opt, met: newMetrics(), created: time.Now().Unix(), grammars: newGrammarCache(32)}
 	mux := http.NewServeMux()
-	mux.HandleFunc("GET /health", s.health)
-	mux.HandleFunc("GET /v1/health", s.health)
-	mux.Handle("GET /metrics", s.guard("/metrics", false, s.metrics))
-	mux.Handle("GET /v1/models", s.guard("/v1/models", false, s.models))
-	mux.Handle("POST /v1/chat/completions", s.guard("/v1/chat/completions", true, s.chatCompletions))
-	mux.Handle("POST /v1/completions", s.guard("/v1/completions", true, s.completions))
-	mux.Handle("POST /tokenize", s.guard("/tokenize", true, s.tokenize))
-	mux.Handle("POST /detokenize", s.guard("/detokenize", true, s.detokenize))
+	routes := []struct {
+		method, path string
+		h            http.Handler
+	}{
+		{"GET", "/health", http.HandlerFunc(s.health)},
+		{"GET", "/v1/health", http.HandlerFunc(s.health)},
+		{"GET", "/metrics", s.guard("/metrics", false, s.metrics)},
+		{"GET", "/v1/models", s.guard("/v1/models", false, s.models)},
+		{"POST", "/v1/chat/completions", s.guard("/v1/chat/completions", true, s.chatCompletions)},
+		{"POST", "/v1/completions", s.guard("/v1/completions", true, s.completions)},
+		{"POST", "/tokenize", s.guard("/tokenize", true, s.tokenize)},
+		{"POST", "/detokenize", s.guard("/detokenize", true, s.detokenize)},
+	}
+	methods := map[string]string{} // path → the method it takes
+	for _, rt := range routes {
+		mux.Handle(rt.method+" "+rt.path, rt.h)
+		methods[rt.path] = rt.method
+	}
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+		// The catch-all would answer GET /v1/chat/completions "no such endpoint": it is one, under another method.
+		if m, ok := methods[r.URL.Path]; ok {
+			allow := m
+			if m == "GET" {
+				allow = "GET, HEAD"
+			}
+			w.Header().Set("Allow", allow)
+			writeError(w, &apiError{Status: http.StatusMethodNotAllowed, Type: "invalid_request_error",
+				Message: fmt.Sprintf("%s %s: this endpoint takes %s", r.Method, r.URL.Path, m)})
+			return
+		}
 		writeError(w, &apiError{Status: http.StatusNotFound, Type: "not_found_error",
 			Message: fmt.Sprintf("%s %s: no such endpoint", r.Method, r.URL.Path)})
 	})
