@@ -162,6 +162,18 @@ func runBench(cmd *cobra.Command, f *benchFlags) error {
 	if f.depth < 0 {
 		return fmt.Errorf("bench: --depth %d: want 0 or more prompt tokens", f.depth)
 	}
+	if f.streams < 0 {
+		return fmt.Errorf("bench: --streams %d: want 1 or more requests (0: no streams row)", f.streams)
+	}
+	if f.draftPrompt != "" && f.draft == "" { // else the file is never read, and the run measures plain decoding
+		return errors.New("bench: --draft-prompt is the prompt of --draft ngram: give --draft ngram with it")
+	}
+	if f.draft != "" && f.draft != "ngram" {
+		return fmt.Errorf("bench: --draft %q: want ngram", f.draft)
+	}
+	if f.profile && f.draft != "" {
+		return errors.New("bench: --profile profiles the pp and tg rows (and --streams), not --draft")
+	}
 	if f.depth > 0 && (f.streams > 0 || f.draft != "") {
 		return errors.New("bench: --depth sets where the tg rows decode; --streams and --draft take their prompts from -p and --draft-prompt")
 	}
@@ -180,6 +192,9 @@ func runBench(cmd *cobra.Command, f *benchFlags) error {
 	}
 	defer b.Close()
 	defer m.Close()
+	if _, ok := b.(backend.Profiler); f.profile && !ok { // else the table is left out without a word
+		return fmt.Errorf("bench: --profile: the %s backend has no kernel profiler (cuda has)", b.Name())
+	}
 	if f.draft != "" {
 		return runDraftBench(cmd, f, b, m, name)
 	}
@@ -603,10 +618,17 @@ func benchDryRun(w io.Writer, f *benchFlags) error {
 	}
 	rep := sizeReport{Model: f.syntheticName(), Params: size.Params, ActiveParams: size.ActiveParams, StoredBytes: size.StoredBytes,
 		DecodeBytes: size.DecodeBytes}
-	if f.output == "json" {
+	switch f.output {
+	case "json":
 		enc := json.NewEncoder(w)
 		enc.SetIndent("", " ")
 		return enc.Encode(rep)
+	case "csv": // -o csv used to print the markdown table
+		cw := csv.NewWriter(w)
+		cw.Write([]string{"model", "params", "active_params", "stored_bytes", "decode_bytes_per_token"})
+		cw.Write([]string{rep.Model, fmt.Sprint(rep.Params), fmt.Sprint(rep.ActiveParams), fmt.Sprint(rep.StoredBytes), fmt.Sprint(rep.DecodeBytes)})
+		cw.Flush()
+		return cw.Error()
 	}
 	fmt.Fprintf(w, "| model | params | active params | stored GB | GB read per decode token |\n| --- | ---: | ---: | ---: | ---: |\n")
 	fmt.Fprintf(w, "| %s | %d (%.2f G) | %.2f G | %.2f | %.2f |\n", rep.Model, rep.Params, float64(rep.Params)/1e9,

@@ -7,11 +7,11 @@ package main
 import (
 	"bufio"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"strings"
+	"unicode"
 
 	"github.com/spf13/cobra"
 
@@ -45,12 +45,13 @@ the end of stdin quits. Each turn's token counts (and how many came from the cac
 	f.engineFlags.register(fl, 1)
 	fl.StringVar(&f.system, "system", "", "system message")
 	fl.StringVar(&f.kwargs, "chat-template-args", "", `extra template variables as JSON, e.g. '{"enable_thinking":false}'`)
-	fl.IntVar(&f.maxTokens, "max-tokens", 512, "most tokens a reply takes")
+	fl.IntVarP(&f.maxTokens, "max-tokens", "n", 512, "most tokens a reply takes")
 	fl.Float32Var(&f.temp, "temp", 0, "sampling temperature (0: greedy)")
 	fl.Float32Var(&f.topP, "top-p", 1, "nucleus sampling mass (1: off)")
 	fl.IntVar(&f.topK, "top-k", 0, "keep the k most likely tokens (0: off)")
 	fl.Float32Var(&f.minP, "min-p", 0, "keep tokens with p >= min-p * p_max (0: off)")
 	fl.Uint64Var(&f.seed, "seed", 0, "sampling seed")
+	aliases(cmd, map[string]string{"system-prompt": "system", "temperature": "temp", "n-predict": "max-tokens"}) // as generate takes them
 	return cmd
 }
 
@@ -62,15 +63,13 @@ func runChat(cmd *cobra.Command, f *chatFlags) error {
 	if f.maxTokens < 1 {
 		return fmt.Errorf("chat: --max-tokens %d: want at least 1", f.maxTokens)
 	}
-	kwargs := map[string]any{}
-	if f.kwargs != "" {
-		if err := json.Unmarshal([]byte(f.kwargs), &kwargs); err != nil {
-			return fmt.Errorf("--chat-template-args: %w", err)
-		}
+	kwargs, err := parseTemplateArgs("chat", f.kwargs)
+	if err != nil {
+		return err
 	}
 	params := sample.Params{Temp: f.temp, TopP: f.topP, TopK: f.topK, MinP: f.minP, Seed: f.seed}
 	if err := params.Validate(); err != nil {
-		return fmt.Errorf("chat: %w", err)
+		return samplingError("chat", err)
 	}
 	e, err := f.load(cacheBytes, nil)
 	if err != nil {
@@ -104,6 +103,13 @@ func runChat(cmd *cobra.Command, f *chatFlags) error {
 			reset()
 			fmt.Fprint(errOut, "(new conversation)\n> ")
 			continue
+		case "/help", "/?":
+			fmt.Fprint(errOut, chatHelp+"\n> ")
+			continue
+		}
+		if chatCommand(line) { // a mistyped /rest would go to the model as the user's message
+			fmt.Fprintf(errOut, "unknown command %s; %s\n> ", line, chatHelp)
+			continue
 		}
 		history = append(history, chat.Message{Role: "user", Content: line})
 		reply, err := chatTurn(e, history, kwargs, params, f.maxTokens, out, errOut)
@@ -117,6 +123,15 @@ func runChat(cmd *cobra.Command, f *chatFlags) error {
 		return fmt.Errorf("chat: reading stdin: %w", err)
 	}
 	return nil
+}
+
+// chatHelp lists chat's commands.
+const chatHelp = "/reset starts a new conversation, /exit quits (a message that starts with / and has a space goes to the model)"
+
+// chatCommand reports whether line reads as a command, not a message: a slash and one word of letters.
+func chatCommand(line string) bool {
+	word, ok := strings.CutPrefix(line, "/")
+	return ok && word != "" && strings.IndexFunc(word, func(r rune) bool { return !unicode.IsLetter(r) }) < 0
 }
 
 // chatTurn renders the conversation, streams the reply to out and returns its text.

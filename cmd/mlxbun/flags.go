@@ -12,6 +12,7 @@ import (
 	"os"
 	"slices"
 	"strconv"
+	"strings"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -132,8 +133,30 @@ var bitsHelp = "bits per weight, " + bitsRange() + " (2, 3 and 4 are the useful 
 func flagError(cmd *cobra.Command, err error) error {
 	var ive *pflag.InvalidValueError
 	if !errors.As(err, &ive) {
+		if typed := unknownFlag(err.Error()); foreignFlags[typed] != "" {
+			return fmt.Errorf("%s: %w (%s)", cmd.Name(), err, foreignFlags[typed])
+		}
 		return fmt.Errorf("%s: %w", cmd.Name(), err)
 	}
+	// A shorthand with its value attached: llama.cpp's -ngl 99 parses as -n "gl", which reads as a bad --max-tokens.
+	if sh := ive.GetFlag().Shorthand; sh != "" && slices.Contains(cliArgs, "-"+sh+ive.GetValue()) {
+		typed := sh + ive.GetValue()
+		if hint := foreignFlags[typed]; hint != "" {
+			return fmt.Errorf("%s: -%s is not a flag of mlxbun (%s)", cmd.Name(), typed, hint)
+		}
+		return fmt.Errorf("%s: -%s reads as -%s/--%s %q (short flags are one letter): want %s", cmd.Name(), typed, sh,
+			ive.GetFlag().Name, ive.GetValue(), flagTakes(ive))
+	}
+	takes := flagTakes(ive)
+	name := "--" + ive.GetFlag().Name
+	if sh := ive.GetFlag().Shorthand; sh != "" {
+		name = "-" + sh + "/" + name
+	}
+	return fmt.Errorf("%s: %s %q: want %s", cmd.Name(), name, ive.GetValue(), takes)
+}
+
+// flagTakes is what the flag of a parse error takes, in words.
+func flagTakes(ive *pflag.InvalidValueError) string {
 	takes := map[string]string{
 		"int": "a whole number", "uint64": "a whole number from 0", "float32": "a number", "float64": "a number",
 		"bool": "true or false", "intSlice": "comma-separated whole numbers", "float64Slice": "comma-separated numbers",
@@ -141,12 +164,47 @@ func flagError(cmd *cobra.Command, err error) error {
 	if takes == "" {
 		takes = "a " + ive.GetFlag().Value.Type()
 	}
-	if errors.Is(err, strconv.ErrRange) {
+	if errors.Is(ive, strconv.ErrRange) {
 		takes += " in range"
 	}
-	name := "--" + ive.GetFlag().Name
-	if sh := ive.GetFlag().Shorthand; sh != "" {
-		name = "-" + sh + "/" + name
+	return takes
+}
+
+// cliArgs is the command line run parses (flagError tells an attached shorthand value, -ngl, from -n gl).
+var cliArgs []string
+
+// foreignFlags are flags of llama.cpp and mlx-lm that have no counterpart here, by the name as typed (without
+// dashes), with what to do instead: an unknown flag is refused either way, and this says why it is not missed.
+var foreignFlags = map[string]string{
+	"ngl":          ngl,
+	"n-gpu-layers": ngl,
+	"gpu-layers":   ngl,
+	"t":            threads,
+	"threads":      threads,
+	"fa":           flashAttn,
+	"flash-attn":   flashAttn,
+}
+
+const (
+	ngl       = "llama.cpp's --n-gpu-layers: mlxbun does not split a model; --device cuda runs every layer on the GPU, --device cpu none"
+	flashAttn = "llama.cpp's --flash-attn: mlxbun picks its attention kernels itself; drop the flag"
+	threads   = "llama.cpp's --threads: the CPU backend runs on every core; GOMAXPROCS=N in the environment limits it"
+)
+
+// unknownFlag is the flag an "unknown flag" parse error names, without dashes ("" for other errors): pflag's
+// "unknown flag: --threads" and "unknown shorthand flag: 't' in -t4" (then the whole -t4 when it is a foreign
+// flag, as -fa is, else its letter).
+func unknownFlag(msg string) string {
+	if f, ok := strings.CutPrefix(msg, "unknown flag: --"); ok {
+		name, _, _ := strings.Cut(f, "=")
+		return name
 	}
-	return fmt.Errorf("%s: %s %q: want %s", cmd.Name(), name, ive.GetValue(), takes)
+	if rest, ok := strings.CutPrefix(msg, "unknown shorthand flag: '"); ok {
+		letter, arg, _ := strings.Cut(rest, "' in -")
+		if _, known := foreignFlags[arg]; known {
+			return arg
+		}
+		return letter
+	}
+	return ""
 }

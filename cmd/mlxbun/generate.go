@@ -170,8 +170,8 @@ func randomSeed() uint64 {
 	return binary.LittleEndian.Uint64(b[:]) >> 11
 }
 
-// samplingError renders sample's parameter errors as one line naming this command's flags.
-func samplingError(err error) error {
+// samplingError renders sample's parameter errors as one line naming verb's flags.
+func samplingError(verb string, err error) error {
 	errs := []error{err}
 	if j, ok := err.(interface{ Unwrap() []error }); ok {
 		errs = j.Unwrap()
@@ -185,7 +185,7 @@ func samplingError(err error) error {
 			msgs = append(msgs, e.Error())
 		}
 	}
-	return errors.New("generate: " + strings.Join(msgs, "; "))
+	return errors.New(verb + ": " + strings.Join(msgs, "; "))
 }
 
 // nonFiniteHint adds to an error about NaN or Inf logits where to look next.
@@ -200,6 +200,19 @@ func nonFiniteHint(err error, checked bool) error {
 }
 
 func runGenerate(cmd *cobra.Command, f *generateFlags) error {
+	// Given and empty (-p "$UNSET") is a mistake, not the stdin default: it would wait on a terminal, or run
+	// --prompt-ids "" as a text prompt asking for a tokenizer.
+	if cmd.Flags().Changed("prompt") && f.prompt == "" {
+		return errors.New("generate: --prompt is empty (give the text, or - to read it from stdin)")
+	}
+	if cmd.Flags().Changed("prompt-ids") && strings.TrimSpace(f.promptIDs) == "" {
+		return errors.New("generate: --prompt-ids is empty (give comma-separated token ids)")
+	}
+	for _, s := range f.stops {
+		if s == "" {
+			return errors.New(`generate: --stop "": an empty stop string matches nowhere (give the text that ends the output)`)
+		}
+	}
 	if err := checkGenerateFlags(f); err != nil {
 		return err
 	}
@@ -207,8 +220,11 @@ func runGenerate(cmd *cobra.Command, f *generateFlags) error {
 		f.seed = randomSeed()
 		log.Info().Uint64("seed", f.seed).Msg("sampling seed drawn at random (--seed replays it)")
 	}
-	if f.draft != "none" && f.draft != "ngram" || f.draftMax < 1 {
-		return fmt.Errorf("generate: --draft %q --draft-max %d: want none or ngram, and at least 1 draft token", f.draft, f.draftMax)
+	if f.draft != "none" && f.draft != "ngram" {
+		return fmt.Errorf("generate: --draft %q: want none or ngram", f.draft)
+	}
+	if f.draftMax < 1 {
+		return fmt.Errorf("generate: --draft-max %d: want at least 1 draft token", f.draftMax)
 	}
 	if f.draft == "ngram" && f.draftModel != "" {
 		return errors.New("generate: give --draft ngram or --draft-model, not both")
@@ -222,7 +238,7 @@ func runGenerate(cmd *cobra.Command, f *generateFlags) error {
 	params.LogitBias = bias
 	sampler, err := sample.New(params)
 	if err != nil {
-		return samplingError(err)
+		return samplingError("generate", err)
 	}
 	var gram *grammar.Grammar
 	if f.constraint.set() {
@@ -489,17 +505,53 @@ func buildPrompt(stdin io.Reader, f *generateFlags, d *modeldir.Dir, tok *tokeni
 		msgs = append(msgs, chat.Message{Role: "system", Content: f.system})
 	}
 	msgs = append(msgs, chat.Message{Role: "user", Content: text})
-	kwargs := map[string]any{}
-	if f.chatKwargs != "" {
-		if err := json.Unmarshal([]byte(f.chatKwargs), &kwargs); err != nil {
-			return nil, false, fmt.Errorf("--chat-template-args: %w", err)
-		}
+	kwargs, err := parseTemplateArgs("generate", f.chatKwargs)
+	if err != nil {
+		return nil, false, err
 	}
 	rendered, err := tmpl.Render(msgs, true, kwargs)
 	if err != nil {
 		return nil, false, err
 	}
 	return tok.Encode(rendered, false), false, nil
+}
+
+// parseTemplateArgs reads --chat-template-args: a JSON object of template variables ("" for none). What is not an
+// object is refused in words, not as encoding/json's "cannot unmarshal array into Go value of type map[string]...".
+func parseTemplateArgs(verb, s string) (map[string]any, error) {
+	if s == "" {
+		return map[string]any{}, nil
+	}
+	var v any
+	if err := json.Unmarshal([]byte(s), &v); err != nil {
+		var se *json.SyntaxError
+		if errors.As(err, &se) {
+			return nil, fmt.Errorf("%s: --chat-template-args %q: not JSON (%v at byte %d); want an object such as '{\"enable_thinking\":false}'", verb, s, err, se.Offset)
+		}
+		return nil, fmt.Errorf("%s: --chat-template-args %q: not JSON (%v); want an object such as '{\"enable_thinking\":false}'", verb, s, err)
+	}
+	obj, ok := v.(map[string]any)
+	if !ok {
+		return nil, fmt.Errorf("%s: --chat-template-args %q: a JSON %s, want an object of template variables such as '{\"enable_thinking\":false}'", verb, s, jsonKind(v))
+	}
+	return obj, nil
+}
+
+// jsonKind names the kind of a decoded JSON value.
+func jsonKind(v any) string {
+	switch v.(type) {
+	case nil:
+		return "null"
+	case bool:
+		return "boolean"
+	case float64:
+		return "number"
+	case string:
+		return "string"
+	case []any:
+		return "array"
+	}
+	return "object"
 }
 
 // parseIDs reads comma-separated token ids given to flag.
@@ -533,6 +585,9 @@ func parseLogitBias(s string) (map[int]float32, error) {
 		bias, err2 := strconv.ParseFloat(v, 32)
 		if !ok || err1 != nil || err2 != nil || id < 0 {
 			return nil, fmt.Errorf("--logit-bias: %q is not id=bias", part)
+		}
+		if prev, dup := out[id]; dup { // one of the two would be dropped
+			return nil, fmt.Errorf("--logit-bias: token %d is given twice (%v and %v)", id, prev, float32(bias))
 		}
 		out[id] = float32(bias)
 	}

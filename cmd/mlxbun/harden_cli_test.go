@@ -729,7 +729,7 @@ func TestShortFlags(t *testing.T) {
 		"verify-kernels": {"o": "output"},
 		"compile-ane":    {"m": "model"},
 		"serve":          {"m": "model", "c": "ctx-size"},
-		"chat":           {"m": "model", "c": "ctx-size"},
+		"chat":           {"m": "model", "c": "ctx-size", "n": "max-tokens"},
 	}
 	for _, c := range root.Commands() {
 		seen := map[string]string{}

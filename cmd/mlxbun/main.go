@@ -95,6 +95,7 @@ func main() {
 // run executes the command line and maps errors to one line on stderr and an exit code.
 func run(args []string) int {
 	root := newRoot()
+	cliArgs = args
 	root.SetArgs(args)
 	err := root.Execute()
 	if err == nil {
