@@ -1,12 +1,13 @@
 // Register spills of the prompt kernels whose per-thread arrays are unrolled into registers, checked at their
 // launch bounds by compiling one kernel file for sm_90 with its whole instantiation list (one small compile
 // instead of TestKernelsCompile's whole tree; skipped where no NVRTC is): TestDeltaRuleNoSpill for deltanet.cu's
-// delta rules, TestAttnWideNoSpill for attention.cu's wide prompt and chunk forms. (exl3.cu's register caps:
-// exl3_spill_test.go.)
+// delta rules, TestAttnWideNoSpill for attention.cu's wide prompt and chunk forms, TestViterbiNoSpill for
+// viterbi.cu's searches. (exl3.cu's register caps: exl3_spill_test.go.)
 
 package cuda
 
 import (
+	"regexp"
 	"strings"
 	"testing"
 
@@ -68,4 +69,41 @@ func TestAttnWideNoSpill(t *testing.T) {
 	noSpills(t, ptxasLines(t, "attention.cu"), func(k string) bool {
 		return strings.HasPrefix(k, "attn_prompt_wide_") || strings.HasPrefix(k, "attn_chunk_wide_")
 	}, attnChunkWideName(512, backend.F32))
+}
+
+// TestViterbiNoSpill: no viterbi_k{K}_l{L} has a stack frame or spills (their loops are unrolled to the edge of
+// ptxas's 64 registers at 1024 threads). It reads ptxas's log itself: a count such as "40 bytes spill loads" holds
+// "0 bytes spill", which summarizePtxas takes for none.
+func TestViterbiNoSpill(t *testing.T) {
+	if _, _, err := driver.NVRTCVersion(); err != nil {
+		t.Skipf("no NVRTC here: %v", err)
+	}
+	src, err := kernelSource("viterbi.cu", true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	opts := append(append([]string(nil), kernelOptions...), "--ptxas-options=-v")
+	_, log, err := driver.CompileLog("viterbi.cu", src, "sm_90", opts...)
+	if err != nil {
+		t.Fatalf("compiling viterbi.cu: %v", err)
+	}
+	fn := regexp.MustCompile(`Function properties for (\w+)`)
+	nonzero := regexp.MustCompile(`\b[1-9][0-9]* bytes (stack frame|spill)`)
+	var kernel string
+	seen := 0
+	for _, l := range strings.Split(log, "\n") {
+		if m := fn.FindStringSubmatch(l); m != nil {
+			kernel = m[1]
+			continue
+		}
+		if strings.HasPrefix(kernel, "viterbi_") && strings.Contains(l, "stack frame") {
+			seen++
+			if nonzero.MatchString(l) {
+				t.Errorf("%s: %s", kernel, strings.TrimSpace(l))
+			}
+		}
+	}
+	if want := len(viterbiInstantiations()); seen != want {
+		t.Errorf("ptxas reported %d viterbi kernels, want %d", seen, want)
+	}
 }

@@ -38,15 +38,26 @@ func viterbiThreads(K, L int) int {
 	return min(1<<(L-K), max(32, min(1024, (1<<L)/16)))
 }
 
-// viterbiSmem is the dynamic shared memory of a search of blocks of T: the warps' argmin keys, the step's group
-// minima, the block's weights and its path.
+// viterbiCodeTable says whether the kernel for k and L reads its code values from the shared table (viterbi.cu's
+// VIT_CODES: its threads own more than 16 states each) rather than holding them in registers.
+func viterbiCodeTable(K, L int) bool { return (1<<L)/viterbiThreads(K, L) > 16 }
+
+// viterbiTableBytes is the shared code table: 1021 code values, 32 interleaved copies of f32.
+const viterbiTableBytes = 1021 * 32 * 4
+
+// viterbiSmem is the dynamic shared memory of a search of blocks of T: the code table where the kernel reads one,
+// the warps' argmin keys, the step's group minima, the block's weights and its path.
 func viterbiSmem(K, L, T int) int {
-	return 8*(viterbiThreads(K, L)/32) + 4*(1<<(L-K)) + 8*T
+	tbl := 0
+	if viterbiCodeTable(K, L) {
+		tbl = viterbiTableBytes
+	}
+	return tbl + 8*(viterbiThreads(K, L)/32) + 4*(1<<(L-K)) + 8*T
 }
 
-// viterbiBPWords is one thread block's backpointer scratch in u32 words: T steps of K bit planes over 2^(L−K)
-// groups.
-func viterbiBPWords(K, L, T int) int { return T * (1 << (L - K)) / 32 * K }
+// viterbiBPWords is one thread block's backpointer scratch in u32 words: T steps of one word a thread (its
+// groups' winning predecessor indices, K bits each).
+func viterbiBPWords(K, L, T int) int { return T * viterbiThreads(K, L) }
 
 // viterbiInstantiations lists viterbi.cu's VITERBI lines.
 func viterbiInstantiations() []string {

@@ -1,6 +1,7 @@
 // viterbi.cu transcribed into Go and checked against the CPU encoder with no GPU: the kernel's loops (each thread's
-// groups and predecessors, the steps between barriers, the ballot bit planes, the warp-shuffle argmin, thread 0's
-// traceback, the persistent grid over a batch and its per-block scratch) with the same float32 operations in the
+// groups and predecessors, its code values from registers or the shared table's lane copy, the steps between
+// barriers, the packed backpointer words, the warp-shuffle argmin, thread 0's traceback, the persistent grid over a
+// batch and its per-block scratch) with the same float32 operations in the
 // same order, run on random Gaussian blocks and on blocks made to tie, must give trellis.CPU's paths bit for bit,
 // and trellis.EncodeWith through it trellis.Encode's words and scales. A change to those kernel lines must be
 // mirrored here (TestViterbiConstants pins the ones this relies on).
@@ -25,8 +26,8 @@ import (
 // vitBig is VIT_BIG, trellis's bigCost.
 const vitBig uint32 = 0x7149f2ca
 
-// vitCodes caches, per L, code1mad.cuh's trellis_value(trellis_y(s)) for every state (the same value whether the
-// kernel holds it in registers or recomputes it).
+// vitCodes caches, per L, code1mad.cuh's trellis_value(trellis_y(s)) for every state: the values a thread holds in
+// registers (Vit::CBREG).
 var vitCodes = struct {
 	sync.Mutex
 	by map[int][]float32
@@ -48,22 +49,54 @@ func vitCodeTable(L int) []float32 {
 	return c
 }
 
+// vitTable is VitCodes<false>::init's shared table: word 32·b + l holds trellis_value(y) for the byte sum b (y =
+// b − 510, through the bits of 1.5·2^23 as trellis_y), in all 32 lane copies l.
+var vitTable = sync.OnceValue(func() []float32 {
+	t := make([]float32, 1021*32)
+	for i := range t {
+		y := math.Float32frombits(0x4B3FFE02+uint32(i>>5)) - 12582912
+		q := y * trellis.Rcp1MAD
+		t[i] = fma32(fma32(-q, trellis.Divisor1MAD, y), trellis.Rcp1MAD, q)
+	}
+	return t
+})
+
+// dp4aU is dp4a.u32.u32: the four byte products of a and b summed onto c.
+func dp4aU(a, b, c uint32) uint32 {
+	for i := uint(0); i < 32; i += 8 {
+		c += (a >> i & 0xff) * (b >> i & 0xff)
+	}
+	return c
+}
+
 // vitBlock is one thread block's shared memory and scratch (viterbi_search's smem carve-up and bp slice).
 type vitBlock struct {
-	K, L, T, NT, G, H, RG, W int
-	cb                       []float32
-	M                        []uint32
-	xs                       []float32
-	path                     []uint32
-	red                      []uint64
-	bp                       []uint32
-	best                     [][]uint32 // per thread: best[RG]
+	K, L, T, NT, G, H, RG int
+	reg                   bool      // Vit::CBREG: code values in registers, else from tbl
+	cb                    []float32 // the register values, by state
+	tbl                   []float32 // the shared table
+	M                     []uint32
+	xs                    []float32
+	path                  []uint32
+	red                   []uint64
+	bp                    []uint32
+	best                  [][]uint32 // per thread: best[RG]
+}
+
+// at is VitCodes::at for thread tid: the held value, or the table's word at the byte address dp4a gives (the
+// table at shared address 0, so lane4 is the lane's byte offset).
+func (v *vitBlock) at(tid, s int) float32 {
+	if v.reg {
+		return v.cb[s]
+	}
+	a := dp4aU(uint32(s)*34038481+76625530, 0x80808080, uint32(tid&31)*4)
+	return v.tbl[a/4]
 }
 
 // vitPass is vit_pass, the threads of each phase between two barriers run one after another.
 func (v *vitBlock) vitPass(off, overlap, stop int, path []uint32) uint32 {
-	K, G, H, RG, W, NT, T := v.K, v.G, v.H, v.RG, v.W, v.NT, v.T
-	keep := ^uint32(H - 1)
+	K, G, H, RG, NT, T := v.K, v.G, v.H, v.RG, v.NT, v.T
+	keep := ^uint32(H-1) | uint32(int32(T)>>31) // vit_keep
 	tag := func(c float32, h int) uint32 { return math.Float32bits(c)&keep | uint32(h) }
 	// step 0
 	xt := v.xs[off]
@@ -73,7 +106,7 @@ func (v *vitBlock) vitPass(off, overlap, stop int, path []uint32) uint32 {
 			b := ^uint32(0)
 			for h := range H {
 				s := h*G + g
-				d := xt - v.cb[s]
+				d := xt - v.at(tid, s)
 				c := float32(d * d)
 				if overlap >= 0 && s>>K != overlap {
 					c = math.Float32frombits(vitBig)
@@ -84,23 +117,15 @@ func (v *vitBlock) vitPass(off, overlap, stop int, path []uint32) uint32 {
 		}
 	}
 	for t := 1; ; t++ {
-		// vit_store: M, and per warp and r the K ballots stored by lanes 0..K−1
-		bpt := v.bp[t*W*K:]
+		// vit_store: M, and each thread's word of its groups' predecessor indices
+		bpt := v.bp[t*NT:]
 		for tid := range NT {
+			var word uint32
 			for r := range RG {
 				v.M[tid+r*NT] = v.best[tid][r]
+				word |= (v.best[tid][r] & uint32(H-1)) << uint(r*K)
 			}
-		}
-		for warp := range NT / 32 {
-			for r := range RG {
-				for k := range K {
-					var plane uint32
-					for lane := range 32 {
-						plane |= (v.best[warp*32+lane][r] >> uint(k) & 1) << uint(lane)
-					}
-					bpt[(r*(NT/32)+warp)*K+k] = plane
-				}
-			}
+			bpt[tid] = word
 		}
 		if t == T-1 {
 			break
@@ -117,7 +142,7 @@ func (v *vitBlock) vitPass(off, overlap, stop int, path []uint32) uint32 {
 				for h := range H {
 					s := h*G + g
 					m := math.Float32frombits(v.M[h*(G>>K)+g>>K])
-					d := xt - v.cb[s]
+					d := xt - v.at(tid, s)
 					b = min(b, tag(float32(m+float32(d*d)), h))
 				}
 				v.best[tid][r] = b
@@ -141,7 +166,7 @@ func (v *vitBlock) vitPass(off, overlap, stop int, path []uint32) uint32 {
 			for h := range H {
 				s := h*G + g
 				m := math.Float32frombits(v.M[h*(G>>K)+g>>K])
-				d := xt - v.cb[s]
+				d := xt - v.at(tid, s)
 				k := uint64(math.Float32bits(float32(m+float32(d*d))))<<32 | uint64(s)
 				key = min(key, k)
 			}
@@ -168,11 +193,8 @@ func (v *vitBlock) vitPass(off, overlap, stop int, path []uint32) uint32 {
 	}
 	for t := T - 1; t > stop; t-- {
 		g := st >> uint(K)
-		pl := v.bp[(t*W+int(g>>5))*K:]
-		var h uint32
-		for k := range K {
-			h |= (pl[k] >> (g & 31) & 1) << uint(k)
-		}
+		w := v.bp[t*NT+int(g)&(NT-1)]
+		h := w >> (g / uint32(NT) * uint32(K)) & uint32(H-1)
 		st = h<<uint(v.L-K) | g
 		if path != nil {
 			path[t-1] = st
@@ -191,7 +213,8 @@ func vitSearch(K, L, T int, x []float32, grid int) []uint16 {
 	states := make([]uint16, len(x))
 	bpAll := make([]uint32, grid*words)
 	for blk := range grid {
-		v := &vitBlock{K: K, L: L, T: T, NT: NT, G: G, H: 1 << K, RG: G / NT, W: G / 32, cb: vitCodeTable(L),
+		v := &vitBlock{K: K, L: L, T: T, NT: NT, G: G, H: 1 << K, RG: G / NT, reg: !viterbiCodeTable(K, L),
+			cb: vitCodeTable(L), tbl: vitTable(),
 			M: make([]uint32, G), xs: make([]float32, T), path: make([]uint32, T), red: make([]uint64, NT/32),
 			bp: bpAll[blk*words : (blk+1)*words]}
 		v.best = make([][]uint32, NT)
@@ -267,13 +290,14 @@ func tieBlocks(rng *rand.Rand, spec trellis.Spec) [][]float32 {
 
 // TestViterbiTranscription: the transcription's paths are trellis.CPU's on Gaussian and tying blocks, k 2/3/4 at
 // L 12 (a batch spread over fewer thread blocks than blocks, so each loops; T 256 and 128) and L 16 (two blocks),
-// and at L 14, T 64 (a form whose code values stay in registers with 1024 threads); and
+// at L 14, T 64 (a form whose code values stay in registers with 1024 threads) and k 2, L 15, T 64 (the code
+// table with the steps' loop unrolled by 2); and
 // EncodeWith through it gives Encode's words and scales at L 12.
 func TestViterbiTranscription(t *testing.T) {
 	rng := rand.New(rand.NewPCG(21, 16))
 	for _, c := range []struct{ K, L, T, gauss, grid int }{
 		{2, 12, 256, 6, 3}, {3, 12, 256, 6, 3}, {4, 12, 256, 6, 3}, {2, 12, 128, 4, 2}, {4, 14, 64, 3, 1},
-		{2, 16, 256, 1, 2}, {3, 16, 256, 1, 2}, {4, 16, 256, 1, 2},
+		{2, 16, 256, 1, 2}, {3, 16, 256, 1, 2}, {4, 16, 256, 1, 2}, {2, 15, 64, 1, 1},
 	} {
 		t.Run(fmt.Sprintf("k%d_L%d_T%d", c.K, c.L, c.T), func(t *testing.T) {
 			spec := trellis.Spec{K: c.K, L: c.L, T: c.T, Code: "1mad", Axis: 1}
@@ -344,6 +368,16 @@ func TestViterbiHost(t *testing.T) {
 	if err := viterbiSupports(trellis.Spec{K: 2, L: 16, T: 1 << 15, Code: "1mad"}, h200.MaxSharedPerBlock); err == nil {
 		t.Error("T 32768 at L 16 should not fit the shared memory")
 	}
+	for K := 2; K <= 4; K++ {
+		for L := 12; L <= 16; L++ {
+			if got, want := viterbiCodeTable(K, L), L >= 15; got != want {
+				t.Errorf("k %d L %d: code table %v, want %v (more than 16 states a thread from L 15)", K, L, got, want)
+			}
+			if err := viterbiSupports(trellis.Spec{K: K, L: L, T: 4096, Code: "1mad"}, h200.MaxSharedPerBlock); err != nil {
+				t.Errorf("k %d L %d: T 4096 should fit the H200's shared memory: %v", K, L, err)
+			}
+		}
+	}
 	// What the backend answers the quantizer (trellis.SpecSearcher), and so what quantize's --L auto picks on an
 	// H200: L 16 for the widths the kernels serve, L 12 when a width would be handed back to the CPU.
 	b := &Backend{info: h200}
@@ -361,9 +395,10 @@ func TestViterbiHost(t *testing.T) {
 		// L 12: 256 threads; 64 registers allow 4 blocks a multiprocessor
 		{2, 12, 64, 8*8 + 4*1024 + 8*256, 4 * 132},
 		{4, 12, 64, 8*8 + 4*256 + 8*256, 4 * 132},
-		// L 16: 1024 threads; 32 registers and 64 KiB + 2 KiB allow 2 blocks a multiprocessor, 54 registers one
-		{2, 16, 32, 8*32 + 4*16384 + 8*256, 2 * 132},
-		{3, 16, 54, 8*32 + 4*8192 + 8*256, 132},
+		// L 16: 1024 threads, the code table (1021 × 32 f32) besides the minima: one block a multiprocessor
+		{2, 16, 64, 1021*32*4 + 8*32 + 4*16384 + 8*256, 132},
+		{3, 16, 64, 1021*32*4 + 8*32 + 4*8192 + 8*256, 132},
+		{4, 16, 32, 1021*32*4 + 8*32 + 4*4096 + 8*256, 132},
 	} {
 		if s := viterbiSmem(c.K, c.L, 256); s != c.smem {
 			t.Errorf("k %d L %d: %d bytes of shared memory, want %d", c.K, c.L, s, c.smem)
@@ -385,21 +420,34 @@ func TestViterbiConstants(t *testing.T) {
 	src := cudashaders.Sources["viterbi.cu"]
 	for _, line := range []string{
 		fmt.Sprintf("#define VIT_BIG %#xu", vitBig),
-		"return (__float_as_uint(c) & Vit<K, L, NT>::KEEP) | (unsigned)h;",
+		"return (__float_as_uint(c) & keep) | (unsigned)h;",
+		"return Vit<K, L, NT>::KEEP | (unsigned)(T >> 31);",
 		"const float d = __fsub_rn(xt, cb.at(r, h, s));",
 		"float c = __fmul_rn(d, d);",
 		"if (overlap >= 0 && (int)(s >> K) != overlap) c = __uint_as_float(VIT_BIG);",
 		"const float m = __uint_as_float(M[h * (V::G >> K) + (g >> K)]); // M[s >> K]",
-		"const unsigned v = vit_tag<K, L, NT>(__fadd_rn(m, __fmul_rn(d, d)), h);",
+		"const unsigned v = vit_tag(__fadd_rn(m, __fmul_rn(d, d)), h, keep);",
+		"const unsigned v = vit_tag(c, h, keep);",
 		"if (overlap >= 0 && g != (unsigned)overlap) continue;",
 		"const unsigned long long k = (unsigned long long)__float_as_uint(__fadd_rn(m, __fmul_rn(d, d))) << 32 | s;",
-		"if (lane < (unsigned)K) bpt[(r * (NT / 32) + warp) * K + lane] = mine;",
-		"const unsigned* pl = bp + ((size_t)t * V::W + (g >> 5)) * K;",
+		"M[tid + r * NT] = best[r];",
+		"word |= (best[r] & (unsigned)(Vit<K, L, NT>::H - 1)) << (r * K);",
+		"bpt[tid] = word;",
+		"vit_store<K, L, NT>(best, M, bp + (size_t)t * NT, tid);",
+		"const unsigned w = bp[(size_t)t * NT + (g & (NT - 1))]; // group g's word: thread g mod NT's",
+		"const unsigned h = (w >> (g / NT * K)) & (unsigned)(V::H - 1);",
 		"st = h << (L - K) | g;",
 		"const unsigned mid = vit_pass<K, L, NT>(cb, xs, T, half, -1, half, M, bp, red, nullptr);",
 		"vit_pass<K, L, NT>(cb, xs, T, 0, (int)(mid >> K), 0, M, bp, red, path);",
 		"v[r][h] = trellis_value(trellis_y(h * Vit<K, L, NT>::G + tid + r * NT));",
-		"__device__ __forceinline__ float at(int, int, unsigned s) const { return trellis_value(trellis_y(s)); }",
+		"static constexpr bool CBREG = (1 << L) / NT <= 16;",
+		"#define VIT_CODES 1021",
+		"for (unsigned i = tid; i < VIT_CODES * 32; i += NT) t[i] = trellis_value(__uint_as_float(0x4B3FFE02u + (i >> 5)) - 12582912.0f);",
+		"lane4 = (unsigned)__cvta_generic_to_shared(t) + (tid & 31) * 4;",
+		`asm("dp4a.u32.u32 %0, %1, %2, %3;" : "=r"(a) : "r"(s * 34038481u + 76625530u), "r"(0x80808080u), "r"(lane4));`,
+		`asm("ld.shared.f32 %0, [%1];" : "=f"(c) : "r"(a));`,
+		"float* tbl = (float*)vit_smem; ",
+		"unsigned* bp = bpAll + (size_t)blockIdx.x * T * NT;",
 	} {
 		if !strings.Contains(src, line) {
 			t.Errorf("viterbi.cu no longer holds %q", line)
