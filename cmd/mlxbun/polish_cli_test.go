@@ -5,9 +5,12 @@ package main
 
 import (
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/mlxbun/mlxbun/internal/testutil"
 )
@@ -55,6 +58,8 @@ func TestFirstRunPolish(t *testing.T) {
 			[]string{`generate: --chat-template-args "[1]": a JSON array, want an object`}},
 		{"template args not JSON", []string{"generate", "-m", tmpl, "--device", "cpu", "-p", "hi", "--chat-template-args", "{"}, "",
 			[]string{`--chat-template-args "{": not JSON`}},
+		{"quantize --calib-tokens 0", []string{"quantize", "--model", qwen, "--out", filepath.Join(t.TempDir(), "q"), "--bits", "2", "--calib-tokens", "0"}, "",
+			[]string{"quantize: --calib-tokens 0: want a positive number", "default 131072"}}, // it ran as 32768
 		{"chat template args a string", []string{"chat", "-m", tmpl, "--device", "cpu", "--chat-template-args", `"x"`}, "",
 			[]string{`chat: --chat-template-args "\"x\"": a JSON string, want an object`}},
 	})
@@ -73,4 +78,34 @@ func TestFirstRunPolish(t *testing.T) {
 			t.Errorf("exit %d, stderr:\n%s", r.code, r.stderr)
 		}
 	})
+}
+
+// TestQuantizeSignal: a quantize stopped by SIGTERM says so in one line and exits 130 (it said "quantize: context
+// canceled" and exited 1), leaving no output.
+func TestQuantizeSignal(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "q")
+	// --fast at L 12 encodes tiny-qwen3 for about 15 s on the CPU: the signal comes inside a trellis search.
+	cmd := exec.Command(binPath, "quantize", "--model", testutil.Fixture(t, "models/tiny-qwen3"), "--out", out, "--bits", "2", "--L", "12", "--fast", "--device", "cpu")
+	var errb strings.Builder
+	cmd.Stderr = &errb
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(300 * time.Millisecond)
+	cmd.Process.Signal(syscall.SIGTERM)
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	select {
+	case <-done:
+	case <-time.After(10 * time.Second):
+		cmd.Process.Kill()
+		t.Fatal("quantize ran on 10 s after SIGTERM")
+	}
+	if code := cmd.ProcessState.ExitCode(); code != 130 || strings.Count(errb.String(), "\n") != 1 ||
+		!strings.Contains(errb.String(), "quantize: stopped by a signal before it finished") {
+		t.Errorf("exit %d, stderr %q", code, errb.String())
+	}
+	if _, err := os.Stat(out); !os.IsNotExist(err) {
+		t.Errorf("a stopped run left %s (%v)", out, err)
+	}
 }

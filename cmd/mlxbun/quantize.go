@@ -4,6 +4,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -146,6 +147,9 @@ holds it, so a run started on a GPU resumes on the CPU only with --L 16 given.`,
 			rep, err := quantize.Run(in, out, o, p.event)
 			p.finish()
 			if err != nil {
+				if ctx.Err() != nil && errors.Is(err, context.Canceled) { // it said "quantize: context canceled"
+					return &exitError{code: 130, err: fmt.Errorf("quantize: stopped by a signal before it finished; %s was not written (its unfinished work folder is removed)", out)}
+				}
 				return err
 			}
 			printQuantizeSummary(cmd.OutOrStdout(), out, rep)
@@ -237,6 +241,9 @@ func quantizeSettings(cmd *cobra.Command, o *quantize.Options, calib string, fas
 		if changed(c.flag) && !c.needs {
 			return errors.New("quantize: " + c.msg)
 		}
+	}
+	if changed("calib-tokens") && o.CalibTokens == 0 { // it ran as the package's 32768, not the 131072 the help gives
+		return fmt.Errorf("quantize: --calib-tokens 0: want a positive number of tokens (default %d; %s turns calibration off)", quantize.BestCalibTokens, "--calib none")
 	}
 	return nil
 }
