@@ -174,7 +174,7 @@ func emulatedCase(c verify.Case) bool {
 		return small && !strings.Contains(c.Shape, "n=24") // the adapter delta at decode rows (dense GEMV); prompts: the GEMM's cost
 	case c.Op == "Hadamard":
 		return !strings.Contains(c.Shape, "prompt") // every block and sign mix; the 512-row prompt is the emulator's cost only
-	case strings.HasPrefix(c.Op, "DeltaNet/"), strings.HasPrefix(c.Op, "MoE/"), c.Op == "SigmoidMul":
+	case strings.HasPrefix(c.Op, "DeltaNet/"), strings.HasPrefix(c.Op, "MoE/"), c.Op == "SigmoidMul", c.Op == "Fused/GatedDeltaRule+RMSNormGated":
 		return false // the hybrids' ops: the Metal backend has no kernels for them yet ("auto" runs those models on the CPU)
 	case c.Op == "Gram":
 		return false // optional (backend.Grammer): Metal has none, so calibration on a Mac sums XᵀX on the host
