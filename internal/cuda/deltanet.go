@@ -56,12 +56,16 @@ const (
 
 var deltaChunkKDs = []int{32, 64, 128}
 
-// deltaHeadCols is DELTA_HEAD_COLS in deltanet.cu: the value columns of one gated_delta_norm block, a whole value
-// head (its gated norm's group) at deltaLanes lanes a column; its key-dim bounds are deltaChunkKDs' (a lane's
-// KD/deltaLanes state rows in registers at 512 threads a block).
+// deltaHeadCols is DELTA_HEAD_COLS in deltanet.cu: the value columns of a value head (its gated norm's group) that
+// gated_delta_norm serves, at deltaLanes lanes a column, in one block of 512 threads or (gated_delta_norm_cl,
+// sm_90+) a cluster of deltaHeadCols/deltaCols blocks of 128; its key-dim bounds are deltaChunkKDs' (a lane's
+// KD/deltaLanes state rows in registers).
 const deltaHeadCols = 128
 
-func deltaNormName(kd int, x backend.DType) string {
+func deltaNormName(kd int, x backend.DType, cluster bool) string {
+	if cluster {
+		return fmt.Sprintf("gated_delta_norm_cl_%s_k%d", dtName(x), kd)
+	}
 	return fmt.Sprintf("gated_delta_norm_%s_k%d", dtName(x), kd)
 }
 
@@ -78,7 +82,8 @@ func deltaInstantiations() []string {
 		}
 		for _, kd := range deltaChunkKDs {
 			out = append(out, fmt.Sprintf("GATED_DELTA_CHUNK(%s, %d, %s)", deltaChunkName(kd, x), kd, outType(x)),
-				fmt.Sprintf("GATED_DELTA_NORM(%s, %d, %s)", deltaNormName(kd, x), kd, outType(x)))
+				fmt.Sprintf("GATED_DELTA_NORM(%s, %d, %s)", deltaNormName(kd, x, false), kd, outType(x)),
+				fmt.Sprintf("GATED_DELTA_NORM_CL(%s, %d, %s)", deltaNormName(kd, x, true), kd, outType(x)))
 		}
 	}
 	return out
@@ -313,8 +318,8 @@ func (b *Backend) GatedDeltaRule(dst, qkv, a, bt, aLog, dtBias backend.Tensor, s
 // DeltaRuleNormGated (backend.DeltaRuleNormGateder): GatedDeltaRule, then RMSNormGated(dst, dst, z, nw, eps), as
 // the one launch gated_delta_norm where the recurrent form runs (not a chunked prompt run), the key dim is at most
 // 128 and the norm's group is one value head of at most deltaHeadCols columns; elsewhere the two ops in turn.
-// Bit-identical either way (deltanet.cu). Qwen3.5-27B's decode step: prep, delta and norm launches → one, 48
-// blocks of 512 threads.
+// Bit-identical either way (deltanet.cu). Qwen3.5-27B's decode step: prep, delta and norm launches → one, of 192
+// blocks of 128 threads in clusters of four on sm_90+ (tuning.deltaNormCluster), 48 of 512 elsewhere.
 func (b *Backend) DeltaRuleNormGated(dst, qkv, z, a, bt, aLog, dtBias, nw backend.Tensor, eps float32, st backend.RecurrentState, layer int, seq, pos backend.Tensor) {
 	const op = "DeltaRuleNormGated"
 	dc := b.deltaOperands(op, dst, qkv, a, bt, aLog, dtBias, st, layer, seq, pos)
@@ -330,7 +335,12 @@ func (b *Backend) DeltaRuleNormGated(dst, qkv, z, a, bt, aLog, dtBias, nw backen
 		return
 	}
 	s, n := dc.s, dc.n
-	name := deltaNormName(dc.kd, dc.x.dt)
+	cl := b.tune.deltaNormCluster && b.info.CCMajor >= 9
+	name := deltaNormName(dc.kd, dc.x.dt, cl)
+	grid, block := driver.Dim3{X: c.ValueHeads, Y: c.Seqs}, driver.Dim3{X: deltaHeadCols * deltaLanes}
+	if cl {
+		grid.X, block.X = c.ValueHeads*(deltaHeadCols/deltaCols), deltaCols*deltaLanes
+	}
 	S := s.s.Add(layer * s.sBytes())
 	C, vw := dc.x.shape[len(dc.x.shape)-1], c.ValueHeads*c.ValueDim
 	bytes := float64(n*(C+2*c.ValueHeads+2*vw)*dc.x.dt.Size() + 2*s.sBytes())
@@ -339,7 +349,7 @@ func (b *Backend) DeltaRuleNormGated(dst, qkv, z, a, bt, aLog, dtBias, nw backen
 		args := driver.NewArgs().Ptr(dc.d.ptr).Ptr(dc.x.ptr).Ptr(zs.ptr).Ptr(dc.a.ptr).Ptr(dc.b.ptr).Ptr(dc.al.ptr).
 			Ptr(dc.db.ptr).Ptr(ws.ptr).Ptr(S).Ptr(dc.seq.ptr).Ptr(dc.pos.ptr).I32(int32(n)).I32(int32(c.KeyHeads)).
 			I32(int32(c.ValueHeads)).I32(int32(c.KeyDim)).I32(int32(c.ValueDim)).F32(dc.scale()).F32(eps)
-		return b.launch(name, driver.Dim3{X: c.ValueHeads, Y: c.Seqs}, driver.Dim3{X: deltaHeadCols * deltaLanes}, 0, args, bytes)
+		return b.launch(name, grid, block, 0, args, bytes)
 	})
 }
 

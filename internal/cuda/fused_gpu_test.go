@@ -248,9 +248,15 @@ func TestAttnStoreBitIdentical(t *testing.T) {
 // step's output bit for bit, over decode rows in a row (a later step reads the state an earlier one wrote), short
 // runs of one sequence, rows of two sequences interleaved and a restart at position 0, at Qwen3.5-27B's geometry
 // (16/48 heads × 128) and the fixture's (2/4 × 32) and a padded key dim (48 of 64), f32 and bf16; a chunked prompt
-// run (≥ 64 rows) takes the three launches on both sides.
+// run (≥ 64 rows) takes the three launches on both sides. Both forms of the one launch: a head in a cluster of
+// four blocks (gated_delta_norm_cl, sm_90+) and in one block.
 func TestDeltaRuleNormGatedBitIdentical(t *testing.T) {
 	g, _ := bk(t)
+	forms := []bool{false}
+	if g.info.CCMajor >= 9 {
+		forms = append(forms, true)
+	}
+	defer func(v bool) { g.tune.deltaNormCluster = v }(g.tune.deltaNormCluster)
 	type step struct{ seq, pos []int32 }
 	runOf := func(seq int32, from, n int) step {
 		var s step
@@ -267,62 +273,65 @@ func TestDeltaRuleNormGatedBitIdentical(t *testing.T) {
 		kh, vh, dk, dv int
 	}{{"qwen3.5-27b", 16, 48, 128, 128}, {"fixture tiny-qwen3_5", 2, 4, 32, 32}, {"padded key dim", 1, 3, 48, 96}} {
 		for _, dt := range []backend.DType{backend.F32, backend.BF16} {
-			t.Run(fmt.Sprintf("%s %d/%d×%d/%d %s", s.tag, s.kh, s.vh, s.dk, s.dv, dt), func(t *testing.T) {
-				cfg := backend.RecurrentConfig{Layers: 2, Seqs: 2, ConvDim: 2*s.kh*s.dk + s.vh*s.dv, ConvKernel: 4,
-					KeyHeads: s.kh, ValueHeads: s.vh, KeyDim: s.dk, ValueDim: s.dv}
-				var sts [2]backend.RecurrentState
-				for i := range sts {
-					st, err := g.NewRecurrentState(cfg)
-					if err != nil {
-						t.Fatal(err)
+			for _, cl := range forms {
+				t.Run(fmt.Sprintf("%s %d/%d×%d/%d %s cluster=%v", s.tag, s.kh, s.vh, s.dk, s.dv, dt, cl), func(t *testing.T) {
+					g.tune.deltaNormCluster = cl
+					cfg := backend.RecurrentConfig{Layers: 2, Seqs: 2, ConvDim: 2*s.kh*s.dk + s.vh*s.dv, ConvKernel: 4,
+						KeyHeads: s.kh, ValueHeads: s.vh, KeyDim: s.dk, ValueDim: s.dv}
+					var sts [2]backend.RecurrentState
+					for i := range sts {
+						st, err := g.NewRecurrentState(cfg)
+						if err != nil {
+							t.Fatal(err)
+						}
+						defer st.Release()
+						sts[i] = st
 					}
-					defer st.Release()
-					sts[i] = st
-				}
-				C, vw := cfg.ConvDim, s.vh*s.dv
-				aLog := uploadAs(t, g, backend.F32, gaussian(rng, s.vh, 0.5), 1, s.vh)
-				dtBias := uploadAs(t, g, backend.F32, gaussian(rng, s.vh, 0.5), 1, s.vh)
-				nw := uploadAs(t, g, backend.F32, gaussian(rng, s.dv, 1), 1, s.dv)
-				for si, st := range steps {
-					n := len(st.pos)
-					seq, pos := alloc(t, g, backend.I32, n), alloc(t, g, backend.I32, n)
-					if err := g.WriteInt32(seq, st.seq); err != nil {
-						t.Fatal(err)
+					C, vw := cfg.ConvDim, s.vh*s.dv
+					aLog := uploadAs(t, g, backend.F32, gaussian(rng, s.vh, 0.5), 1, s.vh)
+					dtBias := uploadAs(t, g, backend.F32, gaussian(rng, s.vh, 0.5), 1, s.vh)
+					nw := uploadAs(t, g, backend.F32, gaussian(rng, s.dv, 1), 1, s.dv)
+					for si, st := range steps {
+						n := len(st.pos)
+						seq, pos := alloc(t, g, backend.I32, n), alloc(t, g, backend.I32, n)
+						if err := g.WriteInt32(seq, st.seq); err != nil {
+							t.Fatal(err)
+						}
+						if err := g.WriteInt32(pos, st.pos); err != nil {
+							t.Fatal(err)
+						}
+						x := uploadAs(t, g, dt, gaussian(rng, n*C, 1), n, C)
+						a := uploadAs(t, g, dt, gaussian(rng, n*s.vh, 1.5), n, s.vh)
+						b := uploadAs(t, g, dt, gaussian(rng, n*s.vh, 1.5), n, s.vh)
+						z := uploadAs(t, g, dt, gaussian(rng, n*vw, 2), n, vw)
+						var outs [2][]float32
+						var ls [2]int64
+						for side := range outs {
+							out := alloc(t, g, dt, n, vw)
+							ls[side] = launched(t, g, func() {
+								if side == 0 {
+									g.GatedDeltaRule(out, x, a, b, aLog, dtBias, sts[side], 1, seq, pos)
+									g.RMSNormGated(out, out, z, nw, 1e-6)
+									return
+								}
+								g.DeltaRuleNormGated(out, x, z, a, b, aLog, dtBias, nw, 1e-6, sts[side], 1, seq, pos)
+							})
+							outs[side] = readAll(t, g, out)
+						}
+						want := int64(1)
+						if n >= g.tune.deltaChunkRows && oneRunHost(st.seq, st.pos) {
+							want = 3
+						}
+						if ls[0] != 3 || ls[1] != want {
+							t.Errorf("MISMATCH step %d: %d launches plain, %d fused; want 3 and %d", si, ls[0], ls[1], want)
+						}
+						if bad := sameBits(outs[0], outs[1]); bad > 0 {
+							t.Fatalf("MISMATCH step %d (%d rows): gated_delta_norm differs from the three launches at %d of %d values",
+								si, n, bad, len(outs[0]))
+						}
 					}
-					if err := g.WriteInt32(pos, st.pos); err != nil {
-						t.Fatal(err)
-					}
-					x := uploadAs(t, g, dt, gaussian(rng, n*C, 1), n, C)
-					a := uploadAs(t, g, dt, gaussian(rng, n*s.vh, 1.5), n, s.vh)
-					b := uploadAs(t, g, dt, gaussian(rng, n*s.vh, 1.5), n, s.vh)
-					z := uploadAs(t, g, dt, gaussian(rng, n*vw, 2), n, vw)
-					var outs [2][]float32
-					var ls [2]int64
-					for side := range outs {
-						out := alloc(t, g, dt, n, vw)
-						ls[side] = launched(t, g, func() {
-							if side == 0 {
-								g.GatedDeltaRule(out, x, a, b, aLog, dtBias, sts[side], 1, seq, pos)
-								g.RMSNormGated(out, out, z, nw, 1e-6)
-								return
-							}
-							g.DeltaRuleNormGated(out, x, z, a, b, aLog, dtBias, nw, 1e-6, sts[side], 1, seq, pos)
-						})
-						outs[side] = readAll(t, g, out)
-					}
-					want := int64(1)
-					if n >= g.tune.deltaChunkRows && oneRunHost(st.seq, st.pos) {
-						want = 3
-					}
-					if ls[0] != 3 || ls[1] != want {
-						t.Errorf("MISMATCH step %d: %d launches plain, %d fused; want 3 and %d", si, ls[0], ls[1], want)
-					}
-					if bad := sameBits(outs[0], outs[1]); bad > 0 {
-						t.Fatalf("MISMATCH step %d (%d rows): gated_delta_norm differs from the three launches at %d of %d values",
-							si, n, bad, len(outs[0]))
-					}
-				}
-			})
+				})
+			}
 		}
 	}
 }

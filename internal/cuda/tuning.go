@@ -104,6 +104,11 @@ type tuning struct {
 	// tok/s, 2-bit 221.2 → 224.2, 4-bit 203.1 → 204.0 (stage11c: 216.3 / 216.9 → 219.4 / 219.7); Nsight
 	// Compute: o 14.4 → 12.4 µs, q/k/v 17.1 → 16.5; verify Fused/trellis and MatMul/trellis/i8 pass with it; on.
 	gemvgRound bool
+	// deltaNormCluster serves backend.OpDeltaRuleNormGated on sm_90+ with gated_delta_norm_cl (a value head in a
+	// cluster of four 128-thread blocks, the gated norm's parts exchanged through distributed shared memory)
+	// rather than gated_delta_norm (one 512-thread block a head: Qwen3.5-27B's 48 heads on 48 SMs, 13.6 µs a
+	// call, H200, 2026-12-04). Bit-identical outputs either way.
+	deltaNormCluster bool
 
 	// lab compiles the forms instantiated for measurement only (labInstantiations) and lets the keys below pick
 	// them; any lab key sets it. Off in production: the lab forms are not in the compiled kernel list.
@@ -127,7 +132,7 @@ func defaultTuning() tuning {
 	return tuning{act8: [2]bool{true, true}, mmaRows: qmmaDefaultRows, mma0Rows: qmma0DefaultRows, pdl: true, gemvGroup: true,
 		splitGemmMax: 1 << 28, attnRowsMax: 1 << 16, mmaWideRows: qmmaWideRows, chunkRowsMax: 2 * maxGemvRows,
 		attnChunkRows: 64, attnChunkMin: 1 << 12, normRopeQK: true, attnStore: true, foldResidual: true,
-		deltaChunkRows: 64, gemvgWarps: 32, gemv0Blocks: 4, gemvgRound: true}
+		deltaChunkRows: 64, gemvgWarps: 32, gemv0Blocks: 4, gemvgRound: true, deltaNormCluster: true}
 }
 
 // tuneKey sets one field from its text; lab keys also switch the lab forms on.
@@ -150,27 +155,28 @@ var tuneKeys = map[string]tuneKey{
 	"mma_wide_rows": {set: func(t *tuning, v string) error {
 		return parseOneOf(&t.mmaWideRows, v, []int{maxGemvRows, qmmaWideRows})
 	}},
-	"chunk_rows_max":   {set: func(t *tuning, v string) error { return parseInt(&t.chunkRowsMax, v, 0, 64) }},
-	"attn_rows_max":    {set: func(t *tuning, v string) error { return parseInt(&t.attnRowsMax, v, 0, 1<<62) }},
-	"attn_chunk_rows":  {set: func(t *tuning, v string) error { return parseInt(&t.attnChunkRows, v, 0, 1<<20) }},
-	"attn_chunk_min":   {set: func(t *tuning, v string) error { return parseInt(&t.attnChunkMin, v, 0, 1<<62) }},
-	"norm_rope_qk":     {set: func(t *tuning, v string) error { return parseBool(&t.normRopeQK, v) }},
-	"attn_store":       {set: func(t *tuning, v string) error { return parseBool(&t.attnStore, v) }},
-	"fold_residual":    {set: func(t *tuning, v string) error { return parseBool(&t.foldResidual, v) }},
-	"delta_chunk_rows": {set: func(t *tuning, v string) error { return parseInt(&t.deltaChunkRows, v, 0, 1<<20) }},
-	"gemvg_warps":      {set: func(t *tuning, v string) error { return parseOneOf(&t.gemvgWarps, v, []int{8, 32}) }},
-	"gemv0_blocks":     {set: func(t *tuning, v string) error { return parseInt(&t.gemv0Blocks, v, 1, 16) }},
-	"gemvg_round":      {set: func(t *tuning, v string) error { return parseBool(&t.gemvgRound, v) }},
-	"lab":              {lab: true, set: func(t *tuning, v string) error { return parseBool(&t.lab, v) }},
-	"gemv_r":           {lab: true, set: func(t *tuning, v string) error { return parseOneOf(&t.gemvR, v, append([]int{qShapes[1].R}, qLab...)) }},
-	"gemv_u":           {lab: true, set: func(t *tuning, v string) error { return parseOneOf(&t.gemvU, v, []int{1, 2, 4}) }},
-	"gemv_blocks":      {lab: true, set: func(t *tuning, v string) error { return parseInt(&t.gemvBlocks, v, 1, 32) }},
-	"gemv_pf":          {lab: true, set: func(t *tuning, v string) error { return parseBool(&t.gemvPF, v) }},
-	"mma_ks":           {lab: true, set: func(t *tuning, v string) error { return parseOneOf(&t.mmaKS, v, []int{1, 2, 4, 8}) }},
-	"mma_blocks":       {lab: true, set: func(t *tuning, v string) error { return parseOneOf(&t.mmaBlocks, v, []int{1, 2}) }},
-	"mma0_piece":       {lab: true, set: func(t *tuning, v string) error { return parseOneOf(&t.mma0Piece, v, []int{qmma0Piece, qmma0LabPiece}) }},
-	"lab_pad":          {lab: true, set: func(t *tuning, v string) error { return parseInt(&t.labPad, v, 0, 64) }},
-	"gemvg_pf":         {lab: true, set: func(t *tuning, v string) error { return parseBool(&t.gemvgPrefetch, v) }},
+	"chunk_rows_max":     {set: func(t *tuning, v string) error { return parseInt(&t.chunkRowsMax, v, 0, 64) }},
+	"attn_rows_max":      {set: func(t *tuning, v string) error { return parseInt(&t.attnRowsMax, v, 0, 1<<62) }},
+	"attn_chunk_rows":    {set: func(t *tuning, v string) error { return parseInt(&t.attnChunkRows, v, 0, 1<<20) }},
+	"attn_chunk_min":     {set: func(t *tuning, v string) error { return parseInt(&t.attnChunkMin, v, 0, 1<<62) }},
+	"norm_rope_qk":       {set: func(t *tuning, v string) error { return parseBool(&t.normRopeQK, v) }},
+	"attn_store":         {set: func(t *tuning, v string) error { return parseBool(&t.attnStore, v) }},
+	"fold_residual":      {set: func(t *tuning, v string) error { return parseBool(&t.foldResidual, v) }},
+	"delta_chunk_rows":   {set: func(t *tuning, v string) error { return parseInt(&t.deltaChunkRows, v, 0, 1<<20) }},
+	"gemvg_warps":        {set: func(t *tuning, v string) error { return parseOneOf(&t.gemvgWarps, v, []int{8, 32}) }},
+	"gemv0_blocks":       {set: func(t *tuning, v string) error { return parseInt(&t.gemv0Blocks, v, 1, 16) }},
+	"gemvg_round":        {set: func(t *tuning, v string) error { return parseBool(&t.gemvgRound, v) }},
+	"delta_norm_cluster": {set: func(t *tuning, v string) error { return parseBool(&t.deltaNormCluster, v) }},
+	"lab":                {lab: true, set: func(t *tuning, v string) error { return parseBool(&t.lab, v) }},
+	"gemv_r":             {lab: true, set: func(t *tuning, v string) error { return parseOneOf(&t.gemvR, v, append([]int{qShapes[1].R}, qLab...)) }},
+	"gemv_u":             {lab: true, set: func(t *tuning, v string) error { return parseOneOf(&t.gemvU, v, []int{1, 2, 4}) }},
+	"gemv_blocks":        {lab: true, set: func(t *tuning, v string) error { return parseInt(&t.gemvBlocks, v, 1, 32) }},
+	"gemv_pf":            {lab: true, set: func(t *tuning, v string) error { return parseBool(&t.gemvPF, v) }},
+	"mma_ks":             {lab: true, set: func(t *tuning, v string) error { return parseOneOf(&t.mmaKS, v, []int{1, 2, 4, 8}) }},
+	"mma_blocks":         {lab: true, set: func(t *tuning, v string) error { return parseOneOf(&t.mmaBlocks, v, []int{1, 2}) }},
+	"mma0_piece":         {lab: true, set: func(t *tuning, v string) error { return parseOneOf(&t.mma0Piece, v, []int{qmma0Piece, qmma0LabPiece}) }},
+	"lab_pad":            {lab: true, set: func(t *tuning, v string) error { return parseInt(&t.labPad, v, 0, 64) }},
+	"gemvg_pf":           {lab: true, set: func(t *tuning, v string) error { return parseBool(&t.gemvgPrefetch, v) }},
 	"gemvg_shape": {lab: true, set: func(t *tuning, v string) error {
 		var s gemvgShape
 		s.w = 8

@@ -1111,6 +1111,53 @@ stage13a() {
 	timeout 100 $B bench --synthetic qwen3-14b --bits 3 --device cuda -p 0 -n 128 -r 3 2>&1 | grep -E "tg128 \||rror" | tee -a "$OUT/run.log"
 }
 
+# identity: the quantizer's files on the CPU and on CUDA without calibration, where only the search runs on the
+# device (the calibrated runs of the viterbi phase differ: their Hessians are summed on the device in another
+# order, TestCalibHessiansGPU's bound): tiny-qwen3 2-bit L 16 --fast, pycoder-12m 3-bit L 12 --fast --rht.
+identity() {
+	local Q=/tmp/qid dev m a b r
+	rm -rf $Q && mkdir -p $Q
+	for dev in cpu cuda; do
+		step "identity: quantize tiny-qwen3 2-bit L 16 --fast --device $dev"
+		t=$(date +%s%N)
+		timeout 120 $B quantize --model $D/models/tiny-qwen3 --bits 2 --L 16 --fast --device $dev --quiet \
+			--out $Q/tiny-$dev 2>>"$OUT/run.log" >/dev/null
+		echo "quantize tiny --fast $dev exit $? in $((($(date +%s%N) - t) / 1000000)) ms" | tee -a "$OUT/run.log"
+		step "identity: quantize pycoder-12m 3-bit L 12 --fast --rht --device $dev"
+		t=$(date +%s%N)
+		timeout 120 $B quantize --model $D/trained/pycoder-12m --bits 3 --L 12 --fast --rht --device $dev --quiet \
+			--out $Q/py-$dev 2>>"$OUT/run.log" >/dev/null
+		echo "quantize pycoder --fast --rht $dev exit $? in $((($(date +%s%N) - t) / 1000000)) ms" | tee -a "$OUT/run.log"
+	done
+	for m in tiny py; do
+		a=$(sha256sum $Q/$m-cpu/model.safetensors | cut -d' ' -f1) b=$(sha256sum $Q/$m-cuda/model.safetensors | cut -d' ' -f1)
+		[ "$a" = "$b" ] && r=identical || r=DIFFERENT
+		echo "identity $m: cpu $a cuda $b: $r" | tee -a "$OUT/run.log"
+	done
+	rm -rf $Q
+}
+
+# stage14a: gated_delta_norm_cl (issue 20: a value head in a cluster of four blocks, 192 blocks for Qwen3.5-27B
+# instead of 48): the DeltaNet verify cases, the bit-identity test of both forms and the spill test, then
+# Qwen3.5-27B 3-bit tg32 alternated against delta_norm_cluster=0 (the one-block form) in the same binary, and the
+# profile.
+stage14a() {
+	local tune
+	step "stage14a: verify DeltaNet, Fused/GatedDeltaRule"
+	vk 150 DeltaNet
+	vk 150 Fused/GatedDeltaRule
+	step "stage14a: TestDeltaRuleNormGatedBitIdentical TestDeltaRuleNoSpill"
+	gotests 200 '^(TestDeltaRuleNormGatedBitIdentical|TestDeltaRuleNoSpill)$' "$OUT/stage14a-tests.log"
+	for tune in delta_norm_cluster=1 delta_norm_cluster=0 delta_norm_cluster=1 delta_norm_cluster=0; do
+		step "stage14a: $tune qwen3.5-27b 3-bit tg32"
+		MLXBUN_CUDA_TUNE=$tune timeout 100 $B bench --synthetic qwen3.5-27b --bits 3 --device cuda -p 0 -n 32 -r 2 2>&1 |
+			grep -E "tg32 \||rror" | tee -a "$OUT/run.log"
+	done
+	step "stage14a: profile qwen3.5-27b"
+	timeout 100 $B bench --synthetic qwen3.5-27b --bits 3 --device cuda -p 0 -n 16 -r 1 --profile >"$OUT/profile-14a.md" 2>&1
+	grep -E "launches|^\| [a-z]" "$OUT/profile-14a.md" | head -24 | tee -a "$OUT/run.log"
+}
+
 phases=("$@")
 [ ${#phases[@]} -gt 0 ] || phases=(verify bench kl greedy ppl sass memcheck)
 for ph in "${phases[@]}"; do

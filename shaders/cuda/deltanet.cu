@@ -367,21 +367,117 @@ __device__ __forceinline__ void gated_delta_chunk(T* __restrict__ dst, const T* 
     }
 }
 
-// gated_delta_norm_{f32,bf16}_k{KD} (KD ≤ 128: backend.OpDeltaRuleNormGated, the recurrent form of a decode step
-// or a short run: gated_delta_prep; gated_delta; rmsnorm_gated over each value head, in one launch)
+// gated_delta_norm[_cl]_{f32,bf16}_k{KD} (KD ≤ 128: backend.OpDeltaRuleNormGated, the recurrent form of a decode
+// step or a short run: gated_delta_prep; gated_delta; rmsnorm_gated over each value head, in one launch)
 //   in:  as gated_delta_prep and gated_delta, plus z T [n, VH·dv] and w f32 [dv] (the gated norm's weight, one
 //        group a value head: dv ≤ DELTA_HEAD_COLS)
 //   out: dst T [n, VH·dv] = rmsnorm_gated(gated_delta(...), z, w, eps); S updated
-//   grid: (VH, seqs) blocks of DELTA_HEAD_COLS·DELTA_LANES threads: a value head's every column, lanes and rows of
-//        S as gated_delta's (a column j = tid / DELTA_LANES). Per row of the block's sequence, in row order: threads
-//        < DN_THREADS form the row's normalized q and k of the key head and thread 0 the head's β and decay, each
-//        exactly as gated_delta_prep's block and thread would (into shared memory, not the scratch); the delta step
-//        as gated_delta's; the column outputs, rounded to T as gated_delta stores them, to shared memory; threads
-//        < DN_THREADS then the gated norm as rmsnorm_gated's block of DN_THREADS over that group. The key head's
-//        q/k norms are formed again by each of its VH/KH value heads' blocks (2·dk values: less than a launch)
+//   grid: gated_delta_norm (VH, seqs) blocks of DELTA_HEAD_COLS·DELTA_LANES threads, a value head's every column
+//        (j = tid / DELTA_LANES); gated_delta_norm_cl (sm_90+) (VH·DELTA_HEAD_BLOCKS, seqs) blocks of DN_THREADS
+//        in clusters of DELTA_HEAD_BLOCKS along x, a cluster a value head and its block c the columns
+//        j = c·DELTA_COLS + tid / DELTA_LANES. Lanes and rows of S as gated_delta's. Per row of the block's
+//        sequence, in row order: threads < DN_THREADS form the row's normalized q and k of the key head and thread
+//        0 the head's β and decay, each exactly as gated_delta_prep's block and thread would (into shared memory,
+//        not the scratch); the delta step as gated_delta's; the column outputs, rounded to T as gated_delta stores
+//        them, to shared memory; then the gated norm as rmsnorm_gated's block of DN_THREADS over the head, whose
+//        thread t takes column t (dv ≤ DN_THREADS) and warp w the f64 part of columns 32w..: in the cluster form
+//        block c's first warp forms exactly warp c's part, the blocks exchange their parts through distributed
+//        shared memory and each sums them in warp order. The key head's q/k norms are formed again by every
+//        block of its VH/KH value heads (2·dk values: less than a launch).
+//        Why the cluster: a head's 128 KB of state read and written by one block put Qwen3.5-27B's 48 heads on
+//        48 SMs (13.6 µs a call on the H200, docs/perf.md); four blocks a head take 192.
 //   promise: bit-identical to gated_delta_prep, gated_delta, rmsnorm_gated launched in turn (the same operations
 //        in the same order in every thread)
-#define DELTA_HEAD_COLS 128 // value columns of a gated_delta_norm block (must match deltaHeadCols)
+#define DELTA_HEAD_COLS 128 // value columns of a head's gated_delta_norm blocks (must match deltaHeadCols)
+#define DELTA_HEAD_BLOCKS (DELTA_HEAD_COLS / DELTA_COLS) // gated_delta_norm_cl's cluster
+
+// cluster_sync: every block of the cluster has arrived before any goes on (arrive releases and wait acquires by
+// default: each block's earlier shared-memory writes are visible to the others).
+__device__ __forceinline__ void cluster_sync() {
+#if __CUDA_ARCH__ >= 900
+    asm volatile("barrier.cluster.arrive.aligned;\n\tbarrier.cluster.wait.aligned;" ::: "memory");
+#endif
+}
+
+// cluster_ld: the double at the shared-memory address p of the cluster's block rank (sm_90+).
+__device__ __forceinline__ double cluster_ld(const double* p, unsigned rank) {
+    double v = 0;
+#if __CUDA_ARCH__ >= 900
+    const unsigned a = (unsigned)__cvta_generic_to_shared(p);
+    unsigned r;
+    asm volatile("mapa.shared::cluster.u32 %0, %1, %2;" : "=r"(r) : "r"(a), "r"(rank));
+    asm volatile("ld.shared::cluster.f64 %0, [%1];" : "=d"(v) : "r"(r) : "memory");
+#endif
+    return v;
+}
+
+// dn_row_prep: gated_delta_prep's block (row, key head kh) for a gated_delta_norm block — Σq², Σk² by threads
+// < DN_THREADS over dims tid, tid + DN_THREADS, … then the warps in order, into the normalized q (times scale)
+// and k in qs, ks; thread 0 the value head's β and decay in bd — with the block's barriers after each half.
+template <typename T>
+__device__ __forceinline__ void dn_row_prep(float* qs, float* ks, float (*red)[DN_THREADS / 32], float* bd, const T* row,
+                                            const T* bt, const T* a, long long ab, float A, float dtb, int kh, int KH,
+                                            int dk, float scale) {
+    const int tid = threadIdx.x, lane = tid & 31, w = tid >> 5;
+    const T* qp = row + kh * dk;
+    const T* kp = row + KH * dk + kh * dk;
+    if (tid < DN_THREADS) {
+        float sq = 0.f, sk = 0.f;
+        for (int i = tid; i < dk; i += DN_THREADS) {
+            const float q = ld1(qp + i), k = ld1(kp + i);
+            sq = __fadd_rn(sq, __fmul_rn(q, q));
+            sk = __fadd_rn(sk, __fmul_rn(k, k));
+        }
+        sq = warp_sum(sq);
+        sk = warp_sum(sk);
+        if (lane == 0) red[0][w] = sq, red[1][w] = sk;
+    }
+    if (tid == 0) {
+        bd[0] = dn_sigmoid(ld1(bt + ab));
+        bd[1] = (float)exp((double)__fmul_rn(A, dn_softplus(__fadd_rn(ld1(a + ab), dtb))));
+    }
+    __syncthreads();
+    if (tid < DN_THREADS) {
+        float sq = 0.f, sk = 0.f;
+#pragma unroll
+        for (int i = 0; i < DN_THREADS / 32; i++) sq = __fadd_rn(sq, red[0][i]), sk = __fadd_rn(sk, red[1][i]);
+        const float iq = __fdiv_rn(1.0f, (float)sqrt((double)__fadd_rn(sq, 1e-6f)));
+        const float ik = __fdiv_rn(1.0f, (float)sqrt((double)__fadd_rn(sk, 1e-6f)));
+        for (int i = tid; i < dk; i += DN_THREADS) {
+            qs[i] = __fmul_rn(__fmul_rn(ld1(qp + i), iq), scale);
+            ks[i] = __fmul_rn(ld1(kp + i), ik);
+        }
+    }
+    __syncthreads();
+}
+
+// dn_col_step: gated_delta's step of one column for a lane's R state rows sub + DELTA_LANES·e (decay, then the
+// delta with v = *vp or 0 without vp, then the output's dot product), the lanes' sums in the same butterfly.
+template <int R, typename T>
+__device__ __forceinline__ float dn_col_step(float (&st)[R], const float* qs, const float* ks, int sub, float decay,
+                                             float beta, const T* vp) {
+    float o = 0.f;
+#pragma unroll
+    for (int e = 0; e < R; e++) {
+        st[e] = __fmul_rn(st[e], decay);
+        o = __fadd_rn(o, __fmul_rn(st[e], ks[sub + DELTA_LANES * e]));
+    }
+#pragma unroll
+    for (int m = 1; m < DELTA_LANES; m <<= 1) o = __fadd_rn(o, __shfl_xor_sync(0xffffffffu, o, m));
+    const float vj = vp ? ld1(vp) : 0.f;
+    const float d = __fmul_rn(__fsub_rn(vj, o), beta);
+    o = 0.f;
+#pragma unroll
+    for (int e = 0; e < R; e++) {
+        const int i = sub + DELTA_LANES * e;
+        st[e] = __fadd_rn(st[e], __fmul_rn(ks[i], d));
+        o = __fadd_rn(o, __fmul_rn(st[e], qs[i]));
+    }
+#pragma unroll
+    for (int m = 1; m < DELTA_LANES; m <<= 1) o = __fadd_rn(o, __shfl_xor_sync(0xffffffffu, o, m));
+    return o;
+}
+
 template <int KD, typename T>
 __device__ __forceinline__ void gated_delta_norm(T* __restrict__ dst, const T* __restrict__ qkv, const T* __restrict__ z,
                                                  const T* __restrict__ a, const T* __restrict__ bt,
@@ -412,64 +508,15 @@ __device__ __forceinline__ void gated_delta_norm(T* __restrict__ dst, const T* _
     for (int r = 0; r < n; r++) {
         if (seq[r] != s) continue; // uniform across the block
         touched = true;
-        // gated_delta_prep's block (r, kh): Σq², Σk² over dims tid, tid + DN_THREADS, … then the warps in order
-        const T* row = qkv + (long long)r * C;
-        const T* qp = row + kh * dk;
-        const T* kp = row + KH * dk + kh * dk;
-        if (tid < DN_THREADS) {
-            float sq = 0.f, sk = 0.f;
-            for (int i = tid; i < dk; i += DN_THREADS) {
-                const float q = ld1(qp + i), k = ld1(kp + i);
-                sq = __fadd_rn(sq, __fmul_rn(q, q));
-                sk = __fadd_rn(sk, __fmul_rn(k, k));
-            }
-            sq = warp_sum(sq);
-            sk = warp_sum(sk);
-            if (lane == 0) red[0][w] = sq, red[1][w] = sk;
-        }
-        if (tid == 0) {
-            const long long ab = (long long)r * VH + h;
-            bd[0] = dn_sigmoid(ld1(bt + ab));
-            bd[1] = (float)exp((double)__fmul_rn(A, dn_softplus(__fadd_rn(ld1(a + ab), dtBias[h]))));
-        }
-        __syncthreads();
-        if (tid < DN_THREADS) {
-            float sq = 0.f, sk = 0.f;
-#pragma unroll
-            for (int i = 0; i < DN_THREADS / 32; i++) sq = __fadd_rn(sq, red[0][i]), sk = __fadd_rn(sk, red[1][i]);
-            const float iq = __fdiv_rn(1.0f, (float)sqrt((double)__fadd_rn(sq, 1e-6f)));
-            const float ik = __fdiv_rn(1.0f, (float)sqrt((double)__fadd_rn(sk, 1e-6f)));
-            for (int i = tid; i < dk; i += DN_THREADS) {
-                qs[i] = __fmul_rn(__fmul_rn(ld1(qp + i), iq), scale);
-                ks[i] = __fmul_rn(ld1(kp + i), ik);
-            }
-        }
-        __syncthreads();
+        dn_row_prep(qs, ks, red, bd, qkv + (long long)r * C, bt, a, (long long)r * VH + h, A, dtBias[h], kh, KH, dk,
+                    scale);
         // gated_delta's step for column j
-        const float beta = bd[0], decay = bd[1];
         if (pos[r] == 0) {
 #pragma unroll
             for (int e = 0; e < R; e++) st[e] = 0.f;
         }
-        float o = 0.f;
-#pragma unroll
-        for (int e = 0; e < R; e++) {
-            st[e] = __fmul_rn(st[e], decay);
-            o = __fadd_rn(o, __fmul_rn(st[e], ks[sub + DELTA_LANES * e]));
-        }
-#pragma unroll
-        for (int m = 1; m < DELTA_LANES; m <<= 1) o = __fadd_rn(o, __shfl_xor_sync(0xffffffffu, o, m));
-        const float vj = col ? ld1(qkv + (long long)r * C + 2 * KH * dk + h * dv + j) : 0.f;
-        const float d = __fmul_rn(__fsub_rn(vj, o), beta);
-        o = 0.f;
-#pragma unroll
-        for (int e = 0; e < R; e++) {
-            const int i = sub + DELTA_LANES * e;
-            st[e] = __fadd_rn(st[e], __fmul_rn(ks[i], d));
-            o = __fadd_rn(o, __fmul_rn(st[e], qs[i]));
-        }
-#pragma unroll
-        for (int m = 1; m < DELTA_LANES; m <<= 1) o = __fadd_rn(o, __shfl_xor_sync(0xffffffffu, o, m));
+        const T* vp = col ? qkv + (long long)r * C + 2 * KH * dk + h * dv + j : nullptr;
+        const float o = dn_col_step<R>(st, qs, ks, sub, bd[1], bd[0], vp);
         if (col && sub == 0) ov[j] = as_act(o, dst);
         __syncthreads();
         // rmsnorm_gated's block over this head's dv columns (Σx² in f64, the warps' parts in order)
@@ -493,6 +540,81 @@ __device__ __forceinline__ void gated_delta_norm(T* __restrict__ dst, const T* _
                 store_out(dst + base + c, __fmul_rn(__fmul_rn(nw[c], __fmul_rn(ov[c], inv)), dn_silu(ld1(z + base + c))));
         }
         __syncthreads(); // qs, ks, ov, part, bd are free for the next row
+    }
+    if (touched && col) {
+#pragma unroll
+        for (int e = 0; e < R; e++) {
+            const int i = sub + DELTA_LANES * e;
+            if (i < dk) Sh[(long long)i * dv + j] = st[e];
+        }
+    }
+}
+
+template <int KD, typename T>
+__device__ __forceinline__ void gated_delta_norm_cl(T* __restrict__ dst, const T* __restrict__ qkv, const T* __restrict__ z,
+                                                 const T* __restrict__ a, const T* __restrict__ bt,
+                                                 const float* __restrict__ aLog, const float* __restrict__ dtBias,
+                                                 const float* __restrict__ nw, float* __restrict__ S,
+                                                 const int* __restrict__ seq, const int* __restrict__ pos, int n, int KH,
+                                                 int VH, int dk, int dv, float scale, float eps) {
+    constexpr int R = KD / DELTA_LANES, COLS = DELTA_COLS, NB = DELTA_HEAD_BLOCKS;
+    static_assert(DN_THREADS == COLS * DELTA_LANES && DN_THREADS == DELTA_HEAD_COLS && COLS == 32,
+                  "the block's threads are the pre-pass's; rmsnorm_gated's warp c is the head's columns 32c..");
+    __shared__ float qs[KD], ks[KD], red[2][DN_THREADS / 32], ov[COLS], bd[2];
+    __shared__ double part;
+    const int tid = threadIdx.x, lane = tid & 31, w = tid >> 5;
+    const int sub = tid % DELTA_LANES, cb = blockIdx.x % NB;
+    const int jl = tid / DELTA_LANES, j = cb * COLS + jl;
+    const int h = blockIdx.x / NB, s = blockIdx.y;
+    const int kh = h / (VH / KH);
+    const int C = 2 * KH * dk + VH * dv;
+    const bool col = j < dv;
+    const int jn = cb * COLS + tid; // the column this thread normalizes (tid < COLS)
+    const bool ncol = w == 0 && jn < dv;
+    float* Sh = S + ((long long)s * VH + h) * dk * dv;
+    float st[R];
+#pragma unroll
+    for (int e = 0; e < R; e++) {
+        const int i = sub + DELTA_LANES * e;
+        st[e] = col && i < dk ? Sh[(long long)i * dv + j] : 0.f;
+    }
+    for (int i = tid; i < KD; i += blockDim.x) qs[i] = 0.f, ks[i] = 0.f; // rows ≥ dk stay zero
+    const float A = -(float)exp((double)aLog[h]);
+    bool touched = false;
+    for (int r = 0; r < n; r++) {
+        if (seq[r] != s) continue; // uniform across the cluster (one sequence)
+        touched = true;
+        const long long base = (long long)r * VH * dv + (long long)h * dv;
+        dn_row_prep(qs, ks, red, bd, qkv + (long long)r * C, bt, a, (long long)r * VH + h, A, dtBias[h], kh, KH, dk,
+                    scale);
+        // gated_delta's step for column j
+        if (pos[r] == 0) {
+#pragma unroll
+            for (int e = 0; e < R; e++) st[e] = 0.f;
+        }
+        const T* vp = col ? qkv + (long long)r * C + 2 * KH * dk + h * dv + j : nullptr;
+        const float o = dn_col_step<R>(st, qs, ks, sub, bd[1], bd[0], vp);
+        if (sub == 0) ov[jl] = col ? as_act(o, dst) : 0.f;
+        __syncthreads();
+        // rmsnorm_gated's block over this head's dv columns (Σx² in f64, the warps' parts in order)
+        if (w == 0) {
+            double ss = 0;
+            if (ncol) {
+                const double v = ov[tid];
+                ss += v * v;
+            }
+#pragma unroll
+            for (int m = 16; m > 0; m >>= 1) ss += __shfl_xor_sync(0xffffffffu, ss, m);
+            if (lane == 0) part = ss;
+        }
+        cluster_sync(); // every block's part is written
+        if (w == 0) {
+            double tot = 0;
+            for (int i = 0; i < NB; i++) tot += cluster_ld(&part, i);
+            const float inv = (float)(1.0 / sqrt(tot / dv + (double)eps));
+            if (ncol) store_out(dst + base + jn, __fmul_rn(__fmul_rn(nw[jn], __fmul_rn(ov[tid], inv)), dn_silu(ld1(z + base + jn))));
+        }
+        cluster_sync(); // every block has read the parts: qs, ks, ov, part, bd are free for the next row
     }
     if (touched && col) {
 #pragma unroll
@@ -588,8 +710,21 @@ __device__ __forceinline__ void sigmoid_mul(T* dst, const T* x, const T* g, long
         NAME(T* dst, const T* qkv, const T* z, const T* a, const T* b, const float* aLog, const float* dtBias,    \
              const float* nw, float* S, const int* seq, const int* pos, int n, int KH, int VH, int dk, int dv,     \
              float scale, float eps) { pdl_begin();                                                                \
-        gated_delta_norm<KD, T>(dst, qkv, z, a, b, aLog, dtBias, nw, S, seq, pos, n, KH, VH, dk, dv, scale, eps);  \
+        gated_delta_norm<KD, T>(dst, qkv, z, a, b, aLog, dtBias, nw, S, seq, pos, n, KH, VH, dk, dv, \
+                                                 scale, eps);                                                     \
     }
+#if __CUDA_ARCH__ >= 900
+#define GATED_DELTA_NORM_CL(NAME, KD, T)                                                                          \
+    extern "C" __global__ void __cluster_dims__(DELTA_HEAD_BLOCKS, 1, 1) __launch_bounds__(DN_THREADS)            \
+        NAME(T* dst, const T* qkv, const T* z, const T* a, const T* b, const float* aLog, const float* dtBias,    \
+             const float* nw, float* S, const int* seq, const int* pos, int n, int KH, int VH, int dk, int dv,     \
+             float scale, float eps) { pdl_begin();                                                                \
+        gated_delta_norm_cl<KD, T>(dst, qkv, z, a, b, aLog, dtBias, nw, S, seq, pos, n, KH, VH, dk, dv,  \
+                                            scale, eps);                                                          \
+    }
+#else
+#define GATED_DELTA_NORM_CL(NAME, KD, T)
+#endif
 
 DELTANET_INSTANTIATE(float, f32)
 DELTANET_INSTANTIATE(bf16_t, bf16)
