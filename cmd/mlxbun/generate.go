@@ -134,6 +134,9 @@ func checkGenerateFlags(f *generateFlags) error {
 		return errors.New("generate: use one of --prompt and --prompt-ids (both were given)")
 	}
 	if f.promptIDs != "" {
+		if _, err := parseIDs("--prompt-ids", f.promptIDs); err != nil { // buildPrompt parses them again, after the model directory
+			return fmt.Errorf("generate: %w", err)
+		}
 		for _, c := range []struct {
 			set  bool
 			flag string
@@ -554,22 +557,31 @@ func jsonKind(v any) string {
 	return "object"
 }
 
-// parseIDs reads comma-separated token ids given to flag.
+// parseIDs reads comma-separated token ids given to flag. Spaces around an id are allowed; an element that is
+// empty or only spaces (1,,2 or a trailing 1,2,) is refused by its position, not dropped: it is most often a
+// shell variable that came out empty.
 func parseIDs(flag, s string) ([]int, error) {
-	var ids []int
-	for _, part := range strings.Split(s, ",") {
+	parts := strings.Split(s, ",")
+	ids := make([]int, 0, len(parts))
+	for i, part := range parts {
 		part = strings.TrimSpace(part)
 		if part == "" {
-			continue
+			where := ""
+			switch {
+			case len(parts) == 1:
+				return nil, fmt.Errorf("%s: no ids given (want comma-separated token ids such as 1,2,3)", flag)
+			case i == len(parts)-1:
+				where = ", after a trailing comma"
+			case i == 0:
+				where = ", before a leading comma"
+			}
+			return nil, fmt.Errorf("%s %q: element %d of %d is empty%s (want comma-separated token ids such as 1,2,3)", flag, s, i+1, len(parts), where)
 		}
 		id, err := strconv.Atoi(part)
 		if err != nil || id < 0 {
-			return nil, fmt.Errorf("%s: %q is not a token id (a whole number from 0)", flag, part)
+			return nil, fmt.Errorf("%s: element %d: %q is not a token id (a whole number from 0)", flag, i+1, part)
 		}
 		ids = append(ids, id)
-	}
-	if len(ids) == 0 {
-		return nil, fmt.Errorf("%s: no ids given", flag)
 	}
 	return ids, nil
 }

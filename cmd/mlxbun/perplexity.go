@@ -59,13 +59,16 @@ warning: its perplexity measures nothing useful. The progress bar shows on a ter
 			if err != nil {
 				return err
 			}
+			ids := tok.Encode(string(text), false)
+			if err := checkScorable(file, limit, len(ids), ctx); err != nil { // before the load: a short text says so at once
+				return err
+			}
 			b, m, err := openModel(device, d, checkTensors)
 			if err != nil {
 				return err
 			}
 			defer b.Close()
 			defer m.Close()
-			ids := tok.Encode(string(text), false)
 			var bar *progressbar.ProgressBar
 			showBar := !quiet && isTerminal(cmd.ErrOrStderr())
 			progress := func(done, total int) {
@@ -102,4 +105,30 @@ warning: its perplexity measures nothing useful. The progress bar shows on a ter
 	fl.BoolVar(&checkTensors, "check-tensors", false, "scan every floating weight for NaN and Inf at load")
 	aliases(cmd, map[string]string{"ctx-size": "ctx"}) // llama-perplexity's -c
 	return cmd
+}
+
+// checkScorable refuses a text of n tokens too short for one window of ctx: in one line, how many tokens it has,
+// how many are needed and the --ctx that would score it. A window takes ctx+1 tokens (must match the window count
+// of eval.Perplexity, (n-1)/ctx).
+func checkScorable(file string, limit, n, ctx int) error {
+	need := ctx + 1
+	if n >= need {
+		return nil
+	}
+	what := "--file " + file
+	if limit > 0 {
+		what = fmt.Sprintf("--file %s (read up to --max-bytes %d)", file, limit)
+	}
+	fix := fmt.Sprintf("give a longer text, or --ctx %d or less", n-1)
+	if n-1 < 2 {
+		fix = "give a longer text: the smallest window, --ctx 2, needs 3"
+		if limit > 0 {
+			fix = "give a longer text or a larger --max-bytes: the smallest window, --ctx 2, needs 3"
+		}
+	}
+	unit := "tokens"
+	if n == 1 {
+		unit = "token"
+	}
+	return fmt.Errorf("perplexity: %s is %d %s, too short to score: a window of --ctx %d needs %d (%s)", what, n, unit, ctx, need, fix)
 }
