@@ -169,6 +169,9 @@ func (s *Server) request(r *http.Request, e *Engine, sp *sampling, prompt []int,
 		p.TopP = *sp.TopP
 	}
 	if sp.Seed != nil {
+		if *sp.Seed < 0 { // it would wrap to a seed near 2⁶⁴; the CLI's --seed refuses it too
+			return nil, badField("seed", fmt.Sprintf("%d: want a whole number from 0 (leave seed out, or null, for a random one)", *sp.Seed))
+		}
 		p.Seed = uint64(*sp.Seed)
 	} else {
 		p.Seed = mrand.Uint64()

@@ -2,7 +2,8 @@
 // a 400 naming it, and a listed field the server cannot honour (tools, n > 1, echo, ...) is a 400 naming it too,
 // never silently ignored. Extensions beside OpenAI's fields, as llama.cpp and vLLM name them: top_k, min_p,
 // repetition_penalty, repetition_context_size, grammar (GBNF), regex, cache_prompt, ignore_eos,
-// chat_template_kwargs.
+// chat_template_kwargs. A seed is a whole number from 0, as the CLI's --seed takes: a negative one (llama.cpp's -1
+// for "random" included) is a 400, and a request without seed (or with null) draws one at random.
 package server
 
 import (
@@ -29,7 +30,7 @@ type sampling struct {
 	FrequencyPenalty    *float32           `json:"frequency_penalty"`
 	RepetitionPenalty   *float32           `json:"repetition_penalty"`
 	RepetitionContext   *int               `json:"repetition_context_size"`
-	Seed                *int64             `json:"seed"`
+	Seed                *int64             `json:"seed"` // from 0, as the CLI's --seed; absent or null: drawn at random
 	Stop                json.RawMessage    `json:"stop"`
 	Stream              bool               `json:"stream"`
 	StreamOptions       *streamOptions     `json:"stream_options"`
@@ -212,8 +213,13 @@ func (s *sampling) stops() ([]string, *apiError) {
 	if !set(s.Stop) {
 		return nil, nil
 	}
+	// An empty stop string is refused, as the CLI refuses --stop "": the stopper would drop it, so the request
+	// would run on without the stop its caller meant.
 	var one string
 	if err := json.Unmarshal(s.Stop, &one); err == nil {
+		if one == "" {
+			return nil, badField("stop", "an empty string (give the text that ends the output, or leave stop out)")
+		}
 		return []string{one}, nil
 	}
 	var many []string
@@ -222,6 +228,11 @@ func (s *sampling) stops() ([]string, *apiError) {
 	}
 	if len(many) > 16 {
 		return nil, badField("stop", fmt.Sprintf("%d strings: at most 16", len(many)))
+	}
+	for i, t := range many {
+		if t == "" {
+			return nil, badField(fmt.Sprintf("stop[%d]", i), "an empty string (give the text that ends the output)")
+		}
 	}
 	return many, nil
 }

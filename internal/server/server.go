@@ -2,10 +2,12 @@
 // completions, streamed as server-sent events or not, the model list, llama.cpp's /health, /tokenize and
 // /detokenize, and Prometheus /metrics. The server listens while the model loads (/health answers 503 until it is
 // ready); with an API key every endpoint but /health wants it as a Bearer token. Bodies are bounded and decoded
-// strictly (openai.go).
+// strictly (openai.go); a body sent with Content-Encoding gzip is decoded, the bound applying to the decoded bytes
+// as well, and any other coding but identity is a 415.
 package server
 
 import (
+	"compress/gzip"
 	"crypto/subtle"
 	"encoding/json"
 	"errors"
@@ -141,13 +143,88 @@ func (s *Server) serveGuarded(w http.ResponseWriter, r *http.Request, needsEngin
 				Message: "missing or wrong API key (send Authorization: Bearer KEY)"})
 		}
 	}
+	gz, aerr := bodyCoding(r.Header)
+	if aerr != nil {
+		w.Header().Set("Accept-Encoding", "gzip") // RFC 7694: the codings the server takes
+		return writeError(w, aerr)
+	}
 	e := s.eng.Load()
 	if e == nil && needsEngine {
 		return writeError(w, s.unavailable())
 	}
 	r.Body = http.MaxBytesReader(w, r.Body, s.opt.MaxBodyBytes)
+	if gz {
+		// Bounded before and after decoding: a small gzip bomb stops at the limit, not at the end of memory.
+		r.Body = http.MaxBytesReader(w, &gzipBody{raw: r.Body}, s.opt.MaxBodyBytes)
+	}
 	return h(w, r, e)
 }
+
+// bodyCoding reads Content-Encoding: true for gzip (x-gzip is its old name), false for none or identity, and a
+// 415 naming the header for anything else, a list of codings included.
+func bodyCoding(h http.Header) (isGzip bool, aerr *apiError) {
+	vals := h.Values("Content-Encoding")
+	if len(vals) == 0 {
+		return false, nil
+	}
+	var codings []string
+	for _, v := range vals {
+		for c := range strings.SplitSeq(v, ",") {
+			if c = strings.ToLower(strings.TrimSpace(c)); c != "" && c != "identity" {
+				codings = append(codings, c)
+			}
+		}
+	}
+	switch {
+	case len(codings) == 0:
+		return false, nil
+	case len(codings) == 1 && (codings[0] == "gzip" || codings[0] == "x-gzip"):
+		return true, nil
+	}
+	return false, &apiError{Status: http.StatusUnsupportedMediaType, Type: "invalid_request_error",
+		Message: fmt.Sprintf("Content-Encoding %q: this server decodes gzip only (or send the body uncompressed)", strings.Join(vals, ", "))}
+}
+
+// gzipBody decodes a gzip request body, opening the decoder at the first read so that a bad header is a read
+// error (a 400 from readBody) like any other.
+type gzipBody struct {
+	raw io.ReadCloser
+	zr  *gzip.Reader
+	err error
+}
+
+func (g *gzipBody) Read(p []byte) (int, error) {
+	if g.zr == nil && g.err == nil {
+		g.zr, g.err = gzip.NewReader(g.raw)
+		if g.err == io.EOF {
+			g.err = io.ErrUnexpectedEOF // an empty body is no gzip stream (one of nothing is 20 bytes)
+		}
+		if g.err != nil {
+			g.err = &gzipError{g.err}
+		}
+	}
+	if g.err != nil {
+		return 0, g.err
+	}
+	n, err := g.zr.Read(p)
+	if err != nil && err != io.EOF {
+		var mb *http.MaxBytesError
+		if !errors.As(err, &mb) {
+			err = &gzipError{err}
+		}
+	}
+	return n, err
+}
+
+func (g *gzipBody) Close() error { return g.raw.Close() }
+
+// gzipError is a body that is not valid gzip.
+type gzipError struct{ err error }
+
+func (e *gzipError) Error() string {
+	return "Content-Encoding gzip: the body is not valid gzip: " + strings.TrimPrefix(e.err.Error(), "gzip: ")
+}
+func (e *gzipError) Unwrap() error { return e.err }
 
 func (s *Server) unavailable() *apiError {
 	if p := s.failed.Load(); p != nil {
@@ -162,8 +239,16 @@ func (s *Server) readBody(r *http.Request) ([]byte, *apiError) {
 	if err != nil {
 		var mb *http.MaxBytesError
 		if errors.As(err, &mb) {
+			decoded := ""
+			if gz, _ := bodyCoding(r.Header); gz {
+				decoded = " (the limit holds for the gzip-decoded body too)"
+			}
 			return nil, &apiError{Status: http.StatusRequestEntityTooLarge, Type: "invalid_request_error",
-				Message: fmt.Sprintf("request body over the server's limit of %d bytes", mb.Limit)}
+				Message: fmt.Sprintf("request body over the server's limit of %d bytes%s", mb.Limit, decoded)}
+		}
+		var ge *gzipError
+		if errors.As(err, &ge) {
+			return nil, badRequest("%v", ge)
 		}
 		return nil, badRequest("reading the request body: %v", err)
 	}
