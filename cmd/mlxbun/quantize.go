@@ -64,9 +64,9 @@ proxy loss tr(ΔW·H·ΔWᵀ) relative to tr(W·H·Wᵀ) (H = I without calibrat
 
 The output is built beside --out and renamed into place when complete; an existing --out is an error unless
 --force (which replaces only a model directory). Every finished layer is checkpointed in that work folder: a run
-that was killed continues from its last finished layer with --resume (the same command plus --resume; the
-result is byte for byte an uninterrupted run's; a work folder made from other inputs or settings is refused).
-Without --resume, work folders of runs that died are removed.
+stopped by Ctrl-C or SIGTERM (which keeps the folder and says so) or killed continues from its last finished layer
+with --resume (the same command plus --resume; the result is byte for byte an uninterrupted run's; a work folder
+made from other inputs or settings is refused). Without --resume, work folders of runs that died are removed.
 
 --device auto (the default) runs the trellis search on a CUDA GPU when one opens, else on the CPU (--device cuda
 insists on the GPU, --device cpu keeps the CPU), with the same codes bit for bit (k 2-4, L 12-16; other specs
@@ -79,7 +79,7 @@ per core at L 12 (a 1B-parameter model in on the order of an hour on 16 cores) a
 a GPU makes affordable (about 8 % lower coding error than L 12). The summary names the L used; the run record
 holds it, so a run started on a GPU resumes on the CPU only with --L 16 given.`,
 		Example: `  mlxbun quantize --model ./Qwen3-0.6B --bits 3 --out ./Qwen3-0.6B-3bit
-  mlxbun quantize --model ./Qwen3-0.6B --bits 3 --out ./Qwen3-0.6B-3bit --resume     # after a crash
+  mlxbun quantize --model ./Qwen3-0.6B --bits 3 --out ./Qwen3-0.6B-3bit --resume     # after Ctrl-C or a crash
   mlxbun quantize --model ./pycoder-12m --bits 2 --calib calib.txt --out ./pycoder-2bit
   mlxbun quantize --model ./Llama-3.2-1B --bits 2 --bits-per-path 'mlp.down_proj=3,layers.0.*=4' --out ./llama-2bit
   mlxbun quantize --model ./pycoder-12m --bits 4 --fast --embeddings affine8 --out ./pycoder-4bit --force
@@ -118,7 +118,8 @@ holds it, so a run started on a GPU resumes on the CPU only with --L 16 given.`,
 			if workers > 0 {
 				runtime.GOMAXPROCS(workers)
 			}
-			// Ctrl-C stops at the next trellis search batch (the temporary directory is removed); a second one kills.
+			// Ctrl-C stops at the next trellis search batch or calibration step, keeping the finished layers' checkpoints
+			// for --resume; a second one kills.
 			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
 			go func() { <-ctx.Done(); stop() }()
@@ -148,7 +149,7 @@ holds it, so a run started on a GPU resumes on the CPU only with --L 16 given.`,
 			p.finish()
 			if err != nil {
 				if ctx.Err() != nil && errors.Is(err, context.Canceled) { // it said "quantize: context canceled"
-					return &exitError{code: 130, err: fmt.Errorf("quantize: stopped by a signal before it finished; %s was not written (its unfinished work folder is removed)", out)}
+					return &exitError{code: 130, err: stoppedMessage(out, err)}
 				}
 				return err
 			}
@@ -170,7 +171,7 @@ holds it, so a run started on a GPU resumes on the CPU only with --L 16 given.`,
 	fl.BoolVar(&quiet, "quiet", false, "no progress bar (the summary still goes to stdout)")
 	fl.StringVar(&device, "device", "auto", encoderHelp)
 	fl.BoolVar(&fast, "fast", false, "the plain coder: no rotation, no axis-0 coding, no calibration (flags given with it turn pieces back on)")
-	fl.BoolVar(&o.Resume, "resume", false, "continue the killed run for --out from its last finished layer (same flags; a run made with others is refused)")
+	fl.BoolVar(&o.Resume, "resume", false, "continue the stopped (Ctrl-C) or killed run for --out from its last finished layer (same flags; a run made with others is refused)")
 	fl.BoolVar(&o.RHT, "rht", best.RHT, "random Hadamard incoherence processing (sign vectors stored beside the codes)")
 	fl.Uint64Var(&o.Seed, "seed", quantize.DefaultSeed, "seed of the Hadamard sign vectors")
 	fl.StringVar(&cpuProf, "cpu-profile", "", "write a CPU profile of the run to FILE (go tool pprof; also when the run is stopped)")
@@ -185,6 +186,18 @@ holds it, so a run started on a GPU resumes on the CPU only with --L 16 given.`,
 	fl.StringVar(&o.Hessians, "hessians", "", "with calibration: Hessian cache file, read when it matches the model and calibration, else written")
 	fl.IntVar(&o.LDLQRows, "ldlq-rows", best.LDLQRows, "with calibration: axis-0 LDLQ feedback block in input features (0: 16; smaller feeds back more, searches less in parallel)")
 	return cmd
+}
+
+// stoppedMessage is the one line of a run stopped by a signal: --out was not written, and either what its work
+// folder keeps and how to continue (--resume; it deleted the folder before, so only a kill -9 could be resumed)
+// or that nothing was kept.
+func stoppedMessage(out string, err error) error {
+	const head = "quantize: stopped by a signal before it finished; --out %s was not written"
+	var s *quantize.Stopped
+	if errors.As(err, &s) && s.Work != "" {
+		return fmt.Errorf(head+"; %s are kept in %s: to continue, rerun the same command with --resume", out, s.Kept(), s.Work)
+	}
+	return fmt.Errorf(head+" (nothing to resume was finished: its work folder is removed)", out)
 }
 
 // quantizeSettings turns the flags into o: --calib's three spellings, --fast's plain coder under the flags given

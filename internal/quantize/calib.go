@@ -366,6 +366,20 @@ func checkWindows(ids []int, o Options) error {
 	return fmt.Errorf("quantize: --calib %s: %d tokens (of --calib-tokens %d) make no window of %d", what, len(ids), o.CalibTokens, o.CalibCtx)
 }
 
+// stoppedTap reports whether a tap should skip its input: an earlier tap failed, or the run was stopped (then
+// it records that in tapErr, which fails the window). A window is one forward pass, but on the host path its
+// taps' products are most of the pass's time (n²·rows a site), so a stop skips the rest of them.
+func stoppedTap(o Options, tapErr *error) bool {
+	if *tapErr != nil {
+		return true
+	}
+	if err := o.Context.Err(); err != nil {
+		*tapErr = fmt.Errorf("stopped: %w", err)
+		return true
+	}
+	return false
+}
+
 // runWindows runs m over the calibration windows of ids (ref first on each, when set); after, when set, runs
 // after each window. tapErr is where the caller's taps record their first error.
 func runWindows(m, ref *model.Model, ids []int, o Options, progress func(Event), tapErr *error, after func(w int) error) error {
@@ -396,6 +410,9 @@ func runWindows(m, ref *model.Model, ids []int, o Options, progress func(Event),
 		if ref != nil {
 			if _, err := ref.Forward(s, refCache, 1); err != nil {
 				return fmt.Errorf("quantize: calibration window %d (unquantized): %w", w, err)
+			}
+			if *tapErr != nil { // a stop during the unquantized pass: not another pass
+				return fmt.Errorf("quantize: calibration window %d (unquantized): %w", w, *tapErr)
 			}
 		}
 		if _, err := m.Forward(s, cache, 1); err != nil {
@@ -436,6 +453,9 @@ func hostCalibration(b backend.Backend, m, ref *model.Model, ids []int, o Option
 	}
 	if ref != nil {
 		ref.SetTap(func(l int, slot family.Slot, x backend.Tensor) {
+			if stoppedTap(o, &tapErr) {
+				return
+			}
 			if l == layer {
 				fp[site{l, slot}] = read(x, fp[site{l, slot}])
 			}
@@ -443,7 +463,7 @@ func hostCalibration(b backend.Backend, m, ref *model.Model, ids []int, o Option
 		defer ref.SetTap(nil)
 	}
 	m.SetTap(func(l int, slot family.Slot, x backend.Tensor) {
-		if layer >= 0 && l != layer {
+		if stoppedTap(o, &tapErr) || layer >= 0 && l != layer {
 			return
 		}
 		rows, n := x.Shape()[0], x.Shape()[1]

@@ -74,7 +74,7 @@ func gramCalibration(b backend.Backend, g backend.Grammer, m *model.Model, ids [
 		}
 		m.SetTap(func(l int, slot family.Slot, x backend.Tensor) {
 			k := site{l, slot}
-			if tapErr != nil || (layer >= 0 && l != layer) || finished[k] || later[k] {
+			if stoppedTap(o, &tapErr) || (layer >= 0 && l != layer) || finished[k] || later[k] {
 				return
 			}
 			rows, n := x.Shape()[0], x.Shape()[1]

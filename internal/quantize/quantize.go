@@ -138,8 +138,9 @@ type Options struct {
 	// the same paths, so the artifact does not depend on it.
 	Searcher trellis.Searcher
 
-	// Context, when set, is checked between tensors and before every trellis search batch (cancel.go); cancelling
-	// it aborts the run (the temporary directory is removed). The batch in flight finishes first.
+	// Context, when set, is checked between tensors, before every trellis search batch and at every calibration
+	// forward pass (cancel.go); cancelling it stops the run with a *Stopped error, which keeps the work folder
+	// for Resume when it holds a finished layer or the calibration Hessians. The batch in flight finishes first.
 	Context context.Context
 
 	lWhy string // normalize: why L is what it is (ResolveL's reason), for the report and --resume's refusal
@@ -215,8 +216,10 @@ type Event struct {
 
 // Run quantizes the model in inDir into outDir. The output is built in a temporary directory beside outDir and
 // renamed into place at the end; an existing outDir is an error unless o.Force (and even then only an empty
-// directory or one holding a config.json is replaced). On error nothing is left behind. progress may be nil.
-func Run(inDir, outDir string, o Options, progress func(Event)) (*Report, error) {
+// directory or one holding a config.json is replaced). On error nothing is left behind, except that a run
+// stopped by o.Context keeps its work folder for o.Resume (the error is a *Stopped naming it). progress may be
+// nil.
+func Run(inDir, outDir string, o Options, progress func(Event)) (_ *Report, err error) {
 	start := time.Now()
 	if progress == nil {
 		progress = func(Event) {}
@@ -265,6 +268,10 @@ func Run(inDir, outDir string, o Options, progress func(Event)) (*Report, error)
 	if err != nil {
 		return nil, err
 	}
+	calibrated := o.Calib != "" || o.CalibIDs != nil || o.CalibAuto
+	seq := calibrated && o.Sequential
+	us := unitsOf(items)
+	ck := &checkpoints{items: map[string]ckptItem{}, done: map[int]bool{}}
 	note := func(msg string) { progress(Event{Stage: StageNote, Note: "quantize: " + msg}) }
 	var tmp string
 	if o.Resume {
@@ -279,15 +286,15 @@ func Run(inDir, outDir string, o Options, progress func(Event)) (*Report, error)
 		}
 	}
 	committed := false
-	defer func() {
-		if !committed {
+	defer func() { // after ck.close (deferred below): nothing in tmp is open
+		switch {
+		case committed:
+		case o.Context.Err() != nil && errors.Is(err, o.Context.Err()): // stopped (Ctrl-C): kept for --resume
+			err = dest.stopped(tmp, !seq, len(ck.done), len(us.names), err)
+		default:
 			dest.removeTemp(tmp)
 		}
 	}()
-	calibrated := o.Calib != "" || o.CalibIDs != nil || o.CalibAuto
-	seq := calibrated && o.Sequential
-	us := unitsOf(items)
-	ck := &checkpoints{items: map[string]ckptItem{}, done: map[int]bool{}}
 	if !seq { // a sequential run is not resumable (resume.go), so it keeps no checkpoints
 		if err := writeRunRecord(tmp, settings); err != nil {
 			return nil, err

@@ -1,6 +1,6 @@
 // Resumable runs (--resume): the work folder keeps a checkpoint of every finished layer, so a run killed at layer
-// N (kill -9, a crash, a lost machine) can be continued from there by the same command with --resume, writing an
-// artifact byte for byte the same as an uninterrupted run's.
+// N (kill -9, a crash, a lost machine) or stopped there (Ctrl-C, SIGTERM: cancel.go) can be continued from there
+// by the same command with --resume, writing an artifact byte for byte the same as an uninterrupted run's.
 //
 // The work folder holds, besides the shards being written: the run record (runFile: the identity of every input
 // file and every setting the output depends on), the calibration Hessians (hessFile, when they are small enough
@@ -164,7 +164,7 @@ func firstDifference(made, now []setting) (name, diff string) {
 	return "", ""
 }
 
-// resume finds the work folder of a dead run for d made with settings, claims it (this process becomes its
+// resume finds the work folder of a dead or stopped run for d made with settings, claims it (this process becomes its
 // owner) and clears everything in it but the record, the Hessians and the checkpoints; "" when there is none. A
 // dead run's folder made with other settings is an error naming the difference, with hint(the setting's name)
 // after it when that says more (a setting this run chose itself, such as --L auto's).
@@ -198,9 +198,15 @@ func (d destination) resume(settings []setting, note func(string), hint func(nam
 			}
 			continue
 		}
+		n := 0
 		files, _ := os.ReadDir(filepath.Join(path, ckptDir))
-		if best == nil || len(files) > best.ckpts {
-			best = &cand{path, len(files)}
+		for _, f := range files {
+			if !strings.HasPrefix(f.Name(), ".") { // not a checkpoint being written when the run died
+				n++
+			}
+		}
+		if best == nil || n > best.ckpts {
+			best = &cand{path, n}
 		}
 	}
 	if best == nil {
@@ -315,11 +321,20 @@ type checkpoints struct {
 func ckptName(u int, name string) string { return fmt.Sprintf("%05d-%s.safetensors", u, name) }
 
 // openCheckpoints reads the checkpoints in tmp of the units in us (a file whose name is not a unit's, or that
-// does not read back whole, is ignored: its layer is encoded again).
+// does not read back whole, is ignored: its layer is encoded again). A checkpoint is written under a temporary
+// dot name and renamed (safetensors.WriteFile), so one a killed run was writing is never under a unit's name;
+// such leftovers are removed.
 func openCheckpoints(tmp string, us units) (*checkpoints, error) {
 	c := &checkpoints{dir: filepath.Join(tmp, ckptDir), items: map[string]ckptItem{}, data: map[string]*safetensors.File{}, done: map[int]bool{}}
 	if err := os.MkdirAll(c.dir, 0o755); err != nil {
 		return nil, fmt.Errorf("quantize: %w", err)
+	}
+	if entries, err := os.ReadDir(c.dir); err == nil {
+		for _, e := range entries {
+			if strings.HasPrefix(e.Name(), ".") {
+				os.Remove(filepath.Join(c.dir, e.Name()))
+			}
+		}
 	}
 	for u, name := range us.names {
 		path := filepath.Join(c.dir, ckptName(u, name))

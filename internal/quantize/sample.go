@@ -17,6 +17,7 @@
 package quantize
 
 import (
+	"context"
 	"fmt"
 	"math/rand/v2"
 
@@ -84,7 +85,7 @@ func sampleWith(m *model.Model, o Options, progress func(Event)) ([]int, error) 
 				return nil, fmt.Errorf("quantize: --calib auto: %w", err)
 			}
 		}
-		if err := sampleBatch(m, seq, samplers, ctx); err != nil {
+		if err := sampleBatch(o.Context, m, seq, samplers, ctx); err != nil {
 			return nil, err
 		}
 		for _, s := range seq {
@@ -111,8 +112,9 @@ func startToken(bos, eos []int, vocab, k int, rng *rand.Rand) int {
 }
 
 // sampleBatch extends every sequence of seq (each holding its first token) to ctx tokens, one decode row per
-// sequence per step.
-func sampleBatch(m *model.Model, seq [][]int, samplers []*sample.Sampler, ctx int) error {
+// sequence per step. It stops before a step once run is done: a batch is ctx steps (512 forward passes at the
+// defaults, minutes of a large model on the CPU), too long to finish after a Ctrl-C.
+func sampleBatch(run context.Context, m *model.Model, seq [][]int, samplers []*sample.Sampler, ctx int) error {
 	n := len(seq)
 	cache, err := m.NewCache(n, ctx)
 	if err != nil {
@@ -122,6 +124,9 @@ func sampleBatch(m *model.Model, seq [][]int, samplers []*sample.Sampler, ctx in
 	vocab := m.Config.VocabSize
 	s := model.Step{IDs: make([]int32, n), Seq: make([]int32, n), Pos: make([]int32, n)}
 	for pos := 0; pos+1 < ctx; pos++ {
+		if err := run.Err(); err != nil {
+			return fmt.Errorf("quantize: --calib auto: sampling stopped at position %d: %w", pos+1, err)
+		}
 		for i := range n {
 			s.IDs[i], s.Seq[i], s.Pos[i] = int32(seq[i][pos]), int32(i), int32(pos)
 		}

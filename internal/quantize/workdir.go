@@ -5,7 +5,9 @@
 // given the same pid), and the next run for the same destination removes every such folder whose process is
 // gone, saying so. A folder is touched only when its name is a work folder's and its record names a dead
 // process: a user's directory, a folder from an older version (no record) or one of a live or unknown process is
-// left alone. A replaced output moved aside (".OUT.tmp-N.old") by a run killed mid-commit is put back when the
+// left alone. A run stopped by its context (Ctrl-C, SIGTERM) that kept its folder for --resume marks the record
+// stopped, which counts as dead even while its process lives on (a library caller resuming in the same
+// process). A replaced output moved aside (".OUT.tmp-N.old") by a run killed mid-commit is put back when the
 // destination is missing, else removed.
 package quantize
 
@@ -28,6 +30,8 @@ type owner struct {
 	Host  string `json:"host"`
 	PID   int    `json:"pid"`
 	Start string `json:"start"` // processStart of that process; "" where the system gives none
+	// Stopped: the run was stopped (its context cancelled) and kept the folder for --resume; nobody works in it.
+	Stopped bool `json:"stopped,omitempty"`
 }
 
 func self() owner {
@@ -46,6 +50,9 @@ const (
 )
 
 func (o owner) state() liveness {
+	if o.Stopped {
+		return dead // released by the run itself: no process writes in the folder any more
+	}
 	if host, _ := os.Hostname(); o.Host != host || o.PID <= 0 {
 		return unknown
 	}
@@ -64,6 +71,13 @@ func (o owner) state() liveness {
 // writeOwner records this process as tmp's owner.
 func writeOwner(tmp string) error {
 	return writeAtomic(filepath.Join(tmp, ownerFile), mustJSON(self())) // a torn record would read as none
+}
+
+// releaseOwner marks tmp's record stopped: this process no longer works in it, and a resume may take it over.
+func releaseOwner(tmp string) error {
+	o := self()
+	o.Stopped = true
+	return writeAtomic(filepath.Join(tmp, ownerFile), mustJSON(o))
 }
 
 // readOwner reads dir's record; ok is false when there is none (or it is not one of ours).
@@ -129,11 +143,15 @@ func (d destination) sweep(note func(string)) {
 		if o.state() != dead {
 			continue
 		}
+		why := "which is no longer running"
+		if o.Stopped {
+			why = "which was stopped before it finished (--resume would have continued from its finished layers)"
+		}
 		if err := os.RemoveAll(path); err != nil {
-			note(fmt.Sprintf("could not remove %s, left by quantize process %d (no longer running): %v", path, o.PID, err))
+			note(fmt.Sprintf("could not remove %s, left by quantize process %d, %s: %v", path, o.PID, why, err))
 			continue
 		}
-		note(fmt.Sprintf("removed %s, the work folder of quantize process %d, which is no longer running", path, o.PID))
+		note(fmt.Sprintf("removed %s, the work folder of quantize process %d, %s", path, o.PID, why))
 	}
 	// The new output of a run killed after its final rename still holds the record.
 	if o, ok := readOwner(d.path); ok && o.state() == dead {

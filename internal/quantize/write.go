@@ -18,6 +18,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"syscall"
 
 	"github.com/mlxbun/mlxbun/internal/backend"
 	"github.com/mlxbun/mlxbun/internal/config"
@@ -439,77 +440,137 @@ func (o *orderedObject) MarshalJSON() ([]byte, error) {
 // destination is the resolved output directory.
 type destination struct {
 	path   string // absolute
+	given  string // as --out spelled it, for messages ("" : path)
 	exists bool
 }
 
-// checkOut resolves outDir and refuses to touch what it must not: an existing path without force, a path that is
-// not a model directory (config.json) or an empty directory even with force, and the input or a directory
-// holding it.
+// out is the destination as the user gave it.
+func (d destination) out() string {
+	if d.given != "" {
+		return d.given
+	}
+	return d.path
+}
+
+// checkOut resolves outDir and refuses, in one line naming --out and what to do, to touch what it must not: the
+// input, a directory holding it or one inside it (through symbolic links too), an existing path without force,
+// a path that is not a model directory (config.json) or an empty directory even with force, and a path whose
+// nearest existing ancestor is not a directory. A missing parent is created later (makeTemp).
 func checkOut(inDir, outDir string, force bool) (destination, error) {
 	if outDir == "" {
-		return destination{}, errors.New("quantize: no output directory")
+		return destination{}, errors.New("quantize: --out is empty: give the output model directory")
 	}
 	out, err := filepath.Abs(outDir)
 	if err != nil {
-		return destination{}, fmt.Errorf("quantize: %w", err)
+		return destination{}, fmt.Errorf("quantize: --out %s: %w", outDir, err)
 	}
 	in, err := filepath.Abs(inDir)
 	if err != nil {
-		return destination{}, fmt.Errorf("quantize: %w", err)
+		return destination{}, fmt.Errorf("quantize: --model %s: %w", inDir, err)
 	}
-	if real, err := filepath.EvalSymlinks(in); err == nil {
-		in = real
-	}
-	d := destination{path: out}
-	real := out
-	if r, err := filepath.EvalSymlinks(out); err == nil {
-		real = r
-	}
-	if real == in || strings.HasPrefix(in, real+string(filepath.Separator)) {
-		return d, fmt.Errorf("quantize: output %s is (or holds) the input model %s", outDir, inDir)
+	in = realPath(in)
+	d := destination{path: out, given: outDir}
+	sep := string(filepath.Separator)
+	switch real := realPath(out); {
+	case real == in:
+		return d, fmt.Errorf("quantize: --out %s is the input model (--model %s); give another directory for the output", outDir, inDir)
+	case strings.HasPrefix(in, real+sep) || real == sep:
+		return d, fmt.Errorf("quantize: --out %s holds the input model %s; give a directory outside it", outDir, inDir)
+	case strings.HasPrefix(real, in+sep):
+		return d, fmt.Errorf("quantize: --out %s is inside the input model %s; give a directory outside it", outDir, inDir)
 	}
 	st, err := os.Lstat(out)
 	switch {
-	case errors.Is(err, os.ErrNotExist):
+	case errors.Is(err, os.ErrNotExist) || errors.Is(err, syscall.ENOTDIR):
+		if p, ok := notDirAncestor(out); ok {
+			return d, fmt.Errorf("quantize: --out %s: %s is a file, not a directory; give an --out whose parent is a directory", outDir, p)
+		}
 		return d, nil
 	case err != nil:
-		return d, fmt.Errorf("quantize: %w", err)
-	case !force:
-		return d, fmt.Errorf("quantize: output %s already exists (--force replaces it)", outDir)
+		return d, fmt.Errorf("quantize: --out %s: %w; give another --out", outDir, unwrapPath(err))
 	case !st.IsDir():
-		return d, fmt.Errorf("quantize: output %s exists and is not a directory; not replacing it", outDir)
+		what := "a file"
+		if st.Mode()&os.ModeSymlink != 0 {
+			what = "a symbolic link"
+		} else if !st.Mode().IsRegular() {
+			what = "not a directory"
+		}
+		return d, fmt.Errorf("quantize: --out %s exists and is %s, not a model directory; remove it or give another --out (--force replaces only model directories)", outDir, what)
 	}
 	entries, err := os.ReadDir(out)
 	if err != nil {
-		return d, fmt.Errorf("quantize: %w", err)
+		return d, fmt.Errorf("quantize: --out %s: %w", outDir, err)
 	}
 	if len(entries) > 0 && !slices.ContainsFunc(entries, func(e os.DirEntry) bool { return e.Name() == config.ConfigFile }) {
-		return d, fmt.Errorf("quantize: output %s is a non-empty directory without config.json; --force replaces only model directories", outDir)
+		return d, fmt.Errorf("quantize: --out %s is a non-empty directory without config.json (not a model); give another --out (--force replaces only model directories)", outDir)
+	}
+	if !force {
+		return d, fmt.Errorf("quantize: --out %s already exists; --force replaces it, or give another --out", outDir)
 	}
 	d.exists = true
 	return d, nil
 }
 
+// realPath is p with symbolic links resolved as far as it exists: its deepest existing ancestor resolved, the
+// missing rest appended.
+func realPath(p string) string {
+	var rest []string
+	for {
+		if r, err := filepath.EvalSymlinks(p); err == nil {
+			return filepath.Join(append([]string{r}, rest...)...)
+		}
+		parent := filepath.Dir(p)
+		if parent == p {
+			return filepath.Join(append([]string{p}, rest...)...)
+		}
+		rest = append([]string{filepath.Base(p)}, rest...)
+		p = parent
+	}
+}
+
+// notDirAncestor is the nearest existing ancestor of the missing path p when that is not a directory.
+func notDirAncestor(p string) (string, bool) {
+	for q := filepath.Dir(p); ; q = filepath.Dir(q) {
+		st, err := os.Stat(q)
+		if err == nil {
+			return q, !st.IsDir()
+		}
+		if filepath.Dir(q) == q {
+			return "", false
+		}
+	}
+}
+
 // makeTemp creates the temporary directory beside the destination (same file system, so the final rename is
-// atomic), creating the destination's parent if needed.
+// atomic), creating the destination's parent if needed. A parent that cannot be made or written in is one line
+// naming --out.
 func (d destination) makeTemp() (string, error) {
 	parent := filepath.Dir(d.path)
 	if err := os.MkdirAll(parent, 0o755); err != nil {
-		return "", fmt.Errorf("quantize: %w", err)
+		return "", fmt.Errorf("quantize: --out %s: cannot create its parent folder %s (%v); give an --out in a directory you can write to", d.out(), parent, unwrapPath(err))
 	}
 	tmp, err := os.MkdirTemp(parent, d.workPrefix())
 	if err != nil {
-		return "", fmt.Errorf("quantize: %w", err)
+		return "", fmt.Errorf("quantize: --out %s: cannot write in %s (%v); give an --out in a directory you can write to", d.out(), parent, unwrapPath(err))
 	}
 	if err := os.Chmod(tmp, 0o755); err != nil {
 		os.RemoveAll(tmp)
-		return "", fmt.Errorf("quantize: %w", err)
+		return "", fmt.Errorf("quantize: --out %s: %w", d.out(), err)
 	}
 	if err := writeOwner(tmp); err != nil { // so that a later run can remove it if this one is killed (workdir.go)
 		os.RemoveAll(tmp)
-		return "", err
+		return "", fmt.Errorf("quantize: --out %s: cannot write in %s (%v); give an --out in a directory you can write to", d.out(), parent, unwrapPath(err))
 	}
 	return tmp, nil
+}
+
+// unwrapPath is a *PathError's bare cause ("permission denied"), which the message names beside its own path.
+func unwrapPath(err error) error {
+	var pe *os.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	return err
 }
 
 func (d destination) removeTemp(tmp string) { os.RemoveAll(tmp) }
