@@ -62,6 +62,11 @@ var deltaChunkKDs = []int{32, 64, 128}
 // KD/deltaLanes state rows in registers).
 const deltaHeadCols = 128
 
+// deltaNormClusterKD is the smallest key-dim bound gated_delta_norm_cl is instantiated for: a head's state of
+// 32 rows is a quarter of the traffic the cluster spreads, and CUDA 13's ptxas spilled 24 bytes of its f32 form
+// there (H200, 2026-12-04); such heads keep the one-block form.
+const deltaNormClusterKD = 64
+
 func deltaNormName(kd int, x backend.DType, cluster bool) string {
 	if cluster {
 		return fmt.Sprintf("gated_delta_norm_cl_%s_k%d", dtName(x), kd)
@@ -82,8 +87,10 @@ func deltaInstantiations() []string {
 		}
 		for _, kd := range deltaChunkKDs {
 			out = append(out, fmt.Sprintf("GATED_DELTA_CHUNK(%s, %d, %s)", deltaChunkName(kd, x), kd, outType(x)),
-				fmt.Sprintf("GATED_DELTA_NORM(%s, %d, %s)", deltaNormName(kd, x, false), kd, outType(x)),
-				fmt.Sprintf("GATED_DELTA_NORM_CL(%s, %d, %s)", deltaNormName(kd, x, true), kd, outType(x)))
+				fmt.Sprintf("GATED_DELTA_NORM(%s, %d, %s)", deltaNormName(kd, x, false), kd, outType(x)))
+			if kd >= deltaNormClusterKD {
+				out = append(out, fmt.Sprintf("GATED_DELTA_NORM_CL(%s, %d, %s)", deltaNormName(kd, x, true), kd, outType(x)))
+			}
 		}
 	}
 	return out
@@ -335,7 +342,7 @@ func (b *Backend) DeltaRuleNormGated(dst, qkv, z, a, bt, aLog, dtBias, nw backen
 		return
 	}
 	s, n := dc.s, dc.n
-	cl := b.tune.deltaNormCluster && b.info.CCMajor >= 9
+	cl := b.tune.deltaNormCluster && b.info.CCMajor >= 9 && dc.kd >= deltaNormClusterKD
 	name := deltaNormName(dc.kd, dc.x.dt, cl)
 	grid, block := driver.Dim3{X: c.ValueHeads, Y: c.Seqs}, driver.Dim3{X: deltaHeadCols * deltaLanes}
 	if cl {

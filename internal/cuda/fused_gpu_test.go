@@ -249,7 +249,8 @@ func TestAttnStoreBitIdentical(t *testing.T) {
 // runs of one sequence, rows of two sequences interleaved and a restart at position 0, at Qwen3.5-27B's geometry
 // (16/48 heads × 128) and the fixture's (2/4 × 32) and a padded key dim (48 of 64), f32 and bf16; a chunked prompt
 // run (≥ 64 rows) takes the three launches on both sides. Both forms of the one launch: a head in a cluster of
-// four blocks (gated_delta_norm_cl, sm_90+) and in one block.
+// four blocks (gated_delta_norm_cl, sm_90+, key dims from deltaNormClusterKD: the 27B and padded geometries) and
+// in one block.
 func TestDeltaRuleNormGatedBitIdentical(t *testing.T) {
 	g, _ := bk(t)
 	forms := []bool{false}

@@ -1113,7 +1113,7 @@ stage13a() {
 
 # identity: the quantizer's files on the CPU and on CUDA without calibration, where only the search runs on the
 # device (the calibrated runs of the viterbi phase differ: their Hessians are summed on the device in another
-# order, TestCalibHessiansGPU's bound): tiny-qwen3 2-bit L 16 --fast, pycoder-12m 3-bit L 12 --fast --rht.
+# order, TestCalibHessiansGPU's bound): tiny-qwen3 2-bit L 16 --fast and 3-bit L 12 --fast --rht.
 identity() {
 	local Q=/tmp/qid dev m a b r
 	rm -rf $Q && mkdir -p $Q
@@ -1123,13 +1123,13 @@ identity() {
 		timeout 120 $B quantize --model $D/models/tiny-qwen3 --bits 2 --L 16 --fast --device $dev --quiet \
 			--out $Q/tiny-$dev 2>>"$OUT/run.log" >/dev/null
 		echo "quantize tiny --fast $dev exit $? in $((($(date +%s%N) - t) / 1000000)) ms" | tee -a "$OUT/run.log"
-		step "identity: quantize pycoder-12m 3-bit L 12 --fast --rht --device $dev"
+		step "identity: quantize tiny-qwen3 3-bit L 12 --fast --rht --device $dev"
 		t=$(date +%s%N)
-		timeout 120 $B quantize --model $D/trained/pycoder-12m --bits 3 --L 12 --fast --rht --device $dev --quiet \
-			--out $Q/py-$dev 2>>"$OUT/run.log" >/dev/null
-		echo "quantize pycoder --fast --rht $dev exit $? in $((($(date +%s%N) - t) / 1000000)) ms" | tee -a "$OUT/run.log"
+		timeout 120 $B quantize --model $D/models/tiny-qwen3 --bits 3 --L 12 --fast --rht --device $dev --quiet \
+			--out $Q/rht-$dev 2>>"$OUT/run.log" >/dev/null
+		echo "quantize tiny --fast --rht $dev exit $? in $((($(date +%s%N) - t) / 1000000)) ms" | tee -a "$OUT/run.log"
 	done
-	for m in tiny py; do
+	for m in tiny rht; do
 		a=$(sha256sum $Q/$m-cpu/model.safetensors | cut -d' ' -f1) b=$(sha256sum $Q/$m-cuda/model.safetensors | cut -d' ' -f1)
 		[ "$a" = "$b" ] && r=identical || r=DIFFERENT
 		echo "identity $m: cpu $a cuda $b: $r" | tee -a "$OUT/run.log"
