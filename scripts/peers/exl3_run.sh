@@ -8,6 +8,9 @@
 #   speed    for each model in $MODELS and bpw in $BITS: exl3_synth.py writes the EXL3 directory, exl3_bench.py speed
 #            measures it (pp512, tg128, median of $RUNS after a warm-up, peak memory), the directory is deleted
 #   quality  exl3_bench.py quality: exllamav3's converter on pycoder-12m at $QBITS, bits/byte (ctx 512, 64 KiB)
+# MLXBUN=PATH (an mlxbun binary, e.g. unpacked from .devpack): speed also runs `mlxbun bench --model DIR --device
+# cuda -p 512 -n 128 -r $RUNS` on each directory exllamav3 just measured (the same files, before they are deleted),
+# its table into $OUT/mlxbun-exl3-MODEL-BITS.md and its rows into the log (issue 18's same-directory comparison).
 # Env: MODELS="qwen3-0.6b qwen3-14b", BITS="2 3 4", QBITS="2 3 4", RUNS=3, EXL3_WORK=build/exl3 (git-ignored, so kept
 # between calls while the machine is warm), PEERS=.peers, BUDGET_S=570: a step whose rough cost (NEED_14B_S=150,
 # NEED_SMALL_S=45, NEED_QUALITY_S=240: guesses, not measurements) would overrun the call's budget is skipped with a
@@ -89,6 +92,12 @@ for s in "${stages[@]}"; do
 				python3 scripts/peers/exl3_bench.py speed --model-dir "$dir" --label "$m" --bpw "$b" \
 					--runs "$RUNS" 2>"$err" | emit
 				step_ok "${PIPESTATUS[0]}" "bench $m $b.0"
+				if [ -n "${MLXBUN:-}" ]; then
+					log "speed: mlxbun on the same $m $b.0 bpw directory"
+					timeout 200 "$MLXBUN" bench --model "$dir" --device cuda -p 512 -n 128 -r "$RUNS" \
+						>"$OUT/mlxbun-exl3-$m-$b.md" 2>"$err"
+					step_ok $? "mlxbun bench $m $b.0" && grep -E '^\| .*(pp512|tg128)' "$OUT/mlxbun-exl3-$m-$b.md" | tee -a "$OUT/exl3.log"
+				fi
 				rm -rf "$dir"
 			done
 		done
