@@ -155,15 +155,7 @@ func TestResumeAfterKill(t *testing.T) {
 	if _, err := Run(in, ref, resumeOptions(), nil); err != nil {
 		t.Fatal(err)
 	}
-	got, want := filesSHA(t, out), filesSHA(t, ref)
-	if len(got) != len(want) {
-		t.Errorf("resumed output files %v, uninterrupted %v", got, want)
-	}
-	for f, w := range want {
-		if got[f] != w {
-			t.Errorf("%s: sha256 %s resumed, %s uninterrupted", f, got[f], w)
-		}
-	}
+	sameFiles(t, out, ref)
 }
 
 // killAfterLayer runs TestHelperQuantizeRun on in into out with env beside, kills it with SIGKILL once it reports

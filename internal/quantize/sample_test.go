@@ -120,6 +120,21 @@ func TestCalibAutoRun(t *testing.T) {
 	}
 }
 
+// sameFiles fails unless dir got holds the same files with the same sha256 as dir ref (a resumed run against an
+// uninterrupted one).
+func sameFiles(t *testing.T, got, ref string) {
+	t.Helper()
+	g, w := filesSHA(t, got), filesSHA(t, ref)
+	if len(g) != len(w) {
+		t.Errorf("resumed output files %v, uninterrupted %v", g, w)
+	}
+	for f, sum := range w {
+		if g[f] != sum {
+			t.Errorf("%s: sha256 %s resumed, %s uninterrupted", f, g[f], sum)
+		}
+	}
+}
+
 // filesSHA maps every file under dir (relative path) to its sha256.
 func filesSHA(t *testing.T, dir string) map[string]string {
 	t.Helper()

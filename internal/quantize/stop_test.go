@@ -154,15 +154,7 @@ func TestResumeAfterCancel(t *testing.T) {
 	if _, err := Run(in, ref, resumeOptions(), nil); err != nil {
 		t.Fatal(err)
 	}
-	got, wantSHA := filesSHA(t, out), filesSHA(t, ref)
-	if len(got) != len(wantSHA) {
-		t.Errorf("resumed output files %v, uninterrupted %v", got, wantSHA)
-	}
-	for f, w := range wantSHA {
-		if got[f] != w {
-			t.Errorf("%s: sha256 %s resumed, %s uninterrupted", f, got[f], w)
-		}
-	}
+	sameFiles(t, out, ref)
 }
 
 // TestStopWithNothingFinished: a run stopped before any layer is checkpointed (here before its first tensor)

@@ -40,14 +40,7 @@ func TestEmptyStopAndNegativeSeed(t *testing.T) {
 			"seed: -7: want a whole number from 0 (leave seed out, or null, for a random one)"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			code, out := post(t, ts.URL+c.path, []byte(c.body))
-			var got struct{ Error apiError }
-			if err := json.Unmarshal(out, &got); err != nil || code != 400 {
-				t.Fatalf("%d %s, want a 400", code, out)
-			}
-			if got.Error.Message != c.msg || got.Error.Param != c.param {
-				t.Errorf("message %q (param %q)\nwant    %q (param %q)", got.Error.Message, got.Error.Param, c.msg, c.param)
-			}
+			want400(t, ts.URL+c.path, c.body, c.param, c.msg)
 		})
 	}
 	// What stays accepted: seed 0 and null, stop strings that are not empty, an empty list of them.

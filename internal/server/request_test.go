@@ -70,14 +70,7 @@ func TestRefusesWhatJSONWouldBend(t *testing.T) {
 			"repetition_context_size: -1 must be ≥ 0 (0 means 20)"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			code, out := post(t, ts.URL+c.path, []byte(c.body))
-			var got struct{ Error apiError }
-			if err := json.Unmarshal(out, &got); err != nil || code != 400 {
-				t.Fatalf("%d %s, want a 400", code, out)
-			}
-			if got.Error.Message != c.msg || got.Error.Param != c.param {
-				t.Errorf("message %q (param %q)\nwant    %q (param %q)", got.Error.Message, got.Error.Param, c.msg, c.param)
-			}
+			want400(t, ts.URL+c.path, c.body, c.param, c.msg)
 		})
 	}
 	// What stays accepted: an assistant turn without content, fields as OpenAI spells them, null for absent.
@@ -161,4 +154,17 @@ func FuzzRequestBody(f *testing.F) {
 			t.Fatalf("refusal %d %q: want one line and a 400", aerr.Status, aerr.Message)
 		}
 	})
+}
+
+// want400 posts body to url and fails unless the answer is a 400 whose error names param with message msg.
+func want400(t *testing.T, url, body, param, msg string) {
+	t.Helper()
+	code, out := post(t, url, []byte(body))
+	var got struct{ Error apiError }
+	if err := json.Unmarshal(out, &got); err != nil || code != 400 {
+		t.Fatalf("%d %s, want a 400", code, out)
+	}
+	if got.Error.Message != msg || got.Error.Param != param {
+		t.Errorf("message %q (param %q)\nwant    %q (param %q)", got.Error.Message, got.Error.Param, msg, param)
+	}
 }

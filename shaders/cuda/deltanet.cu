@@ -142,6 +142,25 @@ __device__ __forceinline__ void gated_delta_prep(float* __restrict__ qk, float* 
 //        shuffles as (p0 + p1) + (p2 + p3). The rows of the block's sequence run one after the other (the
 //        recurrent form, for a decode step and a prompt alike), with no barrier between them
 //   promise: the CPU's recurrent form (cpu.deltaStep) but the order of the sums: within f32 rounding
+// dn_state_load, dn_state_store: a lane's R rows sub + DELTA_LANES·e of state column j (rows ≥ dk and columns
+// outside the head read as zero and are not written), as gated_delta holds them.
+template <int R>
+__device__ __forceinline__ void dn_state_load(float (&st)[R], const float* Sh, bool col, int sub, int j, int dk, int dv) {
+#pragma unroll
+    for (int e = 0; e < R; e++) {
+        const int i = sub + DELTA_LANES * e;
+        st[e] = col && i < dk ? Sh[(long long)i * dv + j] : 0.f;
+    }
+}
+template <int R>
+__device__ __forceinline__ void dn_state_store(const float (&st)[R], float* Sh, int sub, int j, int dk, int dv) {
+#pragma unroll
+    for (int e = 0; e < R; e++) {
+        const int i = sub + DELTA_LANES * e;
+        if (i < dk) Sh[(long long)i * dv + j] = st[e];
+    }
+}
+
 template <int KD, typename T>
 __device__ __forceinline__ void gated_delta(T* __restrict__ dst, const T* __restrict__ qkv, const float* __restrict__ qk,
                                             const float* __restrict__ coef, float* __restrict__ S,
@@ -156,11 +175,7 @@ __device__ __forceinline__ void gated_delta(T* __restrict__ dst, const T* __rest
     const bool col = j < dv;
     float* Sh = S + ((long long)s * VH + h) * dk * dv;
     float st[R];
-#pragma unroll
-    for (int e = 0; e < R; e++) {
-        const int i = sub + DELTA_LANES * e;
-        st[e] = col && i < dk ? Sh[(long long)i * dv + j] : 0.f;
-    }
+    dn_state_load(st, Sh, col, sub, j, dk, dv);
     bool touched = false;
     for (int r = 0; r < n; r++) {
         if (seq[r] != s) continue; // uniform across the block
@@ -199,13 +214,7 @@ __device__ __forceinline__ void gated_delta(T* __restrict__ dst, const T* __rest
         for (int m = 1; m < DELTA_LANES; m <<= 1) o = __fadd_rn(o, __shfl_xor_sync(0xffffffffu, o, m));
         if (col && sub == 0) store_out(dst + (long long)r * VH * dv + h * dv + j, o);
     }
-    if (touched && col) {
-#pragma unroll
-        for (int e = 0; e < R; e++) {
-            const int i = sub + DELTA_LANES * e;
-            if (i < dk) Sh[(long long)i * dv + j] = st[e];
-        }
-    }
+    if (touched && col) dn_state_store(st, Sh, sub, j, dk, dv);
 }
 
 // gated_delta_chunk_{f32,bf16}_k{KD} (KD ≤ 128: a prompt run, the chunked (WY/UT) form)
@@ -497,11 +506,7 @@ __device__ __forceinline__ void gated_delta_norm(T* __restrict__ dst, const T* _
     const bool col = j < dv;
     float* Sh = S + ((long long)s * VH + h) * dk * dv;
     float st[R];
-#pragma unroll
-    for (int e = 0; e < R; e++) {
-        const int i = sub + DELTA_LANES * e;
-        st[e] = col && i < dk ? Sh[(long long)i * dv + j] : 0.f;
-    }
+    dn_state_load(st, Sh, col, sub, j, dk, dv);
     for (int i = tid; i < KD; i += blockDim.x) qs[i] = 0.f, ks[i] = 0.f; // rows ≥ dk stay zero
     const float A = -(float)exp((double)aLog[h]);
     bool touched = false;
@@ -541,13 +546,7 @@ __device__ __forceinline__ void gated_delta_norm(T* __restrict__ dst, const T* _
         }
         __syncthreads(); // qs, ks, ov, part, bd are free for the next row
     }
-    if (touched && col) {
-#pragma unroll
-        for (int e = 0; e < R; e++) {
-            const int i = sub + DELTA_LANES * e;
-            if (i < dk) Sh[(long long)i * dv + j] = st[e];
-        }
-    }
+    if (touched && col) dn_state_store(st, Sh, sub, j, dk, dv);
 }
 
 template <int KD, typename T>
@@ -569,15 +568,11 @@ __device__ __forceinline__ void gated_delta_norm_cl(T* __restrict__ dst, const T
     const int kh = h / (VH / KH);
     const int C = 2 * KH * dk + VH * dv;
     const bool col = j < dv;
-    const int jn = cb * COLS + tid; // the column this thread normalizes (tid < COLS)
+    const int jn = cb * COLS + tid; // the column this thread normalizes (first warp)
     const bool ncol = w == 0 && jn < dv;
     float* Sh = S + ((long long)s * VH + h) * dk * dv;
     float st[R];
-#pragma unroll
-    for (int e = 0; e < R; e++) {
-        const int i = sub + DELTA_LANES * e;
-        st[e] = col && i < dk ? Sh[(long long)i * dv + j] : 0.f;
-    }
+    dn_state_load(st, Sh, col, sub, j, dk, dv);
     for (int i = tid; i < KD; i += blockDim.x) qs[i] = 0.f, ks[i] = 0.f; // rows ≥ dk stay zero
     const float A = -(float)exp((double)aLog[h]);
     bool touched = false;
@@ -616,13 +611,7 @@ __device__ __forceinline__ void gated_delta_norm_cl(T* __restrict__ dst, const T
         }
         cluster_sync(); // every block has read the parts: qs, ks, ov, part, bd are free for the next row
     }
-    if (touched && col) {
-#pragma unroll
-        for (int e = 0; e < R; e++) {
-            const int i = sub + DELTA_LANES * e;
-            if (i < dk) Sh[(long long)i * dv + j] = st[e];
-        }
-    }
+    if (touched && col) dn_state_store(st, Sh, sub, j, dk, dv);
 }
 
 // rmsnorm_gated_{f32,bf16}
