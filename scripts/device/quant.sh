@@ -1158,6 +1158,37 @@ stage14a() {
 	grep -E "launches|^\| [a-z]" "$OUT/profile-14a.md" | head -24 | tee -a "$OUT/run.log"
 }
 
+# stage15a: the fourteenth session's review (dn_state_load/store in deltanet.cu: verify DeltaNet and the bit-identity
+# test), the split-K reduce with a warp's splits loaded 16 at a time (verify MatMul/trellis: the same bits), then
+# tg128 3-bit of this binary against .devpack/mlxbun-old.gz alternated, the gemv0_blocks grid again (the reduce no
+# longer costs a round trip a split), Qwen3.5-27B tg32 both, and this binary's 16-token profile.
+stage15a() {
+	local bin v old=""
+	step "stage15a: verify DeltaNet, MatMul/trellis"
+	vk 150 DeltaNet
+	vk 240 MatMul/trellis
+	step "stage15a: TestDeltaRuleNormGatedBitIdentical TestDeltaRuleNoSpill"
+	gotests 200 '^(TestDeltaRuleNormGatedBitIdentical|TestDeltaRuleNoSpill)$' "$OUT/stage15a-tests.log"
+	if [ -f .devpack/mlxbun-old.gz ]; then
+		gunzip -c .devpack/mlxbun-old.gz >/tmp/mlxbun-old && chmod +x /tmp/mlxbun-old && old=/tmp/mlxbun-old
+	fi
+	for bin in $B $old $B $old; do
+		step "stage15a: $bin qwen3-14b 3-bit tg128"
+		timeout 100 $bin bench --synthetic qwen3-14b --bits 3 --device cuda -p 0 -n 128 -r 3 2>&1 | grep -E "tg128 \||rror" | tee -a "$OUT/run.log"
+	done
+	for v in 6 8 3; do
+		step "stage15a: gemv0_blocks=$v qwen3-14b 3-bit tg128"
+		MLXBUN_CUDA_TUNE=gemv0_blocks=$v timeout 100 $B bench --synthetic qwen3-14b --bits 3 --device cuda -p 0 -n 128 -r 3 2>&1 | grep -E "tg128 \||rror" | tee -a "$OUT/run.log"
+	done
+	for bin in $B $old; do
+		step "stage15a: $bin qwen3.5-27b 3-bit tg32"
+		timeout 100 $bin bench --synthetic qwen3.5-27b --bits 3 --device cuda -p 0 -n 32 -r 2 2>&1 | grep -E "tg32 \||rror" | tee -a "$OUT/run.log"
+	done
+	step "stage15a: profile qwen3-14b 3-bit"
+	timeout 100 $B bench --synthetic qwen3-14b --bits 3 --device cuda -p 0 -n 16 -r 1 --profile >"$OUT/profile-15a.md" 2>&1
+	grep -E "launches|^\| [a-z]" "$OUT/profile-15a.md" | head -24 | tee -a "$OUT/run.log"
+}
+
 phases=("$@")
 [ ${#phases[@]} -gt 0 ] || phases=(verify bench kl greedy ppl sass memcheck)
 for ph in "${phases[@]}"; do
