@@ -172,3 +172,28 @@ func TestBenchSaveErrors(t *testing.T) {
 	oneErrorLine(t, mlxbun(t, "", "bench", "--synthetic", "qwen3-0.6b", "--bits", "3", "--save", dir+"/x"), "--save", "without --bits")
 	oneErrorLine(t, mlxbun(t, "", "bench", "--synthetic", "qwen3-0.6b", "--save", dir), "--save", "exists")
 }
+
+// TestBenchModelParams: bench --model's params column is the unquantized model's parameter count whatever the
+// checkpoint's format: pycoder-12m's 12,260,352 (transformers' count, its tied table once; internal/model's
+// TestSizeParamsAcrossFormats works it out from the config) for the bf16 directory and for exllamav3's EXL3
+// conversion of it, whose projections are stored as .trellis words and its tied head again as lm_head.
+func TestBenchModelParams(t *testing.T) {
+	const want = 12_260_352
+	for _, rel := range []string{"trained/pycoder-12m", "exl3/pycoder-12m-exl3-2.0-mul1"} {
+		dir := testutil.Fixture(t, rel)
+		r := mlxbun(t, "", "bench", "--model", dir, "--device", "cpu", "-p", "4", "-n", "1", "-r", "1", "-o", "json")
+		var rep benchReport
+		if r.code != 0 || json.Unmarshal([]byte(r.stdout), &rep) != nil || len(rep.Rows) != 2 {
+			t.Fatalf("%s: exit %d, %q\n%s", rel, r.code, r.stdout, r.stderr)
+		}
+		for _, row := range rep.Rows {
+			if row.Params != want {
+				t.Errorf("%s %s: model_n_params %d, want %d", rel, row.Test, row.Params, want)
+			}
+		}
+		r = mlxbun(t, "", "bench", "--model", dir, "--device", "cpu", "-p", "0", "-n", "1", "-r", "1")
+		if r.code != 0 || !strings.Contains(r.stdout, "| 12.26 M |") {
+			t.Errorf("%s: exit %d, the table names no 12.26 M params:\n%s%s", rel, r.code, r.stdout, r.stderr)
+		}
+	}
+}

@@ -2,6 +2,7 @@ package model
 
 import (
 	"github.com/mlxbun/mlxbun/internal/config"
+	"github.com/mlxbun/mlxbun/internal/family"
 	"github.com/mlxbun/mlxbun/internal/trellis"
 )
 
@@ -33,4 +34,13 @@ func PresetSource(name string, q SyntheticQuant) (*config.Model, NamedSource, er
 		code = syntheticCode(q.Bits)
 	}
 	return syntheticSource(p, code, q.BF16Head, 0)
+}
+
+// SourceSize is Size for config cfg stored in src, counted without loading it: from src's names and headers.
+func SourceSize(cfg *config.Model, src Source) (SyntheticSize, error) {
+	fam, err := family.For(cfg)
+	if err != nil {
+		return SyntheticSize{}, err
+	}
+	return sourceSize(cfg, fam, src)
 }

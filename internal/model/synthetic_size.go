@@ -189,26 +189,53 @@ func period(list []any) int {
 	return len(list)
 }
 
-// Size counts a loaded model as SyntheticStats counts a preset (DecodeBytes left zero): Params the elements of
-// every tensor of the unquantized checkpoint (the shapes the config implies, for each tensor the checkpoint holds
-// in either form), StoredBytes the bytes of every tensor stored. A source that cannot list its tensors counts 0.
+// Size counts a loaded model as SyntheticStats counts a preset (DecodeBytes left zero): Params (and
+// ActiveParams) the parameters of the unquantized model its config shapes (sourceParams: the same for a bf16,
+// an MLX affine, a trellis or an EXL3 checkpoint of one config), StoredBytes the bytes of every tensor stored (0
+// for a source that cannot list its tensors).
 func (m *Model) Size() (SyntheticSize, error) {
+	return sourceSize(m.Config, m.Family, m.arch)
+}
+
+// sourceSize is Size for config c of family f stored in src.
+func sourceSize(c *config.Model, f family.Family, src Source) (SyntheticSize, error) {
 	var s SyntheticSize
-	ns, ok := m.arch.(namer)
+	s.Params, s.ActiveParams = sourceParams(f.Tensors(c), c.TieWordEmbeddings, src.Has)
+	ns, ok := src.(namer)
 	if !ok {
 		return s, nil
 	}
-	for _, t := range m.Family.Tensors(m.Config).All() {
-		if m.arch.Has(t.Name) {
-			s.Params += int64(shapeElements(t.Shape))
-		}
-	}
 	for _, n := range ns.Names() {
-		h, err := header(m.arch, n)
+		h, err := header(src, n)
 		if err != nil {
 			return s, err
 		}
 		s.StoredBytes += int64(h.Elements()) * int64(h.DType.Size())
 	}
 	return s, nil
+}
+
+// sourceParams counts the parameters of the unquantized model of tensor map tm (the family's, experts stacked),
+// checkpoint has holding its tensors in any form, and those one token computes with (a MoE stack's routed share).
+// Every tensor is named and shaped by the map, not by what the checkpoint stores: a projection coded as trellis
+// words and scales (<path>.weight, .scales), as EXL3's <path>.trellis with .suh, .svh and its codebook marker,
+// or stored per expert is counted as the [out, in] weight it codes, the unquantized model's. The map's optional
+// tensors are the biases, counted when the checkpoint has them (never quantized, they keep their names), and
+// lm_head, counted unless the model is tied (tie_word_embeddings, or no lm_head stored: OutputHead) — the table
+// counted once as transformers' num_parameters does, though exllamav3 stores a tied head again at head_bits.
+func sourceParams(tm *family.Map, tied bool, has func(name string) bool) (params, active int64) {
+	tied = tied || tm.OutputHead(has).Path != tm.Head.Path
+	routed := routedShare(tm)
+	for _, t := range tm.All() {
+		switch {
+		case t.Kind == family.KindBias && !has(t.Name):
+			continue
+		case t.Name == tm.Head.WeightName() && tied:
+			continue
+		}
+		p := int64(shapeElements(t.Shape))
+		params += p
+		active += routed[t.Path].of(p)
+	}
+	return params, active
 }
