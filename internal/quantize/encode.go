@@ -22,11 +22,17 @@ import (
 // the codes are of W̃ = R_out·W·R_inᵀ (its Hessian R_in·H·R_inᵀ); with a Hessian they are chosen by LDLQ. SNR and
 // proxy loss are measured in the coded basis, which the rotations (orthogonal) leave them equal to.
 func encodeTrellis(it item, h backend.Host, s *sink, hs *hessian, o Options) (*TensorReport, *trellis.Weights, error) {
-	start := time.Now()
 	dense, err := h.Float32s()
 	if err != nil {
 		return nil, nil, err
 	}
+	return encodeTrellisDense(it, dense, s, hs, o)
+}
+
+// encodeTrellisDense is encodeTrellis of the weight's values dense [out, in] (f32, the checkpoint's basis).
+func encodeTrellisDense(it item, dense []float32, s *sink, hs *hessian, o Options) (*TensorReport, *trellis.Weights, error) {
+	start := time.Now()
+	var err error
 	if hs != nil && hs.cross != nil {
 		if dense, err = asymTarget(dense, it.out, it.in, hs, o.Damp); err != nil {
 			return nil, nil, fmt.Errorf("tensor %q: %w", it.name, err)
