@@ -34,11 +34,17 @@ const (
 	// OpDeltaRuleNormGated: GatedDeltaRule(dst, qkv, a, b, aLog, dtBias, st, layer, seq, pos);
 	// RMSNormGated(dst, dst, z, nw, eps) — a DeltaNet block's delta rule and the gated norm of its output.
 	OpDeltaRuleNormGated Op = "delta_rule_norm_gated"
+	// OpNormRopeAttention: NormRopeQK(q, k, pos, wq, wk, qheads, kheads, eps, table); Attention(dst, q, k, v,
+	// cache, layer, seq, pos, scale) — a layer's head norms and ropes folded into its attention (Qwen3's decode
+	// step: the normalized keys reach the cache without a launch of their own). q and k are scratch: their
+	// contents afterwards are unspecified, so no later op may read them (the model folds only layers whose keys
+	// no other layer reads).
+	OpNormRopeAttention Op = "norm_rope_attention"
 )
 
 // FusedOps are the fused ops, in the order their interfaces are declared.
 var FusedOps = []Op{OpAddRMSNorm, OpNormRope, OpNormRopeQK, OpMatMulGroup, OpGateUpSwiGLU, OpMatMulAdd, OpNormMatMulGroup,
-	OpNormGateUpSwiGLU, OpDeltaRuleNormGated}
+	OpNormGateUpSwiGLU, OpDeltaRuleNormGated, OpNormRopeAttention}
 
 // AddRMSNormer serves OpAddRMSNorm.
 type AddRMSNormer interface {
@@ -88,6 +94,11 @@ type DeltaRuleNormGateder interface {
 	DeltaRuleNormGated(dst, qkv, z, a, b, aLog, dtBias, nw Tensor, eps float32, st RecurrentState, layer int, seq, pos Tensor)
 }
 
+// NormRopeAttentioner serves OpNormRopeAttention.
+type NormRopeAttentioner interface {
+	NormRopeAttention(dst, q, k, v Tensor, cache KVCache, layer int, seq, pos, wq, wk Tensor, qheads, kheads int, eps float32, table *rope.Table, scale float32)
+}
+
 // ServesFused is the Supports answer for a fused op: nil when b implements its interface.
 func ServesFused(b Backend, op Op) error {
 	var ok bool
@@ -110,6 +121,8 @@ func ServesFused(b Backend, op Op) error {
 		_, ok = b.(NormGateUpSwiGLUer)
 	case OpDeltaRuleNormGated:
 		_, ok = b.(DeltaRuleNormGateder)
+	case OpNormRopeAttention:
+		_, ok = b.(NormRopeAttentioner)
 	default:
 		return fmt.Errorf("%s: not a fused op", op)
 	}
@@ -148,6 +161,17 @@ func NormRopeQK(be Backend, q, k, pos, wq, wk Tensor, qheads, kheads int, eps fl
 	}
 	NormRope(be, q, pos, wq, qheads, eps, table)
 	NormRope(be, k, pos, wk, kheads, eps, table)
+}
+
+// NormRopeAttention is NormRopeQK of q and k, then Attention of q over the cache with k and v as this step's
+// keys and values, as one op where b serves it; q and k are left unspecified either way.
+func NormRopeAttention(be Backend, dst, q, k, v Tensor, cache KVCache, layer int, seq, pos, wq, wk Tensor, qheads, kheads int, eps float32, table *rope.Table, scale float32) {
+	if f, ok := be.(NormRopeAttentioner); ok {
+		f.NormRopeAttention(dst, q, k, v, cache, layer, seq, pos, wq, wk, qheads, kheads, eps, table, scale)
+		return
+	}
+	NormRopeQK(be, q, k, pos, wq, wk, qheads, kheads, eps, table)
+	be.Attention(dst, q, k, v, cache, layer, seq, pos, scale)
 }
 
 // MatMulGroup is ys[i] = x·ws[i]ᵀ for each i, as one op where b serves it.

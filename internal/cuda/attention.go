@@ -176,6 +176,14 @@ type attnPtrs struct {
 	kn, vn                   driver.DevPtr // this step's keys and values, where the split form stores them (attn_split_store)
 	seqs, maxLen, layer      int
 	scale                    float32
+	norm                     *attnNorm // the head norms the split form applies itself (attn_split_norm), or nil
+}
+
+// attnNorm is what attn_split_norm takes beyond attn_split_store: rmsnorm_rope_qk's operands.
+type attnNorm struct {
+	wq, wk, freqs driver.DevPtr
+	dims, trad    int32
+	prescale, eps float32
 }
 
 // attnForms is Attention's selection table, most specific first.
@@ -303,7 +311,11 @@ func (b *Backend) attendPlain(a attnCase, p attnPtrs, kp, vp driver.DevPtr, widt
 	for _, f := range attnForms {
 		if f.supports(a) {
 			fold := b.tune.attnStore && f.name == "split" && n <= backend.MaxDecodeRows && a.act == backend.F32
-			b.logf("Attention n=%d heads=%d/%d hd=%d: %s, store folded %v", n, a.heads, a.kvHeads, a.hd, f.name, fold)
+			b.logf("Attention n=%d heads=%d/%d hd=%d: %s, store folded %v, norms folded %v", n, a.heads, a.kvHeads, a.hd, f.name, fold, p.norm != nil)
+			if p.norm != nil && !fold { // attnNormFold asks for the same conditions
+				b.fail(fmt.Errorf("cuda backend: attention: head norms folded into the %s form, which does not take them", f.name))
+				return
+			}
 			if fold {
 				p.kn, p.vn = kp, vp
 			} else {
@@ -366,6 +378,9 @@ func enqueueAttnSplit(b *Backend, a attnCase, p attnPtrs) {
 	if p.kn != 0 { // attendPlain folded kv_store in: the f32 rows are read once and stored
 		name = attnSplitStoreName(attnEPT(a.hd))
 		bytes += float64(2 * (kvSize + 4) * a.n * a.kvHeads * a.hd)
+		if p.norm != nil {
+			name = attnSplitNormName(attnEPT(a.hd))
+		}
 	}
 	b.enqueue(func() error {
 		args := driver.NewArgs().Ptr(part).Ptr(p.q).Ptr(p.kc).Ptr(p.vc)
@@ -375,6 +390,9 @@ func enqueueAttnSplit(b *Backend, a attnCase, p attnPtrs) {
 		args = args.Ptr(p.seq).Ptr(p.pos).
 			I32(int32(a.heads)).I32(int32(a.kvHeads)).I32(int32(a.hd)).I32(int32(p.seqs)).I32(int32(p.maxLen)).
 			I32(int32(p.layer)).F32(p.scale)
+		if nm := p.norm; nm != nil {
+			args = args.Ptr(nm.wq).Ptr(nm.wk).Ptr(nm.freqs).I32(nm.dims).I32(nm.trad).F32(nm.prescale).F32(nm.eps)
+		}
 		if err := b.launch(name, driver.Dim3{X: S, Y: a.kvHeads, Z: a.n}, driver.Dim3{X: 128}, 0, args, bytes); err != nil {
 			return err
 		}

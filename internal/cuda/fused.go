@@ -17,14 +17,15 @@ import (
 )
 
 var (
-	_ backend.AddRMSNormer       = (*Backend)(nil)
-	_ backend.NormRoper          = (*Backend)(nil)
-	_ backend.NormRopeQKer       = (*Backend)(nil)
-	_ backend.MatMulGrouper      = (*Backend)(nil)
-	_ backend.GateUpSwiGLUer     = (*Backend)(nil)
-	_ backend.MatMulAdder        = (*Backend)(nil)
-	_ backend.NormMatMulGrouper  = (*Backend)(nil)
-	_ backend.NormGateUpSwiGLUer = (*Backend)(nil)
+	_ backend.AddRMSNormer        = (*Backend)(nil)
+	_ backend.NormRoper           = (*Backend)(nil)
+	_ backend.NormRopeQKer        = (*Backend)(nil)
+	_ backend.MatMulGrouper       = (*Backend)(nil)
+	_ backend.GateUpSwiGLUer      = (*Backend)(nil)
+	_ backend.MatMulAdder         = (*Backend)(nil)
+	_ backend.NormMatMulGrouper   = (*Backend)(nil)
+	_ backend.NormGateUpSwiGLUer  = (*Backend)(nil)
+	_ backend.NormRopeAttentioner = (*Backend)(nil)
 )
 
 // AddRMSNorm: sum = a + c, y = RMSNorm(sum, w, eps) in one add_rmsnorm launch (which also writes y's bf16 copy
@@ -118,6 +119,45 @@ func (b *Backend) NormRopeQK(q, k, pos, wq, wk backend.Tensor, qheads, kheads in
 			I32(int32(kheads)).I32(int32(g)).I32(int32(dimsRot)).I32(trad).F32(pre).F32(eps)
 		return b.launch(name, driver.Dim3{X: (heads + 3) / 4}, driver.Dim3{X: 128}, 0, args, bytes)
 	})
+}
+
+// NormRopeAttention: NormRopeQK of q and k, then Attention, with the norms folded into the decode split form
+// (attn_split_norm, tuning.normRopeAttn) where attnNormFold takes the shapes; otherwise the two ops. Either way
+// the cache holds the normalized keys; q and k are left as they are when folded (the contract leaves them
+// unspecified).
+func (b *Backend) NormRopeAttention(dst, q, k, v backend.Tensor, cache backend.KVCache, layer int, seq, pos, wq, wk backend.Tensor, qheads, kheads int, eps float32, table *rope.Table, scale float32) {
+	nr := &normRopeReq{wq: wq, wk: wk, qheads: qheads, kheads: kheads, eps: eps, table: table}
+	b.attention(dst, q, k, v, cache, layer, seq, pos, backend.AttnOptions{Scale: scale}, nr)
+}
+
+// normRopeReq is NormRopeAttention's norm half, handed to attention.
+type normRopeReq struct {
+	wq, wk         backend.Tensor
+	qheads, kheads int
+	eps            float32
+	table          *rope.Table
+}
+
+// attnNormFold is the split form's head norms for attention case a over cache layer g, or nil where
+// attn_split_norm does not serve them: the store folded (attendPlain's conditions: f32 activations, a decode
+// step, a plain layer), heads of at most 256 that rmsnorm_rope takes, with q's and k's heads those of the cache.
+func (b *Backend) attnNormFold(a attnCase, g kvGeom, o backend.AttnOptions, qs, ks, pt *Tensor, nr *normRopeReq) *attnNorm {
+	wqs, wks := tensorOf("NormRopeAttention", nr.wq), tensorOf("NormRopeAttention", nr.wk)
+	fits := b.tune.normRopeAttn && b.tune.attnStore && a.act == backend.F32 && a.n <= backend.MaxDecodeRows &&
+		!g.ring && o.Window <= 0 && o.Softcap <= 0 && attnFormOf(a) == "split" && attnEPT(a.hd) <= attnNormEPTMax &&
+		nr.qheads == a.heads && nr.kheads == a.kvHeads && wqs.elems() == a.hd && wks.elems() == a.hd &&
+		normRopeFits(qs, wqs, nr.qheads, nr.table) && normRopeFits(ks, wks, nr.kheads, nr.table)
+	if !fits {
+		b.logf("NormRopeAttention n=%d heads=%d/%d hd=%d: NormRopeQK, then Attention", a.n, a.heads, a.kvHeads, a.hd)
+		return nil
+	}
+	normRopeCheck("NormRopeAttention q", qs, pt, wqs, nr.qheads, nr.table)
+	normRopeCheck("NormRopeAttention k", ks, pt, wks, nr.kheads, nr.table)
+	freqs, trad, ok := b.normRopeTable(nr.table)
+	if !ok {
+		return nil
+	}
+	return &attnNorm{wq: wqs.ptr, wk: wks.ptr, freqs: freqs, dims: int32(nr.table.Dims), trad: trad, prescale: nr.table.PreScale, eps: nr.eps}
 }
 
 // normRopeFits reports whether rmsnorm_rope takes x [n, heads·hd] with weight w [hd]: a table, hd ≤ 256.

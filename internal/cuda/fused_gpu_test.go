@@ -243,6 +243,111 @@ func TestAttnStoreBitIdentical(t *testing.T) {
 	}
 }
 
+// TestNormRopeAttentionBitIdentical: NormRopeAttention with norm_rope_attn on (attn_split_norm and the combine, two
+// launches a decode step) against it off (rmsnorm_rope_qk, then attn_split_store and the combine), each side on
+// its own cache, over TestAttnStoreBitIdentical's steps (prompts, which take the plain sequence on both sides,
+// single rows in a row, 8 rows of one sequence, rows of three sequences interleaved, a row outside the cache):
+// every step's output bit for bit, then every slot the steps stored (the normalized keys). Qwen3-14B (40/8 × 128),
+// the fixture's heads (4/2 × 64, traditional rope), Qwen3.5's partial rotary at 256 and an odd head dim.
+func TestNormRopeAttentionBitIdentical(t *testing.T) {
+	g, _ := bk(t)
+	type step struct{ seq, pos []int32 }
+	prompt := func(seq int32, n int) step {
+		var s step
+		for i := 0; i < n; i++ {
+			s.seq, s.pos = append(s.seq, seq), append(s.pos, int32(i))
+		}
+		return s
+	}
+	const maxLen = 160
+	steps := []step{prompt(0, 40), prompt(1, 9), prompt(2, 63),
+		{[]int32{0}, []int32{40}}, {[]int32{0}, []int32{41}},
+		{[]int32{0, 0, 0, 0, 0, 0, 0, 0}, []int32{42, 43, 44, 45, 46, 47, 48, 49}},
+		{[]int32{0}, []int32{50}},
+		{[]int32{0, 1, 2}, []int32{51, 9, 63}},
+		{[]int32{1, 2, 1, 2}, []int32{10, 64, 11, 65}},
+		{[]int32{1, 0}, []int32{maxLen, 52}}, // a row outside the cache: zeros, nothing stored
+		{[]int32{0, 1, 2}, []int32{53, 12, 66}},
+	}
+	rng := rand.New(rand.NewPCG(17, 3))
+	for _, s := range []struct {
+		tag                  string
+		heads, kvh, hd, dims int
+		traditional          bool
+	}{{"qwen3-14b", 40, 8, 128, 128, false}, {"fixture traditional", 4, 2, 64, 64, true},
+		{"qwen3.5 partial rotary", 8, 2, 256, 64, false}, {"odd hd 80", 4, 2, 80, 80, false}} {
+		t.Run(fmt.Sprintf("%s %d/%d×%d rope %d", s.tag, s.heads, s.kvh, s.hd, s.dims), func(t *testing.T) {
+			cfg := backend.KVConfig{Layers: 2, Seqs: 3, MaxLen: maxLen, KVHeads: s.kvh, HeadDim: s.hd}
+			var caches [2]*kvCache
+			for i := range caches {
+				c, err := g.NewKVCache(cfg)
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer c.Release()
+				caches[i] = c.(*kvCache)
+			}
+			tab, err := rope.New(s.dims, 1e6, s.traditional, nil, 4096)
+			if err != nil {
+				t.Fatal(err)
+			}
+			wq := uploadAs(t, g, backend.F32, gaussian(rng, s.hd, 0.3), 1, s.hd)
+			wk := uploadAs(t, g, backend.F32, gaussian(rng, s.hd, 0.3), 1, s.hd)
+			width, scale := s.kvh*s.hd, float32(1/math.Sqrt(float64(s.hd)))
+			stored := map[[2]int32]bool{}
+			for si, st := range steps {
+				n := len(st.pos)
+				qv, kv, vv := gaussian(rng, n*s.heads*s.hd, 2), gaussian(rng, n*width, 2), gaussian(rng, n*width, 1)
+				var outs [2][]float32
+				var ls [2]int64
+				for side, on := range []bool{false, true} {
+					q := uploadAs(t, g, backend.F32, qv, n, s.heads*s.hd)
+					k, v := uploadAs(t, g, backend.F32, kv, n, width), uploadAs(t, g, backend.F32, vv, n, width)
+					out := alloc(t, g, backend.F32, n, s.heads*s.hd)
+					seq, pos := alloc(t, g, backend.I32, n), alloc(t, g, backend.I32, n)
+					if err := firstErr(g.WriteInt32(seq, st.seq), g.WriteInt32(pos, st.pos)); err != nil {
+						t.Fatal(err)
+					}
+					withTune(g, func(tu *tuning) { tu.normRopeAttn, tu.attnStore, tu.normRopeQK = on, true, true }, func() {
+						ls[side] = launched(t, g, func() {
+							g.NormRopeAttention(out, q, k, v, caches[side], 1, seq, pos, wq, wk, s.heads, s.kvh, 1e-6, tab, scale)
+						})
+					})
+					outs[side] = readAll(t, g, out)
+				}
+				if n <= backend.MaxDecodeRows && (ls[0] != 3 || ls[1] != 2) {
+					t.Errorf("MISMATCH step %d (%d rows): %d launches with rmsnorm_rope_qk, %d folded; want 3 and 2", si, n, ls[0], ls[1])
+				}
+				if bad := sameBits(outs[0], outs[1]); bad > 0 {
+					t.Errorf("MISMATCH step %d (%d rows at %v of %v): %d of %d outputs differ from rmsnorm_rope_qk + attn_split_store", si, n, st.pos, st.seq, bad, len(outs[0]))
+				}
+				for r := range st.pos {
+					if st.pos[r] >= 0 && st.pos[r] < maxLen {
+						stored[[2]int32{st.seq[r], st.pos[r]}] = true
+					}
+				}
+			}
+			total := cfg.Layers * cfg.Seqs * maxLen * width
+			var kvs [2][2][]float32
+			for side, c := range caches {
+				for j, p := range []driver.DevPtr{c.k, c.v} {
+					kvs[side][j] = readAll(t, g, &Tensor{ptr: p, shape: []int{total}, dt: backend.F32, kind: kindView})
+				}
+			}
+			bad := 0
+			for slot := range stored {
+				off := ((1*cfg.Seqs+int(slot[0]))*maxLen + int(slot[1])) * width
+				for j := range 2 {
+					bad += sameBits(kvs[0][j][off:off+width], kvs[1][j][off:off+width])
+				}
+			}
+			if bad > 0 {
+				t.Errorf("MISMATCH the folded norms left %d cache values of %d slots unlike rmsnorm_rope_qk's", bad, len(stored))
+			}
+		})
+	}
+}
+
 // TestDeltaRuleNormGatedBitIdentical: DeltaRuleNormGated (gated_delta_norm, one launch) against GatedDeltaRule then
 // RMSNormGated (gated_delta_prep, gated_delta, rmsnorm_gated) on the same device, each side on its own state: every
 // step's output bit for bit, over decode rows in a row (a later step reads the state an earlier one wrote), short

@@ -144,6 +144,8 @@ func tunedOn(t *testing.T, g *Backend, key string) bool {
 		return g.tune.normRopeQK
 	case "attn_store":
 		return g.tune.attnStore
+	case "norm_rope_attn":
+		return g.tune.normRopeAttn && g.tune.attnStore
 	}
 	t.Fatalf("verify names tuning key %q, which tunedOn does not know", key)
 	return false

@@ -149,6 +149,16 @@ func attnSplitName(ept int, x backend.DType) string {
 func attnSplitStoreName(ept int) string {
 	return fmt.Sprintf("attn_split_store_e%d%s", ept, xSuffix(backend.F32))
 }
+
+// attnSplitNormName is attn_split_store with rmsnorm_rope_qk folded in (tuning.normRopeAttn): heads up to 256
+// (attnNormEPTMax dims a lane).
+func attnSplitNormName(ept int) string {
+	return fmt.Sprintf("attn_split_norm_e%d%s", ept, xSuffix(backend.F32))
+}
+
+// attnNormEPTMax is the widest instantiation of attn_split_norm: rmsnorm_rope_head holds 8 values a lane.
+const attnNormEPTMax = 8
+
 func attnRowsName(ept int, x backend.DType) string {
 	return fmt.Sprintf("attn_rows_e%d%s", ept, xSuffix(x))
 }
@@ -204,6 +214,9 @@ func instantiations(lab bool) map[string][]string {
 			attn = append(attn, fmt.Sprintf("ATTN_ROWS(%s, %d, %s)", attnRowsName(e, x), e, outType(x)))
 			if x == backend.F32 {
 				attn = append(attn, fmt.Sprintf("ATTN_SPLIT_STORE(%s, %d)", attnSplitStoreName(e), e))
+				if e <= attnNormEPTMax {
+					attn = append(attn, fmt.Sprintf("ATTN_SPLIT_NORM(%s, %d)", attnSplitNormName(e), e))
+				}
 			}
 		}
 		for _, e := range attnEPTs { // attention_win.cu: windowed and softcapped attention

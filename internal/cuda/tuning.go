@@ -73,6 +73,11 @@ type tuning struct {
 	// graph: docs/perf.md "What one launch costs"). Measured (H200, 2026-12-02, quant.sh fuse17: Qwen3-14B 3-bit
 	// tg128): 183.6 tok/s with neither, 190.1 with norm_rope_qk, 188.1 with attn_store, 192.9 with both; on.
 	normRopeQK, attnStore bool
+	// normRopeAttn serves backend.OpNormRopeAttention under attnStore with attn_split_norm: the split blocks norm
+	// and rope their query heads and this step's keys themselves, so rmsnorm_rope_qk's launch goes (one a layer).
+	// Prediction (2026-12-04): rmsnorm_rope_qk's 7.1 µs a layer in the profile, ~4 % of a Qwen3-14B 3-bit step;
+	// measured by quant.sh stage16a.
+	normRopeAttn bool
 	// foldResidual serves backend.OpMatMulAdd (the residual add in the epilogue of o and down: trellis_gemvg's res,
 	// the split-K reduce's) and the input norms folded into the one-row trellis_gemvg launches that read them
 	// (OpNormMatMulGroup, OpNormGateUpSwiGLU): two add_rmsnorm launches a layer fewer. Measured (H200, 2026-12-03,
@@ -133,7 +138,7 @@ type tuning struct {
 func defaultTuning() tuning {
 	return tuning{act8: [2]bool{true, true}, mmaRows: qmmaDefaultRows, mma0Rows: qmma0DefaultRows, pdl: true, gemvGroup: true,
 		splitGemmMax: 1 << 28, attnRowsMax: 1 << 16, mmaWideRows: qmmaWideRows, chunkRowsMax: 2 * maxGemvRows,
-		attnChunkRows: 64, attnChunkMin: 1 << 12, normRopeQK: true, attnStore: true, foldResidual: true,
+		attnChunkRows: 64, attnChunkMin: 1 << 12, normRopeQK: true, attnStore: true, normRopeAttn: true, foldResidual: true,
 		deltaChunkRows: 64, gemvgWarps: 32, gemv0Blocks: 4, gemvgRound: true, deltaNormCluster: true}
 }
 
@@ -163,6 +168,7 @@ var tuneKeys = map[string]tuneKey{
 	"attn_chunk_min":     {set: func(t *tuning, v string) error { return parseInt(&t.attnChunkMin, v, 0, 1<<62) }},
 	"norm_rope_qk":       {set: func(t *tuning, v string) error { return parseBool(&t.normRopeQK, v) }},
 	"attn_store":         {set: func(t *tuning, v string) error { return parseBool(&t.attnStore, v) }},
+	"norm_rope_attn":     {set: func(t *tuning, v string) error { return parseBool(&t.normRopeAttn, v) }},
 	"fold_residual":      {set: func(t *tuning, v string) error { return parseBool(&t.foldResidual, v) }},
 	"delta_chunk_rows":   {set: func(t *tuning, v string) error { return parseInt(&t.deltaChunkRows, v, 0, 1<<20) }},
 	"gemvg_warps":        {set: func(t *tuning, v string) error { return parseOneOf(&t.gemvgWarps, v, []int{8, 32}) }},

@@ -63,6 +63,12 @@ type winCase struct {
 // its k and v rows and stores the rows after attending (not at all under DeferStore); any other layer stores
 // first, as Attention does.
 func (b *Backend) AttentionWith(dst, q, k, v backend.Tensor, cache backend.KVCache, layer int, seq, pos backend.Tensor, o backend.AttnOptions) {
+	b.attention(dst, q, k, v, cache, layer, seq, pos, o, nil)
+}
+
+// attention is AttentionWith after the head norms nr asks for (NormRopeAttention; nil: none): folded into the
+// split form where attnNormFold takes them, else NormRopeQK first.
+func (b *Backend) attention(dst, q, k, v backend.Tensor, cache backend.KVCache, layer int, seq, pos backend.Tensor, o backend.AttnOptions, nr *normRopeReq) {
 	c, ok := cache.(*kvCache)
 	if !ok {
 		panic(fmt.Sprintf("backend: Attention: cache of type %T is not a CUDA cache", cache))
@@ -112,6 +118,11 @@ func (b *Backend) AttentionWith(dst, q, k, v backend.Tensor, cache backend.KVCac
 	}
 	p := attnPtrs{out: d.ptr, q: qs.ptr, kc: g.k, vc: g.v, seq: st.ptr, pos: pt.ptr,
 		seqs: cfg.Seqs, maxLen: g.slots, layer: g.layer, scale: o.Scale}
+	if nr != nil {
+		if p.norm = b.attnNormFold(a, g, o, qs, ks, pt, nr); p.norm == nil {
+			b.NormRopeQK(q, k, pos, nr.wq, nr.wk, nr.qheads, nr.kheads, nr.eps, nr.table)
+		}
+	}
 	if !g.ring && o.Window <= 0 && o.Softcap <= 0 {
 		b.attendPlain(a, p, ks.ptr, vs.ptr, width)
 		return

@@ -336,7 +336,17 @@ func (m *Model) attention(ws *workspace, L *layer, i int, cache backend.KVCache)
 		m.projectFinish(ws, a.k, in, L, family.K)
 		m.values(ws, a, in, L)
 	}
-	if own && L.qNorm != nil && L.kNorm != nil && L.rope != nil { // both head norms with their ropes: one op
+	normQK := own && L.qNorm != nil && L.kNorm != nil && L.rope != nil
+	if normQK && L.vNorm == nil && !L.deferStore && L.attn.Window <= 0 && L.attn.Softcap <= 0 {
+		// The head norms folded into a plain attention: q and k are scratch afterwards, and no later layer reads
+		// this layer's k (deferStore), so the op may leave them unnormalized.
+		cache, slot := kvOf(cache), L.kv
+		backend.NormRopeAttention(b, a.att, a.q, a.k, a.v, cache, slot, ws.seq, ws.pos, L.qNorm, L.kNorm,
+			L.attn.Heads, L.attn.KVHeads, eps, L.rope, float32(L.attn.Scale))
+		m.afterAttention(ws, L, i, a)
+		return
+	}
+	if normQK { // both head norms with their ropes: one op
 		backend.NormRopeQK(b, a.q, a.k, ws.pos, L.qNorm, L.kNorm, L.attn.Heads, L.attn.KVHeads, eps, L.rope)
 	} else {
 		m.normRope(a.q, ws.pos, L.qNorm, L.attn.Heads, L.rope)
@@ -348,6 +358,11 @@ func (m *Model) attention(ws *workspace, L *layer, i int, cache backend.KVCache)
 		b.RMSNorm(a.v, a.v, L.vNorm, eps)
 	}
 	m.attend(a.att, a.q, kv.k, kv.v, cache, L.attn, L.deferStore, ws)
+	m.afterAttention(ws, L, i, a)
+}
+
+// afterAttention: the output gate (the hybrids') and the output projection of layer L's attention a.att.
+func (m *Model) afterAttention(ws *workspace, L *layer, i int, a *layerBufs) {
 	if L.attnGate != nil {
 		m.gateAttention(ws, L) // the hybrids' output gate (hybrid.go)
 	}

@@ -6,6 +6,8 @@
 //   - AddRMSNorm(x, y, x, p, w): one add_rmsnorm launch;
 //   - NormRope of q and of k: two rmsnorm_rope launches;
 //   - NormRopeQK of q and k: one rmsnorm_rope_qk launch (with internal/cuda's tuning key norm_rope_qk on);
+//   - NormRopeAttention of a decode step: two launches, the split form norming q and k itself and its combine
+//     (tuning key norm_rope_attn on);
 //   - MatMulGroup of three decode MatMuls of the same activations (q, k, v): one multi-segment GEMV launch;
 //   - a prompt GEMM on f32 activations reading the bf16 copy written by the launch producing its input (RMSNorm,
 //     Add + RMSNorm, SwiGLU, prompt Attention), and three prompt GEMMs sharing that copy: no conversion launch;
@@ -51,6 +53,9 @@ func fusionCases(act backend.DType) []Case {
 		for _, k := range []bool{false, true} {
 			cs = append(cs, normRopeQKCase(s.tag, s.n, s.heads, s.kvHeads, s.hd, s.dims, k, act))
 		}
+	}
+	for _, s := range normRopeAttnConfigs {
+		cs = append(cs, normRopeAttnCase(s, act))
 	}
 	for _, n := range []int{1, 4} {
 		for seg := range 3 {
@@ -173,6 +178,68 @@ func normRopeQKCase(tag string, n, heads, kvHeads, hd, dims int, k bool, act bac
 				return h.compare(kk)
 			}
 			return h.compare(q)
+		}}
+}
+
+// normRopeAttnConfig is a run of decode steps through NormRopeAttention from an empty cache.
+type normRopeAttnConfig struct {
+	tag                      string
+	heads, kvHeads, hd, dims int
+	seqs                     int
+	steps                    []attnStep
+}
+
+// normRopeAttnConfigs: Qwen3-14B's heads, the fixture's, a partial rotary (Qwen3.5's full attention at 256, 64
+// rotated) and an odd head dim; each with 8 rows of one sequence (rows reading the keys other rows of the step
+// store), single rows after them (reading what the earlier steps stored), and rows of several sequences.
+var normRopeAttnConfigs = []normRopeAttnConfig{
+	{"qwen3-14b", 40, 8, 128, 128, 1, []attnStep{run(0, 0, 8), run(0, 8, 8), run(0, 16, 1), run(0, 17, 1), run(0, 18, 3)}},
+	{"fixture tiny-qwen3 batched", 4, 2, 64, 64, 3, []attnStep{run(0, 0, 8), run(1, 0, 5), run(2, 0, 7),
+		{seq: []int32{0, 1, 2}, pos: []int32{8, 5, 7}}, {seq: []int32{1, 1, 0, 0}, pos: []int32{6, 7, 9, 10}}}},
+	{"qwen3.5-27b full attention partial rotary", 24, 4, 256, 64, 1, []attnStep{run(0, 0, 8), run(0, 8, 1), run(0, 9, 2)}},
+	{"odd hd 80", 4, 2, 80, 80, 1, []attnStep{run(0, 0, 7), run(0, 7, 1)}},
+}
+
+// normRopeAttnCase runs c's steps with fresh q, k, v (as the projections give them: not normalized) through
+// NormRopeAttention on both backends, each on its own cache, and compares every step's output (the later steps
+// read the normalized keys the earlier ones stored).
+func normRopeAttnCase(c normRopeAttnConfig, act backend.DType) Case {
+	shape := fmt.Sprintf("%s %d/%d heads × %d, rope %d, %d decode steps%s", c.tag, c.heads, c.kvHeads, c.hd, c.dims, len(c.steps), actName(act))
+	// A fusing backend folds the norms into the split form where it folds the store (f32 activations: two launches
+	// a step); bf16 steps run NormRopeQK, kv_store, the split form and its combine.
+	tol, promise, per := tolAttn, "the norms and ropes of NormRopeQK, then attention over the normalized keys", 4
+	if act == backend.F32 {
+		tol, per = tolAttnDecodeF32, 2
+	}
+	return Case{Op: "Fused/NormRopeAttention", Shape: shape, Act: act, Tol: tol, Promise: promise,
+		Launches: &Launches{Kernels: int64(per * len(c.steps)), Tuned: "norm_rope_attn"},
+		run: func(h *harness) float64 {
+			maxLen := 0
+			for _, s := range c.steps {
+				for _, p := range s.pos {
+					maxLen = max(maxLen, int(p)+1)
+				}
+			}
+			cfg := backend.KVConfig{Layers: 1, Seqs: c.seqs, MaxLen: maxLen, KVHeads: c.kvHeads, HeadDim: c.hd}
+			caches := h.caches(cfg)
+			tab, err := rope.New(c.dims, 1e6, false, nil, 4096)
+			h.check(err)
+			qw, kw := h.upload(h.randn(c.hd, 0.3), c.hd), h.upload(h.randn(c.hd, 0.3), c.hd)
+			scale := float32(1 / math.Sqrt(float64(c.hd)))
+			worst := 0.0
+			for _, s := range c.steps {
+				rows, width := len(s.pos), c.kvHeads*c.hd
+				q := h.act(h.randn(rows*c.heads*c.hd, 2), rows, c.heads*c.hd)
+				k, v := h.act(h.randn(rows*width, 2), rows, width), h.act(h.randn(rows*width, 1), rows, width)
+				sp, pp := h.ints(s.seq), h.ints(s.pos)
+				out := h.out(backend.Invalid, rows, c.heads*c.hd)
+				for i, b := range h.sides() {
+					backend.NormRopeAttention(b.Backend, b.of(out), b.of(q), b.of(k), b.of(v), caches[i], 0, b.of(sp), b.of(pp),
+						b.of(qw), b.of(kw), c.heads, c.kvHeads, 1e-6, tab, scale)
+				}
+				worst = max(worst, h.compare(out))
+			}
+			return worst
 		}}
 }
 

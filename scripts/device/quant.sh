@@ -1189,6 +1189,37 @@ stage15a() {
 	grep -E "launches|^\| [a-z]" "$OUT/profile-15a.md" | head -24 | tee -a "$OUT/run.log"
 }
 
+# stage16a: NormRopeAttention (rmsnorm_rope_qk folded into the decode split attention, attn_split_norm): verify
+# Fused and Attention, the bit-identity tests and the tiny models' greedy tokens on CUDA, then tg128 3-bit with the
+# fold on and off (norm_rope_attn) alternated in this binary and against .devpack/mlxbun-old.gz, Qwen3.5-27B tg32
+# on and off, and the 16-token profile.
+stage16a() {
+	local bin v old=""
+	step "stage16a: verify Fused, Attention"
+	vk 200 Fused
+	vk 240 Attention
+	step "stage16a: TestNormRopeAttentionBitIdentical TestAttnStoreBitIdentical TestNormRopeQKBitIdentical TestConformance/Fused TestBackendModels"
+	gotests 280 '^(TestNormRopeAttentionBitIdentical|TestAttnStoreBitIdentical|TestNormRopeQK.*|TestBackendModels)$' "$OUT/stage16a-tests.log"
+	if [ -f .devpack/mlxbun-old.gz ]; then
+		gunzip -c .devpack/mlxbun-old.gz >/tmp/mlxbun-old && chmod +x /tmp/mlxbun-old && old=/tmp/mlxbun-old
+	fi
+	for v in 1 0 1 0; do
+		step "stage16a: norm_rope_attn=$v qwen3-14b 3-bit tg128"
+		MLXBUN_CUDA_TUNE=norm_rope_attn=$v timeout 100 $B bench --synthetic qwen3-14b --bits 3 --device cuda -p 0 -n 128 -r 3 2>&1 | grep -E "tg128 \||rror" | tee -a "$OUT/run.log"
+	done
+	if [ -n "$old" ]; then
+		step "stage16a: $old qwen3-14b 3-bit tg128"
+		timeout 100 $old bench --synthetic qwen3-14b --bits 3 --device cuda -p 0 -n 128 -r 3 2>&1 | grep -E "tg128 \||rror" | tee -a "$OUT/run.log"
+	fi
+	for v in 1 0; do
+		step "stage16a: norm_rope_attn=$v qwen3.5-27b 3-bit tg32"
+		MLXBUN_CUDA_TUNE=norm_rope_attn=$v timeout 100 $B bench --synthetic qwen3.5-27b --bits 3 --device cuda -p 0 -n 32 -r 2 2>&1 | grep -E "tg32 \||rror" | tee -a "$OUT/run.log"
+	done
+	step "stage16a: profile qwen3-14b 3-bit"
+	timeout 100 $B bench --synthetic qwen3-14b --bits 3 --device cuda -p 0 -n 16 -r 1 --profile >"$OUT/profile-16a.md" 2>&1
+	grep -E "launches|^\| [a-z]" "$OUT/profile-16a.md" | head -24 | tee -a "$OUT/run.log"
+}
+
 phases=("$@")
 [ ${#phases[@]} -gt 0 ] || phases=(verify bench kl greedy ppl sass memcheck)
 for ph in "${phases[@]}"; do

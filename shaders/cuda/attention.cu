@@ -30,20 +30,30 @@ __device__ __forceinline__ int split_chunk(int len, int S) {
 }
 
 // fold_rows (attn_split_store): where a block reads position t of sequence sq from: kp, vp (the cache's slot)
-// unless t ≥ lo and a row j of this launch stores that slot (the last such row), then row j of kn, vn at this kv
-// head's offset off. t is the same across the warp.
+// unless t ≥ lo and a row j of this launch stores that slot (the last such row), then row j of kn (rows kstride
+// apart from koff: this step's keys, or the block's normalized copy of them in shared memory) and of vn (rows
+// width apart from off). t is the same across the warp.
 __device__ __forceinline__ void fold_rows(const kv_t*& kp, const kv_t*& vp, int t, int lo, const kv_t* kn,
-                                          const kv_t* vn, const int* __restrict__ seq, const int* __restrict__ pos,
-                                          int sq, int width, int off) {
+                                          int kstride, int koff, const kv_t* vn, const int* __restrict__ seq,
+                                          const int* __restrict__ pos, int sq, int width, int off) {
     if (t < lo) return;
     for (int j = (int)gridDim.z - 1; j >= 0; j--) {
         if (pos[j] == t && seq[j] == sq) {
-            kp = kn + (long long)j * width + off;
+            kp = kn + (long long)j * kstride + koff;
             vp = vn + (long long)j * width + off;
             return;
         }
     }
 }
+
+// attn_norm: the head norms and ropes attn_split_norm applies (rmsnorm_rope_qk's operands, ops.cu).
+struct attn_norm {
+    const float *wq, *wk, *inv_freq;
+    int dims, traditional;
+    float prescale, eps;
+};
+
+#define ATTN_FOLD_ROWS 8 // most rows of a folded launch (backend.MaxDecodeRows)
 
 // attn_split_e{EPT} (DIRECT = false) / attn_rows_e{EPT} (DIRECT = true)
 //   in:  q T [n, heads·hd]; kc, vc f32 cache; seq, pos int32 [n]; hd ≤ 32·EPT; heads % kv_heads == 0
@@ -66,17 +76,29 @@ __device__ __forceinline__ void fold_rows(const kv_t*& kp, const kv_t*& vp, int 
 //   promise: bit-identical to kv_store then attn_split (the same values at every position, consumed in the same
 //        order; kv_store's copy is exact), the cache left as kv_store leaves it (rows sharing a slot: one of them,
 //        as kv_store's race)
-template <int EPT, bool DIRECT, typename T, bool FOLD = false>
+// attn_split_norm_e{EPT}_xf32 (NORM = true: rmsnorm_rope_qk folded into attn_split_store, EPT ≤ 8: hd ≤ 256;
+// backend.OpNormRopeAttention)
+//   in:  as attn_split_store, but q and kn as they come from the projections; wq, wk f32 [hd], inv_freq, dims,
+//        traditional, prescale, eps as rmsnorm_rope_qk
+//   out: as attn_split_store, the cache slots holding the normalized and rotated keys; q and kn unchanged
+//   each block: rmsnorm_rope_head of its pass's query heads of row r into shared memory (sm_o, free until the
+//        pass's merge), and of the rows of kn it reads or stores (row r for block s = 0, and every row j of its
+//        sequence whose position lies in its slice) into sm_k, one warp a head
+//   promise: bit-identical to rmsnorm_rope_qk then attn_split_store (the same rmsnorm_rope_head arithmetic per
+//        head, whose f32 results attention reads in the same order)
+template <int EPT, bool DIRECT, typename T, bool FOLD = false, bool NORM = false>
 __device__ __forceinline__ void attn_rows_body(float* __restrict__ part, T* __restrict__ out,
                                                const T* __restrict__ q, const kv_t* __restrict__ kc,
                                                const kv_t* __restrict__ vc, const int* __restrict__ seq,
                                                const int* __restrict__ pos, int heads, int kv_heads, int hd,
                                                int seqs, int max_len, int layer, float scale, kv_t* kw = 0,
                                                kv_t* vw = 0, const kv_t* __restrict__ kn = 0,
-                                               const kv_t* __restrict__ vn = 0) {
+                                               const kv_t* __restrict__ vn = 0, attn_norm nm = attn_norm{}) {
     constexpr int GM = attn_group<EPT>::G;
+    static_assert(!NORM || (FOLD && EPT <= 8), "attn_split_norm: the folded store, heads of at most 256");
     __shared__ float sm_m[ATTN_WARPS][GM], sm_l[ATTN_WARPS][GM];
     __shared__ float sm_o[ATTN_WARPS][GM][EPT * 32];
+    __shared__ float sm_k[NORM ? ATTN_FOLD_ROWS : 1][NORM ? EPT * 32 : 1]; // NORM: normalized rows of kn
     const int s = blockIdx.x, kvh = blockIdx.y, r = blockIdx.z;
     const int S = gridDim.x;
     const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
@@ -100,10 +122,20 @@ __device__ __forceinline__ void attn_rows_body(float* __restrict__ part, T* __re
     const int d0 = lane * EPT;
     int lo = 0x7fffffff; // FOLD: the first position of [t0, t1) that a row of this launch stores
     if (FOLD) {
+        if (NORM) { // the rows of kn this block stores or reads, normalized and rotated as rmsnorm_rope_qk's k
+            for (int j = warp; j < (int)gridDim.z; j += ATTN_WARPS) {
+                const int pj = pos[j];
+                if ((j == r && s == 0) || (seq[j] == sq && pj >= t0 && pj < t1))
+                    rmsnorm_rope_head<float>(sm_k[j], kn + (long long)j * width + (long long)kvh * hd, nm.wk,
+                                             (float)pj, nm.inv_freq, hd, nm.dims, nm.traditional, nm.prescale,
+                                             nm.eps, sm_k[j]);
+            }
+            __syncthreads();
+        }
         if (s == 0) { // kv_store's copy of row r, this kv head's slice (read by later launches only)
             const long long slot = base + (long long)P * width, src = (long long)r * width + (long long)kvh * hd;
             for (int i = threadIdx.x; i < hd; i += blockDim.x) {
-                kw[slot + i] = kn[src + i];
+                kw[slot + i] = NORM ? sm_k[NORM ? r : 0][i] : kn[src + i];
                 vw[slot + i] = vn[src + i];
             }
         }
@@ -112,22 +144,36 @@ __device__ __forceinline__ void attn_rows_body(float* __restrict__ part, T* __re
             if (seq[j] == sq && pj >= t0 && pj < t1) lo = min(lo, pj);
         }
     }
+    // Where fold_rows takes this step's keys from: kn itself, or the block's normalized rows.
+    const kv_t* kf = NORM ? &sm_k[0][0] : kn;
+    const int kstride = NORM ? EPT * 32 : width, koff = NORM ? 0 : kvh * hd;
 
     for (int g0 = 0; g0 < group; g0 += GM) {
         const int gn = min(GM, group - g0);
         float qv[GM][EPT], acc[GM][EPT], m[GM], l[GM];
+        if (NORM) { // this pass's query heads of row r, normalized and rotated, into sm_o[0] until the merge
+            for (int g = warp; g < gn; g += ATTN_WARPS) {
+                // NORM instantiates T = float only (the cast names the type for the other instantiations).
+                const float* qp = (const float*)(q + (long long)r * heads * hd + (long long)(kvh * group + g0 + g) * hd);
+                rmsnorm_rope_head<float>(sm_o[0][g], qp, nm.wq, (float)P, nm.inv_freq, hd, nm.dims, nm.traditional,
+                                         nm.prescale, nm.eps, sm_o[0][g]);
+            }
+            __syncthreads();
+        }
 #pragma unroll
         for (int g = 0; g < GM; g++) {
             const int h = kvh * group + g0 + g;
             const T* qp = q + (long long)r * heads * hd + (long long)h * hd;
 #pragma unroll
             for (int e = 0; e < EPT; e++) {
-                qv[g][e] = (g < gn && d0 + e < hd) ? ld1(qp + d0 + e) : 0.f;
+                const bool in = g < gn && d0 + e < hd;
+                qv[g][e] = in ? (NORM ? sm_o[0][g][d0 + e] : ld1(qp + d0 + e)) : 0.f;
                 acc[g][e] = 0.f;
             }
             m[g] = ninf;
             l[g] = 0.f;
         }
+        if (NORM) __syncthreads(); // every warp holds its queries before warp 0 writes sm_o[0] at the merge
         // Two positions per step (t and t + ATTN_WARPS): both loads are in flight before either is used.
         int t = t0 + warp;
         for (; t + ATTN_WARPS < t1; t += 2 * ATTN_WARPS) {
@@ -136,8 +182,8 @@ __device__ __forceinline__ void attn_rows_body(float* __restrict__ part, T* __re
             const long long nx = (long long)ATTN_WARPS * width;
             const kv_t *kq = kp + nx, *vq = vp + nx;
             if (FOLD) {
-                fold_rows(kp, vp, t, lo, kn, vn, seq, pos, sq, width, kvh * hd);
-                fold_rows(kq, vq, t + ATTN_WARPS, lo, kn, vn, seq, pos, sq, width, kvh * hd);
+                fold_rows(kp, vp, t, lo, kf, kstride, koff, vn, seq, pos, sq, width, kvh * hd);
+                fold_rows(kq, vq, t + ATTN_WARPS, lo, kf, kstride, koff, vn, seq, pos, sq, width, kvh * hd);
             }
             float k0[EPT], v0[EPT], k1[EPT], v1[EPT];
 #pragma unroll
@@ -171,7 +217,7 @@ __device__ __forceinline__ void attn_rows_body(float* __restrict__ part, T* __re
         if (t < t1) {
             const kv_t* kp = kc + base + (long long)t * width;
             const kv_t* vp = vc + base + (long long)t * width;
-            if (FOLD) fold_rows(kp, vp, t, lo, kn, vn, seq, pos, sq, width, kvh * hd);
+            if (FOLD) fold_rows(kp, vp, t, lo, kf, kstride, koff, vn, seq, pos, sq, width, kvh * hd);
             float kv[EPT], vv[EPT];
 #pragma unroll
             for (int e = 0; e < EPT; e++) {
@@ -743,6 +789,17 @@ __device__ __forceinline__ void attn_wide_body(T* __restrict__ out, bf16_t* __re
              int layer, float scale) { pdl_begin();                                                          \
         attn_rows_body<EPT, false, float, true>(part, 0, q, kc, vc, seq, pos, heads, kv_heads, hd, seqs, max_len, \
                                                 layer, scale, kc, vc, kn, vn);                               \
+    }
+
+#define ATTN_SPLIT_NORM(name, EPT)                                                                              \
+    extern "C" __global__ void __launch_bounds__(128)                                                         \
+        name(float* part, const float* q, kv_t* kc, kv_t* vc, const float* kn, const float* vn,              \
+             const int* seq, const int* pos, int heads, int kv_heads, int hd, int seqs, int max_len,          \
+             int layer, float scale, const float* wq, const float* wk, const float* inv_freq, int dims,      \
+             int traditional, float prescale, float eps) { pdl_begin();                                      \
+        attn_rows_body<EPT, false, float, true, true>(part, 0, q, kc, vc, seq, pos, heads, kv_heads, hd, seqs,   \
+                                                      max_len, layer, scale, kc, vc, kn, vn,                  \
+                                                      attn_norm{wq, wk, inv_freq, dims, traditional, prescale, eps}); \
     }
 
 #define ATTN_ROWS(name, EPT, T)                                                                                 \

@@ -128,3 +128,63 @@ template <int EPT> struct attn_group { static constexpr int G = EPT > 8 ? 64 / E
 __device__ __forceinline__ float softcap1(float x, float c) {
     return __fmul_rn((float)tanh((double)__fdiv_rn(x, c)), c);
 }
+
+// rope_pair rotates one pair of a head, rope.Table.Apply's arithmetic; T is the activation type (the prescaled
+// input is rounded to it).
+template <typename T>
+__device__ __forceinline__ void rope_pair(float& x1, float& x2, float p, float inv_freq, float prescale) {
+    const float ang = __fmul_rn(p, inv_freq);
+    double sd, cd;
+    sincos((double)ang, &sd, &cd);
+    const float c = (float)cd, s = (float)sd;
+    if (prescale != 1.0f) {
+        x1 = as_act(__fmul_rn(prescale, x1), (const T*)0);
+        x2 = as_act(__fmul_rn(prescale, x2), (const T*)0);
+    }
+    const float a = __fsub_rn(__fmul_rn(x1, c), __fmul_rn(x2, s));
+    const float b = __fadd_rn(__fmul_rn(x1, s), __fmul_rn(x2, c));
+    x1 = a;
+    x2 = b;
+}
+
+// rmsnorm_rope_head is one warp's head of rmsnorm_rope (ops.cu): xs, ys its hd ≤ 256 values, p its row's position, sm
+// hd floats of the warp's shared memory (ys may be sm). Shared by rmsnorm_rope, rmsnorm_rope_qk and attn_split_norm
+// (attention.cu) so that they compute the same bits.
+template <typename T>
+__device__ __forceinline__ void rmsnorm_rope_head(T* ys, const T* xs, const float* __restrict__ w, float p,
+                                                  const float* __restrict__ inv_freq, int hd, int dims,
+                                                  int traditional, float prescale, float eps, float* sm) {
+    const int lane = threadIdx.x & 31;
+    float v[8];
+    float ss = 0.f;
+#pragma unroll
+    for (int k = 0; k < 8; k++) {
+        const int j = lane + 32 * k;
+        v[k] = j < hd ? ld1(xs + j) : 0.f;
+        ss = fmaf(v[k], v[k], ss);
+    }
+    ss = warp_sum(ss);
+    const float inv = 1.0f / sqrtf(ss / (float)hd + eps);
+#pragma unroll
+    for (int k = 0; k < 8; k++) {
+        const int j = lane + 32 * k;
+        if (j < hd) {
+            const float yn = as_act(__fmul_rn(__fmul_rn(v[k], inv), w[j]), ys);
+            if (j >= dims) {
+                store_out(ys + j, yn);
+            } else {
+                sm[j] = yn;
+            }
+        }
+    }
+    __syncwarp();
+    const int half = dims / 2;
+    for (int i = lane; i < half; i += 32) {
+        const int ia = traditional ? 2 * i : i;
+        const int ib = traditional ? 2 * i + 1 : i + half;
+        float x1 = sm[ia], x2 = sm[ib];
+        rope_pair<T>(x1, x2, p, inv_freq[i], prescale);
+        store_out(ys + ia, x1);
+        store_out(ys + ib, x2);
+    }
+}

@@ -274,24 +274,6 @@ extern "C" __global__ void split_f32_bf16(bf16_t* __restrict__ hi, bf16_t* __res
     }
 }
 
-// rope_pair rotates one pair of a head, rope.Table.Apply's arithmetic; T is the activation type (the prescaled
-// input is rounded to it).
-template <typename T>
-__device__ __forceinline__ void rope_pair(float& x1, float& x2, float p, float inv_freq, float prescale) {
-    const float ang = __fmul_rn(p, inv_freq);
-    double sd, cd;
-    sincos((double)ang, &sd, &cd);
-    const float c = (float)cd, s = (float)sd;
-    if (prescale != 1.0f) {
-        x1 = as_act(__fmul_rn(prescale, x1), (const T*)0);
-        x2 = as_act(__fmul_rn(prescale, x2), (const T*)0);
-    }
-    const float a = __fsub_rn(__fmul_rn(x1, c), __fmul_rn(x2, s));
-    const float b = __fadd_rn(__fmul_rn(x1, s), __fmul_rn(x2, c));
-    x1 = a;
-    x2 = b;
-}
-
 // rope_{f32,bf16}
 //   in:  x T [n, heads·hd] (rotated in place); pos int32 [n]; inv_freq f32 [dims/2] (rope.Table.InvFreq)
 //   out: x; per head, the first dims values rotated as rope.Table.Apply does: x[:dims] = prescale · x (rounded to
@@ -324,47 +306,8 @@ __device__ __forceinline__ void rope(T* x, const int* __restrict__ pos, const fl
 //   grid: 4 heads per 128-thread block, one warp each (lane l holds dims l, l+32, ...); the normalized head
 //         passes through shared memory to the pair loop
 //   promise: bit-identical to rmsnorm_warp then rope
-// rmsnorm_rope_head is one warp's head (xs, ys its hd values, p its row's position, sm the warp's 256 floats of
-// shared memory), shared by rmsnorm_rope and rmsnorm_rope_qk so that the two compute the same bits.
-template <typename T>
-__device__ __forceinline__ void rmsnorm_rope_head(T* ys, const T* xs, const float* __restrict__ w, float p,
-                                                  const float* __restrict__ inv_freq, int hd, int dims,
-                                                  int traditional, float prescale, float eps, float* sm) {
-    const int lane = threadIdx.x & 31;
-    float v[8];
-    float ss = 0.f;
-#pragma unroll
-    for (int k = 0; k < 8; k++) {
-        const int j = lane + 32 * k;
-        v[k] = j < hd ? ld1(xs + j) : 0.f;
-        ss = fmaf(v[k], v[k], ss);
-    }
-    ss = warp_sum(ss);
-    const float inv = 1.0f / sqrtf(ss / (float)hd + eps);
-#pragma unroll
-    for (int k = 0; k < 8; k++) {
-        const int j = lane + 32 * k;
-        if (j < hd) {
-            const float yn = as_act(__fmul_rn(__fmul_rn(v[k], inv), w[j]), ys);
-            if (j >= dims) {
-                store_out(ys + j, yn);
-            } else {
-                sm[j] = yn;
-            }
-        }
-    }
-    __syncwarp();
-    const int half = dims / 2;
-    for (int i = lane; i < half; i += 32) {
-        const int ia = traditional ? 2 * i : i;
-        const int ib = traditional ? 2 * i + 1 : i + half;
-        float x1 = sm[ia], x2 = sm[ib];
-        rope_pair<T>(x1, x2, p, inv_freq[i], prescale);
-        store_out(ys + ia, x1);
-        store_out(ys + ib, x2);
-    }
-}
-
+// rmsnorm_rope_head (common.cuh) is one warp's head, shared by rmsnorm_rope, rmsnorm_rope_qk and attention.cu's
+// attn_split_norm so that they compute the same bits.
 template <typename T>
 __device__ __forceinline__ void rmsnorm_rope(T* y, const T* x, const float* __restrict__ w, const int* __restrict__ pos,
                                              const float* __restrict__ inv_freq, int groups, int heads, int hd,
