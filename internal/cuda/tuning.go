@@ -75,8 +75,9 @@ type tuning struct {
 	normRopeQK, attnStore bool
 	// normRopeAttn serves backend.OpNormRopeAttention under attnStore with attn_split_norm: the split blocks norm
 	// and rope their query heads and this step's keys themselves, so rmsnorm_rope_qk's launch goes (one a layer).
-	// Prediction (2026-12-04): rmsnorm_rope_qk's 7.1 µs a layer in the profile, ~4 % of a Qwen3-14B 3-bit step;
-	// measured by quant.sh stage16a.
+	// Prediction (2026-12-04): rmsnorm_rope_qk's 7.1 µs a layer in the profile, ~4 % of a Qwen3-14B 3-bit step.
+	// Off until quant.sh stage16a has run it on the device (verify Fused, TestNormRopeAttentionBitIdentical, the
+	// tg128 A/B): it was written in a session without one.
 	normRopeAttn bool
 	// foldResidual serves backend.OpMatMulAdd (the residual add in the epilogue of o and down: trellis_gemvg's res,
 	// the split-K reduce's) and the input norms folded into the one-row trellis_gemvg launches that read them
@@ -138,7 +139,7 @@ type tuning struct {
 func defaultTuning() tuning {
 	return tuning{act8: [2]bool{true, true}, mmaRows: qmmaDefaultRows, mma0Rows: qmma0DefaultRows, pdl: true, gemvGroup: true,
 		splitGemmMax: 1 << 28, attnRowsMax: 1 << 16, mmaWideRows: qmmaWideRows, chunkRowsMax: 2 * maxGemvRows,
-		attnChunkRows: 64, attnChunkMin: 1 << 12, normRopeQK: true, attnStore: true, normRopeAttn: true, foldResidual: true,
+		attnChunkRows: 64, attnChunkMin: 1 << 12, normRopeQK: true, attnStore: true, foldResidual: true,
 		deltaChunkRows: 64, gemvgWarps: 32, gemv0Blocks: 4, gemvgRound: true, deltaNormCluster: true}
 }
 

@@ -1189,17 +1189,17 @@ stage15a() {
 	grep -E "launches|^\| [a-z]" "$OUT/profile-15a.md" | head -24 | tee -a "$OUT/run.log"
 }
 
-# stage16a: NormRopeAttention (rmsnorm_rope_qk folded into the decode split attention, attn_split_norm): verify
-# Fused and Attention, the bit-identity tests and the tiny models' greedy tokens on CUDA, then tg128 3-bit with the
+# stage16a: NormRopeAttention (rmsnorm_rope_qk folded into the decode split attention, attn_split_norm; tuning key
+# norm_rope_attn, off by default until this phase has passed): verify Fused and Attention with it on, the bit-identity tests and the tiny models' greedy tokens on CUDA, then tg128 3-bit with the
 # fold on and off (norm_rope_attn) alternated in this binary and against .devpack/mlxbun-old.gz, Qwen3.5-27B tg32
 # on and off, and the 16-token profile.
 stage16a() {
 	local bin v old=""
 	step "stage16a: verify Fused, Attention"
-	vk 200 Fused
-	vk 240 Attention
-	step "stage16a: TestNormRopeAttentionBitIdentical TestAttnStoreBitIdentical TestNormRopeQKBitIdentical TestConformance/Fused TestBackendModels"
-	gotests 280 '^(TestNormRopeAttentionBitIdentical|TestAttnStoreBitIdentical|TestNormRopeQK.*|TestBackendModels)$' "$OUT/stage16a-tests.log"
+	MLXBUN_CUDA_TUNE=norm_rope_attn=1 vk 200 Fused
+	MLXBUN_CUDA_TUNE=norm_rope_attn=1 vk 240 Attention
+	step "stage16a: TestNormRopeAttentionBitIdentical TestAttnStoreBitIdentical TestNormRopeQKBitIdentical TestBackendModels (fold on)"
+	MLXBUN_CUDA_TUNE=norm_rope_attn=1 gotests 280 '^(TestNormRopeAttentionBitIdentical|TestAttnStoreBitIdentical|TestNormRopeQK.*|TestBackendModels)$' "$OUT/stage16a-tests.log"
 	if [ -f .devpack/mlxbun-old.gz ]; then
 		gunzip -c .devpack/mlxbun-old.gz >/tmp/mlxbun-old && chmod +x /tmp/mlxbun-old && old=/tmp/mlxbun-old
 	fi
