@@ -146,129 +146,133 @@ func TestNormRopeQKBitIdentical(t *testing.T) {
 	}
 }
 
-// TestAttnStoreBitIdentical: decode steps with attn_store on (attn_split_store, two launches a call) against the
-// same steps with it off (kv_store, attn_split, attn_combine), each side on its own cache, from one prompt stored
-// by both: every step's output bit for bit, then every slot the steps stored. The steps: single rows in a row (a
-// later step reads what the folded store of an earlier one wrote), 8 rows of one sequence (rows read positions
-// other rows of the launch store), rows of three sequences, two rows per sequence interleaved, a row outside the
-// cache; at Qwen3-14B (40/8 × 128), fixture (4/2 × 64), odd (hd 80) and wide (hd 256) heads, on layer 1 of 2.
-func TestAttnStoreBitIdentical(t *testing.T) {
-	g, _ := bk(t)
-	type step struct{ seq, pos []int32 }
-	prompt := func(seq int32, n int) step {
-		var s step
+// foldStep is one attention call of the fold tests: row r at position pos[r] of sequence seq[r].
+type foldStep struct{ seq, pos []int32 }
+
+// foldMaxLen is the fold tests' cache length.
+const foldMaxLen = 160
+
+// foldSteps: prompts of three sequences, then single rows in a row (a later step reads what the folded store of an
+// earlier one wrote), 8 rows of one sequence (rows read positions other rows of the launch store), rows of three
+// sequences, two rows per sequence interleaved, a row outside the cache.
+func foldSteps() []foldStep {
+	prompt := func(seq int32, n int) foldStep {
+		var s foldStep
 		for i := 0; i < n; i++ {
 			s.seq, s.pos = append(s.seq, seq), append(s.pos, int32(i))
 		}
 		return s
 	}
-	const maxLen = 160
-	steps := []step{prompt(0, 40), prompt(1, 9), prompt(2, 63),
+	return []foldStep{prompt(0, 40), prompt(1, 9), prompt(2, 63),
 		{[]int32{0}, []int32{40}}, {[]int32{0}, []int32{41}}, {[]int32{0}, []int32{42}},
 		{[]int32{0, 0, 0, 0, 0, 0, 0, 0}, []int32{43, 44, 45, 46, 47, 48, 49, 50}},
 		{[]int32{0}, []int32{51}},
 		{[]int32{0, 1, 2}, []int32{52, 9, 63}},
 		{[]int32{1, 2, 1, 2}, []int32{10, 64, 11, 65}},
 		{[]int32{2, 0}, []int32{66, 53}},
-		{[]int32{1, 0}, []int32{maxLen, 54}}, // a row outside the cache: zeros, nothing stored
+		{[]int32{1, 0}, []int32{foldMaxLen, 54}}, // a row outside the cache: zeros, nothing stored
 		{[]int32{0, 1, 2}, []int32{55, 12, 67}},
 	}
+}
+
+// foldCall is one side of a fold test's step: the plain sequence (folded false) or the fold, on layer 1 of c.
+type foldCall func(folded bool, out, q, k, v, seq, pos backend.Tensor, c *kvCache)
+
+// compareFolds runs foldSteps on two caches (3 sequences, 2 layers, kvh × hd) with fresh q (heads × hd), k and v
+// (gaussians of sd qkSD, qkSD and 1) each step, through call unfolded on one cache and folded on the other: every
+// step's output bit for bit, the launches of a decode step (plain and folded), then every slot of layer 1 the
+// steps stored. what names the plain sequence in the messages.
+func compareFolds(t *testing.T, g *Backend, rng *rand.Rand, heads, kvh, hd int, qkSD float64, plain, folded int64, what string, call foldCall) {
+	t.Helper()
+	cfg := backend.KVConfig{Layers: 2, Seqs: 3, MaxLen: foldMaxLen, KVHeads: kvh, HeadDim: hd}
+	var caches [2]*kvCache
+	for i := range caches {
+		c, err := g.NewKVCache(cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer c.Release()
+		caches[i] = c.(*kvCache)
+	}
+	width := kvh * hd
+	stored := map[[2]int32]bool{}
+	for si, st := range foldSteps() {
+		n := len(st.pos)
+		qv, kv, vv := gaussian(rng, n*heads*hd, qkSD), gaussian(rng, n*width, qkSD), gaussian(rng, n*width, 1)
+		var outs [2][]float32
+		var ls [2]int64
+		for side := range 2 {
+			q := uploadAs(t, g, backend.F32, qv, n, heads*hd)
+			k, v := uploadAs(t, g, backend.F32, kv, n, width), uploadAs(t, g, backend.F32, vv, n, width)
+			out := alloc(t, g, backend.F32, n, heads*hd)
+			seq, pos := alloc(t, g, backend.I32, n), alloc(t, g, backend.I32, n)
+			if err := firstErr(g.WriteInt32(seq, st.seq), g.WriteInt32(pos, st.pos)); err != nil {
+				t.Fatal(err)
+			}
+			ls[side] = launched(t, g, func() { call(side == 1, out, q, k, v, seq, pos, caches[side]) })
+			outs[side] = readAll(t, g, out)
+		}
+		if n <= backend.MaxDecodeRows && (ls[0] != plain || ls[1] != folded) {
+			t.Errorf("MISMATCH step %d (%d rows): %d launches with %s, %d folded; want %d and %d", si, n, ls[0], what, ls[1], plain, folded)
+		}
+		if bad := sameBits(outs[0], outs[1]); bad > 0 {
+			t.Errorf("MISMATCH step %d (%d rows at %v of %v): %d of %d outputs differ from %s", si, n, st.pos, st.seq, bad, len(outs[0]), what)
+		}
+		for r := range st.pos {
+			if st.pos[r] >= 0 && st.pos[r] < foldMaxLen {
+				stored[[2]int32{st.seq[r], st.pos[r]}] = true
+			}
+		}
+	}
+	total := cfg.Layers * cfg.Seqs * foldMaxLen * width
+	var kvs [2][2][]float32
+	for side, c := range caches {
+		for j, p := range []driver.DevPtr{c.k, c.v} {
+			kvs[side][j] = readAll(t, g, &Tensor{ptr: p, shape: []int{total}, dt: backend.F32, kind: kindView})
+		}
+	}
+	bad := 0
+	for slot := range stored {
+		off := ((1*cfg.Seqs+int(slot[0]))*foldMaxLen + int(slot[1])) * width
+		for j := range 2 {
+			bad += sameBits(kvs[0][j][off:off+width], kvs[1][j][off:off+width])
+		}
+	}
+	if bad > 0 {
+		t.Errorf("MISMATCH the fold left %d cache values of %d slots unlike %s", bad, len(stored), what)
+	}
+}
+
+// TestAttnStoreBitIdentical: decode steps with attn_store on (attn_split_store, two launches a call) against the
+// same steps with it off (kv_store, attn_split, attn_combine), each side on its own cache, over foldSteps (from
+// prompts stored by both): every step's output bit for bit, then every slot the steps stored; at Qwen3-14B
+// (40/8 × 128), fixture (4/2 × 64), odd (hd 80) and wide (hd 256) heads, on layer 1 of 2.
+func TestAttnStoreBitIdentical(t *testing.T) {
+	g, _ := bk(t)
 	rng := rand.New(rand.NewPCG(17, 2))
 	for _, s := range []struct {
 		tag            string
 		heads, kvh, hd int
 	}{{"qwen3-14b", 40, 8, 128}, {"fixture", 4, 2, 64}, {"odd hd 80", 4, 2, 80}, {"wide hd 256", 4, 2, 256}} {
 		t.Run(fmt.Sprintf("%s %d/%d×%d", s.tag, s.heads, s.kvh, s.hd), func(t *testing.T) {
-			cfg := backend.KVConfig{Layers: 2, Seqs: 3, MaxLen: maxLen, KVHeads: s.kvh, HeadDim: s.hd}
-			var caches [2]*kvCache
-			for i := range caches {
-				c, err := g.NewKVCache(cfg)
-				if err != nil {
-					t.Fatal(err)
-				}
-				defer c.Release()
-				caches[i] = c.(*kvCache)
-			}
-			width, scale := s.kvh*s.hd, float32(1/math.Sqrt(float64(s.hd)))
-			stored := map[[2]int32]bool{}
-			for si, st := range steps {
-				n := len(st.pos)
-				qv, kv, vv := gaussian(rng, n*s.heads*s.hd, 1), gaussian(rng, n*width, 1), gaussian(rng, n*width, 1)
-				var outs [2][]float32
-				var ls [2]int64
-				for side, on := range []bool{false, true} {
-					q := uploadAs(t, g, backend.F32, qv, n, s.heads*s.hd)
-					k, v := uploadAs(t, g, backend.F32, kv, n, width), uploadAs(t, g, backend.F32, vv, n, width)
-					out := alloc(t, g, backend.F32, n, s.heads*s.hd)
-					seq, pos := alloc(t, g, backend.I32, n), alloc(t, g, backend.I32, n)
-					if err := firstErr(g.WriteInt32(seq, st.seq), g.WriteInt32(pos, st.pos)); err != nil {
-						t.Fatal(err)
-					}
-					withTune(g, func(tu *tuning) { tu.attnStore = on }, func() {
-						ls[side] = launched(t, g, func() { g.Attention(out, q, k, v, caches[side], 1, seq, pos, scale) })
+			scale := float32(1 / math.Sqrt(float64(s.hd)))
+			compareFolds(t, g, rng, s.heads, s.kvh, s.hd, 1, 3, 2, "kv_store + attn_split",
+				func(folded bool, out, q, k, v, seq, pos backend.Tensor, c *kvCache) {
+					withTune(g, func(tu *tuning) { tu.attnStore = folded }, func() {
+						g.Attention(out, q, k, v, c, 1, seq, pos, scale)
 					})
-					outs[side] = readAll(t, g, out)
-				}
-				if n <= backend.MaxDecodeRows && (ls[0] != 3 || ls[1] != 2) {
-					t.Errorf("MISMATCH step %d (%d rows): %d launches with kv_store, %d folded; want 3 and 2", si, n, ls[0], ls[1])
-				}
-				if bad := sameBits(outs[0], outs[1]); bad > 0 {
-					t.Errorf("MISMATCH step %d (%d rows at %v of %v): %d of %d outputs differ from kv_store + attn_split", si, n, st.pos, st.seq, bad, len(outs[0]))
-				}
-				for r := range st.pos {
-					if st.pos[r] >= 0 && st.pos[r] < maxLen {
-						stored[[2]int32{st.seq[r], st.pos[r]}] = true
-					}
-				}
-			}
-			// The slots of layer 1 the steps stored, on both caches.
-			total := cfg.Layers * cfg.Seqs * maxLen * width
-			var kvs [2][2][]float32
-			for side, c := range caches {
-				for j, p := range []driver.DevPtr{c.k, c.v} {
-					kvs[side][j] = readAll(t, g, &Tensor{ptr: p, shape: []int{total}, dt: backend.F32, kind: kindView})
-				}
-			}
-			bad := 0
-			for slot := range stored {
-				off := ((1*cfg.Seqs+int(slot[0]))*maxLen + int(slot[1])) * width
-				for j := range 2 {
-					bad += sameBits(kvs[0][j][off:off+width], kvs[1][j][off:off+width])
-				}
-			}
-			if bad > 0 {
-				t.Errorf("MISMATCH the folded store left %d cache values of %d slots unlike kv_store's", bad, len(stored))
-			}
+				})
 		})
 	}
 }
 
 // TestNormRopeAttentionBitIdentical: NormRopeAttention with norm_rope_attn on (attn_split_norm and the combine, two
 // launches a decode step) against it off (rmsnorm_rope_qk, then attn_split_store and the combine), each side on
-// its own cache, over TestAttnStoreBitIdentical's steps (prompts, which take the plain sequence on both sides,
-// single rows in a row, 8 rows of one sequence, rows of three sequences interleaved, a row outside the cache):
-// every step's output bit for bit, then every slot the steps stored (the normalized keys). Qwen3-14B (40/8 × 128),
-// the fixture's heads (4/2 × 64, traditional rope), Qwen3.5's partial rotary at 256 and an odd head dim.
+// its own cache, over foldSteps (prompts take the plain sequence on both sides): every step's output bit for bit,
+// then every slot the steps stored (the normalized keys). Qwen3-14B (40/8 × 128), the fixture's heads (4/2 × 64,
+// traditional rope), Qwen3.5's partial rotary at 256 and an odd head dim.
 func TestNormRopeAttentionBitIdentical(t *testing.T) {
 	g, _ := bk(t)
-	type step struct{ seq, pos []int32 }
-	prompt := func(seq int32, n int) step {
-		var s step
-		for i := 0; i < n; i++ {
-			s.seq, s.pos = append(s.seq, seq), append(s.pos, int32(i))
-		}
-		return s
-	}
-	const maxLen = 160
-	steps := []step{prompt(0, 40), prompt(1, 9), prompt(2, 63),
-		{[]int32{0}, []int32{40}}, {[]int32{0}, []int32{41}},
-		{[]int32{0, 0, 0, 0, 0, 0, 0, 0}, []int32{42, 43, 44, 45, 46, 47, 48, 49}},
-		{[]int32{0}, []int32{50}},
-		{[]int32{0, 1, 2}, []int32{51, 9, 63}},
-		{[]int32{1, 2, 1, 2}, []int32{10, 64, 11, 65}},
-		{[]int32{1, 0}, []int32{maxLen, 52}}, // a row outside the cache: zeros, nothing stored
-		{[]int32{0, 1, 2}, []int32{53, 12, 66}},
-	}
 	rng := rand.New(rand.NewPCG(17, 3))
 	for _, s := range []struct {
 		tag                  string
@@ -277,73 +281,19 @@ func TestNormRopeAttentionBitIdentical(t *testing.T) {
 	}{{"qwen3-14b", 40, 8, 128, 128, false}, {"fixture traditional", 4, 2, 64, 64, true},
 		{"qwen3.5 partial rotary", 8, 2, 256, 64, false}, {"odd hd 80", 4, 2, 80, 80, false}} {
 		t.Run(fmt.Sprintf("%s %d/%d×%d rope %d", s.tag, s.heads, s.kvh, s.hd, s.dims), func(t *testing.T) {
-			cfg := backend.KVConfig{Layers: 2, Seqs: 3, MaxLen: maxLen, KVHeads: s.kvh, HeadDim: s.hd}
-			var caches [2]*kvCache
-			for i := range caches {
-				c, err := g.NewKVCache(cfg)
-				if err != nil {
-					t.Fatal(err)
-				}
-				defer c.Release()
-				caches[i] = c.(*kvCache)
-			}
 			tab, err := rope.New(s.dims, 1e6, s.traditional, nil, 4096)
 			if err != nil {
 				t.Fatal(err)
 			}
 			wq := uploadAs(t, g, backend.F32, gaussian(rng, s.hd, 0.3), 1, s.hd)
 			wk := uploadAs(t, g, backend.F32, gaussian(rng, s.hd, 0.3), 1, s.hd)
-			width, scale := s.kvh*s.hd, float32(1/math.Sqrt(float64(s.hd)))
-			stored := map[[2]int32]bool{}
-			for si, st := range steps {
-				n := len(st.pos)
-				qv, kv, vv := gaussian(rng, n*s.heads*s.hd, 2), gaussian(rng, n*width, 2), gaussian(rng, n*width, 1)
-				var outs [2][]float32
-				var ls [2]int64
-				for side, on := range []bool{false, true} {
-					q := uploadAs(t, g, backend.F32, qv, n, s.heads*s.hd)
-					k, v := uploadAs(t, g, backend.F32, kv, n, width), uploadAs(t, g, backend.F32, vv, n, width)
-					out := alloc(t, g, backend.F32, n, s.heads*s.hd)
-					seq, pos := alloc(t, g, backend.I32, n), alloc(t, g, backend.I32, n)
-					if err := firstErr(g.WriteInt32(seq, st.seq), g.WriteInt32(pos, st.pos)); err != nil {
-						t.Fatal(err)
-					}
-					withTune(g, func(tu *tuning) { tu.normRopeAttn, tu.attnStore, tu.normRopeQK = on, true, true }, func() {
-						ls[side] = launched(t, g, func() {
-							g.NormRopeAttention(out, q, k, v, caches[side], 1, seq, pos, wq, wk, s.heads, s.kvh, 1e-6, tab, scale)
-						})
+			scale := float32(1 / math.Sqrt(float64(s.hd)))
+			compareFolds(t, g, rng, s.heads, s.kvh, s.hd, 2, 3, 2, "rmsnorm_rope_qk + attn_split_store",
+				func(folded bool, out, q, k, v, seq, pos backend.Tensor, c *kvCache) {
+					withTune(g, func(tu *tuning) { tu.normRopeAttn, tu.attnStore, tu.normRopeQK = folded, true, true }, func() {
+						g.NormRopeAttention(out, q, k, v, c, 1, seq, pos, wq, wk, s.heads, s.kvh, 1e-6, tab, scale)
 					})
-					outs[side] = readAll(t, g, out)
-				}
-				if n <= backend.MaxDecodeRows && (ls[0] != 3 || ls[1] != 2) {
-					t.Errorf("MISMATCH step %d (%d rows): %d launches with rmsnorm_rope_qk, %d folded; want 3 and 2", si, n, ls[0], ls[1])
-				}
-				if bad := sameBits(outs[0], outs[1]); bad > 0 {
-					t.Errorf("MISMATCH step %d (%d rows at %v of %v): %d of %d outputs differ from rmsnorm_rope_qk + attn_split_store", si, n, st.pos, st.seq, bad, len(outs[0]))
-				}
-				for r := range st.pos {
-					if st.pos[r] >= 0 && st.pos[r] < maxLen {
-						stored[[2]int32{st.seq[r], st.pos[r]}] = true
-					}
-				}
-			}
-			total := cfg.Layers * cfg.Seqs * maxLen * width
-			var kvs [2][2][]float32
-			for side, c := range caches {
-				for j, p := range []driver.DevPtr{c.k, c.v} {
-					kvs[side][j] = readAll(t, g, &Tensor{ptr: p, shape: []int{total}, dt: backend.F32, kind: kindView})
-				}
-			}
-			bad := 0
-			for slot := range stored {
-				off := ((1*cfg.Seqs+int(slot[0]))*maxLen + int(slot[1])) * width
-				for j := range 2 {
-					bad += sameBits(kvs[0][j][off:off+width], kvs[1][j][off:off+width])
-				}
-			}
-			if bad > 0 {
-				t.Errorf("MISMATCH the folded norms left %d cache values of %d slots unlike rmsnorm_rope_qk's", bad, len(stored))
-			}
+				})
 		})
 	}
 }
